@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs what building and testing Gregor needs on Debian 12, skipping
+# what is already there: the toolchain, the broker's libraries, Check, and the
+# real Kafka clients the compat tests run (librdkafka, kcat, kafka-python,
+# confluent-kafka, kafkajs). Uses sudo when not root.
+set -e
+cd "$(dirname "$0")"
+
+PKGS="build-essential autoconf automake libtool pkg-config python3
+libssl-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev libisal-dev
+check librdkafka-dev kcat python3-kafka python3-confluent-kafka"
+command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
+
+missing=
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+        missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    SUDO=
+    [ "$(id -u)" = 0 ] || SUDO=sudo
+    echo "install-deps: installing$missing"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+
+# kafkajs, pinned by compat/node/package-lock.json
+if [ ! -d compat/node/node_modules/kafkajs ]; then
+    (cd compat/node && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,29 @@
+/*
+ * The served APIs and versions. ApiVersions advertises exactly this table,
+ * so an API appears here only once its handler exists. Every version the
+ * schema lists as valid is served (the project's rule, see
+ * protocol-versions.md), except an unstable latest one; a unit test checks
+ * that each range lies inside the codec's.
+ */
+#include "api/api_int.h"
+
+static const gr_api_entry_t table[] = {
+    {GR_API_METADATA, 0, 12, gr_api_metadata},
+    {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
+};
+
+const gr_api_entry_t *
+gr_api_table(int *cnt)
+{
+    *cnt = (int)(sizeof table / sizeof table[0]);
+    return table;
+}
+
+const gr_api_entry_t *
+gr_api_find(int16_t key)
+{
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (table[i].key == key)
+            return &table[i];
+    return NULL;
+}

@@ -1,0 +1,35 @@
+/*
+ * Dispatch: a frame becomes a request. The header is decoded, the API and
+ * version are checked against the served table (api_table.c), the body is
+ * decoded into the request arena by the generated codec, the response is
+ * initialised, and the API's handler runs. Decode failures never reach a
+ * handler: as Kafka does, they are logged and the connection is closed.
+ */
+#ifndef GR_API_DISPATCH_H
+#define GR_API_DISPATCH_H
+
+#include "net/conn.h"
+
+typedef int (*gr_api_handler_t)(gr_req_t *req);
+
+typedef struct gr_api_entry {
+    int16_t key;
+    int16_t min_ver;
+    int16_t max_ver;
+    gr_api_handler_t handler;
+} gr_api_entry_t;
+
+/* The served APIs, ascending by key; cnt set to the number of entries. */
+const gr_api_entry_t *gr_api_table(int *cnt);
+/* The entry for key, or NULL when Gregor does not serve it. */
+const gr_api_entry_t *gr_api_find(int16_t key);
+
+/* Handles one frame (without its size prefix); the frame stays valid until
+ * the request ends. The request is finished, deferred or its connection
+ * closed on return. */
+void gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len);
+/* Called with every encoded response (frame dumps, trace logging). */
+void gr_dispatch_trace_response(gr_req_t *req, const uint8_t *buf, size_t len,
+                                const gr_writer_t *w);
+
+#endif

@@ -1,0 +1,171 @@
+/*
+ * Metadata (api key 3): brokers, cluster id, controller and the topics asked
+ * for (all of them for a null list, or an empty one before v1), creating
+ * missing topics when both the client (v4+ allow_auto_topic_creation) and
+ * auto.create.topics.enable allow it. Topics are looked up by id from v12.
+ */
+#include "api/api_int.h"
+#include "api/topics.h"
+#include "cluster/cluster.h"
+
+/* AclOperation bits (READ 3 ... ALTER_CONFIGS 11): without an authorizer
+ * every operation a resource supports is allowed. */
+#define TOPIC_OPS   ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | \
+                     (1 << 8) | (1 << 10) | (1 << 11))
+#define CLUSTER_OPS ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | \
+                     (1 << 11) | (1 << 12))
+
+static int
+fill_topic(gr_req_t *req, gr_metadata_response_topic_t *rt, gr_topic_t *t)
+{
+    const gr_metadata_request_t *rq = req->body;
+    rt->error_code = GR_KERR_NONE;
+    rt->name = gr_str_c(t->name);
+    rt->topic_id = t->id;
+    rt->is_internal = t->internal;
+    rt->topic_authorized_operations =
+        rq->include_topic_authorized_operations ? TOPIC_OPS : INT32_MIN;
+    rt->partitions = gr_arena_zalloc(req->a, (size_t)t->nparts *
+                                                 sizeof(*rt->partitions));
+    if (t->nparts && rt->partitions == NULL)
+        return -1;
+    rt->partitions_cnt = t->nparts;
+    for (int32_t i = 0; i < t->nparts; i++) {
+        const gr_partition_t *p = t->parts[i];
+        gr_metadata_response_partition_t *rp = &rt->partitions[i];
+        rp->error_code = p->leader < 0 ? GR_KERR_LEADER_NOT_AVAILABLE
+                                       : GR_KERR_NONE;
+        rp->partition_index = p->id;
+        rp->leader_id = p->leader;
+        rp->leader_epoch = p->leader_epoch;
+        rp->replica_nodes = p->replicas;
+        rp->replica_nodes_cnt = p->nreplicas;
+        rp->isr_nodes = p->isr;
+        rp->isr_nodes_cnt = p->nisr;
+        rp->offline_replicas = NULL;
+        rp->offline_replicas_cnt = 0;
+    }
+    return 0;
+}
+
+static void
+topic_error(gr_metadata_response_topic_t *rt, const gr_str_t *name,
+            const gr_uuid_t *id, gr_kerr_t err)
+{
+    rt->error_code = err;
+    rt->name = *name;
+    rt->topic_authorized_operations = INT32_MIN;
+    if (id)
+        rt->topic_id = *id;
+    rt->partitions = NULL;
+    rt->partitions_cnt = 0;
+}
+
+int
+gr_api_metadata(gr_req_t *req)
+{
+    const gr_metadata_request_t *rq = req->body;
+    gr_metadata_response_t *rs = req->resp;
+    gr_broker_t *b = req->broker;
+    gr_cluster_t *c = b->cluster;
+    const char *listener = gr_req_listener_name(req);
+    bool all = rq->topics_cnt < 0 || (req->version == 0 && rq->topics_cnt == 0);
+    /* v0-v3 have no flag: those clients expect auto-creation */
+    bool allow_create = req->version < 4 || rq->allow_auto_topic_creation;
+    int n = 0;
+
+    /* brokers: each node's endpoint on the listener this request came in */
+    rs->brokers = gr_arena_zalloc(req->a, (size_t)c->nnodes *
+                                              sizeof(*rs->brokers));
+    if (rs->brokers == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int i = 0; i < c->nnodes; i++) {
+        const gr_endpoint_t *ep = gr_node_endpoint(&c->nodes[i], listener);
+        if (ep == NULL)
+            continue;
+        rs->brokers[n].node_id = c->nodes[i].id;
+        rs->brokers[n].host = gr_str_c(ep->host);
+        rs->brokers[n].port = ep->port;
+        rs->brokers[n].rack = c->nodes[i].rack ? gr_str_c(c->nodes[i].rack)
+                                               : GR_STR_NULL;
+        n++;
+    }
+    rs->brokers_cnt = n;
+    rs->cluster_id = gr_str_c(c->cluster_id);
+    rs->controller_id = c->controller_id;
+    if (req->version >= 8 && req->version <= 10 &&
+        rq->include_cluster_authorized_operations)
+        rs->cluster_authorized_operations = CLUSTER_OPS;
+
+    if (all) {
+        gr_topic_t *t;
+        n = 0;
+        rs->topics = gr_arena_zalloc(req->a, (size_t)c->ntopics *
+                                                 sizeof(*rs->topics));
+        if (c->ntopics && rs->topics == NULL)
+            return gr_req_close(req, "out of memory");
+        for (t = c->topics; t; t = t->lnext)
+            if (fill_topic(req, &rs->topics[n++], t) != 0)
+                return gr_req_close(req, "out of memory");
+        rs->topics_cnt = n;
+        return gr_req_reply(req);
+    }
+
+    rs->topics = gr_arena_zalloc(req->a, (size_t)rq->topics_cnt *
+                                             sizeof(*rs->topics));
+    if (rq->topics_cnt && rs->topics == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->topics_cnt = rq->topics_cnt;
+    for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        const gr_metadata_request_topic_t *qt = &rq->topics[i];
+        gr_metadata_response_topic_t *rt = &rs->topics[i];
+        gr_topic_t *t;
+        const char *msg = NULL;
+        gr_kerr_t err;
+
+        if (req->version >= 10 && qt->name.len < 0) {
+            /* by id (v12+ clients send a null name) */
+            t = gr_topic_is_internal_name(&qt->name)
+                    ? NULL
+                    : gr_cluster_topic_by_id(c, &qt->topic_id);
+            if (t == NULL)
+                topic_error(rt, &qt->name, &qt->topic_id,
+                            GR_KERR_UNKNOWN_TOPIC_ID);
+            else if (fill_topic(req, rt, t) != 0)
+                return gr_req_close(req, "out of memory");
+            continue;
+        }
+        t = gr_cluster_topic(c, &qt->name);
+        if (t != NULL) {
+            if (fill_topic(req, rt, t) != 0)
+                return gr_req_close(req, "out of memory");
+            continue;
+        }
+        if (gr_topic_name_invalid(&qt->name) != NULL) {
+            topic_error(rt, &qt->name, NULL,
+                        GR_KERR_INVALID_TOPIC_EXCEPTION);
+            continue;
+        }
+        if (!allow_create ||
+            (!gr_conf_bool(b->conf, GR_CONF_AUTO_CREATE_TOPICS_ENABLE) &&
+             !gr_topic_is_internal_name(&qt->name))) {
+            topic_error(rt, &qt->name, NULL,
+                        GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+            continue;
+        }
+        err = gr_topics_auto_create(b, &qt->name, &t, &msg);
+        if (err != GR_KERR_NONE) {
+            GR_LOG_WARN("auto-creating topic %.*s for %s: %s (%s)",
+                        (int)qt->name.len, qt->name.ptr, gr_req_peer(req),
+                        gr_kerr_name(err), msg ? msg : "");
+            topic_error(rt, &qt->name, NULL,
+                        err == GR_KERR_INVALID_REPLICATION_FACTOR
+                            ? GR_KERR_INVALID_REPLICATION_FACTOR
+                            : GR_KERR_LEADER_NOT_AVAILABLE);
+            continue;
+        }
+        if (fill_topic(req, rt, t) != 0)
+            return gr_req_close(req, "out of memory");
+    }
+    return gr_req_reply(req);
+}

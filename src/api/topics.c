@@ -1,0 +1,91 @@
+/* Topic creation on demand: see topics.h. */
+#include "api/topics.h"
+#include "core/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool
+gr_topic_is_internal_name(const gr_str_t *name)
+{
+    return gr_str_eq_cstr(name, GR_TOPIC_CONSUMER_OFFSETS) ||
+           gr_str_eq_cstr(name, GR_TOPIC_TRANSACTION_STATE);
+}
+
+gr_kerr_t
+gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name, gr_topic_t **out,
+                      const char **msg)
+{
+    char cname[GR_TOPIC_NAME_MAX + 1];
+    gr_topic_spec_t spec;
+    const char *keys[2], *vals[2];
+    char segbuf[32];
+
+    *out = NULL;
+    if (name->len <= 0 || name->len > GR_TOPIC_NAME_MAX) {
+        *msg = gr_topic_name_invalid(name);
+        return GR_KERR_INVALID_TOPIC_EXCEPTION;
+    }
+    memcpy(cname, name->ptr, (size_t)name->len);
+    cname[name->len] = '\0';
+    memset(&spec, 0, sizeof spec);
+    spec.name = cname;
+    if (strcmp(cname, GR_TOPIC_CONSUMER_OFFSETS) == 0) {
+        spec.internal = true;
+        spec.nparts = (int32_t)gr_conf_int(b->conf,
+                                           GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS);
+        spec.replication_factor = (int16_t)gr_conf_int(
+            b->conf, GR_CONF_OFFSETS_TOPIC_REPLICATION_FACTOR);
+        snprintf(segbuf, sizeof segbuf, "%lld",
+                 (long long)gr_conf_int(b->conf,
+                                        GR_CONF_OFFSETS_TOPIC_SEGMENT_BYTES));
+    } else if (strcmp(cname, GR_TOPIC_TRANSACTION_STATE) == 0) {
+        spec.internal = true;
+        spec.nparts = (int32_t)gr_conf_int(
+            b->conf, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS);
+        spec.replication_factor = (int16_t)gr_conf_int(
+            b->conf, GR_CONF_TRANSACTION_STATE_LOG_REPLICATION_FACTOR);
+        snprintf(segbuf, sizeof segbuf, "%lld",
+                 (long long)gr_conf_int(
+                     b->conf, GR_CONF_TRANSACTION_STATE_LOG_SEGMENT_BYTES));
+    } else {
+        spec.nparts = (int32_t)gr_conf_int(b->conf, GR_CONF_NUM_PARTITIONS);
+        spec.replication_factor =
+            (int16_t)gr_conf_int(b->conf, GR_CONF_DEFAULT_REPLICATION_FACTOR);
+    }
+    if (spec.internal) {
+        /* as Kafka creates them: compacted, segment size from the broker */
+        keys[0] = "cleanup.policy";
+        vals[0] = "compact";
+        keys[1] = "segment.bytes";
+        vals[1] = segbuf;
+        spec.config_keys = keys;
+        spec.config_values = vals;
+        spec.nconfigs = 2;
+        /* internal topics follow the live brokers (logged by the cluster) */
+    } else if (spec.replication_factor > b->cluster->nnodes) {
+        *msg = "default.replication.factor is larger than the number of "
+               "live brokers";
+        GR_LOG_WARN("cannot auto-create topic %s: default.replication.factor "
+                    "%d > %d live broker(s)",
+                    cname, spec.replication_factor, b->cluster->nnodes);
+        return GR_KERR_INVALID_REPLICATION_FACTOR;
+    }
+    return gr_cluster_create_topic(b->cluster, &spec, out, msg);
+}
+
+gr_topic_t *
+gr_topics_internal(gr_broker_t *b, const char *name)
+{
+    gr_topic_t *t = gr_cluster_topic_cstr(b->cluster, name);
+    const char *msg = NULL;
+    gr_str_t s = gr_str_c(name);
+    if (t != NULL)
+        return t;
+    if (gr_topics_auto_create(b, &s, &t, &msg) != GR_KERR_NONE) {
+        GR_LOG_ERROR("cannot create internal topic %s: %s", name,
+                     msg ? msg : "unknown error");
+        return NULL;
+    }
+    return t;
+}

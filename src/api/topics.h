@@ -1,0 +1,24 @@
+/*
+ * Topic creation on demand: auto-creation of a topic a client asked for
+ * (Metadata, per auto.create.topics.enable and num.partitions) and of the
+ * internal topics on first use, with the partition counts and replication
+ * factors of the broker configuration.
+ */
+#ifndef GR_API_TOPICS_H
+#define GR_API_TOPICS_H
+
+#include "broker.h"
+#include "cluster/cluster.h"
+
+#define GR_TOPIC_CONSUMER_OFFSETS "__consumer_offsets"
+#define GR_TOPIC_TRANSACTION_STATE "__transaction_state"
+
+bool gr_topic_is_internal_name(const gr_str_t *name);
+/* Creates name with the broker defaults (an internal topic with its own
+ * settings). *out is set on success; msg explains a failure. */
+gr_kerr_t gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name,
+                                gr_topic_t **out, const char **msg);
+/* The internal topic, created if needed; NULL when that fails (logged). */
+gr_topic_t *gr_topics_internal(gr_broker_t *b, const char *name);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * The broker: the root object owned by the loop thread. It holds the
+ * configuration, the loop, the listeners and connections, the cluster
+ * metadata, and (as they land) the partition logs and the coordinators.
+ * Modules reach each other through it; nothing here does I/O itself.
+ */
+#ifndef GR_BROKER_H
+#define GR_BROKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/conf.h"
+#include "net/listener.h"
+#include "net/loop.h"
+
+typedef struct gr_conn gr_conn_t;
+typedef struct gr_cluster gr_cluster_t;
+
+#define GR_MAX_LISTENERS 16
+
+struct gr_broker {
+    gr_conf_t *conf;
+    gr_loop_t *loop;
+    int32_t node_id;
+    char *log_dir;            /* absolute path */
+    char *listeners_file;     /* --listeners-file, or NULL */
+    char *dump_frames_dir;    /* --dump-frames, or NULL */
+
+    gr_listener_t listeners[GR_MAX_LISTENERS];
+    int nlisteners;
+
+    gr_conn_t *conns;         /* open connections (doubly linked) */
+    gr_conn_t *ready;         /* with buffered frames to process */
+    gr_conn_t *closing;       /* closed, to be freed before sleep */
+    int nconns;
+    int64_t max_request_bytes;
+
+    gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */
+    int64_t start_us;
+};
+
+/* Builds a broker from a finished configuration. NULL on error (logged). */
+gr_broker_t *gr_broker_new(gr_conf_t *conf, const char *listeners_file,
+                           const char *dump_frames_dir);
+/* Binds listeners, loads state and serves until gr_broker_stop(). 0 on a
+ * clean shutdown. */
+int gr_broker_run(gr_broker_t *broker);
+/* Async-signal-safe. */
+void gr_broker_stop(gr_broker_t *broker);
+void gr_broker_destroy(gr_broker_t *broker);
+
+#endif

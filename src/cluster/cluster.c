@@ -1,0 +1,380 @@
+/*
+ * The cluster model shared by every implementation: topic tables, lookups,
+ * name rules, coordinator hashing. See cluster.h.
+ */
+#include "cluster/cluster.h"
+#include "core/log.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HSIZE_INIT 64
+
+static uint32_t
+hash_bytes(const void *p, size_t n)
+{
+    const uint8_t *s = p;
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+void
+gr_cluster_model_init(gr_cluster_t *c)
+{
+    c->hsize = HSIZE_INIT;
+    c->htab = calloc(c->hsize, sizeof(*c->htab));
+    c->itab = calloc(c->hsize, sizeof(*c->itab));
+    GR_ASSERT(c->htab && c->itab);
+}
+
+static void
+topic_free(gr_topic_t *t)
+{
+    gr_topic_config_t *cf, *next;
+    for (int32_t i = 0; i < t->nparts; i++) {
+        free(t->parts[i]->replicas);
+        free(t->parts[i]->isr);
+        free(t->parts[i]);
+    }
+    free(t->parts);
+    for (cf = t->configs; cf; cf = next) {
+        next = cf->next;
+        free(cf->key);
+        free(cf->value);
+        free(cf);
+    }
+    free(t->name);
+    free(t);
+}
+
+void
+gr_cluster_model_fini(gr_cluster_t *c)
+{
+    gr_topic_t *t, *next;
+    for (t = c->topics; t; t = next) {
+        next = t->lnext;
+        topic_free(t);
+    }
+    for (int i = 0; i < c->nnodes; i++) {
+        free(c->nodes[i].rack);
+        free(c->nodes[i].endpoints);
+    }
+    free(c->nodes);
+    free(c->htab);
+    free(c->itab);
+}
+
+static void
+rehash(gr_cluster_t *c)
+{
+    uint32_t n = c->hsize * 2;
+    gr_topic_t **h = calloc(n, sizeof(*h)), **i = calloc(n, sizeof(*i));
+    GR_ASSERT(h && i);
+    for (gr_topic_t *t = c->topics; t; t = t->lnext) {
+        uint32_t a = hash_bytes(t->name, strlen(t->name)) & (n - 1);
+        uint32_t b = hash_bytes(t->id.b, 16) & (n - 1);
+        t->hnext = h[a];
+        h[a] = t;
+        t->inext = i[b];
+        i[b] = t;
+    }
+    free(c->htab);
+    free(c->itab);
+    c->htab = h;
+    c->itab = i;
+    c->hsize = n;
+}
+
+gr_topic_t *
+gr_cluster_topic_add(gr_cluster_t *c, const char *name, const gr_uuid_t *id,
+                     int32_t nparts, int16_t rf, bool internal)
+{
+    gr_topic_t *t = calloc(1, sizeof(*t));
+    uint32_t a, b;
+    if (t == NULL || (t->name = strdup(name)) == NULL) {
+        free(t);
+        return NULL;
+    }
+    t->id = *id;
+    t->internal = internal;
+    t->replication_factor = rf;
+    (void)nparts;
+    if ((uint32_t)c->ntopics + 1 > c->hsize)
+        rehash(c);
+    a = hash_bytes(name, strlen(name)) & (c->hsize - 1);
+    b = hash_bytes(id->b, 16) & (c->hsize - 1);
+    t->hnext = c->htab[a];
+    c->htab[a] = t;
+    t->inext = c->itab[b];
+    c->itab[b] = t;
+    if (c->topics_tail)
+        c->topics_tail->lnext = t;
+    else
+        c->topics = t;
+    c->topics_tail = t;
+    c->ntopics++;
+    return t;
+}
+
+void
+gr_cluster_topic_remove(gr_cluster_t *c, gr_topic_t *t)
+{
+    gr_topic_t **pp, *prev = NULL;
+    uint32_t a = hash_bytes(t->name, strlen(t->name)) & (c->hsize - 1);
+    uint32_t b = hash_bytes(t->id.b, 16) & (c->hsize - 1);
+    for (pp = &c->htab[a]; *pp; pp = &(*pp)->hnext)
+        if (*pp == t) {
+            *pp = t->hnext;
+            break;
+        }
+    for (pp = &c->itab[b]; *pp; pp = &(*pp)->inext)
+        if (*pp == t) {
+            *pp = t->inext;
+            break;
+        }
+    for (pp = &c->topics; *pp; prev = *pp, pp = &(*pp)->lnext)
+        if (*pp == t) {
+            *pp = t->lnext;
+            if (c->topics_tail == t)
+                c->topics_tail = prev;
+            break;
+        }
+    c->ntopics--;
+    topic_free(t);
+}
+
+int
+gr_topic_add_partitions(gr_topic_t *t, int32_t new_total, int32_t leader,
+                        const int32_t *replicas, int32_t nreplicas)
+{
+    gr_partition_t **parts;
+    if (new_total <= t->nparts)
+        return 0;
+    parts = realloc(t->parts, (size_t)new_total * sizeof(*parts));
+    if (parts == NULL)
+        return -1;
+    t->parts = parts;
+    for (int32_t i = t->nparts; i < new_total; i++) {
+        gr_partition_t *p = calloc(1, sizeof(*p));
+        if (p == NULL)
+            return -1;
+        p->topic = t;
+        p->id = i;
+        p->leader = leader;
+        p->leader_epoch = 0;
+        p->replicas = malloc((size_t)nreplicas * sizeof(int32_t));
+        p->isr = malloc((size_t)nreplicas * sizeof(int32_t));
+        if (p->replicas == NULL || p->isr == NULL) {
+            free(p->replicas);
+            free(p->isr);
+            free(p);
+            return -1;
+        }
+        memcpy(p->replicas, replicas, (size_t)nreplicas * sizeof(int32_t));
+        memcpy(p->isr, replicas, (size_t)nreplicas * sizeof(int32_t));
+        p->nreplicas = p->nisr = nreplicas;
+        t->parts[i] = p;
+        t->nparts = i + 1;
+    }
+    return 0;
+}
+
+gr_topic_t *
+gr_cluster_topic(gr_cluster_t *c, const gr_str_t *name)
+{
+    uint32_t a;
+    if (name->len <= 0)
+        return NULL;
+    a = hash_bytes(name->ptr, (size_t)name->len) & (c->hsize - 1);
+    for (gr_topic_t *t = c->htab[a]; t; t = t->hnext)
+        if (strlen(t->name) == (size_t)name->len &&
+            memcmp(t->name, name->ptr, (size_t)name->len) == 0)
+            return t;
+    return NULL;
+}
+
+gr_topic_t *
+gr_cluster_topic_cstr(gr_cluster_t *c, const char *name)
+{
+    gr_str_t s = gr_str_c(name);
+    return gr_cluster_topic(c, &s);
+}
+
+gr_topic_t *
+gr_cluster_topic_by_id(gr_cluster_t *c, const gr_uuid_t *id)
+{
+    uint32_t b = hash_bytes(id->b, 16) & (c->hsize - 1);
+    for (gr_topic_t *t = c->itab[b]; t; t = t->inext)
+        if (gr_uuid_eq(&t->id, id))
+            return t;
+    return NULL;
+}
+
+gr_partition_t *
+gr_cluster_partition(gr_cluster_t *c, const gr_str_t *topic, int32_t partition)
+{
+    gr_topic_t *t = gr_cluster_topic(c, topic);
+    if (t == NULL || partition < 0 || partition >= t->nparts)
+        return NULL;
+    return t->parts[partition];
+}
+
+const gr_node_t *
+gr_cluster_node(gr_cluster_t *c, int32_t id)
+{
+    for (int i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].id == id)
+            return &c->nodes[i];
+    return NULL;
+}
+
+const gr_endpoint_t *
+gr_node_endpoint(const gr_node_t *n, const char *listener)
+{
+    for (int i = 0; i < n->nendpoints; i++)
+        if (strcmp(n->endpoints[i].listener, listener) == 0)
+            return &n->endpoints[i];
+    return NULL;
+}
+
+const char *
+gr_topic_name_invalid(const gr_str_t *name)
+{
+    if (name->len <= 0)
+        return "Topic name is illegal, it can't be empty";
+    if ((name->len == 1 && name->ptr[0] == '.') ||
+        (name->len == 2 && name->ptr[0] == '.' && name->ptr[1] == '.'))
+        return "Topic name cannot be \".\" or \"..\"";
+    if (name->len > GR_TOPIC_NAME_MAX)
+        return "Topic name is illegal, it can't be longer than 249 characters";
+    for (int32_t i = 0; i < name->len; i++) {
+        char ch = name->ptr[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+              (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
+            return "Topic name is illegal, it contains a character other than "
+                   "ASCII alphanumerics, '.', '_' and '-'";
+    }
+    return NULL;
+}
+
+gr_kerr_t
+gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
+                        gr_topic_t **out, const char **msg)
+{
+    return c->ops->create_topic(c, spec, out, msg);
+}
+
+gr_kerr_t
+gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t)
+{
+    return c->ops->delete_topic(c, t);
+}
+
+gr_kerr_t
+gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
+                             const char **msg)
+{
+    return c->ops->create_partitions(c, t, new_total, msg);
+}
+
+int
+gr_cluster_load(gr_cluster_t *c)
+{
+    return c->ops->load(c);
+}
+
+void
+gr_cluster_destroy(gr_cluster_t *c)
+{
+    if (c == NULL)
+        return;
+    c->ops->destroy(c);
+}
+
+const char *
+gr_topic_config_get(const gr_topic_t *t, const char *key)
+{
+    for (const gr_topic_config_t *cf = t->configs; cf; cf = cf->next)
+        if (strcmp(cf->key, key) == 0)
+            return cf->value;
+    return NULL;
+}
+
+int
+gr_topic_config_set(gr_topic_t *t, const char *key, const char *value)
+{
+    gr_topic_config_t **pp, *cf;
+    for (pp = &t->configs; *pp; pp = &(*pp)->next) {
+        if (strcmp((*pp)->key, key) == 0) {
+            cf = *pp;
+            if (value == NULL) {
+                *pp = cf->next;
+                free(cf->key);
+                free(cf->value);
+                free(cf);
+                return 0;
+            }
+            char *v = strdup(value);
+            if (v == NULL)
+                return -1;
+            free(cf->value);
+            cf->value = v;
+            return 0;
+        }
+    }
+    if (value == NULL)
+        return 0;
+    cf = calloc(1, sizeof(*cf));
+    if (cf == NULL)
+        return -1;
+    cf->key = strdup(key);
+    cf->value = strdup(value);
+    if (cf->key == NULL || cf->value == NULL) {
+        free(cf->key);
+        free(cf->value);
+        free(cf);
+        return -1;
+    }
+    *pp = cf;
+    return 0;
+}
+
+int32_t
+gr_cluster_coord_partition(const gr_str_t *key, int32_t nparts)
+{
+    /* Java String.hashCode over UTF-16 code units; group ids are mostly
+     * ASCII, and UTF-8 is decoded so non-ASCII ids hash as Kafka's do.
+     * Kafka: Utils.abs(hashCode) % n, where abs(MIN_VALUE) is 0. */
+    int32_t h = 0;
+    const uint8_t *s = (const uint8_t *)key->ptr;
+    int32_t i = 0, n = key->len > 0 ? key->len : 0;
+    while (i < n) {
+        uint32_t cp;
+        uint8_t ch = s[i];
+        int extra = ch < 0x80 ? 0 : ch < 0xe0 ? 1 : ch < 0xf0 ? 2 : 3;
+        if (i + extra >= n)
+            extra = 0; /* truncated sequence: take the byte as is */
+        cp = extra == 0 ? ch : extra == 1 ? ch & 0x1f : extra == 2 ? ch & 0x0f
+                                                                    : ch & 0x07;
+        for (int k = 1; k <= extra; k++)
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        i += 1 + extra;
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = (int32_t)(31u * (uint32_t)h + (0xd800 + (cp >> 10)));
+            h = (int32_t)(31u * (uint32_t)h + (0xdc00 + (cp & 0x3ff)));
+        } else {
+            h = (int32_t)(31u * (uint32_t)h + cp);
+        }
+    }
+    if (h == INT32_MIN)
+        h = 0;
+    else if (h < 0)
+        h = -h;
+    return nparts > 0 ? h % nparts : 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * Cluster metadata: brokers, topics, partitions (leader, leader epoch,
+ * replicas, ISR, high watermark) and the coordinator lookup
+ * (key -> partition of an internal topic -> leader broker).
+ *
+ * The model is shared; what changes between deployments is where it is kept
+ * and who decides: gr_cluster_ops_t. The single broker implements it in
+ * process (local.c: decisions made here, topics persisted under log.dirs);
+ * a ZooKeeper-backed cluster will implement the same operations against its
+ * controller. Callers never ask which one they have.
+ * Loop thread only.
+ */
+#ifndef GR_CLUSTER_CLUSTER_H
+#define GR_CLUSTER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/str.h"
+#include "proto/kerr.h"
+
+typedef struct gr_cluster gr_cluster_t;
+typedef struct gr_topic gr_topic_t;
+typedef struct gr_partition gr_partition_t;
+struct gr_log;
+
+#define GR_TOPIC_NAME_MAX 249
+
+typedef struct gr_endpoint {
+    char listener[64];
+    char host[256];
+    int32_t port;
+} gr_endpoint_t;
+
+typedef struct gr_node {
+    int32_t id;
+    char *rack; /* NULL: none */
+    gr_endpoint_t *endpoints;
+    int nendpoints;
+} gr_node_t;
+
+/* A per-topic configuration override (Kafka topic-level key). */
+typedef struct gr_topic_config {
+    struct gr_topic_config *next;
+    char *key;
+    char *value;
+} gr_topic_config_t;
+
+struct gr_partition {
+    gr_topic_t *topic;
+    int32_t id;
+    int32_t leader;       /* node id, -1 when none */
+    int32_t leader_epoch;
+    int32_t *replicas;
+    int32_t nreplicas;
+    int32_t *isr;
+    int32_t nisr;
+    struct gr_log *log;   /* this broker's replica, NULL when not hosted */
+};
+
+struct gr_topic {
+    char *name;
+    gr_uuid_t id;
+    bool internal;            /* __consumer_offsets, __transaction_state */
+    int32_t nparts;
+    gr_partition_t **parts;
+    int16_t replication_factor;
+    gr_topic_config_t *configs;
+    gr_topic_t *hnext;        /* hash chain by name */
+    gr_topic_t *inext;        /* hash chain by id */
+    gr_topic_t *lnext;        /* list in creation order */
+};
+
+typedef struct gr_topic_spec {
+    const char *name;
+    int32_t nparts;           /* -1: num.partitions */
+    int16_t replication_factor; /* -1: default.replication.factor */
+    const int32_t *const *assignment; /* [nparts][rf] replica ids, or NULL */
+    const char *const *config_keys;
+    const char *const *config_values;
+    int nconfigs;
+    bool internal;
+    bool validate_only;
+} gr_topic_spec_t;
+
+/* Coordinator key types (FindCoordinator): a group id, a transactional id. */
+typedef enum gr_coord_type {
+    GR_COORD_GROUP = 0,
+    GR_COORD_TRANSACTION = 1,
+} gr_coord_type_t;
+
+/* Where topics go and who decides: the deployment-specific half. */
+typedef struct gr_cluster_ops {
+    /* Loads persisted topics into the model at start-up. */
+    int (*load)(gr_cluster_t *c);
+    /* Creates a topic (assignment, leaders, persistence). *out on success;
+     * *msg may be set to an error message (static or in c's scratch). */
+    gr_kerr_t (*create_topic)(gr_cluster_t *c, const gr_topic_spec_t *spec,
+                              gr_topic_t **out, const char **msg);
+    gr_kerr_t (*delete_topic)(gr_cluster_t *c, gr_topic_t *t);
+    gr_kerr_t (*create_partitions)(gr_cluster_t *c, gr_topic_t *t,
+                                   int32_t new_total, const char **msg);
+    /* Persists t's configuration overrides (already set on t). */
+    gr_kerr_t (*store_topic_config)(gr_cluster_t *c, gr_topic_t *t);
+    void (*destroy)(gr_cluster_t *c);
+} gr_cluster_ops_t;
+
+/* Called for every partition created or removed, so the broker can open or
+ * drop its log. May refuse creation with an error. */
+typedef struct gr_cluster_hooks {
+    gr_kerr_t (*partition_created)(void *arg, gr_partition_t *p);
+    void (*partition_deleted)(void *arg, gr_partition_t *p);
+    void *arg;
+} gr_cluster_hooks_t;
+
+struct gr_cluster {
+    const gr_cluster_ops_t *ops;
+    void *impl;
+    char cluster_id[23];
+    int32_t self_id;          /* this broker */
+    int32_t controller_id;
+    gr_node_t *nodes;
+    int nnodes;
+    gr_topic_t **htab;        /* by name */
+    gr_topic_t **itab;        /* by id */
+    uint32_t hsize;
+    gr_topic_t *topics;       /* creation order */
+    gr_topic_t *topics_tail;
+    int ntopics;
+    gr_cluster_hooks_t hooks;
+};
+
+/* The in-process implementation for a single broker. State is kept under
+ * dir (cluster id in meta.properties, topics in gregor-topics/). */
+gr_cluster_t *gr_cluster_local_new(const char *dir, int32_t node_id,
+                                   const gr_endpoint_t *endpoints,
+                                   int nendpoints,
+                                   const gr_cluster_hooks_t *hooks);
+void gr_cluster_destroy(gr_cluster_t *c);
+int gr_cluster_load(gr_cluster_t *c);
+
+gr_topic_t *gr_cluster_topic(gr_cluster_t *c, const gr_str_t *name);
+gr_topic_t *gr_cluster_topic_cstr(gr_cluster_t *c, const char *name);
+gr_topic_t *gr_cluster_topic_by_id(gr_cluster_t *c, const gr_uuid_t *id);
+gr_partition_t *gr_cluster_partition(gr_cluster_t *c, const gr_str_t *topic,
+                                     int32_t partition);
+const gr_node_t *gr_cluster_node(gr_cluster_t *c, int32_t id);
+/* The endpoint of a node on a listener, or NULL. */
+const gr_endpoint_t *gr_node_endpoint(const gr_node_t *n,
+                                      const char *listener);
+
+/* Checks a topic name as Kafka does (legal characters, length, "." and
+ * ".."). NULL when valid, else the reason. */
+const char *gr_topic_name_invalid(const gr_str_t *name);
+
+gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
+                                  gr_topic_t **out, const char **msg);
+gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);
+gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
+                                       int32_t new_total, const char **msg);
+
+/* The topic-level override of key, or NULL. */
+const char *gr_topic_config_get(const gr_topic_t *t, const char *key);
+/* Sets (value != NULL) or removes an override in memory. */
+int gr_topic_config_set(gr_topic_t *t, const char *key, const char *value);
+
+/* Coordinator lookup: the internal topic's partition for key, as Kafka
+ * computes it (abs(java hashCode(key)) % partitions). */
+int32_t gr_cluster_coord_partition(const gr_str_t *key, int32_t nparts);
+
+/* Model helpers used by implementations. */
+gr_topic_t *gr_cluster_topic_add(gr_cluster_t *c, const char *name,
+                                 const gr_uuid_t *id, int32_t nparts,
+                                 int16_t rf, bool internal);
+void gr_cluster_topic_remove(gr_cluster_t *c, gr_topic_t *t);
+int gr_topic_add_partitions(gr_topic_t *t, int32_t new_total, int32_t leader,
+                            const int32_t *replicas, int32_t nreplicas);
+void gr_cluster_model_init(gr_cluster_t *c);
+void gr_cluster_model_fini(gr_cluster_t *c);
+
+#endif

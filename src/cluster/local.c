@@ -1,0 +1,436 @@
+/*
+ * The single-broker implementation of gr_cluster_ops_t: this broker is the
+ * only node, the controller and the leader of every partition. Decisions are
+ * immediate; topics are persisted as one small file each under
+ * <log.dirs>/gregor-topics/ (written to a temporary name, fsynced, renamed),
+ * and the cluster id in <log.dirs>/meta.properties as Kafka keeps it.
+ */
+#include "cluster/cluster.h"
+#include "core/log.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct local {
+    char *dir;     /* log dir */
+    char *topics;  /* <dir>/gregor-topics */
+} local_t;
+
+static int
+fsync_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc;
+    if (fd < 0)
+        return -1;
+    rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* Writes path atomically: tmp file, fsync, rename, fsync of the dir. */
+static int
+write_atomic(const char *dir, const char *path, const char *data, size_t len)
+{
+    char tmp[PATH_MAX];
+    int fd;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    close(fd);
+    if (rename(tmp, path) != 0)
+        return -1;
+    return fsync_dir(dir);
+}
+
+static int
+store_topic(gr_cluster_t *c, gr_topic_t *t)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], id[23];
+    char *data = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&data, &len);
+    int rc;
+    if (f == NULL)
+        return -1;
+    gr_uuid_to_base64(&t->id, id);
+    fprintf(f, "# Gregor topic metadata; written by the broker.\n");
+    fprintf(f, "topic.id=%s\npartitions=%d\nreplication.factor=%d\n"
+               "internal=%s\n",
+            id, t->nparts, t->replication_factor,
+            t->internal ? "true" : "false");
+    for (gr_topic_config_t *cf = t->configs; cf; cf = cf->next)
+        fprintf(f, "config.%s=%s\n", cf->key, cf->value);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
+    rc = write_atomic(l->topics, path, data, len);
+    if (rc != 0)
+        GR_LOG_ERROR("cannot persist topic %s to %s: %s", t->name, path,
+                     strerror(errno));
+    free(data);
+    return rc;
+}
+
+static int
+load_topic(gr_cluster_t *c, const char *name)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], line[8192];
+    FILE *f;
+    gr_uuid_t id;
+    int32_t nparts = -1, rf = 1;
+    bool internal = false, have_id = false;
+    gr_topic_t *t;
+    gr_str_t sname = gr_str_c(name);
+
+    if (gr_topic_name_invalid(&sname) != NULL)
+        return 0; /* not ours (e.g. a .tmp file) */
+    snprintf(path, sizeof path, "%s/%s", l->topics, name);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    /* first pass: identity; second pass: configs */
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "topic.id=", 9) == 0)
+            have_id = gr_uuid_from_base64(&id, line + 9) == 0;
+        else if (strncmp(line, "partitions=", 11) == 0)
+            nparts = atoi(line + 11);
+        else if (strncmp(line, "replication.factor=", 19) == 0)
+            rf = atoi(line + 19);
+        else if (strcmp(line, "internal=true") == 0)
+            internal = true;
+    }
+    if (!have_id || nparts < 1) {
+        fclose(f);
+        GR_LOG_ERROR("topic metadata %s is damaged (id or partitions "
+                     "missing)",
+                     path);
+        return -1;
+    }
+    t = gr_cluster_topic_add(c, name, &id, nparts, (int16_t)rf, internal);
+    if (t == NULL || gr_topic_add_partitions(t, nparts, c->self_id,
+                                             &c->self_id, 1) != 0) {
+        fclose(f);
+        return -1;
+    }
+    rewind(f);
+    while (fgets(line, sizeof line, f)) {
+        char *eq;
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "config.", 7) != 0 ||
+            (eq = strchr(line, '=')) == NULL)
+            continue;
+        *eq = '\0';
+        gr_topic_config_set(t, line + 7, eq + 1);
+    }
+    fclose(f);
+    if (c->hooks.partition_created) {
+        for (int32_t i = 0; i < t->nparts; i++)
+            if (c->hooks.partition_created(c->hooks.arg, t->parts[i]) !=
+                GR_KERR_NONE)
+                return -1;
+    }
+    return 0;
+}
+
+/* meta.properties: the cluster id survives restarts, as in Kafka. */
+static int
+load_meta(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], line[512], buf[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/meta.properties", l->dir);
+    f = fopen(path, "r");
+    if (f != NULL) {
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            if (strncmp(line, "cluster.id=", 11) == 0)
+                snprintf(c->cluster_id, sizeof c->cluster_id, "%.22s",
+                         line + 11);
+        }
+        fclose(f);
+        if (c->cluster_id[0])
+            return 0;
+    }
+    {
+        gr_uuid_t u;
+        gr_uuid_random(&u);
+        gr_uuid_to_base64(&u, c->cluster_id);
+    }
+    snprintf(buf, sizeof buf,
+             "#\n# Written by Gregor.\nversion=1\ncluster.id=%s\nnode.id=%d\n",
+             c->cluster_id, c->self_id);
+    if (write_atomic(l->dir, path, buf, strlen(buf)) != 0) {
+        GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int
+local_load(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    DIR *d;
+    struct dirent *de;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+
+    if (load_meta(c) != 0)
+        return -1;
+    if (mkdir(l->topics, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", l->topics, strerror(errno));
+        return -1;
+    }
+    d = opendir(l->topics);
+    if (d == NULL) {
+        GR_LOG_ERROR("cannot read %s: %s", l->topics, strerror(errno));
+        return -1;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            names = realloc(names, cap * sizeof(*names));
+            GR_ASSERT(names != NULL);
+        }
+        names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    /* creation order is unknown; sort for a stable listing */
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char *t = names[j];
+            names[j] = names[j - 1];
+            names[j - 1] = t;
+        }
+    for (size_t i = 0; i < n; i++) {
+        if (rc == 0 && load_topic(c, names[i]) != 0)
+            rc = -1;
+        free(names[i]);
+    }
+    free(names);
+    if (rc == 0)
+        GR_LOG_INFO("cluster %s: %d topics loaded", c->cluster_id,
+                    c->ntopics);
+    return rc;
+}
+
+static gr_kerr_t
+local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
+                   gr_topic_t **out, const char **msg)
+{
+    gr_str_t name = gr_str_c(spec->name);
+    gr_uuid_t id;
+    gr_topic_t *t;
+    int32_t nparts = spec->nparts;
+    int16_t rf = spec->replication_factor;
+    const char *why;
+
+    *out = NULL;
+    if ((why = gr_topic_name_invalid(&name)) != NULL) {
+        *msg = why;
+        return GR_KERR_INVALID_TOPIC_EXCEPTION;
+    }
+    if (gr_cluster_topic(c, &name) != NULL) {
+        *msg = "Topic already exists.";
+        return GR_KERR_TOPIC_ALREADY_EXISTS;
+    }
+    if (nparts < 1 || nparts > 1000000) {
+        *msg = "Number of partitions must be larger than 0.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (rf < 1) {
+        *msg = "Replication factor must be larger than 0.";
+        return GR_KERR_INVALID_REPLICATION_FACTOR;
+    }
+    if (rf > c->nnodes) {
+        if (spec->internal) {
+            GR_LOG_INFO("internal topic %s: replication factor %d capped to "
+                        "the %d live broker(s)",
+                        spec->name, rf, c->nnodes);
+            rf = (int16_t)c->nnodes;
+        } else {
+            *msg = "Replication factor is larger than the number of "
+                   "available brokers.";
+            return GR_KERR_INVALID_REPLICATION_FACTOR;
+        }
+    }
+    if (spec->assignment) {
+        for (int32_t p = 0; p < nparts; p++)
+            for (int16_t r = 0; r < rf; r++)
+                if (gr_cluster_node(c, spec->assignment[p][r]) == NULL) {
+                    *msg = "Replica assignment names a broker that does not "
+                           "exist.";
+                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+    }
+    if (spec->validate_only)
+        return GR_KERR_NONE;
+    do
+        gr_uuid_random(&id);
+    while (gr_cluster_topic_by_id(c, &id) != NULL);
+    t = gr_cluster_topic_add(c, spec->name, &id, nparts, rf, spec->internal);
+    if (t == NULL) {
+        *msg = "Out of memory.";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    if (gr_topic_add_partitions(t, nparts, c->self_id, &c->self_id, 1) != 0)
+        goto fail;
+    for (int i = 0; i < spec->nconfigs; i++)
+        if (gr_topic_config_set(t, spec->config_keys[i],
+                                spec->config_values[i]) != 0)
+            goto fail;
+    if (c->hooks.partition_created) {
+        for (int32_t i = 0; i < t->nparts; i++) {
+            gr_kerr_t k = c->hooks.partition_created(c->hooks.arg, t->parts[i]);
+            if (k != GR_KERR_NONE) {
+                for (int32_t j = 0; j < i; j++)
+                    if (c->hooks.partition_deleted)
+                        c->hooks.partition_deleted(c->hooks.arg, t->parts[j]);
+                gr_cluster_topic_remove(c, t);
+                *msg = "The partition log could not be created.";
+                return k;
+            }
+        }
+    }
+    if (store_topic(c, t) != 0) {
+        if (c->hooks.partition_deleted)
+            for (int32_t j = 0; j < t->nparts; j++)
+                c->hooks.partition_deleted(c->hooks.arg, t->parts[j]);
+        gr_cluster_topic_remove(c, t);
+        *msg = "The topic metadata could not be written.";
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    GR_LOG_INFO("created topic %s with %d partition(s)%s", t->name, t->nparts,
+                t->internal ? " (internal)" : "");
+    *out = t;
+    return GR_KERR_NONE;
+fail:
+    gr_cluster_topic_remove(c, t);
+    *msg = "Out of memory.";
+    return GR_KERR_UNKNOWN_SERVER_ERROR;
+}
+
+static gr_kerr_t
+local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
+    if (unlink(path) != 0 && errno != ENOENT) {
+        GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
+                     strerror(errno));
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    fsync_dir(l->topics);
+    if (c->hooks.partition_deleted)
+        for (int32_t i = 0; i < t->nparts; i++)
+            c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
+    GR_LOG_INFO("deleted topic %s", t->name);
+    gr_cluster_topic_remove(c, t);
+    return GR_KERR_NONE;
+}
+
+static gr_kerr_t
+local_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
+                        const char **msg)
+{
+    int32_t old = t->nparts;
+    if (new_total <= old) {
+        *msg = "The number of partitions can only be increased.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (gr_topic_add_partitions(t, new_total, c->self_id, &c->self_id, 1) != 0) {
+        *msg = "Out of memory.";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    if (c->hooks.partition_created)
+        for (int32_t i = old; i < new_total; i++) {
+            gr_kerr_t k = c->hooks.partition_created(c->hooks.arg, t->parts[i]);
+            if (k != GR_KERR_NONE) {
+                *msg = "The partition log could not be created.";
+                return k;
+            }
+        }
+    if (store_topic(c, t) != 0) {
+        *msg = "The topic metadata could not be written.";
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    return GR_KERR_NONE;
+}
+
+static gr_kerr_t
+local_store_topic_config(gr_cluster_t *c, gr_topic_t *t)
+{
+    return store_topic(c, t) == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+static void
+local_destroy(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    gr_cluster_model_fini(c);
+    free(l->dir);
+    free(l->topics);
+    free(l);
+    free(c);
+}
+
+static const gr_cluster_ops_t local_ops = {
+    local_load,           local_create_topic,       local_delete_topic,
+    local_create_partitions, local_store_topic_config, local_destroy,
+};
+
+gr_cluster_t *
+gr_cluster_local_new(const char *dir, int32_t node_id,
+                     const gr_endpoint_t *endpoints, int nendpoints,
+                     const gr_cluster_hooks_t *hooks)
+{
+    gr_cluster_t *c = calloc(1, sizeof(*c));
+    local_t *l = calloc(1, sizeof(*l));
+    char path[PATH_MAX];
+    if (c == NULL || l == NULL) {
+        free(c);
+        free(l);
+        return NULL;
+    }
+    c->ops = &local_ops;
+    c->impl = l;
+    c->self_id = node_id;
+    c->controller_id = node_id;
+    if (hooks)
+        c->hooks = *hooks;
+    l->dir = strdup(dir);
+    snprintf(path, sizeof path, "%s/gregor-topics", dir);
+    l->topics = strdup(path);
+    gr_cluster_model_init(c);
+    c->nodes = calloc(1, sizeof(gr_node_t));
+    c->nodes[0].id = node_id;
+    c->nodes[0].endpoints = calloc((size_t)nendpoints, sizeof(gr_endpoint_t));
+    memcpy(c->nodes[0].endpoints, endpoints,
+           (size_t)nendpoints * sizeof(gr_endpoint_t));
+    c->nodes[0].nendpoints = nendpoints;
+    c->nnodes = 1;
+    return c;
+}

@@ -1,0 +1,437 @@
+/*
+ * Configuration: see conf.h. Values are kept as strings (what the user wrote)
+ * and checked once in gr_conf_finish(), which also parses numbers.
+ */
+#include "core/conf.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum ctype { INT, BOOL, STRING, LIST, PASSWORD };
+
+typedef struct key_info {
+    const char *name;
+    enum ctype type;
+    const char *def;
+    int64_t min;
+    int64_t max;
+} key_info_t;
+
+static const key_info_t keys[GR_CONF__COUNT] = {
+#define X(id, name, type, def, min, max) {name, type, def, min, max},
+#include "core/conf.def"
+#undef X
+};
+
+static const char *const kafka_keys[] = {
+#define K(name) name,
+#define T(name)
+#include "core/kafka_keys.def"
+#undef K
+#undef T
+};
+
+typedef struct extra {
+    struct extra *next;
+    char *key;
+    char *value;
+} extra_t;
+
+struct gr_conf {
+    char *vals[GR_CONF__COUNT]; /* user values; NULL: default */
+    int64_t ints[GR_CONF__COUNT];
+    extra_t *extras; /* keys Gregor does not implement */
+};
+
+gr_conf_t *
+gr_conf_new(void)
+{
+    return calloc(1, sizeof(gr_conf_t));
+}
+
+void
+gr_conf_destroy(gr_conf_t *conf)
+{
+    extra_t *e, *next;
+    if (conf == NULL)
+        return;
+    for (int i = 0; i < GR_CONF__COUNT; i++)
+        free(conf->vals[i]);
+    for (e = conf->extras; e; e = next) {
+        next = e->next;
+        free(e->key);
+        free(e->value);
+        free(e);
+    }
+    free(conf);
+}
+
+int
+gr_conf_lookup(const char *name)
+{
+    for (int i = 0; i < GR_CONF__COUNT; i++)
+        if (strcmp(keys[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const char *
+gr_conf_name(gr_conf_id_t id)
+{
+    return keys[id].name;
+}
+
+int
+gr_conf_set(gr_conf_t *conf, const char *key, const char *value)
+{
+    int i = gr_conf_lookup(key);
+    char *v = strdup(value);
+    if (v == NULL)
+        return -1;
+    if (i >= 0) {
+        free(conf->vals[i]);
+        conf->vals[i] = v;
+        return 0;
+    }
+    for (extra_t *e = conf->extras; e; e = e->next) {
+        if (strcmp(e->key, key) == 0) {
+            free(e->value);
+            e->value = v;
+            return 0;
+        }
+    }
+    extra_t *e = calloc(1, sizeof(*e));
+    if (e == NULL || (e->key = strdup(key)) == NULL) {
+        free(e);
+        free(v);
+        return -1;
+    }
+    e->value = v;
+    /* keep file order for the log lines */
+    extra_t **pp = &conf->extras;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = e;
+    return 0;
+}
+
+static char *
+trim(char *s)
+{
+    char *end;
+    while (*s == ' ' || *s == '\t' || *s == '\f')
+        s++;
+    end = s + strlen(s);
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r' ||
+                       end[-1] == '\n' || end[-1] == '\f'))
+        *--end = '\0';
+    return s;
+}
+
+int
+gr_conf_set_kv(gr_conf_t *conf, const char *kv)
+{
+    char *copy = strdup(kv), *eq, *k, *v;
+    int rc;
+    if (copy == NULL)
+        return -1;
+    eq = strchr(copy, '=');
+    if (eq == NULL || eq == copy) {
+        free(copy);
+        return -1;
+    }
+    *eq = '\0';
+    k = trim(copy);
+    v = trim(eq + 1);
+    rc = *k ? gr_conf_set(conf, k, v) : -1;
+    free(copy);
+    return rc;
+}
+
+/* Java properties unescaping of one logical line, in place. */
+static void
+unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (*s != '\\' || s[1] == '\0') {
+            *o++ = *s;
+            continue;
+        }
+        s++;
+        switch (*s) {
+        case 't':
+            *o++ = '\t';
+            break;
+        case 'n':
+            *o++ = '\n';
+            break;
+        case 'r':
+            *o++ = '\r';
+            break;
+        case 'f':
+            *o++ = '\f';
+            break;
+        default:
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
+
+int
+gr_conf_load_file(gr_conf_t *conf, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL, *logical = NULL;
+    size_t cap = 0, llen = 0;
+    ssize_t n;
+    int rc = 0, lineno = 0;
+
+    if (f == NULL) {
+        GR_LOG_ERROR("cannot open config file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        char *s, *k, *v, *p;
+        size_t slen;
+        int cont;
+
+        lineno++;
+        s = line;
+        /* a continuation line drops its leading blanks */
+        if (llen == 0) {
+            s = trim(s);
+            if (*s == '#' || *s == '!' || *s == '\0')
+                continue;
+        } else {
+            s = trim(s);
+        }
+        slen = strlen(s);
+        /* an odd number of trailing backslashes continues the line */
+        {
+            size_t bs = 0;
+            while (bs < slen && s[slen - 1 - bs] == '\\')
+                bs++;
+            cont = bs % 2 == 1;
+            if (cont)
+                s[--slen] = '\0';
+        }
+        p = realloc(logical, llen + slen + 1);
+        if (p == NULL) {
+            rc = -1;
+            break;
+        }
+        logical = p;
+        memcpy(logical + llen, s, slen + 1);
+        llen += slen;
+        if (cont)
+            continue;
+        llen = 0;
+        /* key ends at the first unescaped '=', ':' or blank */
+        k = logical;
+        for (p = k; *p; p++) {
+            if (*p == '\\' && p[1]) {
+                p++;
+                continue;
+            }
+            if (*p == '=' || *p == ':' || *p == ' ' || *p == '\t')
+                break;
+        }
+        v = p;
+        if (*v) {
+            *v++ = '\0';
+            while (*v == ' ' || *v == '\t')
+                v++;
+            if (v[-1] != '=' && v[-1] != ':' && (*v == '=' || *v == ':'))
+                v++;
+            v = trim(v);
+        }
+        unescape(k);
+        unescape(v);
+        if (gr_conf_set(conf, k, v) != 0) {
+            GR_LOG_ERROR("%s:%d: cannot store %s", path, lineno, k);
+            rc = -1;
+            break;
+        }
+    }
+    free(line);
+    free(logical);
+    fclose(f);
+    return rc;
+}
+
+static int
+parse_int(const char *s, int64_t *out)
+{
+    char *end;
+    long long v;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno || end == s || *trim(end) != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int
+parse_bool(const char *s)
+{
+    if (strcasecmp(s, "true") == 0)
+        return 1;
+    if (strcasecmp(s, "false") == 0)
+        return 0;
+    return -1;
+}
+
+static int
+is_kafka_key(const char *k)
+{
+    for (size_t i = 0; i < sizeof kafka_keys / sizeof kafka_keys[0]; i++)
+        if (strcmp(kafka_keys[i], k) == 0)
+            return 1;
+    /* listener-prefixed security settings: listener.name.<l>.<key> */
+    if (strncmp(k, "listener.name.", 14) == 0)
+        return 1;
+    return 0;
+}
+
+int
+gr_conf_finish(gr_conf_t *conf)
+{
+    int rc = 0;
+    for (int i = 0; i < GR_CONF__COUNT; i++) {
+        const char *v = conf->vals[i] ? conf->vals[i] : keys[i].def;
+        if (v == NULL)
+            continue;
+        switch (keys[i].type) {
+        case INT: {
+            int64_t x;
+            if (parse_int(v, &x) != 0 || x < keys[i].min || x > keys[i].max) {
+                GR_LOG_ERROR("invalid value %s for configuration %s: expected "
+                             "an integer in [%lld, %lld]",
+                             v, keys[i].name, (long long)keys[i].min,
+                             (long long)keys[i].max);
+                rc = -1;
+            } else {
+                conf->ints[i] = x;
+            }
+            break;
+        }
+        case BOOL: {
+            int b = parse_bool(v);
+            if (b < 0) {
+                GR_LOG_ERROR("invalid value %s for configuration %s: expected "
+                             "true or false",
+                             v, keys[i].name);
+                rc = -1;
+            } else {
+                conf->ints[i] = b;
+            }
+            break;
+        }
+        case STRING:
+        case LIST:
+        case PASSWORD:
+            break;
+        }
+    }
+    for (extra_t *e = conf->extras; e; e = e->next) {
+        if (is_kafka_key(e->key))
+            GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "
+                        "use; ignored",
+                        e->key);
+        else
+            GR_LOG_WARN("the configuration '%s' was supplied but isn't a "
+                        "known config",
+                        e->key);
+    }
+    return rc;
+}
+
+int64_t
+gr_conf_int(const gr_conf_t *conf, gr_conf_id_t id)
+{
+    return conf->ints[id];
+}
+
+bool
+gr_conf_bool(const gr_conf_t *conf, gr_conf_id_t id)
+{
+    return conf->ints[id] != 0;
+}
+
+const char *
+gr_conf_str(const gr_conf_t *conf, gr_conf_id_t id)
+{
+    return conf->vals[id] ? conf->vals[id] : keys[id].def;
+}
+
+bool
+gr_conf_is_set(const gr_conf_t *conf, gr_conf_id_t id)
+{
+    return conf->vals[id] != NULL || keys[id].def != NULL;
+}
+
+int64_t
+gr_conf_retention_ms(const gr_conf_t *conf)
+{
+    int64_t v;
+    if (conf->vals[GR_CONF_LOG_RETENTION_MS])
+        v = conf->ints[GR_CONF_LOG_RETENTION_MS];
+    else if (conf->vals[GR_CONF_LOG_RETENTION_MINUTES])
+        v = conf->ints[GR_CONF_LOG_RETENTION_MINUTES] * 60000;
+    else
+        v = conf->ints[GR_CONF_LOG_RETENTION_HOURS] * 3600000;
+    return v < 0 ? -1 : v;
+}
+
+int64_t
+gr_conf_roll_ms(const gr_conf_t *conf)
+{
+    if (conf->vals[GR_CONF_LOG_ROLL_MS])
+        return conf->ints[GR_CONF_LOG_ROLL_MS];
+    return conf->ints[GR_CONF_LOG_ROLL_HOURS] * 3600000;
+}
+
+int32_t
+gr_conf_node_id(const gr_conf_t *conf)
+{
+    if (conf->ints[GR_CONF_NODE_ID] >= 0)
+        return (int32_t)conf->ints[GR_CONF_NODE_ID];
+    if (conf->ints[GR_CONF_BROKER_ID] >= 0)
+        return (int32_t)conf->ints[GR_CONF_BROKER_ID];
+    return 1;
+}
+
+const char *
+gr_conf_log_dir(const gr_conf_t *conf)
+{
+    static char first[4096];
+    const char *v = gr_conf_str(conf, GR_CONF_LOG_DIRS);
+    const char *items[1];
+    if (v && gr_conf_list_split(v, first, sizeof first, items, 1) == 1)
+        return items[0];
+    return gr_conf_str(conf, GR_CONF_LOG_DIR);
+}
+
+int
+gr_conf_list_split(const char *value, char *buf, size_t bufsize,
+                   const char **items, int max)
+{
+    int n = 0;
+    char *s, *tok, *save = NULL;
+    if (value == NULL || strlen(value) >= bufsize)
+        return 0;
+    strcpy(buf, value);
+    for (s = buf; (tok = strtok_r(s, ",", &save)) != NULL; s = NULL) {
+        tok = trim(tok);
+        if (*tok && n < max)
+            items[n++] = tok;
+    }
+    return n;
+}

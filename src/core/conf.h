@@ -1,0 +1,55 @@
+/*
+ * Broker configuration, by Kafka's server.properties names. Keys Gregor
+ * implements are in conf.def; other keys Kafka knows (kafka_keys.def) are
+ * accepted and logged once as not used; keys Kafka does not know either are
+ * logged as unknown, as Kafka does. An invalid value for an implemented key is
+ * an error naming key and value.
+ */
+#ifndef GR_CORE_CONF_H
+#define GR_CORE_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum gr_conf_id {
+#define X(id, name, type, def, min, max) GR_CONF_##id,
+#include "core/conf.def"
+#undef X
+    GR_CONF__COUNT
+} gr_conf_id_t;
+
+typedef struct gr_conf gr_conf_t;
+
+gr_conf_t *gr_conf_new(void);
+void gr_conf_destroy(gr_conf_t *conf);
+/* Reads a Java properties file. 0, or -1 with a logged error. */
+int gr_conf_load_file(gr_conf_t *conf, const char *path);
+/* Sets key=value (later sets win). 0, or -1 if "key=value" is malformed. */
+int gr_conf_set(gr_conf_t *conf, const char *key, const char *value);
+int gr_conf_set_kv(gr_conf_t *conf, const char *kv);
+/* Checks every value, logs unused and unknown keys. 0 or -1 (logged). */
+int gr_conf_finish(gr_conf_t *conf);
+
+int64_t gr_conf_int(const gr_conf_t *conf, gr_conf_id_t id);
+bool gr_conf_bool(const gr_conf_t *conf, gr_conf_id_t id);
+/* NULL when neither set nor defaulted. */
+const char *gr_conf_str(const gr_conf_t *conf, gr_conf_id_t id);
+bool gr_conf_is_set(const gr_conf_t *conf, gr_conf_id_t id);
+const char *gr_conf_name(gr_conf_id_t id);
+/* -1 if name is not a key Gregor implements. */
+int gr_conf_lookup(const char *name);
+
+/* Derived values with Kafka's precedence (ms over minutes over hours). */
+int64_t gr_conf_retention_ms(const gr_conf_t *conf);
+int64_t gr_conf_roll_ms(const gr_conf_t *conf);
+/* node.id, else broker.id, else 1. */
+int32_t gr_conf_node_id(const gr_conf_t *conf);
+/* log.dirs, else log.dir: the first directory (Gregor uses one). */
+const char *gr_conf_log_dir(const gr_conf_t *conf);
+
+/* Splits a LIST value into trimmed items; returns the count (at most max). */
+int gr_conf_list_split(const char *value, char *buf, size_t bufsize,
+                       const char **items, int max);
+
+#endif

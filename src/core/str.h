@@ -1,0 +1,81 @@
+/*
+ * Slices: gr_str_t and gr_bytes_t point into memory owned by someone else
+ * (usually a request frame: valid until the request ends). len -1 is null.
+ * A module that keeps the data copies it.
+ */
+#ifndef GR_CORE_STR_H
+#define GR_CORE_STR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct gr_str {
+    const char *ptr;
+    int32_t len; /* -1: null */
+} gr_str_t;
+
+typedef struct gr_bytes {
+    const uint8_t *ptr;
+    int32_t len; /* -1: null */
+} gr_bytes_t;
+
+typedef struct gr_uuid {
+    uint8_t b[16];
+} gr_uuid_t;
+
+#define GR_STR_NULL ((gr_str_t){NULL, -1})
+#define GR_STR(lit) ((gr_str_t){(lit), (int32_t)(sizeof(lit) - 1)})
+
+static inline gr_str_t
+gr_str_c(const char *s)
+{
+    gr_str_t r;
+    r.ptr = s;
+    r.len = s ? (int32_t)strlen(s) : -1;
+    return r;
+}
+
+static inline bool
+gr_str_is_null(const gr_str_t *s)
+{
+    return s->len < 0;
+}
+
+static inline bool
+gr_str_eq(const gr_str_t *a, const gr_str_t *b)
+{
+    if (a->len != b->len)
+        return false;
+    return a->len <= 0 || memcmp(a->ptr, b->ptr, (size_t)a->len) == 0;
+}
+
+static inline bool
+gr_str_eq_cstr(const gr_str_t *a, const char *s)
+{
+    size_t n = strlen(s);
+    return a->len >= 0 && (size_t)a->len == n &&
+           (n == 0 || memcmp(a->ptr, s, n) == 0);
+}
+
+static inline bool
+gr_uuid_is_zero(const gr_uuid_t *u)
+{
+    static const gr_uuid_t zero;
+    return memcmp(u, &zero, sizeof zero) == 0;
+}
+
+static inline bool
+gr_uuid_eq(const gr_uuid_t *a, const gr_uuid_t *b)
+{
+    return memcmp(a, b, sizeof *a) == 0;
+}
+
+/* Kafka prints topic ids as URL-safe base64 without padding (22 chars). */
+void gr_uuid_to_base64(const gr_uuid_t *u, char out[23]);
+/* Fills u from /dev/urandom-quality randomness; never the zero uuid. */
+void gr_uuid_random(gr_uuid_t *u);
+int gr_uuid_from_base64(gr_uuid_t *u, const char *s);
+
+#endif

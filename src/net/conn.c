@@ -1,0 +1,578 @@
+/*
+ * Connections: see conn.h. The read buffer holds whole frames; a decoded
+ * request points into it, so the buffer is compacted only when no request
+ * is in flight. The response (header and body in the request arena, file
+ * ranges by reference) is written with writev and sendfile.
+ */
+#include "net/conn.h"
+#include "api/dispatch.h"
+#include "broker.h"
+#include "core/log.h"
+#include "core/time.h"
+#include "net/listener.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define RBUF_MIN       (16 * 1024)
+#define RBUF_KEEP_MAX  (1024 * 1024) /* larger buffers are freed when empty */
+#define ARENA_CHUNK    (16 * 1024)
+
+typedef struct out_seg {
+    const uint8_t *ptr; /* memory, or NULL for a file range */
+    gr_file_t *file;
+    int64_t off;
+    size_t len;
+} out_seg_t;
+
+struct gr_conn {
+    gr_io_t io;
+    gr_broker_t *broker;
+    gr_listener_t *listener;
+    gr_conn_t *prev, *next;   /* broker->conns or broker->closing */
+    gr_conn_t *ready_next;    /* broker->ready */
+    bool in_ready;
+    bool closing;
+    bool processing;
+    char peer[INET6_ADDRSTRLEN + 8];
+
+    uint8_t *rbuf;
+    size_t rcap;
+    size_t rlen; /* bytes in rbuf */
+    size_t rpos; /* first byte not yet dispatched */
+
+    gr_arena_t *arena;
+    gr_req_t *req; /* in flight, from dispatch until its response is written */
+
+    out_seg_t *out;
+    int out_cnt;
+    int out_idx;
+};
+
+static void conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events);
+static void conn_update_events(gr_conn_t *conn);
+static void conn_process(gr_conn_t *conn);
+
+static void
+list_remove(gr_conn_t **head, gr_conn_t *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void
+list_push(gr_conn_t **head, gr_conn_t *c)
+{
+    c->prev = NULL;
+    c->next = *head;
+    if (*head)
+        (*head)->prev = c;
+    *head = c;
+}
+
+gr_conn_t *
+gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
+            const struct sockaddr *sa, socklen_t salen)
+{
+    gr_conn_t *conn = calloc(1, sizeof(*conn));
+    char host[INET6_ADDRSTRLEN] = "?";
+    int port = 0, one = 1;
+    (void)salen;
+
+    if (conn == NULL)
+        return NULL;
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &in->sin_addr, host, sizeof host);
+        port = ntohs(in->sin_port);
+        snprintf(conn->peer, sizeof conn->peer, "%s:%d", host, port);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof host);
+        port = ntohs(in6->sin6_port);
+        snprintf(conn->peer, sizeof conn->peer, "[%s]:%d", host, port);
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    conn->io.fd = fd;
+    conn->io.cb = conn_io_cb;
+    conn->io.data = conn;
+    conn->broker = b;
+    conn->listener = l;
+    if (gr_loop_io_add(b->loop, &conn->io, GR_IO_READ) != 0) {
+        free(conn);
+        return NULL;
+    }
+    list_push(&b->conns, conn);
+    b->nconns++;
+    GR_LOG_DEBUG("connection from %s on %s", conn->peer, l->name);
+    return conn;
+}
+
+/* Ends the request in flight: drops file references and resets the arena. */
+static void
+request_end(gr_conn_t *conn)
+{
+    for (int i = conn->out_idx; i < conn->out_cnt; i++)
+        gr_file_unref(conn->out[i].file);
+    conn->out = NULL;
+    conn->out_cnt = conn->out_idx = 0;
+    conn->req = NULL;
+    if (conn->arena)
+        gr_arena_reset(conn->arena);
+}
+
+void
+gr_conn_close(gr_conn_t *conn, const char *why)
+{
+    gr_broker_t *b = conn->broker;
+    if (conn->closing)
+        return;
+    conn->closing = true;
+    if (why)
+        GR_LOG_DEBUG("closing connection %s: %s", conn->peer, why);
+    if (conn->req && conn->req->deferred && !conn->req->done &&
+        conn->req->abort_cb) {
+        gr_req_t *req = conn->req;
+        req->conn = NULL;
+        req->abort_cb(req);
+    }
+    gr_loop_io_del(b->loop, &conn->io);
+    list_remove(&b->conns, conn);
+    list_push(&b->closing, conn);
+    b->nconns--;
+}
+
+static void
+conn_free(gr_conn_t *conn)
+{
+    request_end(conn);
+    close(conn->io.fd);
+    gr_arena_destroy(conn->arena);
+    free(conn->rbuf);
+    free(conn);
+}
+
+void
+gr_conn_reap(gr_broker_t *b)
+{
+    /* connections with buffered frames whose response went out while
+     * processing something else */
+    while (b->ready) {
+        gr_conn_t *c = b->ready;
+        b->ready = c->ready_next;
+        c->ready_next = NULL;
+        c->in_ready = false;
+        if (!c->closing)
+            conn_process(c);
+    }
+    while (b->closing) {
+        gr_conn_t *c = b->closing;
+        list_remove(&b->closing, c);
+        if (c->in_ready) {
+            /* unlink from ready list */
+            gr_conn_t **pp = &b->ready;
+            while (*pp && *pp != c)
+                pp = &(*pp)->ready_next;
+            if (*pp)
+                *pp = c->ready_next;
+        }
+        conn_free(c);
+    }
+}
+
+void
+gr_conn_close_all(gr_broker_t *b)
+{
+    while (b->conns)
+        gr_conn_close(b->conns, "broker shutting down");
+    gr_conn_reap(b);
+}
+
+static void
+mark_ready(gr_conn_t *conn)
+{
+    gr_broker_t *b = conn->broker;
+    if (conn->in_ready || conn->closing)
+        return;
+    conn->in_ready = true;
+    conn->ready_next = b->ready;
+    b->ready = conn;
+}
+
+/* Writes what it can. Returns 1 when the output is all written, 0 when the
+ * socket is full, -1 on error (connection closed). */
+static int
+conn_flush(gr_conn_t *conn)
+{
+    while (conn->out_idx < conn->out_cnt) {
+        out_seg_t *s = &conn->out[conn->out_idx];
+        ssize_t n;
+        if (s->file != NULL) {
+            off_t off = s->off;
+            size_t want = s->len > 0x7ffff000 ? 0x7ffff000 : s->len;
+            n = sendfile(conn->io.fd, s->file->fd, &off, want);
+            if (n == 0) {
+                gr_conn_close(conn, "file range shorter than expected");
+                return -1;
+            }
+        } else {
+            struct iovec iov[64];
+            int cnt = 0;
+            for (int i = conn->out_idx; i < conn->out_cnt && cnt < 64; i++) {
+                if (conn->out[i].file != NULL)
+                    break;
+                iov[cnt].iov_base = (void *)conn->out[i].ptr;
+                iov[cnt].iov_len = conn->out[i].len;
+                cnt++;
+            }
+            n = writev(conn->io.fd, iov, cnt);
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return 0;
+            if (errno == EINTR)
+                continue;
+            gr_conn_close(conn, strerror(errno));
+            return -1;
+        }
+        /* advance over what was written */
+        size_t left = (size_t)n;
+        while (left > 0 && conn->out_idx < conn->out_cnt) {
+            out_seg_t *o = &conn->out[conn->out_idx];
+            if (left >= o->len) {
+                left -= o->len;
+                gr_file_unref(o->file);
+                o->file = NULL;
+                conn->out_idx++;
+            } else {
+                if (o->ptr)
+                    o->ptr += left;
+                else
+                    o->off += (int64_t)left;
+                o->len -= left;
+                left = 0;
+            }
+        }
+        /* skip empty segments */
+        while (conn->out_idx < conn->out_cnt &&
+               conn->out[conn->out_idx].len == 0) {
+            gr_file_unref(conn->out[conn->out_idx].file);
+            conn->out[conn->out_idx].file = NULL;
+            conn->out_idx++;
+        }
+    }
+    return 1;
+}
+
+static void
+conn_update_events(gr_conn_t *conn)
+{
+    uint32_t ev;
+    if (conn->closing)
+        return;
+    if (conn->req != NULL) {
+        /* muted: watch only for the peer going away, and for room to
+         * write once the response is queued */
+        ev = GR_IO_RDHUP;
+        if (conn->out_cnt > conn->out_idx)
+            ev |= GR_IO_WRITE;
+    } else {
+        ev = GR_IO_READ;
+    }
+    gr_loop_io_set(conn->broker->loop, &conn->io, ev);
+}
+
+/* The response of the request in flight is queued: write it. When it is
+ * all out, the request ends and buffered frames may be processed. */
+static void
+conn_output_queued(gr_conn_t *conn)
+{
+    int rc = conn_flush(conn);
+    if (rc < 0)
+        return;
+    if (rc == 1) {
+        request_end(conn);
+        if (!conn->processing)
+            mark_ready(conn);
+    }
+    conn_update_events(conn);
+}
+
+static gr_req_t *
+req_new(gr_conn_t *conn)
+{
+    gr_req_t *req;
+    if (conn->arena == NULL) {
+        conn->arena = gr_arena_new(ARENA_CHUNK);
+        if (conn->arena == NULL)
+            return NULL;
+    }
+    req = gr_arena_zalloc(conn->arena, sizeof(*req));
+    if (req == NULL)
+        return NULL;
+    req->conn = conn;
+    req->broker = conn->broker;
+    req->a = conn->arena;
+    req->start_us = gr_mono_us();
+    return req;
+}
+
+/* Makes room for a frame of `need` bytes from rpos. 0 or -1 (closed). */
+static int
+rbuf_reserve(gr_conn_t *conn, size_t need)
+{
+    size_t cap;
+    uint8_t *p;
+    if (conn->rpos > 0) {
+        /* no request in flight: nothing points into the buffer */
+        memmove(conn->rbuf, conn->rbuf + conn->rpos, conn->rlen - conn->rpos);
+        conn->rlen -= conn->rpos;
+        conn->rpos = 0;
+    }
+    if (conn->rcap >= need)
+        return 0;
+    cap = conn->rcap ? conn->rcap : RBUF_MIN;
+    while (cap < need)
+        cap *= 2;
+    p = realloc(conn->rbuf, cap);
+    if (p == NULL) {
+        gr_conn_close(conn, "out of memory for the read buffer");
+        return -1;
+    }
+    conn->rbuf = p;
+    conn->rcap = cap;
+    return 0;
+}
+
+/* Dispatches buffered frames while no request is in flight. */
+static void
+conn_process(gr_conn_t *conn)
+{
+    conn->processing = true;
+    while (!conn->closing && conn->req == NULL) {
+        size_t avail = conn->rlen - conn->rpos;
+        uint32_t size;
+        gr_req_t *req;
+
+        if (avail < 4)
+            break;
+        size = gr_get_u32(conn->rbuf + conn->rpos);
+        if ((int32_t)size < 0 ||
+            (int64_t)size > conn->broker->max_request_bytes) {
+            GR_LOG_WARN("closing connection %s: request size %d is larger "
+                        "than socket.request.max.bytes (%lld) or invalid",
+                        conn->peer, (int32_t)size,
+                        (long long)conn->broker->max_request_bytes);
+            gr_conn_close(conn, "request too large");
+            break;
+        }
+        if (avail - 4 < size) {
+            if (conn->rcap - conn->rpos < (size_t)size + 4)
+                rbuf_reserve(conn, (size_t)size + 4);
+            break;
+        }
+        req = req_new(conn);
+        if (req == NULL) {
+            gr_conn_close(conn, "out of memory");
+            break;
+        }
+        conn->req = req;
+        {
+            const uint8_t *frame = conn->rbuf + conn->rpos + 4;
+            conn->rpos += 4 + (size_t)size;
+            gr_dispatch(req, frame, size);
+        }
+        /* the handler replied, deferred or closed; a reply already written
+         * ended the request (conn->req == NULL) */
+    }
+    if (!conn->closing && conn->req == NULL && conn->rpos == conn->rlen) {
+        conn->rpos = conn->rlen = 0;
+        if (conn->rcap > RBUF_KEEP_MAX) {
+            free(conn->rbuf);
+            conn->rbuf = NULL;
+            conn->rcap = 0;
+        }
+    }
+    conn->processing = false;
+    conn_update_events(conn);
+}
+
+static void
+conn_read(gr_conn_t *conn)
+{
+    for (int rounds = 0; rounds < 4 && !conn->closing && conn->req == NULL;
+         rounds++) {
+        ssize_t n;
+        if (conn->rcap - conn->rlen < 4096 || conn->rbuf == NULL) {
+            size_t want = conn->rlen - conn->rpos + RBUF_MIN;
+            if (rbuf_reserve(conn, want) != 0)
+                return;
+        }
+        n = read(conn->io.fd, conn->rbuf + conn->rlen, conn->rcap - conn->rlen);
+        if (n == 0) {
+            if (conn->rlen > conn->rpos)
+                GR_LOG_DEBUG("connection %s closed mid-request (%zu bytes "
+                             "pending)",
+                             conn->peer, conn->rlen - conn->rpos);
+            gr_conn_close(conn, "closed by peer");
+            return;
+        }
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                return;
+            if (errno == EINTR)
+                continue;
+            gr_conn_close(conn, strerror(errno));
+            return;
+        }
+        conn->rlen += (size_t)n;
+        conn_process(conn);
+        if ((size_t)n < 4096)
+            return;
+    }
+}
+
+static void
+conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
+{
+    gr_conn_t *conn = io->data;
+    (void)loop;
+    if (conn->closing)
+        return;
+    if (conn->req != NULL) {
+        if (events & GR_IO_WRITE)
+            conn_output_queued(conn);
+        if (!conn->closing && conn->req != NULL &&
+            (events & (GR_IO_RDHUP | GR_IO_ERROR))) {
+            gr_conn_close(conn, "peer went away while a request was pending");
+            return;
+        }
+        if (conn->req == NULL && !conn->closing)
+            conn_process(conn);
+        return;
+    }
+    if (events & (GR_IO_READ | GR_IO_ERROR | GR_IO_RDHUP))
+        conn_read(conn);
+}
+
+/* --- request completion */
+
+int
+gr_req_reply(gr_req_t *req)
+{
+    gr_conn_t *conn = req->conn;
+    const gr_proto_api_t *api = req->api;
+    int hver = gr_proto_resp_header_version(req->hdr.api_key, req->version);
+    size_t body = api->response.size(req->resp, req->version);
+    size_t total = gr_resp_header_size(hver) + body;
+    size_t mem = 4 + total - req->file_bytes;
+    uint8_t *buf;
+    gr_writer_t w;
+
+    GR_ASSERT(conn != NULL && !req->done);
+    req->done = true;
+    if (total > INT32_MAX) {
+        gr_conn_close(conn, "response too large");
+        return 0;
+    }
+    buf = gr_arena_alloc(req->a, mem);
+    if (buf == NULL) {
+        gr_conn_close(conn, "out of memory for a response");
+        return 0;
+    }
+    w = gr_writer_init(buf, mem, req->a);
+    gr_wr_i32(&w, (int32_t)total);
+    gr_resp_header_encode(&w, hver, req->hdr.correlation_id);
+    api->response.encode(&w, req->resp, req->version);
+    if (w.err || (size_t)(w.p - w.start) != mem) {
+        GR_LOG_ERROR("encoding %s v%d response: %zu of %zu bytes (err %d)",
+                     api->name, req->version, (size_t)(w.p - w.start), mem,
+                     w.err);
+        gr_conn_close(conn, "response encoding failed");
+        return 0;
+    }
+    gr_dispatch_trace_response(req, buf, mem, &w);
+
+    /* memory, file, memory, ... */
+    conn->out = gr_arena_alloc(req->a,
+                               sizeof(out_seg_t) * (size_t)(2 * w.splices_cnt + 1));
+    if (conn->out == NULL) {
+        gr_conn_close(conn, "out of memory for a response");
+        return 0;
+    }
+    {
+        size_t at = 0;
+        int k = 0;
+        for (int i = 0; i < w.splices_cnt; i++) {
+            gr_splice_t *s = &w.splices[i];
+            if (s->at > at) {
+                conn->out[k++] = (out_seg_t){buf + at, NULL, 0, s->at - at};
+                at = s->at;
+            }
+            conn->out[k++] =
+                (out_seg_t){NULL, gr_file_ref(s->file), s->off, (size_t)s->len};
+        }
+        if (mem > at)
+            conn->out[k++] = (out_seg_t){buf + at, NULL, 0, mem - at};
+        conn->out_cnt = k;
+        conn->out_idx = 0;
+    }
+    conn_output_queued(conn);
+    return 0;
+}
+
+int
+gr_req_noreply(gr_req_t *req)
+{
+    gr_conn_t *conn = req->conn;
+    GR_ASSERT(conn != NULL && !req->done);
+    req->done = true;
+    request_end(conn);
+    if (!conn->processing)
+        mark_ready(conn);
+    conn_update_events(conn);
+    return 0;
+}
+
+int
+gr_req_defer(gr_req_t *req, gr_req_abort_cb abort_cb, void *owner)
+{
+    req->deferred = true;
+    req->abort_cb = abort_cb;
+    req->owner = owner;
+    return 0;
+}
+
+int
+gr_req_close(gr_req_t *req, const char *why)
+{
+    req->done = true;
+    gr_conn_close(req->conn, why);
+    return 0;
+}
+
+const char *
+gr_req_listener_name(const gr_req_t *req)
+{
+    return req->conn ? req->conn->listener->name : "";
+}
+
+const char *
+gr_req_peer(const gr_req_t *req)
+{
+    return req->conn ? req->conn->peer : "?";
+}

@@ -1,0 +1,71 @@
+/*
+ * Client connections: framing (4-byte big-endian size, refused above
+ * socket.request.max.bytes), one request in flight at a time (Kafka's mute:
+ * the next frame is not dispatched until the previous response is written,
+ * so answers leave in order), and a write queue of memory ranges and file
+ * ranges (sendfile). A connection is never freed inside its own callback:
+ * closing marks it and the loop frees it before sleeping.
+ */
+#ifndef GR_NET_CONN_H
+#define GR_NET_CONN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "core/arena.h"
+#include "net/loop.h"
+#include "proto/proto.h"
+
+typedef struct gr_broker gr_broker_t;
+typedef struct gr_conn gr_conn_t;
+typedef struct gr_listener gr_listener_t;
+typedef struct gr_req gr_req_t;
+
+/* Called when a deferred request's connection goes away: the owner must drop
+ * every reference to req before returning; req is freed afterwards. */
+typedef void (*gr_req_abort_cb)(gr_req_t *req);
+
+/* One request, from dispatch to its response. Loop thread only. */
+struct gr_req {
+    gr_conn_t *conn;
+    gr_broker_t *broker;
+    gr_arena_t *a;           /* body, response and scratch; freed after */
+    gr_req_header_t hdr;     /* client_id points into the frame */
+    int16_t version;         /* == hdr.api_version */
+    const gr_proto_api_t *api;
+    void *body;              /* decoded request (generated struct) */
+    void *resp;              /* response, initialised; filled by the handler */
+    size_t file_bytes;       /* bytes of file-backed records in resp */
+    int64_t start_us;
+    gr_req_abort_cb abort_cb; /* set while deferred */
+    void *owner;             /* for the deferring module */
+    bool deferred;
+    bool done;
+};
+
+/* Encodes req->resp and queues it; the request ends when it is written.
+ * Returns 0 (the request is finished from the handler's point of view). */
+int gr_req_reply(gr_req_t *req);
+/* Ends a request that gets no response (Produce acks=0). */
+int gr_req_noreply(gr_req_t *req);
+/* Hands req to an owner that will reply later; abort_cb is called instead if
+ * the connection closes first. Returns 0. */
+int gr_req_defer(gr_req_t *req, gr_req_abort_cb abort_cb, void *owner);
+/* Logs why and closes the connection without a response. Returns 0. */
+int gr_req_close(gr_req_t *req, const char *why);
+/* The listener name ("PLAINTEXT") a request arrived on. */
+const char *gr_req_listener_name(const gr_req_t *req);
+const char *gr_req_peer(const gr_req_t *req);
+
+struct gr_listener_cfg;
+/* Accepts fd (non-blocking) as a new connection. */
+gr_conn_t *gr_conn_new(gr_broker_t *broker, gr_listener_t *l, int fd,
+                       const struct sockaddr *sa, socklen_t salen);
+void gr_conn_close(gr_conn_t *conn, const char *why);
+/* Frees connections closed since the last call (loop before_sleep). */
+void gr_conn_reap(gr_broker_t *broker);
+/* Closes every connection (shutdown). */
+void gr_conn_close_all(gr_broker_t *broker);
+
+#endif

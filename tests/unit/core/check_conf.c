@@ -1,0 +1,99 @@
+/* Configuration: properties syntax, types, ranges, Kafka's precedences. */
+#include "core/conf.h"
+#include "../unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static char *
+write_tmp(const char *text)
+{
+    static char path[] = "/tmp/gr-conf-XXXXXX";
+    char *p = strdup(path);
+    int fd = mkstemp(p);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return p;
+}
+
+START_TEST(test_properties_syntax)
+{
+    char *p = write_tmp("# comment\n! also a comment\n"
+                        "num.partitions=3\n"
+                        "log.dirs : /tmp/a,\\\n    /tmp/b\n"
+                        "auto.create.topics.enable false\n"
+                        "  message.max.bytes   =  2000  \n");
+    gr_conf_t *c = gr_conf_new();
+    ck_assert_int_eq(gr_conf_load_file(c, p), 0);
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_NUM_PARTITIONS), 3);
+    ck_assert_str_eq(gr_conf_str(c, GR_CONF_LOG_DIRS), "/tmp/a,/tmp/b");
+    ck_assert_str_eq(gr_conf_log_dir(c), "/tmp/a");
+    ck_assert(!gr_conf_bool(c, GR_CONF_AUTO_CREATE_TOPICS_ENABLE));
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_MESSAGE_MAX_BYTES), 2000);
+    gr_conf_destroy(c);
+    unlink(p);
+    free(p);
+}
+END_TEST
+
+START_TEST(test_invalid_values)
+{
+    gr_conf_t *c = gr_conf_new();
+    gr_conf_set(c, "num.partitions", "zero");
+    ck_assert_int_ne(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+    c = gr_conf_new();
+    gr_conf_set(c, "num.partitions", "0"); /* below the minimum of 1 */
+    ck_assert_int_ne(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+    c = gr_conf_new();
+    gr_conf_set(c, "auto.create.topics.enable", "yes");
+    ck_assert_int_ne(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+    /* unknown and unused keys are accepted */
+    c = gr_conf_new();
+    gr_conf_set(c, "num.network.threads", "3");
+    gr_conf_set(c, "no.such.key", "1");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+}
+END_TEST
+
+START_TEST(test_precedence)
+{
+    gr_conf_t *c = gr_conf_new();
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_retention_ms(c), 168LL * 3600 * 1000);
+    ck_assert_int_eq(gr_conf_node_id(c), 1);
+    gr_conf_destroy(c);
+    c = gr_conf_new();
+    gr_conf_set(c, "log.retention.hours", "1");
+    gr_conf_set(c, "log.retention.minutes", "2");
+    gr_conf_set(c, "broker.id", "7");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_retention_ms(c), 120000);
+    ck_assert_int_eq(gr_conf_node_id(c), 7);
+    gr_conf_set(c, "log.retention.ms", "5");
+    gr_conf_set(c, "node.id", "3");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_retention_ms(c), 5);
+    ck_assert_int_eq(gr_conf_node_id(c), 3);
+    ck_assert_int_eq(gr_conf_set_kv(c, "novalue"), -1);
+    gr_conf_destroy(c);
+}
+END_TEST
+
+Suite *
+suite_core_conf(void)
+{
+    Suite *s = suite_create("core/conf");
+    TCase *tc = tcase_create("conf");
+    tcase_add_test(tc, test_properties_syntax);
+    tcase_add_test(tc, test_invalid_values);
+    tcase_add_test(tc, test_precedence);
+    suite_add_tcase(s, tc);
+    return s;
+}

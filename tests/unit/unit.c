@@ -1,0 +1,45 @@
+/*
+ * Runs every unit suite and reports TAP on stdout (one line per test), so
+ * `make check` counts individual tests. Check forks each test: a crash
+ * fails that test, not the run. `unit SUITE` runs one suite.
+ */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    Suite *(*fn)(void);
+} suite_entry_t;
+
+static const suite_entry_t suites[] = {
+    {"proto/wire", suite_proto_wire},   {"proto/codec", suite_proto_codec},
+    {"proto/vectors", suite_proto_vectors}, {"api/table", suite_api_table},
+    {"core/conf", suite_core_conf},
+};
+
+int
+main(int argc, char **argv)
+{
+    SRunner *sr = NULL;
+    int failed;
+
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) {
+        Suite *s;
+        if (argc > 1 && strcmp(argv[1], suites[i].name) != 0)
+            continue;
+        s = suites[i].fn();
+        if (sr == NULL)
+            sr = srunner_create(s);
+        else
+            srunner_add_suite(sr, s);
+    }
+    if (sr == NULL)
+        return 1;
+    srunner_set_tap(sr, "-");
+    srunner_run_all(sr, CK_SILENT);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,13 @@
+/* The unit test runner: one Check suite per source file (see unit.c). */
+#ifndef GR_TESTS_UNIT_H
+#define GR_TESTS_UNIT_H
+
+#include <check.h>
+
+Suite *suite_proto_wire(void);
+Suite *suite_proto_codec(void);
+Suite *suite_proto_vectors(void);
+Suite *suite_api_table(void);
+Suite *suite_core_conf(void);
+
+#endif
