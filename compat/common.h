@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static inline void
 fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -249,6 +249,12 @@ gr_loop_post(gr_loop_t *loop, gr_post_cb cb, void *arg)
 }
 
 void
+gr_loop_drain_posts(gr_loop_t *loop)
+{
+    wake_cb(loop, &loop->wake, GR_IO_READ);
+}
+
+void
 gr_loop_stop(gr_loop_t *loop)
 {
     uint64_t one = 1;

@@ -62,6 +62,8 @@ gr_timer_armed(const gr_timer_t *t)
 
 /* From any thread: runs cb(loop, arg) on the loop thread soon. 0 or -1. */
 int gr_loop_post(gr_loop_t *loop, gr_post_cb cb, void *arg);
+/* Runs the callbacks posted so far (shutdown, after workers stopped). */
+void gr_loop_drain_posts(gr_loop_t *loop);
 /* Runs until gr_loop_stop(). */
 void gr_loop_run(gr_loop_t *loop);
 /* From the loop thread or a signal handler. */

@@ -1,0 +1,167 @@
+/*
+ * Partition logs: one directory per partition under log.dirs
+ * (<topic>-<partition>/), segments named by base offset
+ * (%020lld.log/.index/.timeindex) in Kafka's on-disk formats, so Kafka's own
+ * dump tool can read them:
+ *
+ *   .log        record batches (magic 2) back to back, as on the wire
+ *   .index      8-byte entries: relativeOffset int32, position int32
+ *   .timeindex  12-byte entries: timestamp int64, relativeOffset int32
+ *
+ * Appends go through the page cache (write/pwrite); fsync happens only when
+ * flush.messages / flush.ms ask for it, on a worker thread. The active
+ * segment's index entries live in memory and reach their files on roll,
+ * flush and close; after an unclean shutdown everything past the recovery
+ * point is checked batch by batch (CRC-32C) and the indexes rebuilt.
+ *
+ * The directory-wide files are Kafka's: recovery-point-offset-checkpoint,
+ * log-start-offset-checkpoint (text: version 0, count, "topic part offset"
+ * lines) and the .kafka_cleanshutdown marker; each partition directory has
+ * partition.metadata ("version: 0" / "topic_id: <base64>").
+ *
+ * Loop thread only, except the flush jobs it hands to the workers.
+ */
+#ifndef GR_LOG_LOG_H
+#define GR_LOG_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/file.h"
+#include "core/str.h"
+#include "core/worker.h"
+#include "net/loop.h"
+#include "proto/records.h"
+
+typedef struct gr_logs gr_logs_t;
+typedef struct gr_log gr_log_t;
+
+/* Per-log settings: Kafka's topic-level configs (broker defaults applied by
+ * the caller). */
+typedef struct gr_log_config {
+    int64_t segment_bytes;        /* segment.bytes */
+    int64_t segment_ms;           /* segment.ms: roll after this age */
+    int64_t retention_ms;         /* retention.ms, -1: forever */
+    int64_t retention_bytes;      /* retention.bytes, -1: unlimited */
+    int64_t flush_messages;       /* flush.messages (INT64_MAX: never) */
+    int64_t flush_ms;             /* flush.ms (INT64_MAX: never) */
+    int32_t index_interval_bytes; /* index.interval.bytes */
+    int32_t segment_index_bytes;  /* segment.index.bytes: index file cap */
+    int64_t file_delete_delay_ms; /* file.delete.delay.ms */
+    bool preallocate;             /* preallocate */
+    bool cleanup_delete;          /* cleanup.policy has delete */
+    bool cleanup_compact;         /* cleanup.policy has compact */
+} gr_log_config_t;
+
+/* Kafka's defaults (segment 1 GiB, 7 days, no size limit, ...). */
+void gr_log_config_default(gr_log_config_t *cfg);
+
+/* --- the manager of every log in one directory */
+
+/* Opens dir (created if missing): reads the checkpoints and notes whether
+ * the last shutdown was clean (the marker is then removed, so a crash
+ * leaves none). max_open_files bounds the segment files kept open (least
+ * recently used are closed). workers run fsyncs. NULL with *err set. */
+gr_logs_t *gr_logs_open(const char *dir, gr_loop_t *loop,
+                        gr_workers_t *workers, int max_open_files,
+                        gr_err_t *err);
+/* Clean shutdown: writes indexes, fsyncs every log, writes the checkpoints
+ * and the clean-shutdown marker, closes every log. */
+void gr_logs_close(gr_logs_t *m);
+/* Whether the previous shutdown was clean (as found by gr_logs_open). */
+bool gr_logs_was_clean(const gr_logs_t *m);
+/* Periodic work: retention (delete segments by time, size and log start
+ * offset), flush.ms, checkpoints. Called from a broker timer; returns the
+ * number of segments deleted. now_ms is wall-clock. */
+int gr_logs_maintain(gr_logs_t *m, int64_t now_ms);
+/* Segment files open right now (for tests and limits). */
+int gr_logs_open_files(const gr_logs_t *m);
+
+/* --- one partition */
+
+/* Opens (creating when missing) the log of topic/partition: loads its
+ * segments, recovers what lies past the recovery point after an unclean
+ * shutdown (truncating a torn or corrupt tail to the last valid batch, with
+ * a log line), rebuilds missing or damaged indexes. Segment files are
+ * opened lazily. topic_id is written to partition.metadata. */
+gr_log_t *gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
+                      const gr_uuid_t *topic_id, const gr_log_config_t *cfg,
+                      gr_err_t *err);
+/* Applies new settings (effective at once: the next append, roll or
+ * retention pass). */
+void gr_log_set_config(gr_log_t *l, const gr_log_config_t *cfg);
+/* Closes the log (its directory stays). */
+void gr_log_close(gr_log_t *l);
+/* Removes the log and its directory (topic deletion); l is freed. */
+gr_err_t gr_log_delete(gr_log_t *l);
+
+const char *gr_log_topic(const gr_log_t *l);
+int32_t gr_log_partition(const gr_log_t *l);
+int64_t gr_log_start_offset(const gr_log_t *l);
+int64_t gr_log_end_offset(const gr_log_t *l); /* LEO: next offset */
+int64_t gr_log_size_bytes(const gr_log_t *l); /* all segments */
+int gr_log_segment_count(const gr_log_t *l);
+/* The largest timestamp in the log and the offset of its record's batch
+ * (ListOffsets MAX_TIMESTAMP); -1/-1 when empty. */
+void gr_log_max_timestamp(const gr_log_t *l, int64_t *ts, int64_t *offset);
+
+typedef struct gr_log_append_info {
+    int64_t first_offset;  /* base offset given to the first batch */
+    int64_t last_offset;   /* last offset of the last batch */
+    int64_t max_timestamp; /* largest batch maxTimestamp */
+    int64_t log_start_offset;
+    bool flush_due;        /* flush.messages reached: flush before acking */
+} gr_log_append_info_t;
+
+/* Appends n bytes of whole v2 batches, already validated by the caller
+ * (sizes, magic, CRC, count). Assigns offsets from the LEO by patching each
+ * batch's baseOffset in buf (and its partitionLeaderEpoch), both outside the
+ * CRC. Rolls first when the active segment would pass segment.bytes, is
+ * older than segment.ms, or its index is full. Index entries are added every
+ * index.interval.bytes. On a failed or short write nothing of buf stays in
+ * the log (the segment is truncated back) and GR_ERR_IO or GR_ERR_NOSPACE
+ * is returned; the log stays usable. */
+gr_err_t gr_log_append(gr_log_t *l, uint8_t *buf, size_t n,
+                       int32_t leader_epoch, gr_log_append_info_t *info);
+
+/* A read: len bytes at pos of file, starting at the batch that holds the
+ * requested offset. As Kafka's, the slice may end inside a batch when
+ * max_bytes cuts it; it is never empty when a batch is visible and
+ * min_one_batch is set (the whole first batch is given even if larger than
+ * max_bytes). file is borrowed: gr_file_ref() it to keep it. */
+typedef struct gr_log_slice {
+    gr_file_t *file;
+    int64_t pos;
+    int32_t len;
+    int64_t first_offset; /* base offset of the first batch, -1 if empty */
+} gr_log_slice_t;
+
+/* Reads from offset up to (excluding) batches starting at or after
+ * max_offset (the high watermark, or the last stable offset). Returns
+ * GR_ERR_NOT_FOUND when offset is below the log start or above the LEO
+ * (OFFSET_OUT_OF_RANGE); offset == LEO gives an empty slice. Reads only
+ * from one segment, as Kafka does. */
+gr_err_t gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes,
+                     int64_t max_offset, bool min_one_batch,
+                     gr_log_slice_t *out);
+
+/* The first batch whose maxTimestamp >= ts (time index, then a scan): its
+ * slice (one whole batch) for the caller to search its records. Empty
+ * (len 0) when no batch qualifies. */
+gr_err_t gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out);
+
+/* Advances the log start offset (DeleteRecords); whole segments below it
+ * are deleted by the next maintenance pass. GR_ERR_NOT_FOUND when offset is
+ * above the high watermark given. */
+gr_err_t gr_log_delete_records(gr_log_t *l, int64_t offset, int64_t hw);
+
+/* Makes everything appended so far durable (fsync of the segment files on a
+ * worker thread), then calls cb on the loop with 0 or GR_ERR_IO. Flushes
+ * requested while one runs are coalesced. */
+typedef void (*gr_log_flush_cb)(gr_log_t *l, gr_err_t err, void *arg);
+int gr_log_flush(gr_log_t *l, gr_log_flush_cb cb, void *arg);
+/* Offset up to which the log is known durable (recovery point). */
+int64_t gr_log_recovery_point(const gr_log_t *l);
+
+#endif
