@@ -11,7 +11,7 @@
 #include "../unit.h"
 
 #ifndef GR_GOLDEN_MIN
-#define GR_GOLDEN_MIN 0
+#define GR_GOLDEN_MIN 172
 #endif
 
 #include <dirent.h>
