@@ -488,6 +488,8 @@ def gen_header(sc):
                 else:
                     o('%s %s;' % (ctype(f), f.name))
             o.end(' gr_%s_t;' % st.cname)
+            if st is not sc.sections[sec]:
+                o('void gr_%s_init(gr_%s_t *m);' % (st.cname, st.cname))
             o()
         m = sc.sections[sec].cname
         o('void gr_%s_init(gr_%s_t *m);' % (m, m))
@@ -519,15 +521,14 @@ class CGen:
         for sec in sc.sections:
             order = struct_order(sc, sec)
             for st in order:
-                for fn in ('init', 'is_default', 'decode', 'size', 'encode',
-                           'print'):
+                for fn in ('is_default', 'decode', 'size', 'encode', 'print'):
                     if fn == 'is_default' and not self.tagged_struct(st):
                         continue
                     o(self.proto(fn, st, static=True) + ';')
             o()
             for st in order + [sc.sections[sec]]:
                 static = st is not sc.sections[sec]
-                self.gen_init(st, static)
+                self.gen_init(st, False)
                 if static and self.tagged_struct(st):
                     self.gen_is_default(st)
                 self.gen_decode(st, static)
@@ -605,7 +606,7 @@ class CGen:
                 if f.default == 'null':
                     o('m->%s_cnt = -1;' % f.name)
             elif f.struct is not None:
-                o('init_%s(&m->%s);' % (f.struct.cname, f.name))
+                o('gr_%s_init(&m->%s);' % (f.struct.cname, f.name))
             elif f.type in ('string', 'bytes', 'records'):
                 if f.default == 'null':
                     o('m->%s.len = -1;' % f.name)
@@ -712,7 +713,7 @@ class CGen:
         o('const int flex = %s;' % flex_s)
         o('(void)flex; (void)a;')
         if static:
-            o('init_%s(m);' % st.cname)
+            o('gr_%s_init(m);' % st.cname)
         else:
             o('gr_%s_init(m);' % st.cname)
             o('if (ver < %d || ver > %d)' % (sc.valid.lo, sc.valid.hi))
