@@ -114,4 +114,20 @@ void gr_batch_hdr_parse(const uint8_t *p, gr_batch_hdr_t *h);
 void gr_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
 void gr_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
 
+/* --- checking stored batches (recovery) */
+
+/* Smallest batchLength a v2 batch can have: the header after the length. */
+#define GR_BATCH_MIN_LENGTH (GR_BATCH_HEADER_SIZE - GR_LOG_OVERHEAD)
+
+/* CRC-32C of bytes 21..size of the batch at p (what its crc field holds). */
+uint32_t gr_batch_crc_compute(const uint8_t *batch, size_t size);
+
+/* Checks the batch at p, n bytes available: a sane batchLength, magic 2,
+ * lastOffsetDelta >= 0, and (when the whole batch is in n) its CRC-32C.
+ * 0 when valid; GR_ERR_TRUNCATED when n holds less than the header or the
+ * batch (*size says how much is needed once the length is known);
+ * GR_ERR_CORRUPT with *why (a static string) otherwise. */
+int gr_batch_check(const uint8_t *p, size_t n, size_t *size,
+                   const char **why);
+
 #endif
