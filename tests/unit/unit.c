@@ -17,6 +17,7 @@ static const suite_entry_t suites[] = {
     {"proto/wire", suite_proto_wire},   {"proto/codec", suite_proto_codec},
     {"proto/vectors", suite_proto_vectors}, {"api/table", suite_api_table},
     {"core/conf", suite_core_conf},
+    {"core/crc32c", suite_core_crc32c},
 };
 
 int
