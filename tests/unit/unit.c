@@ -18,6 +18,7 @@ static const suite_entry_t suites[] = {
     {"proto/vectors", suite_proto_vectors}, {"api/table", suite_api_table},
     {"core/conf", suite_core_conf},
     {"core/crc32c", suite_core_crc32c},
+    {"core/compress", suite_core_compress},
 };
 
 int

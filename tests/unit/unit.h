@@ -10,5 +10,6 @@ Suite *suite_proto_vectors(void);
 Suite *suite_api_table(void);
 Suite *suite_core_conf(void);
 Suite *suite_core_crc32c(void);
+Suite *suite_core_compress(void);
 
 #endif
