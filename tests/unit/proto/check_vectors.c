@@ -11,7 +11,7 @@
 #include "../unit.h"
 
 #ifndef GR_GOLDEN_MIN
-#define GR_GOLDEN_MIN 172
+#define GR_GOLDEN_MIN 199
 #endif
 
 #include <dirent.h>
@@ -937,12 +937,20 @@ START_TEST(test_golden_frames)
         if (d == NULL)
             continue;
         while ((de = readdir(d)) != NULL) {
-            int v;
-            char kind[8], path[2048];
-            if (sscanf(de->d_name, "v%d.%4[a-z].bin", &v, kind) != 2)
+            int v, is_req;
+            char path[2048];
+            size_t len = strlen(de->d_name);
+            /* v<N>.req.bin, v<N>.resp.bin, or v<N>.<source>.req.bin */
+            if (sscanf(de->d_name, "v%d.", &v) != 1)
+                continue;
+            if (len > 8 && strcmp(de->d_name + len - 8, ".req.bin") == 0)
+                is_req = 1;
+            else if (len > 9 && strcmp(de->d_name + len - 9, ".resp.bin") == 0)
+                is_req = 0;
+            else
                 continue;
             snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-            bad += golden_one(path, api, (int16_t)v, strcmp(kind, "req") == 0);
+            bad += golden_one(path, api, (int16_t)v, is_req);
             files++;
         }
         closedir(d);
