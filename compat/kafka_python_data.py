@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """kafka-python 2.0.2 against gregor (GR_BOOTSTRAP): infers a broker of 2.x
 or newer from ApiVersions (so it produces magic-2 batches with Produce v7
-and fetches with Fetch v4+), produces with gzip and without, and a consumer
+and fetches with Fetch v4+), produces with gzip, snappy (kafka-python
+writes xerial framing), lz4, zstd and without compression, and a consumer
 assigned to the partition (no group) reads everything back in order."""
 import os
 import sys
@@ -27,12 +28,15 @@ if offsets != list(range(len(values))):
     print("FAIL: offsets", offsets[:10], "...")
     sys.exit(1)
 producer.close()
-plain = KafkaProducer(bootstrap_servers=bootstrap, acks=1)
-for i in range(100):
-    plain.send(topic, value=b"plain-%d" % i, partition=0)
-    values.append(b"plain-%d" % i)
-plain.flush(30)
-plain.close()
+for codec in ("snappy", "lz4", "zstd", None):
+    p = KafkaProducer(bootstrap_servers=bootstrap, acks=1,
+                      compression_type=codec)
+    for i in range(100):
+        v = b"%s-%d" % (str(codec).encode(), i)
+        p.send(topic, value=v, partition=0)
+        values.append(v)
+    p.flush(30)
+    p.close()
 
 consumer = KafkaConsumer(bootstrap_servers=bootstrap, group_id=None,
                          enable_auto_commit=False,

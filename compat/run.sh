@@ -185,6 +185,11 @@ s_raw_data_path() {
     timeout 60 $PY "$COMPAT_SRC/kpy_raw.py"
 }
 
+s_acks_and_isr() {
+    start_broker --override min.insync.replicas=2 || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_acks.py"
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
@@ -212,7 +217,8 @@ s_broker_compression() {
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
-           kafkajs_produce raw_data_path restart_durability broker_compression)
+           kafkajs_produce raw_data_path restart_durability broker_compression
+           acks_and_isr)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
