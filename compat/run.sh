@@ -190,6 +190,21 @@ s_acks_and_isr() {
     timeout 60 $PY "$COMPAT_SRC/kpy_acks.py"
 }
 
+# idempotent producers: librdkafka end to end, byte-level checks, and the
+# producer state across a clean restart and a SIGKILL
+s_idempotence() {
+    start_broker --override num.partitions=3 || return 1
+    "$COMPAT_BIN/bin/idempotence" idem 20000 3 || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" "$BROKER_DIR/idem.json" || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker --override num.partitions=3 || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" restart-check "$BROKER_DIR/idem.json" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" "$BROKER_DIR/idem2.json" || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker --override num.partitions=3 || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" restart-check "$BROKER_DIR/idem2.json"
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
@@ -218,7 +233,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr)
+           acks_and_isr idempotence)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -8,6 +8,8 @@
 #include "cluster/cluster.h"
 #include "cluster/topic_config.h"
 #include "log/log.h"
+#include "log/producer_state.h"
+#include "txn/pid.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "net/conn.h"
@@ -121,6 +123,11 @@ partition_created(void *arg, gr_partition_t *p)
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
     p->high_watermark = gr_log_end_offset(p->log);
+    p->pstate = gr_pstate_new(p->topic->name, p->id);
+    if (p->pstate == NULL || gr_pstate_load(p->pstate, p->log) != 0)
+        GR_LOG_WARN("%s-%d: producer state could not be rebuilt; idempotent "
+                    "producers start afresh",
+                    p->topic->name, p->id);
     return GR_KERR_NONE;
 }
 
@@ -129,6 +136,8 @@ partition_deleted(void *arg, gr_partition_t *p)
 {
     gr_broker_t *b = arg;
     gr_partition_gone(b, p);
+    gr_pstate_destroy(p->pstate);
+    p->pstate = NULL;
     if (p->log != NULL) {
         gr_log_delete(p->log);
         p->log = NULL;
@@ -140,7 +149,13 @@ maintain(gr_loop_t *loop, gr_timer_t *t)
 {
     gr_broker_t *b = t->data;
     int64_t every = gr_conf_int(b->conf, GR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
-    gr_logs_maintain(b->logs, gr_wall_ms());
+    int64_t now = gr_wall_ms();
+    int64_t expiry = gr_conf_int(b->conf, GR_CONF_PRODUCER_ID_EXPIRATION_MS);
+    gr_logs_maintain(b->logs, now);
+    for (gr_topic_t *tp = b->cluster->topics; tp; tp = tp->lnext)
+        for (int32_t i = 0; i < tp->nparts; i++)
+            if (tp->parts[i]->pstate)
+                gr_pstate_expire(tp->parts[i]->pstate, now, expiry);
     gr_timer_start(loop, t, every);
 }
 
@@ -209,6 +224,9 @@ gr_broker_run(gr_broker_t *b)
             return -1;
         }
     }
+    b->pids = gr_pids_open(b->log_dir);
+    if (b->pids == NULL)
+        return -1;
     b->fetch_sessions = gr_fsessions_new((int)gr_conf_int(
         b->conf, GR_CONF_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS));
     memset(eps, 0, sizeof eps);
@@ -265,11 +283,18 @@ gr_broker_destroy(gr_broker_t *b)
         return;
     /* logs first: a clean shutdown writes indexes, checkpoints, marker */
     if (b->logs) {
-        /* the cluster still points at the logs: forget them */
+        /* producer state snapshots at the log end (a clean restart reads
+         * no log), then the cluster forgets the logs */
         if (b->cluster)
             for (gr_topic_t *t = b->cluster->topics; t; t = t->lnext)
-                for (int32_t i = 0; i < t->nparts; i++)
-                    t->parts[i]->log = NULL;
+                for (int32_t i = 0; i < t->nparts; i++) {
+                    gr_partition_t *p = t->parts[i];
+                    if (p->pstate && p->log)
+                        gr_pstate_snapshot(p->pstate, p->log);
+                    gr_pstate_destroy(p->pstate);
+                    p->pstate = NULL;
+                    p->log = NULL;
+                }
         gr_logs_close(b->logs);
     }
     if (b->workers) {
@@ -277,6 +302,7 @@ gr_broker_destroy(gr_broker_t *b)
         gr_loop_drain_posts(b->loop);
     }
     gr_fsessions_destroy(b->fetch_sessions);
+    gr_pids_close(b->pids);
     gr_cluster_destroy(b->cluster);
     gr_buf_fini(&b->scratch);
     gr_loop_destroy(b->loop);

@@ -14,6 +14,7 @@ int gr_api_metadata(gr_req_t *req);
 int gr_api_produce(gr_req_t *req);
 int gr_api_fetch(gr_req_t *req);
 int gr_api_list_offsets(gr_req_t *req);
+int gr_api_init_producer_id(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */

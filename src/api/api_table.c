@@ -13,6 +13,7 @@ static const gr_api_entry_t table[] = {
     {GR_API_LIST_OFFSETS, 0, 10, gr_api_list_offsets},
     {GR_API_METADATA, 0, 12, gr_api_metadata},
     {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
+    {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
 };
 
 const gr_api_entry_t *

@@ -14,7 +14,9 @@
 #include "cluster/topic_config.h"
 #include "core/crc32c.h"
 #include "core/time.h"
+#include "core/fault.h"
 #include "log/log.h"
+#include "log/producer_state.h"
 #include "proto/records.h"
 
 #include <stdlib.h>
@@ -146,6 +148,48 @@ set_error(gr_req_t *req, gr_produce_response_partition_produce_response_t *prs,
     }
 }
 
+/* Producer checks of every batch of buf with a producer id. Returns the
+ * partition's error; a duplicate sets prs's offsets (error NONE) so the
+ * caller appends nothing. */
+static gr_kerr_t
+check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
+               size_t n, gr_produce_response_partition_produce_response_t *prs)
+{
+    size_t pos = 0;
+    if (p->pstate == NULL) {
+        prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        return prs->error_code;
+    }
+    while (pos + GR_BATCH_HEADER_SIZE <= n) {
+        gr_batch_hdr_t h;
+        gr_pcheck_t chk;
+        gr_kerr_t err;
+        gr_batch_hdr_parse(buf + pos, &h);
+        pos += gr_batch_size(&h);
+        if (h.producer_id < 0)
+            continue;
+        err = gr_pstate_check(p->pstate, &h, &chk);
+        if (err != GR_KERR_NONE) {
+            GR_LOG_DEBUG("produce to %s-%d: producer %lld epoch %d seq %d: %s",
+                         p->topic->name, p->id, (long long)h.producer_id,
+                         h.producer_epoch, h.base_sequence, gr_kerr_name(err));
+            set_error(req, prs, err, chk.message, -1);
+            return err;
+        }
+        if (chk.duplicate) {
+            /* Produce carries one batch from v3 on: its original offsets */
+            GR_LOG_DEBUG("produce to %s-%d: duplicate batch of producer %lld "
+                         "(seq %d) at offset %lld",
+                         p->topic->name, p->id, (long long)h.producer_id,
+                         h.base_sequence, (long long)chk.dup_first_offset);
+            prs->base_offset = chk.dup_first_offset;
+            prs->log_start_offset = gr_log_start_offset(p->log);
+            return GR_KERR_NONE;
+        }
+    }
+    return GR_KERR_NONE;
+}
+
 /* Appends one partition's records. Returns 1 when the response must wait
  * for a flush of the partition's log. */
 static int
@@ -230,14 +274,13 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         set_error(req, prs, err, vr.message, vr.bad_record);
         return 0;
     }
-    if (vr.producer_id >= 0 || vr.transactional) {
-        /* idempotent and transactional producers need InitProducerId,
-         * which this broker does not serve yet */
-        set_error(req, prs, GR_KERR_UNKNOWN_PRODUCER_ID,
-                  "This broker does not support idempotent or "
-                  "transactional producers yet.",
-                  -1);
-        return 0;
+    if (vr.producer_id >= 0) {
+        /* idempotence: sequences and epochs per producer (Kafka's
+         * ProducerAppendInfo); a duplicate of one of the last five batches
+         * is answered with its original offsets and not appended again */
+        gr_kerr_t perr = check_producer(req, p, buf, n, prs);
+        if (perr != GR_KERR_NONE || prs->base_offset >= 0)
+            return 0;
     }
     if (ts->compression != GR_TOPIC_COMPRESSION_PRODUCER &&
         needs_recompression(buf, n, ts->compression)) {
@@ -268,6 +311,17 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     prs->base_offset = info.first_offset;
     prs->log_append_time_ms = ts->log_append_time ? vo.now_ms : -1;
     prs->log_start_offset = info.log_start_offset;
+    if (vr.producer_id >= 0 && p->pstate != NULL) {
+        /* the batches now carry their offsets */
+        size_t pos = 0;
+        while (pos + GR_BATCH_HEADER_SIZE <= n) {
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(buf + pos, &h);
+            if (h.producer_id >= 0)
+                gr_pstate_append(p->pstate, &h, vo.now_ms);
+            pos += gr_batch_size(&h);
+        }
+    }
     gr_partition_appended(b, p, n);
     if (info.flush_due && rq->acks != 0) {
         if (*fw == NULL) {
@@ -333,6 +387,18 @@ gr_api_produce(gr_req_t *req)
         else if (fw != NULL)
             fw->req = NULL;
         return gr_req_noreply(req);
+    }
+    if (GR_FAULT("produce.response")) {
+        /* test point: the appends are done, the answer is lost (the client
+         * retries; idempotence must catch the duplicate) */
+        GR_LOG_WARN("fault produce.response: dropping the Produce response "
+                    "to %s",
+                    gr_req_peer(req));
+        if (fw != NULL && --fw->pending == 0)
+            free(fw);
+        else if (fw != NULL)
+            fw->req = NULL;
+        return gr_req_close(req, "fault: produce response dropped");
     }
     if (fw != NULL) {
         fw->req = req;

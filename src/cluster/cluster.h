@@ -57,6 +57,7 @@ struct gr_partition {
     int32_t nisr;
     struct gr_log *log;   /* this broker's replica, NULL when not hosted */
     int64_t high_watermark; /* = the LEO on a single broker */
+    struct gr_pstate *pstate; /* producer state (log/producer_state.h) */
     struct gr_waiter *waiters; /* requests waiting for data (api/fetch.c) */
 };
 

@@ -6,7 +6,8 @@
  * constant 0 and the points cost nothing. Loop thread only.
  *
  * Points: "log.write" (segment append), "log.fsync" (flush),
- * "log.segment" (creating a segment file on roll).
+ * "log.segment" (creating a segment file on roll), "produce.response"
+ * (a Produce whose records were appended loses its response).
  */
 #ifndef GR_CORE_FAULT_H
 #define GR_CORE_FAULT_H

@@ -1548,3 +1548,62 @@ gr_log_delete(gr_log_t *l)
     gr_log_unref(l);
     return err;
 }
+
+/* --- scanning (loading state kept in a log) */
+
+const char *
+gr_log_dir(const gr_log_t *l)
+{
+    return l->dir;
+}
+
+gr_err_t
+gr_log_scan(gr_log_t *l, int64_t from, gr_log_scan_cb cb, void *arg)
+{
+    int64_t off = from > l->start_offset ? from : l->start_offset;
+    gr_buf_t buf = GR_BUF_INIT;
+    gr_err_t err = 0;
+
+    while (off < l->leo) {
+        gr_log_slice_t sl;
+        size_t pos = 0;
+        int64_t before = off;
+        err = gr_log_read(l, off, 1 << 20, l->leo, true, &sl);
+        if (err != 0 || sl.len <= 0)
+            break;
+        buf.len = 0;
+        if (gr_buf_reserve(&buf, (size_t)sl.len) != 0) {
+            err = GR_ERR_NOMEM;
+            break;
+        }
+        if (pread(sl.file->fd, buf.ptr, (size_t)sl.len, sl.pos) != sl.len) {
+            GR_LOG_ERROR("%s: scan read at %" PRId64 " failed: %s", l->dir,
+                         sl.pos, strerror(errno));
+            err = GR_ERR_IO;
+            break;
+        }
+        buf.len = (size_t)sl.len;
+        while (pos + GR_BATCH_HEADER_SIZE <= buf.len) {
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(buf.ptr + pos, &h);
+            if (h.length < GR_BATCH_MIN_LENGTH ||
+                gr_batch_size(&h) > buf.len - pos)
+                break; /* the slice ends inside this batch */
+            if (gr_batch_last_offset(&h) >= off) {
+                if (cb(arg, buf.ptr + pos, gr_batch_size(&h))) {
+                    gr_buf_fini(&buf);
+                    return 0;
+                }
+                off = gr_batch_last_offset(&h) + 1;
+            }
+            pos += gr_batch_size(&h);
+        }
+        if (off == before) {
+            /* no whole batch came back: cannot move on */
+            err = GR_ERR_CORRUPT;
+            break;
+        }
+    }
+    gr_buf_fini(&buf);
+    return err;
+}

@@ -164,6 +164,15 @@ gr_err_t gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out);
  * above the high watermark given. */
 gr_err_t gr_log_delete_records(gr_log_t *l, int64_t offset, int64_t hw);
 
+/* Calls cb with every whole batch from the one holding `from` to the log
+ * end, in order (batch points into a scratch buffer, valid during the
+ * call; cb returns nonzero to stop). For loading state kept in a log
+ * (internal topics, producer state). 0 or a GR_ERR_*. */
+typedef int (*gr_log_scan_cb)(void *arg, const uint8_t *batch, size_t n);
+gr_err_t gr_log_scan(gr_log_t *l, int64_t from, gr_log_scan_cb cb, void *arg);
+/* The partition directory (for files kept beside the segments). */
+const char *gr_log_dir(const gr_log_t *l);
+
 /* Makes everything appended so far durable (fsync of the segment files on a
  * worker thread), then calls cb (may be NULL) on the loop with 0 or
  * GR_ERR_IO, and the recovery point moves to the LEO of the call. Flushes
