@@ -15,12 +15,21 @@ int gr_api_produce(gr_req_t *req);
 int gr_api_fetch(gr_req_t *req);
 int gr_api_list_offsets(gr_req_t *req);
 int gr_api_init_producer_id(gr_req_t *req);
+/* transactions (src/txn/) */
+int gr_api_add_partitions_to_txn(gr_req_t *req);
+int gr_api_add_offsets_to_txn(gr_req_t *req);
+int gr_api_end_txn(gr_req_t *req);
+int gr_api_write_txn_markers(gr_req_t *req);
+int gr_api_describe_producers(gr_req_t *req);
+int gr_api_describe_transactions(gr_req_t *req);
+int gr_api_list_transactions(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */
 void gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes);
 void gr_partition_gone(gr_broker_t *b, gr_partition_t *p);
-/* The last stable offset: the high watermark while no transaction is open. */
+/* The last stable offset: the first offset of the oldest open transaction,
+ * or the high watermark while none is open. */
 int64_t gr_partition_lso(const gr_partition_t *p);
 /* Completes the fetches marked ready (before the loop sleeps). */
 void gr_fetch_run_dirty(gr_broker_t *b);

@@ -1,8 +1,10 @@
 /*
  * Fetch (api key 1): reads each partition from its log up to the high
- * watermark (or the last stable offset for read_committed) and answers
- * with file ranges that the connection sends with sendfile. Fetch v0-v3
- * clients get their data down-converted to legacy message sets in memory.
+ * watermark (or the last stable offset for read_committed, with the
+ * aborted transactions overlapping what is sent, from the partition's
+ * aborted-transaction index) and answers with file ranges that the
+ * connection sends with sendfile. Fetch v0-v3 clients get their data
+ * down-converted to legacy message sets in memory.
  *
  * Long polling: when less than min_bytes is available the request waits
  * (gr_req_defer) on every partition it reads, and is answered as soon as
@@ -14,6 +16,8 @@
 #include "api/fetch_session.h"
 #include "core/time.h"
 #include "log/log.h"
+#include "log/producer_state.h"
+#include "log/txn_index.h"
 #include "proto/records.h"
 
 #include <errno.h>
@@ -158,8 +162,49 @@ resolve(gr_broker_t *b, const fetch_part_t *fp, int16_t ver, gr_kerr_t *err)
 int64_t
 gr_partition_lso(const gr_partition_t *p)
 {
-    /* no transactions yet: nothing is unstable */
-    return p->high_watermark;
+    int64_t first = p->pstate ? gr_pstate_first_unstable(p->pstate) : -1;
+    return first >= 0 && first < p->high_watermark ? first
+                                                    : p->high_watermark;
+}
+
+typedef struct aborted_acc {
+    gr_arena_t *a;
+    gr_fetch_response_aborted_transaction_t *v;
+    int32_t n, cap;
+} aborted_acc_t;
+
+static void
+add_aborted(void *arg, const gr_aborted_txn_t *t)
+{
+    aborted_acc_t *acc = arg;
+    if (acc->n == acc->cap) {
+        int32_t cap = acc->cap ? acc->cap * 2 : 8;
+        gr_fetch_response_aborted_transaction_t *v =
+            gr_arena_alloc(acc->a, (size_t)cap * sizeof(*v));
+        if (v == NULL)
+            return;
+        if (acc->n)
+            memcpy(v, acc->v, (size_t)acc->n * sizeof(*v));
+        acc->v = v;
+        acc->cap = cap;
+    }
+    acc->v[acc->n].producer_id = t->producer_id;
+    acc->v[acc->n].first_offset = t->first_offset;
+    acc->n++;
+}
+
+/* read_committed: the aborted transactions overlapping [from, upper), as
+ * Kafka's UnifiedLog.collectAbortedTransactions. */
+static void
+fill_aborted(gr_req_t *req, const gr_partition_t *p, int64_t from,
+             int64_t upper, gr_fetch_response_partition_data_t *rp)
+{
+    aborted_acc_t acc = { req->a, NULL, 0, 0 };
+    const gr_txnidx_t *ix = p->pstate ? gr_pstate_txnidx(p->pstate) : NULL;
+    if (ix != NULL && upper > from)
+        gr_txnidx_collect(ix, from, upper, add_aborted, &acc);
+    rp->aborted_transactions = acc.v;
+    rp->aborted_transactions_cnt = acc.n;
 }
 
 /* Legacy message sets for Fetch v0-v3: pread the slice and convert. */
@@ -226,7 +271,7 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->last_stable_offset = gr_partition_lso(p);
     rp->log_start_offset = gr_log_start_offset(p->log);
     if (rq->isolation_level == 1)
-        rp->aborted_transactions_cnt = 0; /* none yet */
+        rp->aborted_transactions_cnt = 0; /* filled with the records */
     if (fp->current_leader_epoch >= 0 &&
         fp->current_leader_epoch != p->leader_epoch) {
         rp->error_code = fp->current_leader_epoch < p->leader_epoch
@@ -257,6 +302,8 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     }
     if (sl.len <= 0)
         return 0;
+    if (rq->isolation_level == 1)
+        fill_aborted(req, p, fp->fetch_offset, sl.upper_offset, rp);
     if (req->version <= 3) {
         if (down_convert(req, &sl, limit, &rp->records) != 0) {
             rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;

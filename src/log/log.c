@@ -121,7 +121,8 @@ seg_push(gr_log_t *l, gr_segment_t *seg)
 static void
 seg_unlink_files(const gr_log_t *l, const gr_segment_t *seg)
 {
-    static const char *const suffixes[] = { ".log", ".index", ".timeindex" };
+    static const char *const suffixes[] = { ".log", ".index", ".timeindex",
+                                             ".txnindex" };
     char path[GR_SEG_PATH_MAX];
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         gr_segment_path(path, l->dir, seg->base, suffixes[i]);
@@ -1109,6 +1110,7 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    out->upper_offset = -1;
     if (offset < l->start_offset || offset > l->leo)
         return GR_ERR_NOT_FOUND;
     if (offset == l->leo || offset >= max_offset)
@@ -1150,6 +1152,9 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
         out->pos = loc.pos;
         out->len = (int32_t)len;
         out->first_offset = loc.base;
+        out->upper_offset = max_offset < seg_end_offset(l, i)
+                                ? max_offset
+                                : seg_end_offset(l, i);
         return 0;
     }
     return 0;
@@ -1162,6 +1167,7 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    out->upper_offset = -1;
     for (int i = 0; i < l->nsegs; i++) {
         gr_segment_t *seg = l->segs[i];
         int64_t mts, from, pos;
@@ -1547,6 +1553,13 @@ gr_log_delete(gr_log_t *l)
     GR_LOG_INFO("%s: deleted", l->dir);
     gr_log_unref(l);
     return err;
+}
+
+int64_t
+gr_log_segment_base(const gr_log_t *l, int64_t offset)
+{
+    int i = seg_find(l, offset);
+    return i >= 0 ? l->segs[i]->base : -1;
 }
 
 /* --- scanning (loading state kept in a log) */

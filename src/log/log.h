@@ -142,6 +142,9 @@ typedef struct gr_log_slice {
     int64_t pos;
     int32_t len;
     int64_t first_offset; /* base offset of the first batch, -1 if empty */
+    int64_t upper_offset; /* every offset in the slice is below this (the
+                             next segment's base or max_offset); -1 if
+                             empty */
 } gr_log_slice_t;
 
 /* Reads from offset up to (excluding) the batch holding max_offset (the high
@@ -170,6 +173,9 @@ gr_err_t gr_log_delete_records(gr_log_t *l, int64_t offset, int64_t hw);
  * (internal topics, producer state). 0 or a GR_ERR_*. */
 typedef int (*gr_log_scan_cb)(void *arg, const uint8_t *batch, size_t n);
 gr_err_t gr_log_scan(gr_log_t *l, int64_t from, gr_log_scan_cb cb, void *arg);
+/* Base offset of the segment holding offset (the last based at or below
+ * it), -1 when offset is below the first segment. */
+int64_t gr_log_segment_base(const gr_log_t *l, int64_t offset);
 /* The partition directory (for files kept beside the segments). */
 const char *gr_log_dir(const gr_log_t *l);
 

@@ -6,6 +6,7 @@
  */
 #include "log/producer_state.h"
 #include "core/crc32c.h"
+#include "log/txn_index.h"
 #include "core/log.h"
 #include "proto/gen/producer_snapshot.h"
 
@@ -46,6 +47,8 @@ struct gr_pstate {
     int count;
     gr_ptxn_t *txns; /* open, by first offset */
     int ntxns, txns_cap;
+    gr_log_t *log;        /* set by gr_pstate_load */
+    gr_txnidx_t *txnidx;  /* aborted transactions, likewise */
 };
 
 static uint32_t
@@ -97,6 +100,7 @@ gr_pstate_destroy(gr_pstate_t *ps)
         clear(ps);
     free(ps->tab);
     free(ps->txns);
+    gr_txnidx_destroy(ps->txnidx);
     free(ps->name);
     free(ps);
 }
@@ -340,6 +344,32 @@ gr_pstate_marker(gr_pstate_t *ps, int64_t pid, int16_t epoch,
     p->last_ts = now_ms;
 }
 
+void
+gr_pstate_end_txn(gr_pstate_t *ps, int64_t pid, int16_t epoch,
+                  int32_t coordinator_epoch, bool commit, int64_t offset,
+                  int64_t now_ms)
+{
+    int64_t first;
+    gr_aborted_txn_t t;
+    gr_pstate_marker(ps, pid, epoch, coordinator_epoch, offset, now_ms,
+                     &first);
+    if (commit || first < 0 || ps->txnidx == NULL || ps->log == NULL)
+        return;
+    t.producer_id = pid;
+    t.first_offset = first;
+    t.last_offset = offset;
+    t.last_stable_offset = gr_pstate_first_unstable(ps);
+    if (t.last_stable_offset < 0)
+        t.last_stable_offset = offset + 1;
+    gr_txnidx_append(ps->txnidx, gr_log_segment_base(ps->log, offset), &t);
+}
+
+const gr_txnidx_t *
+gr_pstate_txnidx(const gr_pstate_t *ps)
+{
+    return ps->txnidx;
+}
+
 int64_t
 gr_pstate_first_unstable(const gr_pstate_t *ps)
 {
@@ -374,6 +404,10 @@ int
 gr_pstate_expire(gr_pstate_t *ps, int64_t now_ms, int64_t expiration_ms)
 {
     int n = 0;
+    if (ps->txnidx && ps->log) /* segments retention deleted */
+        gr_txnidx_drop_before(ps->txnidx,
+                              gr_log_segment_base(ps->log,
+                                                  gr_log_start_offset(ps->log)));
     for (uint32_t i = 0; i < ps->tab_size; i++) {
         producer_t *p = ps->tab[i], *next;
         for (; p; p = next) {
@@ -418,13 +452,12 @@ gr_pstate_replay(gr_pstate_t *ps, const uint8_t *batch, size_t n)
     if (h.attributes & GR_ATTR_CONTROL) {
         marker_probe_t m = {-1, -1};
         gr_buf_t scratch = GR_BUF_INIT;
-        int64_t first;
         gr_batch_foreach_record(batch, n, &scratch, 1 << 16, read_marker, &m);
         gr_buf_fini(&scratch);
         if (m.type == GR_CONTROL_ABORT || m.type == GR_CONTROL_COMMIT)
-            gr_pstate_marker(ps, h.producer_id, h.producer_epoch,
-                             m.coordinator_epoch, h.base_offset,
-                             h.max_timestamp, &first);
+            gr_pstate_end_txn(ps, h.producer_id, h.producer_epoch,
+                              m.coordinator_epoch, m.type == GR_CONTROL_COMMIT,
+                              h.base_offset, h.max_timestamp);
         return;
     }
     gr_pstate_append(ps, &h, h.max_timestamp);
@@ -550,8 +583,24 @@ gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
     int n = list_snapshots(dir, &offs);
     char path[4096];
     gr_err_t err;
+    bool damaged = false;
 
     clear(ps);
+    ps->log = l;
+    gr_txnidx_destroy(ps->txnidx);
+    ps->txnidx = gr_txnidx_open(dir, leo, &damaged);
+    if (ps->txnidx == NULL) {
+        free(offs);
+        return GR_ERR_NOMEM;
+    }
+    if (damaged) {
+        /* every entry comes back from a replay of the whole log */
+        GR_LOG_WARN("%s: transaction index damaged: rebuilding it and the "
+                    "producer state from the log",
+                    ps->name);
+        gr_txnidx_reset(ps->txnidx);
+        n = 0;
+    }
     for (int i = n - 1; i >= 0; i--) {
         snapshot_path(path, sizeof path, dir, offs[i]);
         if (offs[i] > leo) {

@@ -15,7 +15,10 @@
  * int16 version (1) then the ProducerSnapshot record (CRC-32C of what
  * follows the crc field, then one entry per producer with its last batch).
  * At start-up the latest snapshot at or below the log end is loaded and
- * the batches after it are replayed from the log (headers only).
+ * the batches after it are replayed from the log (headers only). The
+ * partition's aborted-transaction index (log/txn_index.h) is loaded with
+ * it and kept here; when it is damaged, state and index are rebuilt from
+ * the whole log.
  * Loop thread only.
  */
 #ifndef GR_LOG_PRODUCER_STATE_H
@@ -68,6 +71,18 @@ void gr_pstate_marker(gr_pstate_t *ps, int64_t pid, int16_t epoch,
                       int32_t coordinator_epoch, int64_t offset,
                       int64_t now_ms, int64_t *txn_first);
 
+/* An appended COMMIT or ABORT marker at offset: ends the producer's
+ * transaction (gr_pstate_marker) and, for an abort of a transaction that
+ * wrote data here, adds it to the aborted-transaction index (after
+ * gr_pstate_load). Replay calls it too. */
+void gr_pstate_end_txn(gr_pstate_t *ps, int64_t pid, int16_t epoch,
+                       int32_t coordinator_epoch, bool commit, int64_t offset,
+                       int64_t now_ms);
+/* The partition's aborted-transaction index (log/txn_index.h), NULL before
+ * gr_pstate_load. */
+struct gr_txnidx;
+const struct gr_txnidx *gr_pstate_txnidx(const gr_pstate_t *ps);
+
 /* The first offset of the oldest open transaction, or -1 when none. */
 int64_t gr_pstate_first_unstable(const gr_pstate_t *ps);
 /* Open transactions, for DescribeProducers (count, and a pointer valid
@@ -88,7 +103,8 @@ void gr_pstate_foreach(const gr_pstate_t *ps,
                        void (*cb)(void *arg, const gr_pinfo_t *p), void *arg);
 
 /* Forgets producers idle longer than expiration_ms (no open transaction),
- * as producer.id.expiration.ms. Returns how many. */
+ * as producer.id.expiration.ms, and aborted-transaction entries of
+ * segments retention deleted. Returns how many producers. */
 int gr_pstate_expire(gr_pstate_t *ps, int64_t now_ms, int64_t expiration_ms);
 
 /* Rebuilds from the latest snapshot in the log's directory at or below the
