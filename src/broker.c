@@ -10,6 +10,7 @@
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "txn/pid.h"
+#include "txn/txn.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "net/conn.h"
@@ -144,6 +145,31 @@ partition_deleted(void *arg, gr_partition_t *p)
     }
 }
 
+/* txn hook: a coordinator append (state record, marker) */
+static void
+txn_appended(void *arg, gr_partition_t *p, size_t bytes)
+{
+    gr_partition_appended(arg, p, bytes);
+}
+
+static gr_txn_coord_t *
+txn_coord_new(gr_broker_t *b)
+{
+    gr_txn_config_t cfg;
+    gr_txn_hooks_t hooks = { txn_appended, NULL, b };
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_timeout_ms =
+        (int32_t)gr_conf_int(b->conf, GR_CONF_TRANSACTION_MAX_TIMEOUT_MS);
+    cfg.id_expiration_ms =
+        gr_conf_int(b->conf, GR_CONF_TRANSACTIONAL_ID_EXPIRATION_MS);
+    cfg.abort_interval_ms =
+        gr_conf_int(b->conf, GR_CONF_TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS);
+    cfg.remove_expired_interval_ms =
+        gr_conf_int(b->conf, GR_CONF_TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS);
+    return gr_txn_coord_new(b->loop, b->cluster, b->pids, b->node_id, &cfg,
+                            &hooks);
+}
+
 static void
 maintain(gr_loop_t *loop, gr_timer_t *t)
 {
@@ -244,6 +270,9 @@ gr_broker_run(gr_broker_t *b)
     }
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
+    if ((b->txn = txn_coord_new(b)) == NULL)
+        return -1;
+    gr_txn_coord_start(b->txn); /* loads __transaction_state */
     gr_timer_init(&b->maintain_timer, maintain, b);
     gr_timer_start(b->loop, &b->maintain_timer,
                    gr_conf_int(b->conf, GR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS));
@@ -281,6 +310,7 @@ gr_broker_destroy(gr_broker_t *b)
 {
     if (b == NULL)
         return;
+    gr_txn_coord_destroy(b->txn);
     /* logs first: a clean shutdown writes indexes, checkpoints, marker */
     if (b->logs) {
         /* producer state snapshots at the log end (a clean restart reads

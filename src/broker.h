@@ -47,6 +47,7 @@ struct gr_broker {
     gr_timer_t maintain_timer; /* retention, flush.ms, checkpoints */
     gr_fsessions_t *fetch_sessions;
     struct gr_pids *pids;     /* producer id blocks (txn/pid.h) */
+    struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     size_t max_decompressed;  /* bound on a decompressed batch */

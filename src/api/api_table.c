@@ -14,6 +14,13 @@ static const gr_api_entry_t table[] = {
     {GR_API_METADATA, 0, 12, gr_api_metadata},
     {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
     {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
+    {GR_API_ADD_PARTITIONS_TO_TXN, 0, 5, gr_api_add_partitions_to_txn},
+    {GR_API_ADD_OFFSETS_TO_TXN, 0, 4, gr_api_add_offsets_to_txn},
+    {GR_API_END_TXN, 0, 4, gr_api_end_txn}, /* v5 is unstable */
+    {GR_API_WRITE_TXN_MARKERS, 0, 1, gr_api_write_txn_markers},
+    {GR_API_DESCRIBE_PRODUCERS, 0, 0, gr_api_describe_producers},
+    {GR_API_DESCRIBE_TRANSACTIONS, 0, 0, gr_api_describe_transactions},
+    {GR_API_LIST_TRANSACTIONS, 0, 1, gr_api_list_transactions},
 };
 
 const gr_api_entry_t *

@@ -1,43 +1,57 @@
 /*
- * InitProducerId (api key 22): gives an idempotent producer a fresh
- * producer id with epoch 0 (txn/pid.c hands out ids durably, never twice).
- * Producers with a transactional id are the transaction coordinator's
- * (not there yet: they get COORDINATOR_NOT_AVAILABLE).
+ * InitProducerId (api key 22): gives a producer its id and epoch. An
+ * idempotent producer (no transactional id) gets a fresh id with epoch 0
+ * (txn/pid.c hands ids out durably, never twice); a transactional one asks
+ * the transaction coordinator (src/txn/), which bumps the epoch and so
+ * fences older instances. Decoding, defaults and encoding are generated;
+ * this file checks the request and words the answer per version.
  */
 #include "api/api_int.h"
-#include "txn/pid.h"
+#include "api/topics.h"
+#include "txn/txn.h"
 
 int
 gr_api_init_producer_id(gr_req_t *req)
 {
     const gr_init_producer_id_request_t *rq = req->body;
     gr_init_producer_id_response_t *rs = req->resp;
-    int64_t pid;
+    gr_pid_t pid = GR_PID_NONE;
+    gr_kerr_t kerr;
 
     /* ProducerId and ProducerEpoch are "3+" fields: below v3 the decoder
-     * set both to their default, -1. Either both are -1 or neither is. */
+     * has set both to their schema default, -1. Either both are -1 (a new
+     * producer) or neither is (a producer resuming, KIP-360). */
     if ((rq->producer_id == -1) != (rq->producer_epoch == -1)) {
         rs->error_code = GR_KERR_INVALID_REQUEST;
         return gr_req_reply(req);
     }
-    if (rq->transactional_id.len >= 0) {
-        /* transactions: src/txn/ is not there yet */
-        GR_LOG_INFO("InitProducerId from %s for transactional id %.*s: "
-                    "transactions are not supported yet",
-                    gr_req_peer(req), (int)rq->transactional_id.len,
-                    rq->transactional_id.ptr);
-        rs->error_code = GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    if (gr_str_is_null(&rq->transactional_id)) {
+        /* idempotence: always a new id (Kafka's handleInitProducerId
+         * without a transactional id), also when the producer names its
+         * current one */
+        pid.id = gr_pids_next(req->broker->pids);
+        pid.epoch = 0;
+        rs->error_code = pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE
+                                    : GR_KERR_NONE;
+        rs->producer_id = pid.id;
+        rs->producer_epoch = pid.id < 0 ? -1 : 0;
         return gr_req_reply(req);
     }
-    /* an idempotent producer always gets a new id (Kafka's
-     * TransactionCoordinator.handleInitProducerId without a transactional
-     * id), also when it names its current one (KIP-360) */
-    pid = gr_pids_next(req->broker->pids);
-    if (pid < 0) {
-        rs->error_code = GR_KERR_COORDINATOR_NOT_AVAILABLE;
-        return gr_req_reply(req);
-    }
-    rs->producer_id = pid;
-    rs->producer_epoch = 0;
+
+    /* the coordinator keeps its state in __transaction_state */
+    gr_topics_internal(req->broker, GR_TOPIC_TRANSACTION_STATE);
+    kerr = gr_txn_init_pid(req->broker->txn, &rq->transactional_id,
+                           rq->transaction_timeout_ms,
+                           (gr_pid_t){ rq->producer_id, rq->producer_epoch },
+                           &pid);
+
+    /* PRODUCER_FENCED exists from v4 on (init_producer_id.schema);
+     * older clients handle the same case as INVALID_PRODUCER_EPOCH. */
+    if (kerr == GR_KERR_PRODUCER_FENCED && req->version < 4)
+        kerr = GR_KERR_INVALID_PRODUCER_EPOCH;
+
+    rs->error_code = kerr;
+    rs->producer_id = pid.id;       /* -1 unless kerr == GR_KERR_NONE */
+    rs->producer_epoch = pid.epoch; /* likewise */
     return gr_req_reply(req);
 }

@@ -1,0 +1,77 @@
+/*
+ * DescribeTransactions (api key 65): the state of transactional ids as the
+ * coordinator (src/txn/) holds them: state name, timeout, start time,
+ * producer id and epoch, and the partitions of the open transaction
+ * grouped by topic. Errors are per id (TRANSACTIONAL_ID_NOT_FOUND, ...).
+ */
+#include "api/api_int.h"
+#include "txn/txn.h"
+
+typedef gr_describe_transactions_response_transaction_state_t state_t;
+typedef gr_describe_transactions_response_topic_data_t topic_data_t;
+
+/* info's partitions (sorted by topic) grouped into topics. */
+static int
+fill_topics(gr_req_t *req, const gr_txn_info_t *info, state_t *st)
+{
+    st->topics = gr_arena_zalloc(req->a, (size_t)(info->nparts + 1) *
+                                             sizeof(*st->topics));
+    if (st->topics == NULL)
+        return -1;
+    st->topics_cnt = 0;
+    for (int i = 0; i < info->nparts;) {
+        topic_data_t *td = &st->topics[st->topics_cnt++];
+        int j = i;
+        while (j < info->nparts &&
+               gr_str_eq(&info->parts[j].topic, &info->parts[i].topic))
+            j++;
+        td->topic = info->parts[i].topic;
+        td->partitions = gr_arena_alloc(req->a, (size_t)(j - i) *
+                                                    sizeof(int32_t));
+        if (td->partitions == NULL)
+            return -1;
+        td->partitions_cnt = j - i;
+        for (int k = i; k < j; k++)
+            td->partitions[k - i] = info->parts[k].partition;
+        i = j;
+    }
+    return 0;
+}
+
+int
+gr_api_describe_transactions(gr_req_t *req)
+{
+    const gr_describe_transactions_request_t *rq = req->body;
+    gr_describe_transactions_response_t *rs = req->resp;
+    int32_t n = rq->transactional_ids_cnt > 0 ? rq->transactional_ids_cnt : 0;
+
+    rs->transaction_states =
+        gr_arena_zalloc(req->a, (size_t)(n + 1) * sizeof(state_t));
+    if (rs->transaction_states == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->transaction_states_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        state_t *st = &rs->transaction_states[i];
+        gr_txn_info_t info;
+        gr_kerr_t kerr = gr_txn_describe(req->broker->txn,
+                                         &rq->transactional_ids[i], req->a,
+                                         &info);
+        gr_describe_transactions_response_transaction_state_init(st);
+        st->transactional_id = rq->transactional_ids[i];
+        st->error_code = kerr;
+        st->transaction_state = gr_str_c("");
+        st->producer_id = -1;
+        st->producer_epoch = -1;
+        st->transaction_start_time_ms = -1;
+        if (kerr != GR_KERR_NONE)
+            continue;
+        st->transaction_state = gr_str_c(info.state);
+        st->transaction_timeout_ms = info.timeout_ms;
+        st->transaction_start_time_ms = info.start_ms;
+        st->producer_id = info.producer_id;
+        st->producer_epoch = info.producer_epoch;
+        if (fill_topics(req, &info, st) != 0)
+            return gr_req_close(req, "out of memory");
+    }
+    return gr_req_reply(req);
+}
