@@ -24,6 +24,9 @@ static const suite_entry_t suites[] = {
     {"log/logs", suite_log_logs},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},
+    {"log/txn_index", suite_log_txn_index},
+    {"txn/txn", suite_txn_txn},
+    {"txn/coordinator", suite_txn_coordinator},
 };
 
 int

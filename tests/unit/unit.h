@@ -15,5 +15,8 @@ Suite *suite_log_log(void);
 Suite *suite_log_logs(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_compress(void);
+Suite *suite_log_txn_index(void);
+Suite *suite_txn_txn(void);
+Suite *suite_txn_coordinator(void);
 
 #endif

@@ -1,0 +1,561 @@
+/*
+ * txn/coordinator: the coordinator over a real single-broker cluster in a
+ * temporary directory (partition logs, producer state, __transaction_state)
+ * with a test clock: commit and abort write their markers and move the
+ * last stable offset; state survives a restart and Prepare* transactions
+ * are completed by it; timeouts abort with an epoch bump; expired ids are
+ * tombstoned; a marker that cannot be written is retried; the offsets hook
+ * hears of markers on __consumer_offsets.
+ */
+#include "../unit.h"
+
+#include "core/fault.h"
+#include "core/log.h"
+#include "../log/logtest.h"
+#include "log/producer_state.h"
+#include "log/txn_index.h"
+#include "proto/records.h"
+#include "txn/txn_int.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct fx {
+    gr_logtest_t lt;
+    gr_cluster_t *c;
+    gr_pids_t *pids;
+    gr_txn_coord_t *tc;
+    int marks;        /* offsets hook calls */
+    int64_t mark_pid;
+    bool mark_commit;
+} fx_t;
+
+static int64_t fake_now = 1700000000000LL;
+
+static int64_t
+clock_ms(void)
+{
+    return fake_now;
+}
+
+static gr_kerr_t
+created(void *arg, gr_partition_t *p)
+{
+    fx_t *f = arg;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_err_t err = 0;
+    p->log = gr_log_open(f->lt.m, p->topic->name, p->id, &p->topic->id, &cfg,
+                         &err);
+    ck_assert_ptr_nonnull(p->log);
+    p->high_watermark = gr_log_end_offset(p->log);
+    p->pstate = gr_pstate_new(p->topic->name, p->id);
+    ck_assert_int_eq(gr_pstate_load(p->pstate, p->log), 0);
+    return GR_KERR_NONE;
+}
+
+static void
+deleted(void *arg, gr_partition_t *p)
+{
+    (void)arg;
+    gr_pstate_destroy(p->pstate);
+    p->pstate = NULL;
+    if (p->log)
+        gr_log_delete(p->log);
+    p->log = NULL;
+}
+
+static void
+appended(void *arg, gr_partition_t *p, size_t bytes)
+{
+    (void)arg;
+    (void)bytes;
+    p->high_watermark = gr_log_end_offset(p->log);
+}
+
+static void
+offsets_marker(void *arg, gr_partition_t *p, int64_t pid, bool commit)
+{
+    fx_t *f = arg;
+    ck_assert_str_eq(p->topic->name, "__consumer_offsets");
+    f->marks++;
+    f->mark_pid = pid;
+    f->mark_commit = commit;
+}
+
+static void
+start(fx_t *f)
+{
+    gr_endpoint_t ep;
+    gr_cluster_hooks_t ch = { created, deleted, f };
+    gr_txn_hooks_t th = { appended, offsets_marker, f };
+    gr_txn_config_t cfg;
+
+    memset(&ep, 0, sizeof ep);
+    strcpy(ep.listener, "PLAINTEXT");
+    strcpy(ep.host, "127.0.0.1");
+    ep.port = 9092;
+    f->c = gr_cluster_local_new(f->lt.dir, 1, &ep, 1, &ch);
+    ck_assert_ptr_nonnull(f->c);
+    ck_assert_int_eq(gr_cluster_load(f->c), 0);
+    f->pids = gr_pids_open(f->lt.dir);
+    ck_assert_ptr_nonnull(f->pids);
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_timeout_ms = 900000;
+    cfg.id_expiration_ms = 3600000;
+    cfg.abort_interval_ms = 10000;
+    cfg.remove_expired_interval_ms = 3600000;
+    cfg.clock_ms = clock_ms;
+    f->tc = gr_txn_coord_new(NULL, f->c, f->pids, 1, &cfg, &th);
+    ck_assert_ptr_nonnull(f->tc);
+    gr_txn_coord_start(f->tc);
+}
+
+/* A clean stop (kill: no producer snapshots) and a new start. */
+static void
+restart(fx_t *f, bool clean)
+{
+    gr_txn_coord_destroy(f->tc);
+    for (gr_topic_t *t = f->c->topics; t; t = t->lnext)
+        for (int32_t i = 0; i < t->nparts; i++) {
+            gr_partition_t *p = t->parts[i];
+            if (clean)
+                gr_pstate_snapshot(p->pstate, p->log);
+            gr_pstate_destroy(p->pstate);
+            p->pstate = NULL;
+            p->log = NULL;
+        }
+    gr_cluster_destroy(f->c);
+    gr_pids_close(f->pids);
+    gr_logtest_reopen(&f->lt, 64);
+    start(f);
+}
+
+static void
+topic(fx_t *f, const char *name, int32_t nparts, bool internal)
+{
+    gr_topic_spec_t spec;
+    gr_topic_t *t;
+    const char *msg = NULL;
+    memset(&spec, 0, sizeof spec);
+    spec.name = name;
+    spec.nparts = nparts;
+    spec.replication_factor = 1;
+    spec.internal = internal;
+    ck_assert_int_eq(gr_cluster_create_topic(f->c, &spec, &t, &msg),
+                     GR_KERR_NONE);
+}
+
+static void
+fx_init(fx_t *f)
+{
+    memset(f, 0, sizeof *f);
+    gr_logtest_init(&f->lt, 64);
+    gr_log_level = GR_LOG_LEVEL_ERROR;
+    start(f);
+    topic(f, "t", 2, false);
+    topic(f, "__transaction_state", 3, true);
+}
+
+static void
+fx_fini(fx_t *f)
+{
+    gr_txn_coord_destroy(f->tc);
+    for (gr_topic_t *t = f->c->topics; t; t = t->lnext)
+        for (int32_t i = 0; i < t->nparts; i++) {
+            gr_pstate_destroy(t->parts[i]->pstate);
+            t->parts[i]->pstate = NULL;
+            t->parts[i]->log = NULL;
+        }
+    gr_cluster_destroy(f->c);
+    gr_pids_close(f->pids);
+    gr_logtest_fini(&f->lt);
+    gr_fault_clear();
+}
+
+static gr_partition_t *
+part(fx_t *f, const char *t, int32_t i)
+{
+    gr_str_t s = gr_str_c(t);
+    return gr_cluster_partition(f->c, &s, i);
+}
+
+/* Appends a transactional batch of n records of producer pid to t-i, as
+ * Produce does. */
+static int64_t
+produce(fx_t *f, int32_t i, gr_pid_t pid, int32_t seq, int n)
+{
+    gr_partition_t *p = part(f, "t", i);
+    gr_batch_builder_t bb;
+    gr_buf_t out = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    gr_batch_hdr_t h;
+    gr_pcheck_t chk;
+    gr_bytes_t v = { (const uint8_t *)"v", 1 }, k = { NULL, -1 };
+
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, GR_ATTR_TRANSACTIONAL, pid.id,
+                          pid.epoch, seq);
+    for (int r = 0; r < n; r++)
+        gr_batch_builder_add(&bb, fake_now, &k, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+    gr_batch_builder_fini(&bb);
+    gr_batch_hdr_parse(out.ptr, &h);
+    ck_assert_int_eq(gr_pstate_check(p->pstate, &h, &chk), GR_KERR_NONE);
+    ck_assert_int_eq(gr_log_append(p->log, out.ptr, out.len, 0, &info), 0);
+    gr_batch_hdr_parse(out.ptr, &h);
+    gr_pstate_append(p->pstate, &h, fake_now);
+    p->high_watermark = gr_log_end_offset(p->log);
+    gr_buf_fini(&out);
+    return info.first_offset;
+}
+
+static int64_t
+lso(fx_t *f, int32_t i)
+{
+    gr_partition_t *p = part(f, "t", i);
+    int64_t first = gr_pstate_first_unstable(p->pstate);
+    return first >= 0 ? first : p->high_watermark;
+}
+
+static const char *
+state(fx_t *f, const char *id)
+{
+    static char buf[32];
+    gr_str_t s = gr_str_c(id);
+    gr_arena_t *a = gr_arena_new(1024);
+    gr_txn_info_t info;
+    gr_kerr_t err = gr_txn_describe(f->tc, &s, a, &info);
+    snprintf(buf, sizeof buf, "%s", err == GR_KERR_NONE ? info.state : "-");
+    gr_arena_destroy(a);
+    return buf;
+}
+
+static void
+count_cb(void *arg, const gr_aborted_txn_t *t)
+{
+    (void)t;
+    (*(int *)arg)++;
+}
+
+static int
+aborted(fx_t *f, int32_t i)
+{
+    int n = 0;
+    gr_txnidx_collect(gr_pstate_txnidx(part(f, "t", i)->pstate), 0, INT64_MAX,
+                      count_cb, &n);
+    return n;
+}
+
+static const gr_str_t TX = GR_STR("tx-1");
+
+static gr_pid_t
+init(fx_t *f, int32_t timeout_ms)
+{
+    gr_pid_t pid;
+    ck_assert_int_eq(gr_txn_init_pid(f->tc, &TX, timeout_ms, GR_PID_NONE, &pid),
+                     GR_KERR_NONE);
+    return pid;
+}
+
+static void
+add(fx_t *f, gr_pid_t pid, const char *t, int32_t i)
+{
+    gr_txn_tp_t tp = { gr_str_c(t), i };
+    ck_assert_int_eq(gr_txn_add_partitions(f->tc, &TX, pid, &tp, 1),
+                     GR_KERR_NONE);
+}
+
+START_TEST(test_commit_and_abort)
+{
+    fx_t f;
+    gr_pid_t pid;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    ck_assert_int_eq(pid.epoch, 0);
+    ck_assert_str_eq(state(&f, "tx-1"), "Empty");
+    add(&f, pid, "t", 0);
+    add(&f, pid, "t", 1);
+    produce(&f, 0, pid, 0, 3);
+    produce(&f, 1, pid, 0, 2);
+    ck_assert_int_eq(lso(&f, 0), 0);
+    ck_assert_str_eq(state(&f, "tx-1"), "Ongoing");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    /* markers at 3 and 2: the LSO is the log end */
+    ck_assert_int_eq(part(&f, "t", 0)->high_watermark, 4);
+    ck_assert_int_eq(lso(&f, 0), 4);
+    ck_assert_int_eq(lso(&f, 1), 3);
+    ck_assert_int_eq(aborted(&f, 0), 0);
+
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 3, 1);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(lso(&f, 0), 6);
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    /* a partition the transaction added but did not write: a marker, no
+     * aborted-transaction entry */
+    ck_assert_int_eq(aborted(&f, 1), 0);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_restart_keeps_state)
+{
+    fx_t f;
+    gr_pid_t pid, pid2;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 2);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    restart(&f, false);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(aborted(&f, 0), 1); /* the index was read back */
+    /* the next InitProducerId bumps the epoch the log had */
+    pid2 = init(&f, 60000);
+    ck_assert_int_eq(pid2.id, pid.id);
+    ck_assert_int_eq(pid2.epoch, 1);
+    /* an Ongoing transaction is loaded with its partitions */
+    add(&f, pid2, "t", 1);
+    restart(&f, true);
+    ck_assert_str_eq(state(&f, "tx-1"), "Ongoing");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid2, true), GR_KERR_NONE);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    /* ids are never reused */
+    {
+        gr_str_t other = GR_STR("tx-2");
+        gr_pid_t p3;
+        ck_assert_int_eq(gr_txn_init_pid(f.tc, &other, 1000, GR_PID_NONE, &p3),
+                         GR_KERR_NONE);
+        ck_assert_int_gt(p3.id, pid.id);
+    }
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_prepare_completed_after_restart)
+{
+    fx_t f;
+    gr_pid_t pid;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 2);
+    gr_fault_arm_spec("txn.marker:1:0");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_str_eq(state(&f, "tx-1"), "PrepareCommit");
+    ck_assert_int_eq(lso(&f, 0), 0);
+    /* while completing: CONCURRENT_TRANSACTIONS */
+    {
+        gr_pid_t out;
+        gr_txn_tp_t tp = { GR_STR("t"), 1 };
+        ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 1000, GR_PID_NONE, &out),
+                         GR_KERR_CONCURRENT_TRANSACTIONS);
+        ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+                         GR_KERR_CONCURRENT_TRANSACTIONS);
+        ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true),
+                         GR_KERR_CONCURRENT_TRANSACTIONS);
+    }
+    /* the retry still fails, then works */
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "PrepareCommit");
+    restart(&f, false);
+    gr_fault_clear();
+    ck_assert_str_eq(state(&f, "tx-1"), "PrepareCommit");
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    ck_assert_int_eq(lso(&f, 0), 3);
+    /* and a restart with the faults gone completes at once */
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_prepare_completed_at_load)
+{
+    fx_t f;
+    gr_pid_t pid;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 1);
+    gr_fault_arm_spec("txn.marker:1:0");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    gr_fault_clear();
+    restart(&f, false);
+    /* the load writes the markers and logs CompleteAbort */
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    ck_assert_int_eq(lso(&f, 0), 2);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_txn_index_rebuilt)
+{
+    fx_t f;
+    gr_pid_t pid;
+    char path[4096];
+    FILE *fp;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 2);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    gr_logtest_seg_path(path, &f.lt, "t", 0, 0, ".txnindex");
+    ck_assert_int_eq(gr_logtest_file_size(path), GR_TXNIDX_ENTRY);
+    /* lost (a crash before the write reached the file): the replay of the
+     * log after the last snapshot (none) adds it again */
+    unlink(path);
+    restart(&f, false);
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    ck_assert_int_eq(gr_logtest_file_size(path), GR_TXNIDX_ENTRY);
+    /* damaged, with a snapshot past the abort: rebuilt from the whole log */
+    fp = fopen(path, "ab");
+    fputs("junk", fp);
+    fclose(fp);
+    restart(&f, true);
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    ck_assert_int_eq(gr_logtest_file_size(path), GR_TXNIDX_ENTRY);
+    ck_assert_int_eq(lso(&f, 0), 3);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_timeout_aborts_with_bump)
+{
+    fx_t f;
+    gr_pid_t pid, out;
+    fx_init(&f);
+    pid = init(&f, 5000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 1);
+    fake_now += 5000;
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "Ongoing"); /* not past it yet */
+    fake_now += 1;
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    /* the abandoned producer is fenced everywhere */
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_PRODUCER_FENCED);
+    ck_assert_int_eq(gr_pstate_check_marker(part(&f, "t", 0)->pstate, pid.id,
+                                            pid.epoch, 0),
+                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    /* the next instance gets epoch 2 */
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 5000, GR_PID_NONE, &out),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(out.epoch, 2);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_fence_by_new_instance)
+{
+    fx_t f;
+    gr_pid_t pid, out;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 1);
+    /* a second instance: the open transaction is aborted, retry */
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 60000, GR_PID_NONE, &out),
+                     GR_KERR_CONCURRENT_TRANSACTIONS);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 60000, GR_PID_NONE, &out),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(out.epoch, 2);
+    ck_assert_int_eq(lso(&f, 0), 2);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_expiration)
+{
+    fx_t f;
+    gr_pid_t pid;
+    gr_str_t other = GR_STR("tx-2");
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &other, 1000, GR_PID_NONE, &pid),
+                     GR_KERR_NONE);
+    fake_now += 3600001;
+    gr_txn_coord_tick(f.tc); /* tx-1 is Ongoing: timed out, aborted */
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_str_eq(state(&f, "tx-2"), "-"); /* expired */
+    restart(&f, false);
+    ck_assert_str_eq(state(&f, "tx-2"), "-"); /* its tombstone was loaded */
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    fake_now += 3600001;
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "-");
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_offsets_partition_marker)
+{
+    fx_t f;
+    gr_pid_t pid;
+    fx_init(&f);
+    topic(&f, "__consumer_offsets", 2, true);
+    pid = init(&f, 60000);
+    add(&f, pid, "__consumer_offsets", 1);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(f.marks, 1);
+    ck_assert_int_eq(f.mark_pid, pid.id);
+    ck_assert(f.mark_commit);
+    fx_fini(&f);
+}
+END_TEST
+
+START_TEST(test_requests_need_the_topic)
+{
+    fx_t f;
+    gr_pid_t pid;
+    gr_arena_t *a;
+    gr_txn_info_t info;
+    memset(&f, 0, sizeof f);
+    gr_logtest_init(&f.lt, 64);
+    start(&f);
+    /* no __transaction_state: nothing known, nothing can be logged */
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 1000, GR_PID_NONE, &pid),
+                     GR_KERR_COORDINATOR_NOT_AVAILABLE);
+    a = gr_arena_new(512);
+    ck_assert_int_eq(gr_txn_describe(f.tc, &TX, a, &info),
+                     GR_KERR_TRANSACTIONAL_ID_NOT_FOUND);
+    gr_arena_destroy(a);
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 900001, GR_PID_NONE, &pid),
+                     GR_KERR_INVALID_TRANSACTION_TIMEOUT);
+    {
+        gr_str_t empty = GR_STR("");
+        ck_assert_int_eq(gr_txn_init_pid(f.tc, &empty, 1000, GR_PID_NONE, &pid),
+                         GR_KERR_INVALID_REQUEST);
+        ck_assert_int_eq(gr_txn_end(f.tc, &empty, pid, true),
+                         GR_KERR_INVALID_REQUEST);
+    }
+    fx_fini(&f);
+}
+END_TEST
+
+Suite *
+suite_txn_coordinator(void)
+{
+    Suite *s = suite_create("txn/coordinator");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_commit_and_abort);
+    tcase_add_test(tc, test_restart_keeps_state);
+    tcase_add_test(tc, test_prepare_completed_after_restart);
+    tcase_add_test(tc, test_prepare_completed_at_load);
+    tcase_add_test(tc, test_txn_index_rebuilt);
+    tcase_add_test(tc, test_timeout_aborts_with_bump);
+    tcase_add_test(tc, test_fence_by_new_instance);
+    tcase_add_test(tc, test_expiration);
+    tcase_add_test(tc, test_offsets_partition_marker);
+    tcase_add_test(tc, test_requests_need_the_topic);
+    suite_add_tcase(s, tc);
+    return s;
+}
