@@ -205,6 +205,24 @@ s_idempotence() {
     timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" restart-check "$BROKER_DIR/idem2.json"
 }
 
+# CI mode: data in a temporary directory that is gone after the broker
+s_temp_data() {
+    local d
+    d=$(mktemp -d "$COMPAT_TMP/td.XXXXXX")
+    "$GREGOR" --temp-data --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --listeners-file "$d/l" >"$d/o" 2>"$d/e" &
+    BROKER_PID=$!
+    for _ in $(seq 1 100); do [ -s "$d/l" ] && break; sleep 0.05; done
+    GR_BOOTSTRAP=127.0.0.1:$(sed 's/.*://' "$d/l")
+    echo hello | kcat -b "$GR_BOOTSTRAP" -P -t td || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t td -e -q)" = hello ] || return 1
+    local data
+    data=$(grep -o '/tmp/gregor-data\.[A-Za-z0-9]*' "$d/e" | head -1)
+    [ -n "$data" ] && [ -d "$data/td-0" ] || { cat "$d/e"; return 1; }
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] && [ ! -e "$data" ]
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
@@ -233,7 +251,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr idempotence)
+           acks_and_isr idempotence temp_data)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

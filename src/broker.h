@@ -29,6 +29,7 @@ struct gr_broker {
     gr_loop_t *loop;
     int32_t node_id;
     char *log_dir;            /* absolute path */
+    char *temp_dir;           /* gregor.temp.data: removed at exit */
     char *listeners_file;     /* --listeners-file, or NULL */
     char *dump_frames_dir;    /* --dump-frames, or NULL */
 
