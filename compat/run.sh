@@ -205,6 +205,22 @@ s_idempotence() {
     timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" restart-check "$BROKER_DIR/idem2.json"
 }
 
+# many partitions under a small fd limit: segment files open lazily and
+# are closed least-recently-used; everything is still readable after a
+# restart
+s_many_partitions() {
+    (
+        ulimit -n 400
+        start_broker --override num.partitions=1500 || exit 1
+        "$COMPAT_BIN/bin/produce_consume" many none 3000 20 1500 || exit 1
+        stop_broker TERM
+        [ "$BROKER_RC" = 0 ] || exit 1
+        REUSE_DIR=1 start_broker || exit 1
+        [ "$(kcat -b "$GR_BOOTSTRAP" -C -t many -o beginning -e -q | wc -l)" = 3000 ] || exit 1
+        stop_broker TERM
+    )
+}
+
 # CI mode: data in a temporary directory that is gone after the broker
 s_temp_data() {
     local d
@@ -251,7 +267,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr idempotence temp_data)
+           acks_and_isr idempotence temp_data many_partitions)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

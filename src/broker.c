@@ -209,7 +209,9 @@ max_open_segment_files(void)
     }
     if (n > 1u << 20)
         n = 1u << 20;
-    return n > 512 ? (int)(n / 2) : (int)(n > 64 ? n - 48 : 16);
+    /* half for segment files; the rest for connections, listeners, the
+     * files responses hold (max_held_files each) and everything else */
+    return n / 2 > 16 ? (int)(n / 2) : 16;
 }
 
 static int
@@ -248,8 +250,12 @@ gr_broker_run(gr_broker_t *b)
         return -1;
     {
         gr_err_t err = 0;
-        b->logs = gr_logs_open(b->log_dir, b->loop, b->workers,
-                               max_open_segment_files(), &err);
+        int max_files = max_open_segment_files();
+        b->max_held_files = max_files / 8 > 256 ? 256
+                            : max_files / 8 < 8  ? 8
+                                                 : max_files / 8;
+        b->logs = gr_logs_open(b->log_dir, b->loop, b->workers, max_files,
+                               &err);
         if (b->logs == NULL) {
             GR_LOG_ERROR("cannot open the log directory %s: %s", b->log_dir,
                          gr_err_str(err));

@@ -51,6 +51,7 @@ struct gr_broker {
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     size_t max_decompressed;  /* bound on a decompressed batch */
+    int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
 };
 
