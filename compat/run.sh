@@ -182,7 +182,8 @@ s_kafkajs_produce() {
 
 s_raw_data_path() {
     start_broker || return 1
-    timeout 60 $PY "$COMPAT_SRC/kpy_raw.py"
+    timeout 60 $PY "$COMPAT_SRC/kpy_raw.py" || return 1
+    timeout 60 $PY "$COMPAT_SRC/flex_raw.py"
 }
 
 s_acks_and_isr() {
@@ -219,6 +220,23 @@ s_many_partitions() {
         [ "$(kcat -b "$GR_BOOTSTRAP" -C -t many -o beginning -e -q | wc -l)" = 3000 ] || exit 1
         stop_broker TERM
     )
+}
+
+# retention by size and time, with small segments; flush.messages=1 makes
+# every acknowledgement wait for an fsync on the worker
+s_retention_and_flush() {
+    start_broker --override log.segment.bytes=1000 \
+        --override log.retention.bytes=3000 \
+        --override log.retention.check.interval.ms=300 \
+        --override log.flush.interval.messages=1 || return 1
+    timeout 90 $PY "$COMPAT_SRC/kpy_retention.py" "$BROKER_DIR/data/ret-size-0" ret-time
+}
+
+# localhost listens on both loopback addresses
+s_localhost_dual_stack() {
+    start_broker --override listeners=PLAINTEXT://localhost:0 || return 1
+    kcat -b "127.0.0.1:$GR_PORT" -L -m 10 | grep -q 'broker 1 at localhost' || return 1
+    kcat -b "[::1]:$GR_PORT" -L -m 10 | grep -q 'broker 1 at localhost'
 }
 
 # CI mode: data in a temporary directory that is gone after the broker
@@ -267,7 +285,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr idempotence temp_data many_partitions)
+           acks_and_isr idempotence temp_data many_partitions
+           retention_and_flush localhost_dual_stack)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

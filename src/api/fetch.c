@@ -225,8 +225,8 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->high_watermark = p->high_watermark;
     rp->last_stable_offset = gr_partition_lso(p);
     rp->log_start_offset = gr_log_start_offset(p->log);
-    if (rq->isolation_level == 1)
-        rp->aborted_transactions_cnt = 0; /* none yet */
+    /* as Kafka: a list for read_committed, null otherwise */
+    rp->aborted_transactions_cnt = rq->isolation_level == 1 ? 0 : -1;
     if (fp->current_leader_epoch >= 0 &&
         fp->current_leader_epoch != p->leader_epoch) {
         rp->error_code = fp->current_leader_epoch < p->leader_epoch
