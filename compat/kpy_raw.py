@@ -162,6 +162,17 @@ def main():
     if p[1] != NONE or p[2] != 9:
         fail("Produce v3: %r" % (p,))
     expect += [b"v2-a", b"v2-b"]
+    # wrapped snappy and lz4 message sets (magic 0 lz4 carries Kafka's
+    # "broken" frame header checksum)
+    nxt = 11
+    for magic, codec, ver in ((1, 2, 2), (1, 3, 2), (0, 3, 1), (0, 2, 0)):
+        vs = [b"m%dc%d-%d" % (magic, codec, i) for i in range(3)]
+        p = produce(c, ver, legacy_set(magic, codec, vs,
+                                       ts=1600000000000 if magic else None))
+        if p[1] != NONE or p[2] != nxt:
+            fail("Produce v%d magic %d codec %d: %r" % (ver, magic, codec, p))
+        expect += vs
+        nxt += 3
 
     # --- read back at every fetch version: v0/v1 magic 0, v2/v3 magic 1,
     # v4+ magic 2; all the same records at the same offsets
@@ -215,7 +226,7 @@ def main():
     if r.topics[0][1][0][3] != 0:
         fail("ListOffsets v1 earliest %r" % (r.topics[0][1][0],))
     r = c.send(OffsetRequest[1](-1, [(TOPIC, [(0, 1600000000000)])]))
-    # the magic-1 batch carries 1600000000000; earlier records had none
+    # the first magic-1 batch carries 1600000000000; earlier records had none
     if r.topics[0][1][0][3] != 6:
         fail("ListOffsets v1 by timestamp %r" % (r.topics[0][1][0],))
 

@@ -182,7 +182,8 @@ s_kafkajs_produce() {
 
 s_raw_data_path() {
     start_broker || return 1
-    timeout 60 $PY "$COMPAT_SRC/kpy_raw.py"
+    timeout 60 $PY "$COMPAT_SRC/kpy_raw.py" || return 1
+    timeout 60 $PY "$COMPAT_SRC/flex_raw.py"
 }
 
 s_acks_and_isr() {
@@ -203,6 +204,57 @@ s_idempotence() {
     stop_broker KILL
     REUSE_DIR=1 start_broker --override num.partitions=3 || return 1
     timeout 60 $PY "$COMPAT_SRC/kpy_idem.py" restart-check "$BROKER_DIR/idem2.json"
+}
+
+# many partitions under a small fd limit: segment files open lazily and
+# are closed least-recently-used; everything is still readable after a
+# restart
+s_many_partitions() {
+    (
+        ulimit -n 400
+        start_broker --override num.partitions=1500 || exit 1
+        "$COMPAT_BIN/bin/produce_consume" many none 3000 20 1500 || exit 1
+        stop_broker TERM
+        [ "$BROKER_RC" = 0 ] || exit 1
+        REUSE_DIR=1 start_broker || exit 1
+        [ "$(kcat -b "$GR_BOOTSTRAP" -C -t many -o beginning -e -q | wc -l)" = 3000 ] || exit 1
+        stop_broker TERM
+    )
+}
+
+# retention by size and time, with small segments; flush.messages=1 makes
+# every acknowledgement wait for an fsync on the worker
+s_retention_and_flush() {
+    start_broker --override log.segment.bytes=1000 \
+        --override log.retention.bytes=3000 \
+        --override log.retention.check.interval.ms=300 \
+        --override log.flush.interval.messages=1 || return 1
+    timeout 90 $PY "$COMPAT_SRC/kpy_retention.py" "$BROKER_DIR/data/ret-size-0" ret-time
+}
+
+# localhost listens on both loopback addresses
+s_localhost_dual_stack() {
+    start_broker --override listeners=PLAINTEXT://localhost:0 || return 1
+    kcat -b "127.0.0.1:$GR_PORT" -L -m 10 | grep -q 'broker 1 at localhost' || return 1
+    kcat -b "[::1]:$GR_PORT" -L -m 10 | grep -q 'broker 1 at localhost'
+}
+
+# CI mode: data in a temporary directory that is gone after the broker
+s_temp_data() {
+    local d
+    d=$(mktemp -d "$COMPAT_TMP/td.XXXXXX")
+    "$GREGOR" --temp-data --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --listeners-file "$d/l" >"$d/o" 2>"$d/e" &
+    BROKER_PID=$!
+    for _ in $(seq 1 100); do [ -s "$d/l" ] && break; sleep 0.05; done
+    GR_BOOTSTRAP=127.0.0.1:$(sed 's/.*://' "$d/l")
+    echo hello | kcat -b "$GR_BOOTSTRAP" -P -t td || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t td -e -q)" = hello ] || return 1
+    local data
+    data=$(grep -o '/tmp/gregor-data\.[A-Za-z0-9]*' "$d/e" | head -1)
+    [ -n "$data" ] && [ -d "$data/td-0" ] || { cat "$d/e"; return 1; }
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] && [ ! -e "$data" ]
 }
 
 # acknowledged data survives a clean stop and a SIGKILL
@@ -233,7 +285,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr idempotence)
+           acks_and_isr idempotence temp_data many_partitions
+           retention_and_flush localhost_dual_stack)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -16,6 +16,7 @@
 #include "net/conn.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,23 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Removes a directory tree (the temporary data directory). */
+static void
+remove_tree(const char *dir)
+{
+    if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        GR_LOG_WARN("cannot remove %s: %s", dir, strerror(errno));
+}
 
 static int
 mkdirs(const char *path)
@@ -60,7 +78,21 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     b->max_decompressed = (size_t)256 << 20;
     b->listeners_file = listeners_file ? strdup(listeners_file) : NULL;
     b->dump_frames_dir = dump_frames_dir ? strdup(dump_frames_dir) : NULL;
-    dir = gr_conf_log_dir(conf);
+    if (gr_conf_bool(conf, GR_CONF_GREGOR_TEMP_DATA)) {
+        /* CI mode: a fresh directory, removed when the broker stops */
+        char tmpl[] = "/tmp/gregor-data.XXXXXX";
+        if (mkdtemp(tmpl) == NULL) {
+            GR_LOG_ERROR("cannot create a temporary data directory: %s",
+                         strerror(errno));
+            gr_broker_destroy(b);
+            return NULL;
+        }
+        b->temp_dir = strdup(tmpl);
+        dir = b->temp_dir;
+        GR_LOG_INFO("gregor.temp.data: data in %s, removed at exit", dir);
+    } else {
+        dir = gr_conf_log_dir(conf);
+    }
     if (mkdirs(dir) != 0 || realpath(dir, abs) == NULL) {
         GR_LOG_ERROR("cannot create log directory %s: %s", dir,
                      strerror(errno));
@@ -203,7 +235,9 @@ max_open_segment_files(void)
     }
     if (n > 1u << 20)
         n = 1u << 20;
-    return n > 512 ? (int)(n / 2) : (int)(n > 64 ? n - 48 : 16);
+    /* half for segment files; the rest for connections, listeners, the
+     * files responses hold (max_held_files each) and everything else */
+    return n / 2 > 16 ? (int)(n / 2) : 16;
 }
 
 static int
@@ -242,8 +276,12 @@ gr_broker_run(gr_broker_t *b)
         return -1;
     {
         gr_err_t err = 0;
-        b->logs = gr_logs_open(b->log_dir, b->loop, b->workers,
-                               max_open_segment_files(), &err);
+        int max_files = max_open_segment_files();
+        b->max_held_files = max_files / 8 > 256 ? 256
+                            : max_files / 8 < 8  ? 8
+                                                 : max_files / 8;
+        b->logs = gr_logs_open(b->log_dir, b->loop, b->workers, max_files,
+                               &err);
         if (b->logs == NULL) {
             GR_LOG_ERROR("cannot open the log directory %s: %s", b->log_dir,
                          gr_err_str(err));
@@ -336,6 +374,10 @@ gr_broker_destroy(gr_broker_t *b)
     gr_cluster_destroy(b->cluster);
     gr_buf_fini(&b->scratch);
     gr_loop_destroy(b->loop);
+    if (b->temp_dir != NULL) {
+        remove_tree(b->temp_dir);
+        free(b->temp_dir);
+    }
     free(b->log_dir);
     free(b->listeners_file);
     free(b->dump_frames_dir);

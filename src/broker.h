@@ -29,6 +29,7 @@ struct gr_broker {
     gr_loop_t *loop;
     int32_t node_id;
     char *log_dir;            /* absolute path */
+    char *temp_dir;           /* gregor.temp.data: removed at exit */
     char *listeners_file;     /* --listeners-file, or NULL */
     char *dump_frames_dir;    /* --dump-frames, or NULL */
 
@@ -51,6 +52,7 @@ struct gr_broker {
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     size_t max_decompressed;  /* bound on a decompressed batch */
+    int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
 };
 

@@ -46,6 +46,11 @@ usage(FILE *f)
             "                         (api, version) under DIR\n"
             "  --log-level LEVEL      error, warn, info (default), debug, "
             "trace\n"
+            "  --temp-data            keep data in a temporary directory "
+            "removed at exit\n"
+            "                         (gregor.temp.data=true), for a "
+            "broker that lives\n"
+            "                         as long as a test run\n"
             "  --version              print the version and exit\n"
             "  --help                 print this help and exit\n");
 }
@@ -75,6 +80,8 @@ main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--override") == 0 && i + 1 < argc) {
             overrides[noverrides++] = argv[++i];
+        } else if (strcmp(a, "--temp-data") == 0) {
+            overrides[noverrides++] = "gregor.temp.data=true";
         } else if (strcmp(a, "--listeners-file") == 0 && i + 1 < argc) {
             lfile = argv[++i];
         } else if (strcmp(a, "--dump-frames") == 0 && i + 1 < argc) {

@@ -329,6 +329,14 @@ def validate(sc):
                 if not sc.flexible.contains(f.tagged.intersect(sc.valid)):
                     raise SchemaError('%s: tagged in non-flexible versions' %
                                       f.where)
+                # The codecs never put a tagged field in the fixed part, so
+                # a field that Kafka sends untagged in some versions (its
+                # versions wider than its tagged versions) cannot be
+                # described; refuse it rather than drop it from the wire.
+                if not f.tagged.contains(f.versions.intersect(sc.valid)):
+                    raise SchemaError('%s: present but untagged in some '
+                                      'versions (versions %s, tagged %s)' %
+                                      (f.where, f.versions, f.tagged))
             if not f.nullable.empty():
                 ok = f.array or f.type in ('string', 'bytes', 'records')
                 if not ok:
@@ -721,7 +729,7 @@ class CGen:
         for f in st.fields:
             if f.tag is not None:
                 # a tagged field is never in the fixed part when flexible;
-                # in non-flexible versions it may not exist (validated)
+                # nor is it present where it is not tagged (validated)
                 continue
             c = f.versions.cond(ctx)
             if c == '0':

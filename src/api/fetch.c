@@ -270,8 +270,9 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->high_watermark = p->high_watermark;
     rp->last_stable_offset = gr_partition_lso(p);
     rp->log_start_offset = gr_log_start_offset(p->log);
-    if (rq->isolation_level == 1)
-        rp->aborted_transactions_cnt = 0; /* filled with the records */
+    /* as Kafka: a list for read_committed (filled with the records),
+     * null otherwise */
+    rp->aborted_transactions_cnt = rq->isolation_level == 1 ? 0 : -1;
     if (fp->current_leader_epoch >= 0 &&
         fp->current_leader_epoch != p->leader_epoch) {
         rp->error_code = fp->current_leader_epoch < p->leader_epoch
@@ -311,8 +312,28 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
             rp->records.ptr = NULL;
             return 0;
         }
+    } else if (req->nheld >= b->max_held_files) {
+        /* enough descriptors held by this response: copy the rest (a
+         * fetch of thousands of partitions must not need thousands of
+         * open files at once) */
+        uint8_t *mem = gr_arena_alloc(req->a, (size_t)sl.len);
+        if (mem == NULL ||
+            pread(sl.file->fd, mem, (size_t)sl.len, sl.pos) != sl.len) {
+            rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+            return 0;
+        }
+        rp->records.ptr = mem;
+        rp->records.len = sl.len;
+        rp->records.file = NULL;
     } else {
-        rp->records.file = sl.file; /* the reply takes its own reference */
+        /* borrowed: held until the request ends, so reading the next
+         * partitions (which may close least recently used files) cannot
+         * close it and let its descriptor be reused */
+        if (gr_req_hold_file(req, sl.file) != 0) {
+            rp->error_code = GR_KERR_UNKNOWN_SERVER_ERROR;
+            return 0;
+        }
+        rp->records.file = sl.file;
         rp->records.off = sl.pos;
         rp->records.len = sl.len;
         rp->records.ptr = NULL;

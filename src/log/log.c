@@ -664,7 +664,9 @@ write_metadata(gr_log_t *l, const gr_uuid_t *id)
             return GR_ERR_INVALID;
         }
     }
-    return gr_logs_write_atomic(l->dir, GR_LOG_METADATA, want, strlen(want));
+    /* not fsynced: the topic id is durable in the cluster metadata, and
+     * creating thousands of partitions must not cost two fsyncs each */
+    return gr_logs_write_replace(l->dir, GR_LOG_METADATA, want, strlen(want));
 }
 
 static void

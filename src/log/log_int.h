@@ -126,6 +126,10 @@ gr_err_t gr_logs_fsync_dir(const char *dir);
  * Any thread. */
 gr_err_t gr_logs_write_atomic(const char *dir, const char *name,
                               const char *data, size_t n);
+/* The same without the fsyncs: readers see old or new contents, never a
+ * mix, but a crash may lose the file (what it says is known elsewhere). */
+gr_err_t gr_logs_write_replace(const char *dir, const char *name,
+                               const char *data, size_t n);
 
 /* Closes l (not freed: the caller drops its reference): writes its
  * indexes, fsyncs its unflushed segments, records its offsets in the

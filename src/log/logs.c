@@ -54,9 +54,9 @@ gr_logs_fsync_dir(const char *dir)
     return err;
 }
 
-gr_err_t
-gr_logs_write_atomic(const char *dir, const char *name, const char *data,
-                     size_t n)
+static gr_err_t
+write_replace(const char *dir, const char *name, const char *data, size_t n,
+              bool durable)
 {
     char path[GR_SEG_PATH_MAX], tmp[GR_SEG_PATH_MAX];
     gr_err_t err = 0;
@@ -80,7 +80,7 @@ gr_logs_write_atomic(const char *dir, const char *name, const char *data,
         data += w;
         n -= (size_t)w;
     }
-    if (err == 0 && fsync(fd) != 0)
+    if (err == 0 && durable && fsync(fd) != 0)
         err = GR_ERR_IO;
     if (close(fd) != 0 && err == 0)
         err = GR_ERR_IO;
@@ -91,7 +91,21 @@ gr_logs_write_atomic(const char *dir, const char *name, const char *data,
         unlink(tmp);
         return err;
     }
-    return gr_logs_fsync_dir(dir);
+    return durable ? gr_logs_fsync_dir(dir) : 0;
+}
+
+gr_err_t
+gr_logs_write_atomic(const char *dir, const char *name, const char *data,
+                     size_t n)
+{
+    return write_replace(dir, name, data, n, true);
+}
+
+gr_err_t
+gr_logs_write_replace(const char *dir, const char *name, const char *data,
+                      size_t n)
+{
+    return write_replace(dir, name, data, n, false);
 }
 
 /* --- the LRU of open segment files */

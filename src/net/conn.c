@@ -126,6 +126,11 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
 static void
 request_end(gr_conn_t *conn)
 {
+    if (conn->req != NULL) {
+        for (int i = 0; i < conn->req->nheld; i++)
+            gr_file_unref(conn->req->held[i]);
+        conn->req->nheld = 0;
+    }
     for (int i = conn->out_idx; i < conn->out_cnt; i++)
         gr_file_unref(conn->out[i].file);
     conn->out = NULL;
@@ -562,6 +567,23 @@ gr_req_close(gr_req_t *req, const char *why)
 {
     req->done = true;
     gr_conn_close(req->conn, why);
+    return 0;
+}
+
+int
+gr_req_hold_file(gr_req_t *req, gr_file_t *f)
+{
+    if (req->nheld == req->held_cap) {
+        int cap = req->held_cap ? req->held_cap * 2 : 16;
+        gr_file_t **h = gr_arena_alloc(req->a, (size_t)cap * sizeof(*h));
+        if (h == NULL)
+            return -1;
+        if (req->nheld)
+            memcpy(h, req->held, (size_t)req->nheld * sizeof(*h));
+        req->held = h;
+        req->held_cap = cap;
+    }
+    req->held[req->nheld++] = gr_file_ref(f);
     return 0;
 }
 

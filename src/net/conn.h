@@ -37,6 +37,8 @@ struct gr_req {
     void *body;              /* decoded request (generated struct) */
     void *resp;              /* response, initialised; filled by the handler */
     size_t file_bytes;       /* bytes of file-backed records in resp */
+    gr_file_t **held;        /* files kept open until the request ends */
+    int nheld, held_cap;
     int64_t start_us;
     gr_req_abort_cb abort_cb; /* set while deferred */
     void *owner;             /* for the deferring module */
@@ -54,6 +56,10 @@ int gr_req_noreply(gr_req_t *req);
 int gr_req_defer(gr_req_t *req, gr_req_abort_cb abort_cb, void *owner);
 /* Logs why and closes the connection without a response. Returns 0. */
 int gr_req_close(gr_req_t *req, const char *why);
+/* Keeps f open (a reference) until the request ends: a handler that puts
+ * a borrowed file range in its response holds it, so no later file
+ * opening (the segment LRU) can close and reuse its descriptor. 0 or -1. */
+int gr_req_hold_file(gr_req_t *req, gr_file_t *f);
 /* The listener name ("PLAINTEXT") a request arrived on. */
 const char *gr_req_listener_name(const gr_req_t *req);
 const char *gr_req_peer(const gr_req_t *req);

@@ -16,6 +16,7 @@ typedef struct {
 static const suite_entry_t suites[] = {
     {"proto/wire", suite_proto_wire},   {"proto/codec", suite_proto_codec},
     {"proto/vectors", suite_proto_vectors},
+    {"proto/vectors2", suite_proto_vectors2},
     {"proto/records", suite_proto_records},
     {"api/table", suite_api_table},
     {"core/conf", suite_core_conf},

@@ -7,6 +7,7 @@
 Suite *suite_proto_wire(void);
 Suite *suite_proto_codec(void);
 Suite *suite_proto_vectors(void);
+Suite *suite_proto_vectors2(void);
 Suite *suite_proto_records(void);
 Suite *suite_api_table(void);
 Suite *suite_core_conf(void);
