@@ -257,6 +257,46 @@ s_temp_data() {
     [ "$BROKER_RC" = 0 ] && [ ! -e "$data" ]
 }
 
+# idempotence when the broker loses a Produce response after the append
+# (fault point produce.response): librdkafka and kafkajs retry, the broker
+# answers the duplicate with its offsets and appends nothing twice
+s_idempotence_lost_response() {
+    GREGOR_FAULTS=produce.response:3 start_broker --log-level debug || return 1
+    "$COMPAT_BIN/bin/idempotence" idem-lost 3000 1 || return 1
+    grep -q 'fault produce.response' "$BROKER_DIR/broker.log" || { echo "no response dropped"; return 1; }
+    grep -q 'duplicate batch of producer' "$BROKER_DIR/broker.log" || { echo "no duplicate seen"; return 1; }
+    stop_broker
+    need node && node_modules_ready || return 1
+    GREGOR_FAULTS=produce.response:4 start_broker --log-level debug || return 1
+    (cd "$COMPAT_SRC/node" && GR_MODE=idempotent GR_TOPIC=kjs-idem-lost timeout 60 node txn.js) || return 1
+    grep -q 'duplicate batch of producer' "$BROKER_DIR/broker.log" || { echo "kafkajs: no duplicate seen"; return 1; }
+    kcat -b "$GR_BOOTSTRAP" -C -t kjs-idem-lost -o beginning -e -q >"$BROKER_DIR/kjs" || return 1
+    [ "$(wc -l <"$BROKER_DIR/kjs")" = 200 ] && [ -z "$(sort "$BROKER_DIR/kjs" | uniq -d)" ] || {
+        wc -l "$BROKER_DIR/kjs"; return 1; }
+}
+
+# transactions at the byte level: every transaction API, the state machine
+# and its errors, LSO, markers, aborted transactions, Describe*/List*
+s_txn_frames() {
+    start_broker --override transaction.state.log.num.partitions=5 || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" basic
+}
+
+# a transaction left in PrepareCommit (its markers fail) and one left
+# Ongoing survive a SIGKILL: the first is completed at start-up, the second
+# times out and is aborted with a bumped epoch
+s_txn_frames_restart() {
+    local o="--override transaction.abort.timed.out.transaction.cleanup.interval.ms=500"
+    GREGOR_FAULTS=txn.marker:1:0 start_broker $o || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" prepare "$BROKER_DIR/prep.json" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" ongoing "$BROKER_DIR/ong.json" || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker $o || return 1
+    grep -q 'completing PrepareCommit after a restart' "$BROKER_DIR/broker.log" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" prepare-check "$BROKER_DIR/prep.json" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" ongoing-check "$BROKER_DIR/ong.json"
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
@@ -287,6 +327,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions
            retention_and_flush localhost_dual_stack)
+# exactly-once: idempotence under lost responses, transactions
+SCENARIOS+=(idempotence_lost_response txn_frames txn_frames_restart)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
