@@ -106,7 +106,8 @@ list_files(const char *dir, int64_t **out)
         v[n++] = base;
     }
     closedir(d);
-    qsort(v, (size_t)n, sizeof(*v), cmp_i64);
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof(*v), cmp_i64);
     *out = v;
     return n;
 }
