@@ -2,8 +2,9 @@
  * The transaction coordinator: see txn.h. Holds every transactional id
  * this broker coordinates in a hash, writes each transition as a record of
  * __transaction_state before applying it (Kafka's TransactionStateManager
- * appendTransactionToLog), loads the records at start-up, aborts timed-out
- * transactions and removes expired ids on timers. The decisions are
+ * appendTransactionToLog), loads the records at start-up (a bounded slice
+ * per loop turn), aborts timed-out transactions and removes expired ids on
+ * timers. The decisions are
  * txn.c's; the markers markers.c's.
  *
  * Records (Kafka's TransactionLog): key = version int16 (0) +
@@ -27,6 +28,7 @@
 #define RECORD_VERSION     0    /* key and value versions written */
 #define MARKER_RETRY_MS    1000 /* markers that failed are tried again */
 #define LOAD_MAX_BATCH     (16 << 20)
+#define LOAD_BYTES_PER_TURN (1 << 20) /* start-up load, per loop turn */
 
 int64_t
 gr_txn_now(const gr_txn_coord_t *tc)
@@ -131,8 +133,20 @@ gr_txn_log_partition(gr_txn_coord_t *tc, const gr_str_t *txn_id,
         *err = GR_KERR_COORDINATOR_NOT_AVAILABLE;
         return NULL;
     }
-    return state_partition(tc, gr_cluster_coord_partition(txn_id, t->nparts),
-                           err);
+    {
+        int32_t idx = gr_cluster_coord_partition(txn_id, t->nparts);
+        if (gr_txn_loading(tc, idx)) {
+            *err = GR_KERR_COORDINATOR_LOAD_IN_PROGRESS;
+            return NULL;
+        }
+        return state_partition(tc, idx, err);
+    }
+}
+
+bool
+gr_txn_loading(const gr_txn_coord_t *tc, int32_t idx)
+{
+    return idx >= 0 && idx < tc->nload && tc->load_next[idx] >= 0;
 }
 
 static int
@@ -470,54 +484,134 @@ load_batch(void *arg, const uint8_t *batch, size_t n)
     return 0;
 }
 
+/* Partition idx is loaded: its transactions whose decision was logged
+ * get their markers written again (Kafka's
+ * loadTransactionsForTxnTopicPartition). */
 static void
-load_all(gr_txn_coord_t *tc)
+partition_loaded(gr_txn_coord_t *tc, int32_t idx)
 {
-    gr_topic_t *t = gr_cluster_topic_cstr(tc->cluster, TXN_TOPIC);
-    int64_t t0 = gr_mono_us();
-    load_ctx_t lc;
     int completing = 0;
-
-    if (t == NULL)
-        return;
-    memset(&lc, 0, sizeof lc);
-    lc.tc = tc;
-    lc.a = gr_arena_new(4096);
-    if (lc.a == NULL)
-        return;
-    for (int32_t i = 0; i < t->nparts; i++) {
-        gr_partition_t *p = t->parts[i];
-        gr_err_t err;
-        if (p->leader != tc->node_id || p->log == NULL)
-            continue;
-        lc.partition = i;
-        err = gr_log_scan(p->log, 0, load_batch, &lc);
-        if (err != 0)
-            GR_LOG_ERROR("%s-%d: loading transaction state: %s", TXN_TOPIC,
-                         i, gr_err_str(err));
-    }
-    gr_arena_destroy(lc.a);
-    /* transactions whose decision was logged: write their markers again
-     * (Kafka's loadTransactionsForTxnTopicPartition) */
+    tc->load_next[idx] = -1;
+    tc->loading--;
     for (uint32_t i = 0; i < tc->tab_size; i++)
         for (gr_txn_t *txn = tc->tab[i]; txn; txn = txn->hnext)
-            if (txn->state == GR_TXN_PREPARE_COMMIT ||
-                txn->state == GR_TXN_PREPARE_ABORT) {
+            if (txn->log_partition == idx &&
+                (txn->state == GR_TXN_PREPARE_COMMIT ||
+                 txn->state == GR_TXN_PREPARE_ABORT)) {
                 txn->completing = true;
                 completing++;
             }
-    GR_LOG_INFO("transaction coordinator: %d transactional id(s) loaded from "
-                "%" PRId64 " record(s) in %.1f ms; %d to complete",
-                tc->count, lc.records, (double)(gr_mono_us() - t0) / 1000.0,
-                completing);
-    for (uint32_t i = 0; i < tc->tab_size; i++)
+    for (uint32_t i = 0; i < tc->tab_size && completing > 0; i++)
         for (gr_txn_t *txn = tc->tab[i]; txn; txn = txn->hnext)
-            if (txn->completing) {
+            if (txn->log_partition == idx && txn->completing) {
                 GR_LOG_INFO("transactional id %s: completing %s after a "
                             "restart",
                             txn->id, gr_txn_state_name(txn->state));
                 gr_txn_markers_write(tc, txn);
             }
+    if (tc->loading == 0)
+        GR_LOG_INFO("transaction coordinator: %d transactional id(s) loaded "
+                    "from %" PRId64 " record(s) in %.1f ms",
+                    tc->count, tc->load_records,
+                    (double)(gr_mono_us() - tc->load_start_us) / 1000.0);
+}
+
+typedef struct step_ctx {
+    load_ctx_t lc;
+    int64_t next;  /* offset after the last batch read */
+    int64_t bytes; /* read this turn */
+    bool stopped;  /* the turn's budget is used up */
+} step_ctx_t;
+
+static int
+load_step_batch(void *arg, const uint8_t *batch, size_t n)
+{
+    step_ctx_t *sc = arg;
+    gr_batch_hdr_t h;
+    gr_batch_hdr_parse(batch, &h);
+    load_batch(&sc->lc, batch, n);
+    sc->next = gr_batch_last_offset(&h) + 1;
+    sc->bytes += (int64_t)n;
+    if (sc->bytes >= LOAD_BYTES_PER_TURN) {
+        sc->stopped = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* Loads the next slice of the first partition still loading. */
+static void
+load_step(gr_txn_coord_t *tc)
+{
+    gr_topic_t *t = gr_cluster_topic_cstr(tc->cluster, TXN_TOPIC);
+    step_ctx_t sc;
+    int32_t idx = 0;
+    gr_err_t err;
+
+    while (idx < tc->nload && tc->load_next[idx] < 0)
+        idx++;
+    if (idx == tc->nload)
+        return;
+    if (t == NULL || idx >= t->nparts || t->parts[idx]->log == NULL) {
+        partition_loaded(tc, idx); /* gone meanwhile */
+        return;
+    }
+    memset(&sc, 0, sizeof sc);
+    sc.lc.tc = tc;
+    sc.lc.partition = idx;
+    sc.lc.a = gr_arena_new(4096);
+    sc.next = tc->load_next[idx];
+    if (sc.lc.a == NULL) {
+        GR_LOG_ERROR("out of memory loading %s-%d", TXN_TOPIC, idx);
+        partition_loaded(tc, idx);
+        return;
+    }
+    err = gr_log_scan(t->parts[idx]->log, tc->load_next[idx], load_step_batch,
+                      &sc);
+    gr_arena_destroy(sc.lc.a);
+    tc->load_records += sc.lc.records;
+    if (err != 0)
+        GR_LOG_ERROR("%s-%d: loading transaction state at offset %" PRId64
+                     ": %s; the rest is skipped",
+                     TXN_TOPIC, idx, sc.next, gr_err_str(err));
+    if (sc.stopped && err == 0)
+        tc->load_next[idx] = sc.next;
+    else
+        partition_loaded(tc, idx);
+}
+
+static void
+on_load_timer(gr_loop_t *loop, gr_timer_t *t)
+{
+    gr_txn_coord_t *tc = t->data;
+    load_step(tc);
+    if (tc->loading > 0)
+        gr_timer_start(loop, t, 0);
+}
+
+/* Starts loading every partition of __transaction_state led here. */
+static void
+load_start(gr_txn_coord_t *tc)
+{
+    gr_topic_t *t = gr_cluster_topic_cstr(tc->cluster, TXN_TOPIC);
+    tc->load_start_us = gr_mono_us();
+    if (t == NULL)
+        return;
+    tc->load_next = calloc((size_t)t->nparts, sizeof(*tc->load_next));
+    if (tc->load_next == NULL) {
+        GR_LOG_ERROR("out of memory: %s is not loaded", TXN_TOPIC);
+        return;
+    }
+    tc->nload = t->nparts;
+    for (int32_t i = 0; i < t->nparts; i++) {
+        gr_partition_t *p = t->parts[i];
+        if (p->leader == tc->node_id && p->log != NULL) {
+            tc->load_next[i] = 0;
+            tc->loading++;
+        } else {
+            tc->load_next[i] = -1;
+        }
+    }
 }
 
 /* --- timers */
@@ -559,7 +653,8 @@ abort_timed_out(gr_txn_coord_t *tc)
     int64_t now = gr_txn_now(tc);
     for (uint32_t i = 0; i < tc->tab_size; i++)
         for (gr_txn_t *txn = tc->tab[i]; txn; txn = txn->hnext)
-            if (gr_txn_timed_out(txn, now)) {
+            if (gr_txn_timed_out(txn, now) &&
+                !gr_txn_loading(tc, txn->log_partition)) {
                 GR_LOG_INFO("transactional id %s: transaction of producer "
                             "%" PRId64 " epoch %d timed out after %d ms; "
                             "aborting it",
@@ -574,7 +669,7 @@ retry_markers(gr_txn_coord_t *tc)
 {
     for (uint32_t i = 0; i < tc->tab_size; i++)
         for (gr_txn_t *txn = tc->tab[i]; txn; txn = txn->hnext)
-            if (txn->completing)
+            if (txn->completing && !gr_txn_loading(tc, txn->log_partition))
                 gr_txn_markers_write(tc, txn);
 }
 
@@ -587,7 +682,7 @@ remove_expired(gr_txn_coord_t *tc)
         gr_txn_t *txn = tc->tab[i], *next;
         for (; txn; txn = next) {
             next = txn->hnext;
-            if (txn->completing ||
+            if (txn->completing || gr_txn_loading(tc, txn->log_partition) ||
                 !gr_txn_expired(txn, now, tc->cfg.id_expiration_ms))
                 continue;
             if (log_tombstone(tc, txn) == GR_KERR_NONE) {
@@ -659,6 +754,7 @@ gr_txn_coord_new(gr_loop_t *loop, gr_cluster_t *cluster, gr_pids_t *pids,
     gr_timer_init(&tc->abort_timer, on_abort_timer, tc);
     gr_timer_init(&tc->expire_timer, on_expire_timer, tc);
     gr_timer_init(&tc->retry_timer, on_retry_timer, tc);
+    gr_timer_init(&tc->load_timer, on_load_timer, tc);
     return tc;
 }
 
@@ -671,7 +767,9 @@ gr_txn_coord_destroy(gr_txn_coord_t *tc)
         gr_timer_stop(tc->loop, &tc->abort_timer);
         gr_timer_stop(tc->loop, &tc->expire_timer);
         gr_timer_stop(tc->loop, &tc->retry_timer);
+        gr_timer_stop(tc->loop, &tc->load_timer);
     }
+    free(tc->load_next);
     for (uint32_t i = 0; i < tc->tab_size; i++) {
         gr_txn_t *txn = tc->tab[i], *next;
         for (; txn; txn = next) {
@@ -687,13 +785,27 @@ gr_txn_coord_destroy(gr_txn_coord_t *tc)
 void
 gr_txn_coord_start(gr_txn_coord_t *tc)
 {
-    load_all(tc);
+    load_start(tc);
+    if (tc->loop == NULL) /* tests: at once */
+        while (tc->loading > 0)
+            load_step(tc);
     tc->started = true;
     if (tc->loop) {
+        if (tc->loading > 0)
+            gr_timer_start(tc->loop, &tc->load_timer, 0);
         gr_timer_start(tc->loop, &tc->abort_timer, tc->cfg.abort_interval_ms);
         gr_timer_start(tc->loop, &tc->expire_timer,
                        tc->cfg.remove_expired_interval_ms);
     }
+}
+
+void
+gr_txn_coord_load_all_now(gr_txn_coord_t *tc)
+{
+    while (tc->loading > 0)
+        load_step(tc);
+    if (tc->loop)
+        gr_timer_stop(tc->loop, &tc->load_timer);
 }
 
 void
@@ -883,6 +995,8 @@ gr_txn_list(gr_txn_coord_t *tc, uint32_t states, const int64_t *pids,
             int npids, int64_t duration_ms, gr_txn_list_cb cb, void *arg)
 {
     int64_t now = gr_txn_now(tc);
+    if (tc->loading > 0)
+        return GR_KERR_COORDINATOR_LOAD_IN_PROGRESS;
     for (uint32_t i = 0; i < tc->tab_size; i++)
         for (gr_txn_t *txn = tc->tab[i]; txn; txn = txn->hnext) {
             bool pid_ok = npids == 0;

@@ -146,12 +146,17 @@ gr_txn_coord_t *gr_txn_coord_new(gr_loop_t *loop, gr_cluster_t *cluster,
                                  const gr_txn_config_t *cfg,
                                  const gr_txn_hooks_t *hooks);
 void gr_txn_coord_destroy(gr_txn_coord_t *tc);
-/* Loads __transaction_state when it exists (every partition led here, in
- * full, before returning: start-up only), completes the transactions found
- * in PrepareCommit/PrepareAbort (their markers are written again) and
- * starts the timers: timed-out transactions are aborted, expired ids
- * removed. Ongoing transactions carry on and time out as usual. */
+/* Starts loading __transaction_state when it exists (every partition led
+ * here, 1 MiB per loop turn; at once when the coordinator has no loop, as
+ * in tests): ids of a partition still loading answer
+ * COORDINATOR_LOAD_IN_PROGRESS, ListTransactions too while any is. Once a
+ * partition is loaded its transactions found in PrepareCommit or
+ * PrepareAbort are completed (their markers are written again); Ongoing
+ * ones carry on and time out as usual. Starts the timers: timed-out
+ * transactions are aborted, expired ids removed. */
 void gr_txn_coord_start(gr_txn_coord_t *tc);
+/* Runs the load to completion (tests, and nothing else). */
+void gr_txn_coord_load_all_now(gr_txn_coord_t *tc);
 /* Runs the periodic work now (tests): timeouts, marker retries, expiry. */
 void gr_txn_coord_tick(gr_txn_coord_t *tc);
 

@@ -132,7 +132,18 @@ struct gr_txn_coord {
     gr_timer_t retry_timer;   /* markers to write again */
     bool started;
     gr_buf_t scratch;
+    /* start-up load of __transaction_state, a bounded slice per loop
+     * turn: per partition the next offset to read, -1 once loaded */
+    int64_t *load_next;
+    int32_t nload;
+    int loading;           /* partitions still loading */
+    int64_t load_records;  /* records read so far */
+    int64_t load_start_us;
+    gr_timer_t load_timer;
 };
+
+/* Whether partition idx of __transaction_state is still loading. */
+bool gr_txn_loading(const gr_txn_coord_t *tc, int32_t idx);
 
 /* The partition of __transaction_state that holds txn_id, or NULL
  * (*err: COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR). */

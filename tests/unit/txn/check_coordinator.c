@@ -511,6 +511,41 @@ START_TEST(test_offsets_partition_marker)
 }
 END_TEST
 
+START_TEST(test_loading)
+{
+    fx_t f;
+    gr_pid_t pid;
+    gr_txn_coord_t *tc;
+    gr_txn_config_t cfg;
+    gr_arena_t *a = gr_arena_new(512);
+    gr_txn_info_t info;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "t", 0);
+    /* a second coordinator over the same logs, with a loop: its load runs
+     * a slice per loop turn, and until then ids answer LOAD_IN_PROGRESS */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_timeout_ms = 900000;
+    cfg.id_expiration_ms = 3600000;
+    cfg.abort_interval_ms = 10000;
+    cfg.remove_expired_interval_ms = 3600000;
+    cfg.clock_ms = clock_ms;
+    tc = gr_txn_coord_new(f.lt.loop, f.c, f.pids, 1, &cfg, NULL);
+    gr_txn_coord_start(tc);
+    ck_assert_int_eq(gr_txn_end(tc, &TX, pid, true),
+                     GR_KERR_COORDINATOR_LOAD_IN_PROGRESS);
+    ck_assert_int_eq(gr_txn_describe(tc, &TX, a, &info),
+                     GR_KERR_COORDINATOR_LOAD_IN_PROGRESS);
+    gr_txn_coord_load_all_now(tc);
+    ck_assert_int_eq(gr_txn_describe(tc, &TX, a, &info), GR_KERR_NONE);
+    ck_assert_str_eq(info.state, "Ongoing");
+    ck_assert_int_eq(info.nparts, 1);
+    gr_txn_coord_destroy(tc);
+    gr_arena_destroy(a);
+    fx_fini(&f);
+}
+END_TEST
+
 START_TEST(test_requests_need_the_topic)
 {
     fx_t f;
@@ -555,6 +590,7 @@ suite_txn_coordinator(void)
     tcase_add_test(tc, test_fence_by_new_instance);
     tcase_add_test(tc, test_expiration);
     tcase_add_test(tc, test_offsets_partition_marker);
+    tcase_add_test(tc, test_loading);
     tcase_add_test(tc, test_requests_need_the_topic);
     suite_add_tcase(s, tc);
     return s;
