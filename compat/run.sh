@@ -297,6 +297,70 @@ s_txn_frames_restart() {
     timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" ongoing-check "$BROKER_DIR/ong.json"
 }
 
+TXN_OPTS=(--override transaction.abort.timed.out.transaction.cleanup.interval.ms=500)
+
+# librdkafka transactions: commit and abort, fencing by a second instance,
+# an abandoned transaction timed out; all of it holds after a clean restart
+# and after a SIGKILL; DescribeTransactions, ListTransactions and
+# DescribeProducers report it
+s_rdkafka_txn() {
+    start_broker --override num.partitions=3 "${TXN_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/txn" commit_abort rdk-ca 3 500 || return 1
+    "$COMPAT_BIN/bin/txn" fence rdk-fence || return 1
+    "$COMPAT_BIN/bin/txn" abandon rdk-abandon || return 1
+    grep -q 'compat-txn-abandon: transaction of producer .* timed out' \
+        "$BROKER_DIR/broker.log" || { echo "no timeout abort logged"; return 1; }
+    cat >"$BROKER_DIR/expect.json" <<JSON
+{"txns": {"compat-txn-ca": "CompleteCommit", "compat-txn-fence": "CompleteCommit",
+          "compat-txn-abandon": "CompleteCommit", "compat-txn-witness": "CompleteCommit"},
+ "topic": "rdk-ca", "partitions": 3, "producers_min": 1}
+JSON
+    for sig in TERM KILL; do
+        stop_broker $sig
+        REUSE_DIR=1 start_broker --override num.partitions=3 "${TXN_OPTS[@]}" || return 1
+        "$COMPAT_BIN/bin/txn" expect rdk-ca 3 1000 1500 || return 1
+        "$COMPAT_BIN/bin/txn" expect rdk-fence 1 10 20 || return 1
+        "$COMPAT_BIN/bin/txn" expect rdk-abandon 1 11 21 || return 1
+        timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" describe "$BROKER_DIR/expect.json" || return 1
+    done
+}
+
+# a librdkafka producer in the middle of a transaction while the broker
+# restarts (SIGKILL, then SIGTERM): it commits (aborts) after the restart
+s_rdkafka_txn_restart() {
+    local d cpid topic
+    for mode in open:KILL open-abort:TERM; do
+        topic=rdk-${mode%:*}
+        start_broker "${TXN_OPTS[@]}" || return 1
+        d=$(mktemp -d "$COMPAT_TMP/txnopen.XXXXXX")
+        "$COMPAT_BIN/bin/txn" "${mode%:*}" "$topic" "$d" 200 >"$d/out" 2>&1 &
+        cpid=$!
+        for _ in $(seq 1 600); do [ -f "$d/ready" ] && break; sleep 0.05; done
+        [ -f "$d/ready" ] || { cat "$d/out"; kill $cpid; return 1; }
+        stop_broker "${mode#*:}"
+        REUSE_DIR=1 start_broker --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" \
+            "${TXN_OPTS[@]}" || return 1
+        touch "$d/go"
+        wait $cpid || { cat "$d/out"; return 1; }
+        cat "$d/out"
+        if [ "${mode%:*}" = open ]; then
+            "$COMPAT_BIN/bin/txn" expect "$topic" 1 200 200 || return 1
+        else
+            "$COMPAT_BIN/bin/txn" expect "$topic" 1 0 200 || return 1
+        fi
+        stop_broker
+    done
+}
+
+# kafkajs transactions (commit, abort, a fenced zombie), read back by
+# librdkafka's read_committed consumer
+s_kafkajs_txn() {
+    need node && node_modules_ready || return 1
+    start_broker || return 1
+    (cd "$COMPAT_SRC/node" && GR_TOPIC=kjs-txn timeout 60 node txn.js) || return 1
+    "$COMPAT_BIN/bin/txn" expect kjs-txn 1 60 90
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
