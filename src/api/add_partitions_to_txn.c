@@ -73,13 +73,13 @@ one_txn(gr_req_t *req, const gr_str_t *txn_id, gr_pid_t pid, bool verify_only,
         err = gr_txn_add_partitions(b->txn, txn_id, pid, tps, n);
     }
     for (k = 0; k < n; k++)
-        errs[k] = for_version(err != GR_KERR_NONE ? err : errs[k],
-                              req->version);
+        errs[k] =
+            for_version(err != GR_KERR_NONE ? err : errs[k], req->version);
     k = 0;
     for (int32_t i = 0; i < ntopics; i++) {
         topic_result_t *tr = &(*out)[i];
-        int32_t np = topics[i].partitions_cnt > 0 ? topics[i].partitions_cnt
-                                                  : 0;
+        int32_t np =
+            topics[i].partitions_cnt > 0 ? topics[i].partitions_cnt : 0;
         tr->name = topics[i].name;
         tr->results_by_partition =
             gr_arena_zalloc(req->a, (size_t)(np + 1) * sizeof(part_result_t));
@@ -126,8 +126,8 @@ gr_api_add_partitions_to_txn(gr_req_t *req)
         r->transactional_id = t->transactional_id;
         if (one_txn(req, &t->transactional_id,
                     (gr_pid_t){ t->producer_id, t->producer_epoch },
-                    t->verify_only, t->topics, t->topics_cnt,
-                    &r->topic_results, &r->topic_results_cnt) != 0)
+                    t->verify_only, t->topics, t->topics_cnt, &r->topic_results,
+                    &r->topic_results_cnt) != 0)
             return gr_req_close(req, "out of memory");
     }
     return gr_req_reply(req);

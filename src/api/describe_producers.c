@@ -83,7 +83,8 @@ gr_api_describe_producers(gr_req_t *req)
     gr_describe_producers_response_t *rs = req->resp;
     int32_t nt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
 
-    rs->topics = gr_arena_zalloc(req->a, (size_t)(nt + 1) * sizeof(*rs->topics));
+    rs->topics =
+        gr_arena_zalloc(req->a, (size_t)(nt + 1) * sizeof(*rs->topics));
     if (rs->topics == NULL)
         return gr_req_close(req, "out of memory");
     rs->topics_cnt = nt;
@@ -91,8 +92,8 @@ gr_api_describe_producers(gr_req_t *req)
         const gr_describe_producers_request_topic_request_t *tq =
             &rq->topics[i];
         gr_describe_producers_response_topic_response_t *tr = &rs->topics[i];
-        int32_t np = tq->partition_indexes_cnt > 0 ? tq->partition_indexes_cnt
-                                                   : 0;
+        int32_t np =
+            tq->partition_indexes_cnt > 0 ? tq->partition_indexes_cnt : 0;
         const char *msg = gr_topic_name_invalid(&tq->name);
         gr_topic_t *t = NULL;
         gr_kerr_t terr = GR_KERR_NONE;
@@ -103,14 +104,13 @@ gr_api_describe_producers(gr_req_t *req)
                  NULL)
             terr = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
         tr->name = tq->name;
-        tr->partitions = gr_arena_zalloc(req->a, (size_t)(np + 1) *
-                                                     sizeof(*tr->partitions));
+        tr->partitions =
+            gr_arena_zalloc(req->a, (size_t)(np + 1) * sizeof(*tr->partitions));
         if (tr->partitions == NULL)
             return gr_req_close(req, "out of memory");
         tr->partitions_cnt = np;
         for (int32_t k = 0; k < np; k++)
-            if (describe_partition(req, t, terr, msg,
-                                   tq->partition_indexes[k],
+            if (describe_partition(req, t, terr, msg, tq->partition_indexes[k],
                                    &tr->partitions[k]) != 0)
                 return gr_req_close(req, "out of memory");
     }

@@ -26,8 +26,8 @@ fill_topics(gr_req_t *req, const gr_txn_info_t *info, state_t *st)
                gr_str_eq(&info->parts[j].topic, &info->parts[i].topic))
             j++;
         td->topic = info->parts[i].topic;
-        td->partitions = gr_arena_alloc(req->a, (size_t)(j - i) *
-                                                    sizeof(int32_t));
+        td->partitions =
+            gr_arena_alloc(req->a, (size_t)(j - i) * sizeof(int32_t));
         if (td->partitions == NULL)
             return -1;
         td->partitions_cnt = j - i;
@@ -53,9 +53,8 @@ gr_api_describe_transactions(gr_req_t *req)
     for (int32_t i = 0; i < n; i++) {
         state_t *st = &rs->transaction_states[i];
         gr_txn_info_t info;
-        gr_kerr_t kerr = gr_txn_describe(req->broker->txn,
-                                         &rq->transactional_ids[i], req->a,
-                                         &info);
+        gr_kerr_t kerr = gr_txn_describe(
+            req->broker->txn, &rq->transactional_ids[i], req->a, &info);
         gr_describe_transactions_response_transaction_state_init(st);
         st->transactional_id = rq->transactional_ids[i];
         st->error_code = kerr;

@@ -31,8 +31,8 @@ gr_api_init_producer_id(gr_req_t *req)
          * current one */
         pid.id = gr_pids_next(req->broker->pids);
         pid.epoch = 0;
-        rs->error_code = pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE
-                                    : GR_KERR_NONE;
+        rs->error_code =
+            pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE : GR_KERR_NONE;
         rs->producer_id = pid.id;
         rs->producer_epoch = pid.id < 0 ? -1 : 0;
         return gr_req_reply(req);
@@ -40,10 +40,9 @@ gr_api_init_producer_id(gr_req_t *req)
 
     /* the coordinator keeps its state in __transaction_state */
     gr_topics_internal(req->broker, GR_TOPIC_TRANSACTION_STATE);
-    kerr = gr_txn_init_pid(req->broker->txn, &rq->transactional_id,
-                           rq->transaction_timeout_ms,
-                           (gr_pid_t){ rq->producer_id, rq->producer_epoch },
-                           &pid);
+    kerr = gr_txn_init_pid(
+        req->broker->txn, &rq->transactional_id, rq->transaction_timeout_ms,
+        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &pid);
 
     /* PRODUCER_FENCED exists from v4 on (init_producer_id.schema);
      * older clients handle the same case as INVALID_PRODUCER_EPOCH. */

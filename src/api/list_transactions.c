@@ -18,8 +18,7 @@ typedef struct collect {
 } collect_t;
 
 static void
-add_state(void *arg, const char *txn_id, int64_t producer_id,
-          const char *state)
+add_state(void *arg, const char *txn_id, int64_t producer_id, const char *state)
 {
     collect_t *c = arg;
     if (c->n == c->cap) {
@@ -34,8 +33,8 @@ add_state(void *arg, const char *txn_id, int64_t producer_id,
         c->v = v;
         c->cap = cap;
     }
-    c->v[c->n].transactional_id.ptr = gr_arena_strndup(c->a, txn_id,
-                                                       strlen(txn_id));
+    c->v[c->n].transactional_id.ptr =
+        gr_arena_strndup(c->a, txn_id, strlen(txn_id));
     c->v[c->n].transactional_id.len = (int32_t)strlen(txn_id);
     c->v[c->n].producer_id = producer_id;
     c->v[c->n].transaction_state = gr_str_c(state);

@@ -32,22 +32,21 @@ one_marker(gr_req_t *req, const marker_t *m, result_t *r)
                          ? m->topics[i].partition_indexes_cnt
                          : 0;
         tr->name = m->topics[i].name;
-        tr->partitions = gr_arena_zalloc(req->a, (size_t)(np + 1) *
-                                                     sizeof(part_result_t));
+        tr->partitions =
+            gr_arena_zalloc(req->a, (size_t)(np + 1) * sizeof(part_result_t));
         if (tr->partitions == NULL)
             return -1;
         tr->partitions_cnt = np;
         for (int32_t k = 0; k < np; k++) {
             int32_t idx = m->topics[i].partition_indexes[k];
-            gr_partition_t *p = gr_cluster_partition(b->cluster, &tr->name,
-                                                     idx);
+            gr_partition_t *p =
+                gr_cluster_partition(b->cluster, &tr->name, idx);
             tr->partitions[k].partition_index = idx;
             tr->partitions[k].error_code =
                 p == NULL ? GR_KERR_UNKNOWN_TOPIC_OR_PARTITION
                           : gr_txn_write_marker(
                                 b->txn, p,
-                                (gr_pid_t){ m->producer_id,
-                                            m->producer_epoch },
+                                (gr_pid_t){ m->producer_id, m->producer_epoch },
                                 m->transaction_result, m->coordinator_epoch);
         }
     }

@@ -26,7 +26,8 @@
 
 extern bool gr_fault_armed; /* some point is armed */
 
-#define GR_FAULT(name) (__builtin_expect(gr_fault_armed, 0) && gr_fault_hit(name))
+#define GR_FAULT(name) \
+    (__builtin_expect(gr_fault_armed, 0) && gr_fault_hit(name))
 
 /* Makes the nth next hit of point name fail (1: the next one), once.
  * Arming a point again replaces its count. At most 8 points at a time. */

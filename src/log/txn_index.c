@@ -94,8 +94,8 @@ list_files(const char *dir, int64_t **out)
         if (end != de->d_name + 20 || base < 0)
             continue;
         if (n == cap) {
-            int64_t *p = realloc(v, (size_t)(cap = cap ? cap * 2 : 8) *
-                                        sizeof(*v));
+            int64_t *p =
+                realloc(v, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(*v));
             if (p == NULL) {
                 free(v);
                 closedir(d);
@@ -147,15 +147,14 @@ load_file(gr_txnidx_t *ix, int64_t base, int64_t leo)
         if (gr_get_u16(buf) != GR_TXNIDX_VERSION || t.last_offset < base ||
             t.last_offset <= last || t.first_offset > t.last_offset ||
             t.first_offset < 0) {
-            GR_LOG_WARN("%s: entry at %lld is not valid", path,
-                        (long long)pos);
+            GR_LOG_WARN("%s: entry at %lld is not valid", path, (long long)pos);
             ok = false;
             break;
         }
         if (t.last_offset >= leo) {
             /* the log was cut below this marker (recovery) */
-            GR_LOG_INFO("%s: removing entries past the log end %" PRId64,
-                        path, leo);
+            GR_LOG_INFO("%s: removing entries past the log end %" PRId64, path,
+                        leo);
             if (ftruncate(fd, pos) != 0)
                 GR_LOG_ERROR("cannot truncate %s: %s", path, strerror(errno));
             break;
@@ -193,8 +192,7 @@ gr_txnidx_open(const char *dir, int64_t leo, bool *damaged)
         gr_segment_path(path, dir, bases[i], ".log");
         if (stat(path, &st) != 0) {
             gr_segment_path(path, dir, bases[i], SUFFIX);
-            GR_LOG_WARN("deleting a transaction index without a log: %s",
-                        path);
+            GR_LOG_WARN("deleting a transaction index without a log: %s", path);
             unlink(path);
             continue;
         }

@@ -12,22 +12,22 @@
  * TransactionLogValue, or null (a tombstone: the id expired). One record
  * per batch, uncompressed, no producer id, CreateTime.
  */
-#include "txn/txn_int.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "log/log.h"
 #include "proto/gen/transaction_log_key.h"
 #include "proto/gen/transaction_log_value.h"
 #include "proto/records.h"
+#include "txn/txn_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define TXN_TOPIC          "__transaction_state"
-#define RECORD_VERSION     0    /* key and value versions written */
-#define MARKER_RETRY_MS    1000 /* markers that failed are tried again */
-#define LOAD_MAX_BATCH     (16 << 20)
+#define TXN_TOPIC           "__transaction_state"
+#define RECORD_VERSION      0    /* key and value versions written */
+#define MARKER_RETRY_MS     1000 /* markers that failed are tried again */
+#define LOAD_MAX_BATCH      (16 << 20)
 #define LOAD_BYTES_PER_TURN (1 << 20) /* start-up load, per loop turn */
 
 int64_t
@@ -52,7 +52,8 @@ find(const gr_txn_coord_t *tc, const gr_str_t *id)
 {
     uint32_t h = hash_id(id->ptr, id->len) & (tc->tab_size - 1);
     for (gr_txn_t *t = tc->tab[h]; t; t = t->hnext)
-        if (t->id_len == id->len && memcmp(t->id, id->ptr, (size_t)id->len) == 0)
+        if (t->id_len == id->len &&
+            memcmp(t->id, id->ptr, (size_t)id->len) == 0)
             return t;
     return NULL;
 }
@@ -89,8 +90,8 @@ insert(gr_txn_coord_t *tc, gr_txn_t *txn)
 static void
 remove_txn(gr_txn_coord_t *tc, gr_txn_t *txn)
 {
-    gr_txn_t **pp = &tc->tab[hash_id(txn->id, txn->id_len) &
-                             (tc->tab_size - 1)];
+    gr_txn_t **pp =
+        &tc->tab[hash_id(txn->id, txn->id_len) & (tc->tab_size - 1)];
     while (*pp && *pp != txn)
         pp = &(*pp)->hnext;
     if (*pp) {
@@ -125,8 +126,7 @@ state_partition(gr_txn_coord_t *tc, int32_t idx, gr_kerr_t *err)
 }
 
 gr_partition_t *
-gr_txn_log_partition(gr_txn_coord_t *tc, const gr_str_t *txn_id,
-                     gr_kerr_t *err)
+gr_txn_log_partition(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_kerr_t *err)
 {
     gr_topic_t *t = gr_cluster_topic_cstr(tc->cluster, TXN_TOPIC);
     if (t == NULL) {
@@ -167,8 +167,8 @@ static int
 sorted_parts(const gr_txn_t *txn, const gr_txn_tp_t *add, int nadd,
              gr_arena_t *a, gr_txn_tp_t **out)
 {
-    gr_txn_tp_t *v = gr_arena_alloc(a, (size_t)(txn->nparts + nadd + 1) *
-                                           sizeof(*v));
+    gr_txn_tp_t *v =
+        gr_arena_alloc(a, (size_t)(txn->nparts + nadd + 1) * sizeof(*v));
     int n = 0, k = 0;
     if (v == NULL)
         return -1;
@@ -285,8 +285,8 @@ encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t)
             while (j < n && gr_str_eq(&tps[j].topic, &tps[i].topic))
                 j++;
             ps->topic = tps[i].topic;
-            ps->partition_ids = gr_arena_alloc(a, (size_t)(j - i) *
-                                                      sizeof(int32_t));
+            ps->partition_ids =
+                gr_arena_alloc(a, (size_t)(j - i) * sizeof(int32_t));
             if (ps->partition_ids == NULL)
                 return out;
             ps->partition_ids_cnt = j - i;
@@ -308,8 +308,7 @@ encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t)
 }
 
 gr_kerr_t
-gr_txn_log_transit(gr_txn_coord_t *tc, gr_txn_t *txn,
-                   const gr_txn_transit_t *t)
+gr_txn_log_transit(gr_txn_coord_t *tc, gr_txn_t *txn, const gr_txn_transit_t *t)
 {
     gr_arena_t *a = gr_arena_new(1024);
     gr_partition_t *p;
@@ -479,8 +478,7 @@ load_batch(void *arg, const uint8_t *batch, size_t n)
     if (err != GR_KERR_NONE)
         GR_LOG_WARN("%s-%d: batch at offset %" PRId64 " cannot be read (%s); "
                     "ignored",
-                    TXN_TOPIC, lc->partition, h.base_offset,
-                    gr_kerr_name(err));
+                    TXN_TOPIC, lc->partition, h.base_offset, gr_kerr_name(err));
     return 0;
 }
 
@@ -941,8 +939,7 @@ gr_txn_end(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_pid_t pid,
     gr_txn_t *txn = lookup(tc, txn_id, &err);
     if (txn == NULL)
         return err;
-    err = gr_txn_prepare_end(txn, pid, commit, true, gr_txn_now(tc), &t,
-                             &noop);
+    err = gr_txn_prepare_end(txn, pid, commit, true, gr_txn_now(tc), &t, &noop);
     if (err != GR_KERR_NONE || noop)
         return err;
     err = gr_txn_log_transit(tc, txn, &t);
@@ -991,8 +988,8 @@ gr_txn_describe(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_arena_t *a,
 }
 
 gr_kerr_t
-gr_txn_list(gr_txn_coord_t *tc, uint32_t states, const int64_t *pids,
-            int npids, int64_t duration_ms, gr_txn_list_cb cb, void *arg)
+gr_txn_list(gr_txn_coord_t *tc, uint32_t states, const int64_t *pids, int npids,
+            int64_t duration_ms, gr_txn_list_cb cb, void *arg)
 {
     int64_t now = gr_txn_now(tc);
     if (tc->loading > 0)

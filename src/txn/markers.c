@@ -10,12 +10,12 @@
  * or are dropped. When every partition has its marker, CompleteCommit or
  * CompleteAbort is logged.
  */
-#include "txn/txn_int.h"
 #include "core/fault.h"
 #include "core/log.h"
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "proto/records.h"
+#include "txn/txn_int.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -97,9 +97,9 @@ gr_txn_markers_write(gr_txn_coord_t *tc, gr_txn_t *txn)
             tp->marked = true;
             continue;
         }
-        err = gr_txn_marker_append(tc, t->parts[tp->partition],
-                                   txn->producer_id, txn->epoch, commit,
-                                   coordinator_epoch);
+        err =
+            gr_txn_marker_append(tc, t->parts[tp->partition], txn->producer_id,
+                                 txn->epoch, commit, coordinator_epoch);
         switch (err) {
         case GR_KERR_NONE:
             tp->marked = true;

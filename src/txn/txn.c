@@ -6,8 +6,8 @@
  * EndTxn v0-v4 clients speak: no epoch bump per transaction. Nothing here
  * does I/O: the coordinator logs a transition, then applies it.
  */
-#include "txn/txn_int.h"
 #include "core/log.h"
+#include "txn/txn_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -299,8 +299,7 @@ gr_txn_prepare_end(const gr_txn_t *txn, gr_pid_t pid, bool commit,
         return GR_KERR_PRODUCER_FENCED;
     switch (txn->state) {
     case GR_TXN_ONGOING:
-        transit_init(txn,
-                     commit ? GR_TXN_PREPARE_COMMIT : GR_TXN_PREPARE_ABORT,
+        transit_init(txn, commit ? GR_TXN_PREPARE_COMMIT : GR_TXN_PREPARE_ABORT,
                      now_ms, t);
         return GR_KERR_NONE;
     case GR_TXN_COMPLETE_COMMIT:

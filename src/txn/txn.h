@@ -68,19 +68,27 @@
  *                 Ongoing transaction; never held here either.
  *                 transition: => PrepareAbort (with the bumped epoch)
  *
- * State x request (after the id, producer id and epoch checks below):
+ * State x request, after the checks below. CT = CONCURRENT_TRANSACTIONS,
+ * ITS = INVALID_TXN_STATE, IPM = INVALID_PRODUCER_ID_MAPPING; a state name
+ * is the transition; "fence" bumps the epoch, aborts and answers CT:
  *
- *   state           InitProducerId   AddPartitions     EndTxn commit    EndTxn abort
- *                                    AddOffsets
- *   Empty           bump: Empty      Ongoing           INVALID_TXN_STATE INVALID_TXN_STATE
- *   Ongoing         fence, abort:    Ongoing (NONE     PrepareCommit    PrepareAbort
- *                   CONCURRENT_TR.   when no new part)
- *   PrepareCommit   CONCURRENT_TR.   CONCURRENT_TR.    CONCURRENT_TR.   INVALID_TXN_STATE
- *   PrepareAbort    CONCURRENT_TR.   CONCURRENT_TR.    INVALID_TXN_STATE CONCURRENT_TR.
- *   CompleteCommit  bump: Empty      Ongoing           NONE (a retry)   INVALID_TXN_STATE
- *   CompleteAbort   bump: Empty      Ongoing           INVALID_TXN_STATE NONE (a retry)
- *   Dead            CONCURRENT_TR.   INVALID_PRODUCER_ID_MAPPING (not held: as unknown)
- *   PrepareEpochFence CONCURRENT_TRANSACTIONS for every request (not held)
+ *   state            InitProducerId  AddPartitions  EndTxn        EndTxn
+ *                                    AddOffsets     commit        abort
+ *   Empty            bump: Empty     Ongoing        ITS           ITS
+ *   Ongoing          fence           Ongoing (1)    PrepareCommit PrepareAbort
+ *   PrepareCommit    CT              CT             CT            ITS
+ *   PrepareAbort     CT              CT             ITS           CT
+ *   CompleteCommit   bump: Empty     Ongoing        NONE (2)      ITS
+ *   CompleteAbort    bump: Empty     Ongoing        ITS           NONE (2)
+ *   Dead (3)         CT              IPM            IPM           IPM
+ *   PrepareEpochFence (3): CT for every request
+ *
+ *   (1) NONE at once, nothing logged, when no partition is new
+ *   (2) a retry of the end that completed
+ *   (3) never held here (Kafka: IllegalStateException)
+ *
+ * AddPartitionsToTxn verify_only (v4+) answers as AddPartitions without
+ * the transition: CT in Prepare*, IPM for Dead, else per partition.
  *
  * Before the state: an unknown transactional id is
  * INVALID_PRODUCER_ID_MAPPING (InitProducerId creates it), another producer
@@ -181,9 +189,8 @@ gr_kerr_t gr_txn_add_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
 /* AddPartitionsToTxn v4+ verify_only: the transaction-level error, or NONE
  * with errs[i] NONE (tps[i] is in the transaction) or
  * TRANSACTION_ABORTABLE. */
-gr_kerr_t gr_txn_verify_partitions(gr_txn_coord_t *tc,
-                                   const gr_str_t *txn_id, gr_pid_t pid,
-                                   const gr_txn_tp_t *tps, int n,
+gr_kerr_t gr_txn_verify_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
+                                   gr_pid_t pid, const gr_txn_tp_t *tps, int n,
                                    gr_kerr_t *errs);
 /* EndTxn: commit or abort the producer's transaction. NONE once the
  * decision is logged (the markers follow at once, or are retried). */
@@ -212,9 +219,9 @@ gr_kerr_t gr_txn_describe(gr_txn_coord_t *tc, const gr_str_t *txn_id,
  * longer than duration_ms. Dead ids are never listed. */
 typedef void (*gr_txn_list_cb)(void *arg, const char *txn_id,
                                int64_t producer_id, const char *state);
-gr_kerr_t gr_txn_list(gr_txn_coord_t *tc, uint32_t states,
-                      const int64_t *pids, int npids, int64_t duration_ms,
-                      gr_txn_list_cb cb, void *arg);
+gr_kerr_t gr_txn_list(gr_txn_coord_t *tc, uint32_t states, const int64_t *pids,
+                      int npids, int64_t duration_ms, gr_txn_list_cb cb,
+                      void *arg);
 
 /* WriteTxnMarkers (one marker of a request): appends a COMMIT or ABORT
  * marker of pid/epoch to p as the coordinator does. NONE,

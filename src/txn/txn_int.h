@@ -21,9 +21,9 @@ typedef struct gr_txn_part {
 
 typedef struct gr_txn {
     struct gr_txn *hnext;
-    char *id;                 /* the transactional id, NUL-terminated */
+    char *id; /* the transactional id, NUL-terminated */
     int32_t id_len;
-    int32_t log_partition;    /* of __transaction_state */
+    int32_t log_partition; /* of __transaction_state */
     int64_t producer_id;
     int64_t prev_producer_id; /* before the last rotation, -1 */
     int64_t next_producer_id; /* read from v1 values; kept */
@@ -97,8 +97,7 @@ void gr_txn_prepare_complete(const gr_txn_t *txn, int64_t now_ms,
                              gr_txn_transit_t *t);
 /* Expiration (Empty, CompleteX idle for expiration_ms): true when txn is
  * to be tombstoned and dropped. */
-bool gr_txn_expired(const gr_txn_t *txn, int64_t now_ms,
-                    int64_t expiration_ms);
+bool gr_txn_expired(const gr_txn_t *txn, int64_t now_ms, int64_t expiration_ms);
 /* Whether an Ongoing transaction has run past its timeout. */
 bool gr_txn_timed_out(const gr_txn_t *txn, int64_t now_ms);
 /* Applies a logged transition (Kafka's completeTransitionTo). -1 on ENOMEM
@@ -127,17 +126,17 @@ struct gr_txn_coord {
     gr_txn_t **tab; /* by transactional id */
     uint32_t tab_size;
     int count;
-    gr_timer_t abort_timer;   /* timeouts, every abort_interval_ms */
-    gr_timer_t expire_timer;  /* every remove_expired_interval_ms */
-    gr_timer_t retry_timer;   /* markers to write again */
+    gr_timer_t abort_timer;  /* timeouts, every abort_interval_ms */
+    gr_timer_t expire_timer; /* every remove_expired_interval_ms */
+    gr_timer_t retry_timer;  /* markers to write again */
     bool started;
     gr_buf_t scratch;
     /* start-up load of __transaction_state, a bounded slice per loop
      * turn: per partition the next offset to read, -1 once loaded */
     int64_t *load_next;
     int32_t nload;
-    int loading;           /* partitions still loading */
-    int64_t load_records;  /* records read so far */
+    int loading;          /* partitions still loading */
+    int64_t load_records; /* records read so far */
     int64_t load_start_us;
     gr_timer_t load_timer;
 };
@@ -147,8 +146,8 @@ bool gr_txn_loading(const gr_txn_coord_t *tc, int32_t idx);
 
 /* The partition of __transaction_state that holds txn_id, or NULL
  * (*err: COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR). */
-gr_partition_t *gr_txn_log_partition(gr_txn_coord_t *tc,
-                                     const gr_str_t *txn_id, gr_kerr_t *err);
+gr_partition_t *gr_txn_log_partition(gr_txn_coord_t *tc, const gr_str_t *txn_id,
+                                     gr_kerr_t *err);
 /* Writes the markers of txn (in PrepareCommit/PrepareAbort) to each
  * partition not marked yet; when all are, logs CompleteX. A partition that
  * fails stays unmarked and txn->completing set (the retry timer runs). */

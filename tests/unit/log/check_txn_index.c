@@ -7,15 +7,15 @@
  */
 #include "../unit.h"
 
-#include "logtest.h"
 #include "log/txn_index.h"
+#include "logtest.h"
 #include "proto/wire.h"
 
 #include "core/log.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 

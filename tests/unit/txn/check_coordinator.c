@@ -9,9 +9,9 @@
  */
 #include "../unit.h"
 
+#include "../log/logtest.h"
 #include "core/fault.h"
 #include "core/log.h"
-#include "../log/logtest.h"
 #include "log/producer_state.h"
 #include "log/txn_index.h"
 #include "proto/records.h"
@@ -26,7 +26,7 @@ typedef struct fx {
     gr_cluster_t *c;
     gr_pids_t *pids;
     gr_txn_coord_t *tc;
-    int marks;        /* offsets hook calls */
+    int marks; /* offsets hook calls */
     int64_t mark_pid;
     bool mark_commit;
 } fx_t;
@@ -45,8 +45,8 @@ created(void *arg, gr_partition_t *p)
     fx_t *f = arg;
     gr_log_config_t cfg = gr_logtest_config();
     gr_err_t err = 0;
-    p->log = gr_log_open(f->lt.m, p->topic->name, p->id, &p->topic->id, &cfg,
-                         &err);
+    p->log =
+        gr_log_open(f->lt.m, p->topic->name, p->id, &p->topic->id, &cfg, &err);
     ck_assert_ptr_nonnull(p->log);
     p->high_watermark = gr_log_end_offset(p->log);
     p->pstate = gr_pstate_new(p->topic->name, p->id);
@@ -439,9 +439,9 @@ START_TEST(test_timeout_aborts_with_bump)
     ck_assert_int_eq(aborted(&f, 0), 1);
     /* the abandoned producer is fenced everywhere */
     ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_PRODUCER_FENCED);
-    ck_assert_int_eq(gr_pstate_check_marker(part(&f, "t", 0)->pstate, pid.id,
-                                            pid.epoch, 0),
-                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    ck_assert_int_eq(
+        gr_pstate_check_marker(part(&f, "t", 0)->pstate, pid.id, pid.epoch, 0),
+        GR_KERR_INVALID_PRODUCER_EPOCH);
     /* the next instance gets epoch 2 */
     ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 5000, GR_PID_NONE, &out),
                      GR_KERR_NONE);

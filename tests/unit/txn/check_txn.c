@@ -41,8 +41,8 @@ static const gr_txn_tp_t new_tp[] = { { { "u", 1 }, 3 } };
 /* --- InitProducerId */
 
 static const gr_txn_init_action_t init_action[GR_TXN_NSTATES] = {
-    GR_TXN_INIT_BUMP,  GR_TXN_INIT_FENCE, GR_TXN_INIT_ERROR, GR_TXN_INIT_ERROR,
-    GR_TXN_INIT_BUMP,  GR_TXN_INIT_BUMP,  GR_TXN_INIT_ERROR, GR_TXN_INIT_ERROR,
+    GR_TXN_INIT_BUMP, GR_TXN_INIT_FENCE, GR_TXN_INIT_ERROR, GR_TXN_INIT_ERROR,
+    GR_TXN_INIT_BUMP, GR_TXN_INIT_BUMP,  GR_TXN_INIT_ERROR, GR_TXN_INIT_ERROR,
 };
 
 START_TEST(test_init_by_state)
@@ -50,8 +50,8 @@ START_TEST(test_init_by_state)
     gr_txn_t *txn = make((gr_txn_state_t)_i);
     gr_txn_transit_t t;
     gr_kerr_t err;
-    gr_txn_init_action_t a = gr_txn_prepare_init(txn, 30000, GR_PID_NONE, NOW,
-                                                 &t, &err);
+    gr_txn_init_action_t a =
+        gr_txn_prepare_init(txn, 30000, GR_PID_NONE, NOW, &t, &err);
     ck_assert_int_eq(a, init_action[_i]);
     if (a == GR_TXN_INIT_ERROR)
         ck_assert_int_eq(err, GR_KERR_CONCURRENT_TRANSACTIONS);
@@ -84,9 +84,9 @@ START_TEST(test_init_new_id)
     ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, GR_PID_NONE, NOW, &t, &err),
                      GR_TXN_INIT_BUMP);
     ck_assert_int_eq(t.epoch, 0);
-    ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, (gr_pid_t){ 3, 9 }, NOW, &t,
-                                         &err),
-                     GR_TXN_INIT_BUMP);
+    ck_assert_int_eq(
+        gr_txn_prepare_init(txn, 1000, (gr_pid_t){ 3, 9 }, NOW, &t, &err),
+        GR_TXN_INIT_BUMP);
     ck_assert_int_eq(t.epoch, 0);
     ck_assert_int_eq(t.last_epoch, -1);
     gr_txn_free(txn);
@@ -111,13 +111,13 @@ START_TEST(test_init_kip360)
     ck_assert_int_eq(t.epoch, EPOCH + 1);
     ck_assert_int_eq(t.last_epoch, EPOCH);
     /* an older epoch, or another id: fenced */
-    ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID, 2 }, NOW,
-                                         &t, &err),
-                     GR_TXN_INIT_ERROR);
+    ck_assert_int_eq(
+        gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID, 2 }, NOW, &t, &err),
+        GR_TXN_INIT_ERROR);
     ck_assert_int_eq(err, GR_KERR_PRODUCER_FENCED);
-    ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID + 1, 6 },
-                                         NOW, &t, &err),
-                     GR_TXN_INIT_ERROR);
+    ck_assert_int_eq(
+        gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID + 1, 6 }, NOW, &t, &err),
+        GR_TXN_INIT_ERROR);
     ck_assert_int_eq(err, GR_KERR_PRODUCER_FENCED);
     /* without an expectation (a new instance): bumped, no last epoch */
     ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, GR_PID_NONE, NOW, &t, &err),
@@ -152,16 +152,16 @@ START_TEST(test_init_exhausted)
     ck_assert_int_eq(txn->prev_producer_id, PID);
     /* the old id with its exhausted epoch is a retry of the rotation whose
      * answer was lost: the new id and epoch again */
-    ck_assert_int_eq(gr_txn_prepare_init(txn, 1000,
-                                         (gr_pid_t){ PID, GR_TXN_EPOCH_EXHAUSTED },
-                                         NOW, &t, &err),
+    ck_assert_int_eq(gr_txn_prepare_init(
+                         txn, 1000, (gr_pid_t){ PID, GR_TXN_EPOCH_EXHAUSTED },
+                         NOW, &t, &err),
                      GR_TXN_INIT_BUMP);
     ck_assert_int_eq(t.producer_id, PID + 1);
     ck_assert_int_eq(t.epoch, 0);
     /* the old id with another epoch is fenced */
-    ck_assert_int_eq(gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID, 3 }, NOW,
-                                         &t, &err),
-                     GR_TXN_INIT_ERROR);
+    ck_assert_int_eq(
+        gr_txn_prepare_init(txn, 1000, (gr_pid_t){ PID, 3 }, NOW, &t, &err),
+        GR_TXN_INIT_ERROR);
     ck_assert_int_eq(err, GR_KERR_PRODUCER_FENCED);
     gr_txn_free(txn);
 }
@@ -336,9 +336,9 @@ START_TEST(test_old_epoch_by_state)
     ck_assert_int_eq(gr_txn_prepare_end(txn, old, false, true, NOW, &t, &noop),
                      GR_KERR_PRODUCER_FENCED);
     /* a client epoch above the coordinator's is not valid either */
-    ck_assert_int_eq(gr_txn_prepare_end(txn, newer, false, true, NOW, &t,
-                                        &noop),
-                     GR_KERR_PRODUCER_FENCED);
+    ck_assert_int_eq(
+        gr_txn_prepare_end(txn, newer, false, true, NOW, &t, &noop),
+        GR_KERR_PRODUCER_FENCED);
     gr_txn_free(txn);
 }
 END_TEST
@@ -354,8 +354,8 @@ START_TEST(test_fence_abort)
     gr_txn_fence(txn);
     ck_assert_int_eq(txn->epoch, EPOCH + 1);
     /* the coordinator's abort carries the bumped epoch */
-    ck_assert_int_eq(gr_txn_prepare_end(txn, (gr_pid_t){ PID, EPOCH + 1 }, false,
-                                        false, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_end(txn, (gr_pid_t){ PID, EPOCH + 1 },
+                                        false, false, NOW, &t, &noop),
                      GR_KERR_NONE);
     ck_assert_int_eq(t.state, GR_TXN_PREPARE_ABORT);
     ck_assert_int_eq(t.epoch, EPOCH + 1);
