@@ -14,6 +14,11 @@ is where they are checked against what the other steps did.
   kpy_txn.py ongoing FILE           leaves a transaction Ongoing
   kpy_txn.py ongoing-check FILE     after a restart: it is still there, then
                                     times out and is aborted
+  kpy_txn.py offsets                TxnOffsetCommit: pending, aborted,
+                                    committed (OffsetFetch require_stable)
+  kpy_txn.py offsets-prepare FILE   a transactional offset commit left in
+                                    PrepareCommit (txn.marker failing)
+  kpy_txn.py offsets-check FILE     after a restart: committed
   kpy_txn.py describe FILE          what another scenario left (JSON
                                     expectations in FILE) is reported
 Exit 0 or 1."""
@@ -43,6 +48,8 @@ INVALID_TRANSACTION_TIMEOUT = 50
 CONCURRENT_TRANSACTIONS = 51
 OPERATION_NOT_ATTEMPTED = 55
 PRODUCER_FENCED = 90
+UNKNOWN_MEMBER_ID = 25
+UNSTABLE_OFFSET_COMMIT = 88
 TRANSACTIONAL_ID_NOT_FOUND = 105
 
 
@@ -379,6 +386,77 @@ def list_txns(c, states=(), pids=(), duration=None, ver=0):
     return err, unknown, {s[0]: (s[1], s[2]) for s in states_}
 
 
+def txn_offset_commit(c, txn_id, group, pid, epoch, offsets, ver=0,
+                      generation=-1, member=""):
+    """offsets: {(topic, p): offset}; returns {(topic, p): error}."""
+    flex = ver >= 3
+    by_topic = {}
+    for (t, p), o in sorted(offsets.items()):
+        by_topic.setdefault(t, []).append((p, o))
+
+    def part(po):
+        b = i32(po[0]) + i64(po[1])
+        if ver >= 2:
+            b += i32(-1)
+        b += string("", flex)
+        return b + (uvarint(0) if flex else b"")
+    body = (string(txn_id, flex) + string(group, flex) + i64(pid) + i16(epoch))
+    if ver >= 3:
+        body += i32(generation) + string(member, flex) + string(None, flex)
+    body += array(sorted(by_topic.items()), lambda tp: string(tp[0], flex) +
+                  array(tp[1], part, flex) + (uvarint(0) if flex else b""),
+                  flex)
+    if flex:
+        body += uvarint(0)
+    r = c.raw(28, ver, body, flex)
+    r.i32()
+    out = {}
+
+    def rpart(rd):
+        p, e = rd.i32(), rd.i16()
+        rd.tags()
+        return p, e
+
+    def rtopic(rd):
+        name = rd.string()
+        for p, e in rd.array(rpart):
+            out[(name, p)] = e
+        rd.tags()
+    r.array(rtopic)
+    r.tags()
+    r.done()
+    return out
+
+
+def offset_fetch(c, group, topic, partitions, require_stable):
+    """OffsetFetch v7: {p: (offset, error)}, top-level error."""
+    body = (string(group, True) +
+            array([topic], lambda t: string(t, True) +
+                  array(partitions, i32, True) + uvarint(0), True) +
+            i8(1 if require_stable else 0) + uvarint(0))
+    r = c.raw(9, 7, body, True)
+    r.i32()
+    out = {}
+
+    def part(rd):
+        p, off = rd.i32(), rd.i64()
+        rd.i32()
+        rd.string()
+        e = rd.i16()
+        rd.tags()
+        out[p] = (off, e)
+
+    def topic_(rd):
+        rd.string()
+        rd.array(part)
+        rd.tags()
+    r.array(topic_)
+    err = r.i16()
+    r.tags()
+    r.done()
+    return out, err
+
+
 def batch(pid, epoch, seq, values, txn=True):
     b = DefaultRecordBatchBuilder(magic=2, compression_type=0,
                                   is_transactional=txn, producer_id=pid,
@@ -688,6 +766,81 @@ def ongoing_check(state_file):
     print("ok")
 
 
+def offsets():
+    """Transactional offset commits: pending until the transaction ends,
+    visible on commit, dropped on abort (needs the group coordinator)."""
+    c = Conn()
+    topic = "kpy-txo-%d" % os.getpid()
+    group = "kpy-txo-group-%d" % os.getpid()
+    metadata(c, topic)
+    tid = "kpy-txo-%d" % os.getpid()
+    err, pid, epoch = init_pid(c, tid)
+    check(err == NONE, "init")
+    check(add_offsets(c, tid, pid, epoch, group) == NONE, "add offsets")
+    res = txn_offset_commit(c, tid, group, pid, epoch,
+                            {(topic, 0): 17, ("kpy-no-topic", 0): 1})
+    check(res == {(topic, 0): NONE,
+                  ("kpy-no-topic", 0): UNKNOWN_TOPIC_OR_PARTITION},
+          "txn offset commit: %r" % res)
+    check(offset_fetch(c, group, topic, [0], True)[0][0] ==
+          (-1, UNSTABLE_OFFSET_COMMIT), "pending offset: require_stable")
+    check(offset_fetch(c, group, topic, [0], False)[0][0] == (-1, NONE),
+          "pending offset visible")
+    check(end_txn(c, tid, pid, epoch, False) == NONE, "abort")
+    check(offset_fetch(c, group, topic, [0], True)[0][0] == (-1, NONE),
+          "aborted offset visible")
+    # v3 with a member that is not in the group
+    check(add_offsets(c, tid, pid, epoch, group, ver=3) == NONE, "add offsets")
+    res = txn_offset_commit(c, tid, group, pid, epoch, {(topic, 0): 5}, ver=3,
+                            generation=7, member="nobody")
+    check(res == {(topic, 0): UNKNOWN_MEMBER_ID}, "unknown member: %r" % res)
+    res = txn_offset_commit(c, tid, group, pid, epoch, {(topic, 0): 42}, ver=3)
+    check(res == {(topic, 0): NONE}, "txn offset commit v3: %r" % res)
+    check(end_txn(c, tid, pid, epoch, True, ver=3) == NONE, "commit")
+    check(offset_fetch(c, group, topic, [0], True)[0][0] == (42, NONE),
+          "committed offset: %r" % offset_fetch(c, group, topic, [0], True)[0])
+    print("ok")
+
+
+def offsets_prepare(state_file):
+    """With txn.marker failing: a transactional offset commit in
+    PrepareCommit; after a restart (offsets-check) it is committed."""
+    c = Conn()
+    topic = "kpy-txop-%d" % os.getpid()
+    group = "kpy-txop-group-%d" % os.getpid()
+    metadata(c, topic)
+    tid = "kpy-txop-%d" % os.getpid()
+    err, pid, epoch = init_pid(c, tid)
+    check(err == NONE, "init")
+    check(add_offsets(c, tid, pid, epoch, group) == NONE, "add offsets")
+    check(txn_offset_commit(c, tid, group, pid, epoch, {(topic, 0): 99}) ==
+          {(topic, 0): NONE}, "txn offset commit")
+    check(end_txn(c, tid, pid, epoch, True) == NONE, "commit")
+    check(describe_txns(c, [tid])[tid]["state"] == "PrepareCommit",
+          "not left in PrepareCommit")
+    check(offset_fetch(c, group, topic, [0], True)[0][0] ==
+          (-1, UNSTABLE_OFFSET_COMMIT), "offset stable before the marker")
+    json.dump({"topic": topic, "group": group, "tid": tid},
+              open(state_file, "w"))
+    print("ok")
+
+
+def offsets_check(state_file):
+    st = json.load(open(state_file))
+    c = Conn()
+    deadline = time.time() + 15
+    while True:
+        res, err = offset_fetch(c, st["group"], st["topic"], [0], True)
+        if err == NONE and res[0] == (99, NONE) or time.time() > deadline:
+            break
+        time.sleep(0.2)
+    check(err == NONE and res[0] == (99, NONE),
+          "offset after restart: %r %d" % (res, err))
+    check(describe_txns(c, [st["tid"]])[st["tid"]]["state"] == "CompleteCommit",
+          "not completed")
+    print("ok")
+
+
 def describe(state_file):
     """FILE: {"txns": {id: state}, "topic": t, "partitions": n,
     "producers_min": k}"""
@@ -723,6 +876,12 @@ elif cmd == "ongoing":
     ongoing(sys.argv[2])
 elif cmd == "ongoing-check":
     ongoing_check(sys.argv[2])
+elif cmd == "offsets":
+    offsets()
+elif cmd == "offsets-prepare":
+    offsets_prepare(sys.argv[2])
+elif cmd == "offsets-check":
+    offsets_check(sys.argv[2])
 elif cmd == "describe":
     describe(sys.argv[2])
 else:

@@ -361,6 +361,35 @@ s_kafkajs_txn() {
     "$COMPAT_BIN/bin/txn" expect kjs-txn 1 60 90
 }
 
+# consume-transform-produce: librdkafka's send_offsets_to_transaction (one
+# transaction aborted and redone) and kafkajs's sendOffsets commit input
+# offsets atomically with the output; both hold after a SIGKILL
+s_txn_consume_transform_produce() {
+    start_broker "${TXN_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/txn" ctp ctp-in ctp-out ctp-group 2000 || return 1
+    need node && node_modules_ready || return 1
+    (cd "$COMPAT_SRC/node" && GR_IN=kjs-ctp-in GR_OUT=kjs-ctp-out timeout 90 node ctp.js) || return 1
+    "$COMPAT_BIN/bin/txn" expect kjs-ctp-out 1 300 300 || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${TXN_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/txn" ctp-check ctp-in ctp-out ctp-group 2000 || return 1
+    "$COMPAT_BIN/bin/txn" expect kjs-ctp-out 1 300 300
+}
+
+# transactional offset commits by frames: pending (UNSTABLE_OFFSET_COMMIT),
+# dropped on abort, visible on commit; one left in PrepareCommit is
+# committed after a SIGKILL while the group partition loads
+s_txn_offsets_frames() {
+    start_broker "${TXN_OPTS[@]}" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" offsets || return 1
+    stop_broker
+    GREGOR_FAULTS=txn.marker:1:0 start_broker "${TXN_OPTS[@]}" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" offsets-prepare "$BROKER_DIR/op.json" || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${TXN_OPTS[@]}" || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_txn.py" offsets-check "$BROKER_DIR/op.json"
+}
+
 # acknowledged data survives a clean stop and a SIGKILL
 s_restart_durability() {
     start_broker || return 1
