@@ -209,10 +209,32 @@ s_broker_compression() {
     $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
 }
 
+# --- admin (issue 6): topics, configs, partitions, records, compaction
+
+s_rdkafka_admin() {
+    start_broker --override log.cleaner.backoff.ms=200 \
+        --override ssl.key.password=hunter2 || return 1
+    "$COMPAT_BIN/bin/admin" radm || return 1
+    # deleted topics' directories are removed
+    for _ in $(seq 1 50); do
+        ls "$BROKER_DIR/data" | grep -q '^radm-a' || break
+        sleep 0.1
+    done
+    ! ls "$BROKER_DIR/data" | grep -q '^radm-a' || { ls "$BROKER_DIR/data"; return 1; }
+    ! grep -q hunter2 "$BROKER_DIR/broker.log"
+}
+
+s_rdkafka_compaction() {
+    start_broker --override log.cleaner.backoff.ms=200 || return 1
+    "$COMPAT_BIN/bin/compaction" compacted || return 1
+    grep -q 'cleaned offsets up to' "$BROKER_DIR/broker.log"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
-           kafkajs_produce raw_data_path restart_durability broker_compression)
+           kafkajs_produce raw_data_path restart_durability broker_compression
+           rdkafka_admin rdkafka_compaction)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
