@@ -224,6 +224,13 @@ s_rdkafka_admin() {
     ! grep -q hunter2 "$BROKER_DIR/broker.log"
 }
 
+s_kafkajs_admin() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override log.retention.check.interval.ms=200 || return 1
+    (cd "$COMPAT_SRC/node" && GR_TOPIC=kjs-adm timeout 90 node admin.js)
+}
+
 s_rdkafka_compaction() {
     start_broker --override log.cleaner.backoff.ms=200 || return 1
     "$COMPAT_BIN/bin/compaction" compacted || return 1
@@ -234,7 +241,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           rdkafka_admin rdkafka_compaction)
+           rdkafka_admin rdkafka_compaction kafkajs_admin)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
