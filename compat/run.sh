@@ -231,6 +231,22 @@ s_kafkajs_admin() {
     (cd "$COMPAT_SRC/node" && GR_TOPIC=kjs-adm timeout 90 node admin.js)
 }
 
+# configs (a topic's, this broker's dynamic ones) survive a restart
+s_kafka_python_admin() {
+    start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/kafka_python_admin.py" setup || return 1
+    stop_broker || return 1
+    [ -f "$BROKER_DIR/data/gregor-configs/broker-1" ] || return 1
+    REUSE_DIR=1 start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/kafka_python_admin.py" verify
+}
+
+# admin APIs and versions no client here sends, byte by byte
+s_admin_raw() {
+    start_broker --override ssl.key.password=hunter2 || return 1
+    timeout 60 $PY "$COMPAT_SRC/admin_raw.py"
+}
+
 s_rdkafka_compaction() {
     start_broker --override log.cleaner.backoff.ms=200 || return 1
     "$COMPAT_BIN/bin/compaction" compacted || return 1
@@ -241,7 +257,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           rdkafka_admin rdkafka_compaction kafkajs_admin)
+           rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
+           admin_raw)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
