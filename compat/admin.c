@@ -88,8 +88,8 @@ static rd_kafka_NewTopic_t *
 new_topic(const char *name, int parts, int rf)
 {
     char err[256];
-    rd_kafka_NewTopic_t *t = rd_kafka_NewTopic_new(name, parts, rf, err,
-                                                   sizeof err);
+    rd_kafka_NewTopic_t *t =
+        rd_kafka_NewTopic_new(name, parts, rf, err, sizeof err);
     if (t == NULL)
         fail("NewTopic %s: %s", name, err);
     return t;
@@ -197,8 +197,7 @@ create_partitions(const char *topic, int total)
     char err[256];
     rd_kafka_NewPartitions_t *np =
         rd_kafka_NewPartitions_new(topic, (size_t)total, err, sizeof err);
-    rd_kafka_AdminOptions_t *o =
-        options(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, 0);
+    rd_kafka_AdminOptions_t *o = options(RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, 0);
     const rd_kafka_topic_result_t **res;
     rd_kafka_event_t *ev;
     rd_kafka_resp_err_t e;
@@ -296,8 +295,8 @@ produce(const char *topic, int n, size_t size)
     for (int i = 0; i < n; i++) {
         rd_kafka_resp_err_t e = rd_kafka_producev(
             rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
-            RD_KAFKA_V_VALUE(buf, size), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-            RD_KAFKA_V_END);
+            RD_KAFKA_V_VALUE(buf, size),
+            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
         if (e)
             fail("produce: %s", rd_kafka_err2str(e));
     }
@@ -378,8 +377,8 @@ main(int argc, char **argv)
     {
         int32_t one = 1;
         for (int p = 0; p < 2; p++)
-            if (rd_kafka_NewTopic_set_replica_assignment(nt[3], p, &one, 1,
-                                                         err, sizeof err))
+            if (rd_kafka_NewTopic_set_replica_assignment(nt[3], p, &one, 1, err,
+                                                         sizeof err))
                 fail("assignment: %s", err);
     }
     create(nt, 4, 0, errs, msgs);
@@ -393,8 +392,8 @@ main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         rd_kafka_NewTopic_destroy(nt[i]);
     if (partitions_of(a) != 3 || partitions_of(asg) != 2)
-        fail("Metadata: %s has %d partitions, %s %d", a, partitions_of(a),
-             asg, partitions_of(asg));
+        fail("Metadata: %s has %d partitions, %s %d", a, partitions_of(a), asg,
+             partitions_of(asg));
     /* again: exists; validate_only: nothing created */
     nt[0] = new_topic(a, 1, 1);
     nt[1] = new_topic(v, 2, 1);
@@ -451,8 +450,8 @@ main(int argc, char **argv)
         fail("50 kB record refused: %s", rd_kafka_err2str(last_delivery_err));
     /* ... AlterConfigs replaces the overrides: 1000 refuses it at once */
     {
-        const char *kv[] = {"max.message.bytes", "1000", "retention.ms",
-                            "7200000"};
+        const char *kv[] = { "max.message.bytes", "1000", "retention.ms",
+                             "7200000" };
         if (alter(RD_KAFKA_RESOURCE_TOPIC, a, kv, 2))
             fail("alter %s", a);
     }
@@ -468,7 +467,7 @@ main(int argc, char **argv)
                  RD_KAFKA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG);
     rd_kafka_event_destroy(ev);
     {
-        const char *kv[] = {"segment.bytes", "zero"};
+        const char *kv[] = { "segment.bytes", "zero" };
         if (alter(RD_KAFKA_RESOURCE_TOPIC, a, kv, 1) !=
             RD_KAFKA_RESP_ERR_INVALID_CONFIG)
             fail("invalid segment.bytes accepted");
@@ -476,7 +475,7 @@ main(int argc, char **argv)
     /* a dynamic config of this broker (librdkafka 2.0.2 cannot name the
      * cluster-wide default, resource "") */
     {
-        const char *kv[] = {"log.retention.bytes", "1073741824"};
+        const char *kv[] = { "log.retention.bytes", "1073741824" };
         if (alter(RD_KAFKA_RESOURCE_BROKER, "1", kv, 1))
             fail("alter broker 1");
         kv[0] = "num.partitions";
@@ -501,7 +500,7 @@ main(int argc, char **argv)
 
     /* --- records */
     {
-        const char *kv[] = {"max.message.bytes", "1000000"};
+        const char *kv[] = { "max.message.bytes", "1000000" };
         alter(RD_KAFKA_RESOURCE_TOPIC, a, kv, 1);
     }
     produce(a, 100, 100);

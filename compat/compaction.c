@@ -23,8 +23,8 @@
 #define DEAD   5 /* keys 0..DEAD-1 end with a tombstone */
 
 typedef struct rec {
-    int key;     /* -1: none here */
-    int round;   /* -1: tombstone */
+    int key;   /* -1: none here */
+    int round; /* -1: tombstone */
 } rec_t;
 
 #define MAXOFF (KEYS * ROUNDS + 100)
@@ -107,7 +107,7 @@ check(const rd_kafka_message_t *m, char *why, size_t n)
     /* a consumer may see a record before its producer hears of it */
     for (int tries = 0;; tries++) {
         pthread_mutex_lock(&lock);
-        w = m->offset < MAXOFF ? written[m->offset] : (rec_t){-3, -3};
+        w = m->offset < MAXOFF ? written[m->offset] : (rec_t){ -3, -3 };
         pthread_mutex_unlock(&lock);
         if (w.key != -3 || tries == 500)
             break;
@@ -160,11 +160,10 @@ produce(rd_kafka_t *rk, int key, int round)
     snprintf(k, sizeof k, "k%d", key);
     snprintf(v, sizeof v, "r%d", round);
     vlen = round < 0 ? 0 : strlen(v);
-    e = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
-                          RD_KAFKA_V_KEY(k, strlen(k)),
-                          RD_KAFKA_V_VALUE(val, vlen),
-                          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                          RD_KAFKA_V_END);
+    e = rd_kafka_producev(
+        rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
+        RD_KAFKA_V_KEY(k, strlen(k)), RD_KAFKA_V_VALUE(val, vlen),
+        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
     if (e)
         fail("produce: %s", rd_kafka_err2str(e));
 }
@@ -226,13 +225,19 @@ read_all(rec_t *out, int64_t *offs, int max)
 static void
 create_topic(rd_kafka_t *rk)
 {
-    static const char *const kv[] = {
-        "cleanup.policy", "compact", "segment.bytes", "1024",
-        "segment.ms", "500", "min.cleanable.dirty.ratio", "0.01",
-        "delete.retention.ms", "1500"};
+    static const char *const kv[] = { "cleanup.policy",
+                                      "compact",
+                                      "segment.bytes",
+                                      "1024",
+                                      "segment.ms",
+                                      "500",
+                                      "min.cleanable.dirty.ratio",
+                                      "0.01",
+                                      "delete.retention.ms",
+                                      "1500" };
     char err[256];
-    rd_kafka_NewTopic_t *nt = rd_kafka_NewTopic_new(topic, 1, 1, err,
-                                                    sizeof err);
+    rd_kafka_NewTopic_t *nt =
+        rd_kafka_NewTopic_new(topic, 1, 1, err, sizeof err);
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     const rd_kafka_topic_result_t **res;
     rd_kafka_event_t *ev;

@@ -128,9 +128,9 @@ cleaner_setup(gr_broker_t *b)
 {
     bool on = gr_conf_bool(b->conf, GR_CONF_LOG_CLEANER_ENABLE);
     int threads = (int)gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_THREADS);
-    gr_logs_set_cleaner(b->logs, on ? threads : 0,
-                        gr_conf_int(b->conf,
-                                    GR_CONF_LOG_CLEANER_DEDUPE_BUFFER_SIZE));
+    gr_logs_set_cleaner(
+        b->logs, on ? threads : 0,
+        gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_DEDUPE_BUFFER_SIZE));
     gr_timer_start(b->loop, &b->cleaner_timer,
                    gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_BACKOFF_MS));
 }
@@ -139,10 +139,10 @@ void
 gr_broker_config_changed(gr_broker_t *b)
 {
     const gr_cluster_t *c = b->cluster;
-    gr_conf_layer_t layers[2] = {GR_CONF_DYNAMIC_BROKER,
-                                 GR_CONF_DYNAMIC_DEFAULT};
-    const gr_topic_config_t *lists[2] = {c->broker_configs,
-                                         c->default_broker_configs};
+    gr_conf_layer_t layers[2] = { GR_CONF_DYNAMIC_BROKER,
+                                  GR_CONF_DYNAMIC_DEFAULT };
+    const gr_topic_config_t *lists[2] = { c->broker_configs,
+                                          c->default_broker_configs };
     /* the cluster's lists are the truth: rebuild the conf's layers */
     for (int k = 0; k < 2; k++) {
         for (int id = 0; id < GR_CONF__COUNT; id++)
@@ -150,8 +150,7 @@ gr_broker_config_changed(gr_broker_t *b)
         for (const gr_topic_config_t *cf = lists[k]; cf; cf = cf->next) {
             int id = gr_conf_lookup(cf->key);
             if (id < 0 || gr_conf_set_dynamic(b->conf, layers[k],
-                                              (gr_conf_id_t)id,
-                                              cf->value) != 0)
+                                              (gr_conf_id_t)id, cf->value) != 0)
                 GR_LOG_WARN("dynamic broker config %s=%s is not valid here; "
                             "ignored",
                             cf->key, cf->value);

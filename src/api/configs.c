@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-static const gr_conf_layer_t layers[] = {
-    GR_CONF_DYNAMIC_BROKER, GR_CONF_DYNAMIC_DEFAULT, GR_CONF_STATIC,
-    GR_CONF_DEFAULT};
+static const gr_conf_layer_t layers[] = { GR_CONF_DYNAMIC_BROKER,
+                                          GR_CONF_DYNAMIC_DEFAULT,
+                                          GR_CONF_STATIC, GR_CONF_DEFAULT };
 
 static gr_config_source_t
 layer_source(gr_conf_layer_t l)
@@ -80,8 +80,8 @@ gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
             return -1;
         add_syn(e, d->name, e->value, GR_CFGSRC_TOPIC);
     } else {
-        const char *v = gr_topic_config_value(b->conf, t, d->name, buf,
-                                              sizeof buf);
+        const char *v =
+            gr_topic_config_value(b->conf, t, d->name, buf, sizeof buf);
         e->value = gr_arena_strndup(a, v, strlen(v));
         if (e->value == NULL)
             return -1;
@@ -149,8 +149,7 @@ secret_name(const char *key)
 }
 
 void
-gr_configs_extra_entry(const char *key, const char *value,
-                       gr_config_entry_t *e)
+gr_configs_extra_entry(const char *key, const char *value, gr_config_entry_t *e)
 {
     memset(e, 0, sizeof(*e));
     e->name = key;
@@ -184,8 +183,9 @@ gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name, bool logger,
     }
     id = strtol(s, &end, 10);
     if (*end != '\0' || end == s) {
-        *msg = gr_arena_printf(a, "Broker id must be an integer, but it is: "
-                                  "%s",
+        *msg = gr_arena_printf(a,
+                               "Broker id must be an integer, but it is: "
+                               "%s",
                                s);
         return GR_KERR_INVALID_REQUEST;
     }
@@ -218,8 +218,7 @@ list_edit(gr_arena_t *a, const char *cur, const char *items, bool append)
     if (out == NULL || curcopy == NULL || itcopy == NULL)
         return NULL;
     /* the current items, less those subtracted */
-    for (tmp = curcopy; (tok = strtok_r(tmp, ",", &save)) != NULL;
-         tmp = NULL) {
+    for (tmp = curcopy; (tok = strtok_r(tmp, ",", &save)) != NULL; tmp = NULL) {
         char *it, *s2 = NULL, *ic;
         bool drop = false;
         while (*tok == ' ')
@@ -228,7 +227,8 @@ list_edit(gr_arena_t *a, const char *cur, const char *items, bool append)
             continue;
         if (!append) {
             ic = gr_arena_strndup(a, items, strlen(items));
-            for (it = strtok_r(ic, ",", &s2); it; it = strtok_r(NULL, ",", &s2)) {
+            for (it = strtok_r(ic, ",", &s2); it;
+                 it = strtok_r(NULL, ",", &s2)) {
                 while (*it == ' ')
                     it++;
                 if (strcmp(it, tok) == 0)
@@ -272,9 +272,8 @@ dup_keys(const gr_config_change_t *ch, int n, const char **msg)
  * current effective value for APPEND/SUBTRACT. */
 typedef const char *(*current_fn)(void *arg, const char *key, char *buf,
                                   size_t n);
-typedef const char *(*check_fn)(void *arg, const char *key,
-                                const char *value, gr_kerr_t *err,
-                                gr_arena_t *a);
+typedef const char *(*check_fn)(void *arg, const char *key, const char *value,
+                                gr_kerr_t *err, gr_arena_t *a);
 
 static gr_kerr_t
 apply_changes(gr_topic_config_t **list, const gr_config_change_t *ch, int n,
@@ -387,7 +386,7 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
                        const gr_config_change_t *ch, int n, bool replace,
                        bool validate_only, gr_arena_t *a, const char **msg)
 {
-    topic_arg_t ta = {b, t};
+    topic_arg_t ta = { b, t };
     gr_topic_config_t *list, *old;
     gr_kerr_t err;
     bool oom;
@@ -479,8 +478,8 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
         *msg = "Out of memory";
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
-    err = apply_changes(&list, ch, n, broker_type, broker_current,
-                        broker_check, b, a, msg);
+    err = apply_changes(&list, ch, n, broker_type, broker_current, broker_check,
+                        b, a, msg);
     if (err != GR_KERR_NONE || validate_only) {
         gr_config_list_free(&list);
         return err;
@@ -503,8 +502,8 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
 
 /* --- BROKER_LOGGER: one logger, "root" */
 
-static const char *const level_names[] = {"ERROR", "WARN", "INFO", "DEBUG",
-                                          "TRACE"};
+static const char *const level_names[] = { "ERROR", "WARN", "INFO", "DEBUG",
+                                           "TRACE" };
 
 int
 gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out)
@@ -523,8 +522,8 @@ gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out)
 }
 
 gr_kerr_t
-gr_configs_alter_logger(const gr_config_change_t *ch, int n,
-                        bool validate_only, gr_arena_t *a, const char **msg)
+gr_configs_alter_logger(const gr_config_change_t *ch, int n, bool validate_only,
+                        gr_arena_t *a, const char **msg)
 {
     int level = -1;
     gr_kerr_t err;
@@ -558,8 +557,9 @@ gr_configs_alter_logger(const gr_config_change_t *ch, int n,
             return GR_KERR_INVALID_REQUEST;
         case GR_CONFIG_APPEND:
         case GR_CONFIG_SUBTRACT:
-            *msg = gr_arena_printf(a, "%s operation is not allowed for the "
-                                      "BROKER_LOGGER resource",
+            *msg = gr_arena_printf(a,
+                                   "%s operation is not allowed for the "
+                                   "BROKER_LOGGER resource",
                                    ch[i].op == GR_CONFIG_APPEND ? "APPEND"
                                                                 : "SUBTRACT");
             return GR_KERR_INVALID_REQUEST;

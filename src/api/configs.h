@@ -23,7 +23,7 @@
 /* DescribeConfigsResponse.ConfigSource ids */
 typedef enum gr_config_source {
     GR_CFGSRC_UNKNOWN = 0,
-    GR_CFGSRC_TOPIC = 1,           /* DYNAMIC_TOPIC_CONFIG */
+    GR_CFGSRC_TOPIC = 1, /* DYNAMIC_TOPIC_CONFIG */
     GR_CFGSRC_DYNAMIC_BROKER = 2,
     GR_CFGSRC_DYNAMIC_DEFAULT = 3, /* DYNAMIC_DEFAULT_BROKER_CONFIG */
     GR_CFGSRC_STATIC = 4,          /* STATIC_BROKER_CONFIG */

@@ -122,8 +122,8 @@ gr_api_create_partitions(gr_req_t *req)
                             t->nparts, gr_req_peer(req));
         }
         res->error_code = err;
-        res->error_message = err != GR_KERR_NONE && msg ? gr_str_c(msg)
-                                                        : GR_STR_NULL;
+        res->error_message =
+            err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
     }
     return gr_req_reply(req);
 }

@@ -29,8 +29,9 @@ collides(gr_cluster_t *c, const char *name)
 {
     for (const gr_topic_t *t = c->topics; t; t = t->lnext) {
         const char *a = t->name, *b = name;
-        while (*a && *b && (*a == *b || ((*a == '.' || *a == '_') &&
-                                         (*b == '.' || *b == '_')))) {
+        while (*a && *b &&
+               (*a == *b ||
+                ((*a == '.' || *a == '_') && (*b == '.' || *b == '_')))) {
             a++;
             b++;
         }

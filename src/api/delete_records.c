@@ -11,8 +11,7 @@
 #include "cluster/topic_config.h"
 #include "log/log.h"
 
-typedef gr_delete_records_response_delete_records_partition_result_t
-    presult_t;
+typedef gr_delete_records_response_delete_records_partition_result_t presult_t;
 
 static void
 delete_partition(gr_req_t *req, gr_topic_t *t,
@@ -77,8 +76,8 @@ gr_api_delete_records(gr_req_t *req)
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
 
         rt->name = qt->name;
-        rt->partitions = gr_arena_zalloc(req->a, (size_t)np *
-                                                     sizeof(*rt->partitions));
+        rt->partitions =
+            gr_arena_zalloc(req->a, (size_t)np * sizeof(*rt->partitions));
         if (np && rt->partitions == NULL)
             return gr_req_close(req, "out of memory");
         rt->partitions_cnt = np;

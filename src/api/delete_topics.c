@@ -13,8 +13,8 @@ typedef gr_delete_topics_response_deletable_topic_result_t dresult_t;
 
 /* One deletion: name (len -1 when by id) or id. */
 static void
-delete_one(gr_req_t *req, const gr_str_t *name, const gr_uuid_t *id,
-           bool dup, dresult_t *res)
+delete_one(gr_req_t *req, const gr_str_t *name, const gr_uuid_t *id, bool dup,
+           dresult_t *res)
 {
     gr_broker_t *b = req->broker;
     bool by_id = name->len < 0;
@@ -29,8 +29,8 @@ delete_one(gr_req_t *req, const gr_str_t *name, const gr_uuid_t *id,
         res->topic_id = *id;
     if (dup) {
         res->error_code = GR_KERR_INVALID_REQUEST;
-        res->error_message = gr_str_c(by_id ? "Duplicate topic id."
-                                            : "Duplicate topic name.");
+        res->error_message =
+            gr_str_c(by_id ? "Duplicate topic id." : "Duplicate topic name.");
         return;
     }
     if (by_id && (id == NULL || gr_uuid_is_zero(id))) {
@@ -101,8 +101,8 @@ gr_api_delete_topics(gr_req_t *req)
             if (k == i)
                 continue;
             if (name->len >= 0)
-                dup = gr_str_eq(name, v6 ? &rq->topics[k].name
-                                         : &rq->topic_names[k]);
+                dup = gr_str_eq(name,
+                                v6 ? &rq->topics[k].name : &rq->topic_names[k]);
             else
                 dup = rq->topics[k].name.len < 0 &&
                       gr_uuid_eq(id, &rq->topics[k].topic_id);

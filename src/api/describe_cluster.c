@@ -9,8 +9,9 @@
 /* AclOperation bits without an authorizer: all a cluster supports
  * (CREATE 5 ... DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12,
  * as Metadata gives them) */
-#define CLUSTER_OPS ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | \
-                     (1 << 11) | (1 << 12))
+#define CLUSTER_OPS                                                      \
+    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | \
+     (1 << 12))
 
 int
 gr_api_describe_cluster(gr_req_t *req)
@@ -33,8 +34,8 @@ gr_api_describe_cluster(gr_req_t *req)
     rs->endpoint_type = 1;
     rs->cluster_id = gr_str_c(c->cluster_id);
     rs->controller_id = c->controller_id;
-    rs->brokers = gr_arena_zalloc(req->a, (size_t)c->nnodes *
-                                              sizeof(*rs->brokers));
+    rs->brokers =
+        gr_arena_zalloc(req->a, (size_t)c->nnodes * sizeof(*rs->brokers));
     if (c->nnodes && rs->brokers == NULL)
         return gr_req_close(req, "out of memory");
     for (int i = 0; i < c->nnodes; i++) {
@@ -44,8 +45,8 @@ gr_api_describe_cluster(gr_req_t *req)
         rs->brokers[n].broker_id = c->nodes[i].id;
         rs->brokers[n].host = gr_str_c(ep->host);
         rs->brokers[n].port = ep->port;
-        rs->brokers[n].rack = c->nodes[i].rack ? gr_str_c(c->nodes[i].rack)
-                                               : GR_STR_NULL;
+        rs->brokers[n].rack =
+            c->nodes[i].rack ? gr_str_c(c->nodes[i].rack) : GR_STR_NULL;
         n++;
     }
     rs->brokers_cnt = n;

@@ -39,19 +39,17 @@ fill(gr_req_t *req, const gr_config_entry_t *e, result_t *out)
     out->config_source = (int8_t)e->source;
     out->is_sensitive = e->sensitive;
     out->config_type = (int8_t)e->type;
-    out->documentation = rq->include_documentation && e->doc
-                             ? gr_str_c(e->doc)
-                             : GR_STR_NULL;
+    out->documentation =
+        rq->include_documentation && e->doc ? gr_str_c(e->doc) : GR_STR_NULL;
     if (rq->include_synonyms && e->nsyn > 0) {
-        out->synonyms = gr_arena_zalloc(req->a, (size_t)e->nsyn *
-                                                    sizeof(*out->synonyms));
+        out->synonyms =
+            gr_arena_zalloc(req->a, (size_t)e->nsyn * sizeof(*out->synonyms));
         if (out->synonyms == NULL)
             return -1;
         for (int i = 0; i < e->nsyn; i++) {
             out->synonyms[i].name = gr_str_c(e->syn[i].name);
-            out->synonyms[i].value = e->syn[i].value
-                                         ? gr_str_c(e->syn[i].value)
-                                         : GR_STR_NULL;
+            out->synonyms[i].value =
+                e->syn[i].value ? gr_str_c(e->syn[i].value) : GR_STR_NULL;
             out->synonyms[i].source = (int8_t)e->syn[i].source;
         }
         out->synonyms_cnt = e->nsyn;
@@ -111,9 +109,10 @@ describe_topic(gr_req_t *req,
 }
 
 static int
-describe_broker(gr_req_t *req,
-                const gr_describe_configs_request_describe_configs_resource_t *r,
-                gr_describe_configs_response_describe_configs_result_t *res)
+describe_broker(
+    gr_req_t *req,
+    const gr_describe_configs_request_describe_configs_resource_t *r,
+    gr_describe_configs_response_describe_configs_result_t *res)
 {
     gr_broker_t *b = req->broker;
     const char *msg = NULL, *key, *value;
@@ -158,9 +157,10 @@ describe_broker(gr_req_t *req,
 }
 
 static int
-describe_logger(gr_req_t *req,
-                const gr_describe_configs_request_describe_configs_resource_t *r,
-                gr_describe_configs_response_describe_configs_result_t *res)
+describe_logger(
+    gr_req_t *req,
+    const gr_describe_configs_request_describe_configs_resource_t *r,
+    gr_describe_configs_response_describe_configs_result_t *res)
 {
     const char *msg = NULL;
     gr_config_entry_t *e;
@@ -222,8 +222,9 @@ gr_api_describe_configs(gr_req_t *req)
         default:
             res->error_code = GR_KERR_INVALID_REQUEST;
             res->error_message =
-                gr_str_c(gr_arena_printf(req->a, "Unsupported resource type: "
-                                                 "%d",
+                gr_str_c(gr_arena_printf(req->a,
+                                         "Unsupported resource type: "
+                                         "%d",
                                          r->resource_type));
             break;
         }

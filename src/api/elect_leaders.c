@@ -21,9 +21,8 @@ gr_api_elect_leaders(gr_req_t *req)
         rs->error_code = GR_KERR_INVALID_REQUEST; /* top-level: v1+ */
         return gr_req_reply(req);
     }
-    rs->replica_election_results =
-        gr_arena_zalloc(req->a, (size_t)n *
-                                    sizeof(*rs->replica_election_results));
+    rs->replica_election_results = gr_arena_zalloc(
+        req->a, (size_t)n * sizeof(*rs->replica_election_results));
     if (n && rs->replica_election_results == NULL)
         return gr_req_close(req, "out of memory");
     rs->replica_election_results_cnt = n;
@@ -36,8 +35,8 @@ gr_api_elect_leaders(gr_req_t *req)
         int32_t np = q->partitions_cnt > 0 ? q->partitions_cnt : 0;
 
         r->topic = q->topic;
-        r->partition_result = gr_arena_zalloc(req->a, (size_t)np *
-                                                          sizeof(*r->partition_result));
+        r->partition_result =
+            gr_arena_zalloc(req->a, (size_t)np * sizeof(*r->partition_result));
         if (np && r->partition_result == NULL)
             return gr_req_close(req, "out of memory");
         r->partition_result_cnt = np;

@@ -31,11 +31,11 @@ changes(gr_req_t *req, const resource_t *r, int *n, const char **bad)
         ch[i].op = (gr_config_op_t)c->config_operation;
         ch[i].key = gr_arena_strndup(req->a, c->name.ptr ? c->name.ptr : "",
                                      c->name.len > 0 ? (size_t)c->name.len : 0);
-        ch[i].value = c->value.len < 0
-                          ? NULL
-                          : gr_arena_strndup(req->a,
-                                             c->value.ptr ? c->value.ptr : "",
-                                             (size_t)c->value.len);
+        ch[i].value =
+            c->value.len < 0
+                ? NULL
+                : gr_arena_strndup(req->a, c->value.ptr ? c->value.ptr : "",
+                                   (size_t)c->value.len);
         if (ch[i].key == NULL || (c->value.len >= 0 && ch[i].value == NULL))
             return NULL;
     }
@@ -100,8 +100,8 @@ gr_api_incremental_alter_configs(gr_req_t *req)
                                   r->resource_type);
         }
         res->error_code = err;
-        res->error_message = err != GR_KERR_NONE && msg ? gr_str_c(msg)
-                                                        : GR_STR_NULL;
+        res->error_message =
+            err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
     }
     return gr_req_reply(req);
 }

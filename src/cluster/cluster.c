@@ -290,8 +290,8 @@ gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
                              const int32_t *const *assignment,
                              bool validate_only, const char **msg)
 {
-    return c->ops->create_partitions(c, t, new_total, assignment,
-                                     validate_only, msg);
+    return c->ops->create_partitions(c, t, new_total, assignment, validate_only,
+                                     msg);
 }
 
 gr_kerr_t
@@ -330,8 +330,7 @@ gr_config_list_get(const gr_topic_config_t *list, const char *key)
 }
 
 int
-gr_config_list_set(gr_topic_config_t **list, const char *key,
-                   const char *value)
+gr_config_list_set(gr_topic_config_t **list, const char *key, const char *value)
 {
     gr_topic_config_t **pp, *cf;
     for (pp = list; *pp; pp = &(*pp)->next) {

@@ -218,8 +218,9 @@ local_store_broker_config(gr_cluster_t *c, bool per_broker)
     f = open_memstream(&data, &len);
     if (f == NULL)
         return GR_KERR_KAFKA_STORAGE_ERROR;
-    fprintf(f, "# Gregor dynamic broker configs (%s); written by the "
-               "broker.\n",
+    fprintf(f,
+            "# Gregor dynamic broker configs (%s); written by the "
+            "broker.\n",
             per_broker ? "this broker" : "cluster-wide default");
     for (const gr_topic_config_t *cf = list; cf; cf = cf->next) {
         fprintf(f, "%s=", cf->key);

@@ -15,143 +15,155 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const cleanup_choices[] = {"delete", "compact", NULL};
+static const char *const cleanup_choices[] = { "delete", "compact", NULL };
 static const char *const compression_choices[] = {
-    "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL};
-static const char *const ts_type_choices[] = {"CreateTime", "LogAppendTime",
-                                              NULL};
+    "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL
+};
+static const char *const ts_type_choices[] = { "CreateTime", "LogAppendTime",
+                                               NULL };
 
-#define L  INT64_MAX
-#define I  2147483647
-#define NO {-1, -1, -1}
-#define S1(a) {GR_CONF_##a, -1, -1}
+/* clang-format off */
+#define L     INT64_MAX
+#define I     2147483647
+#define NO    { -1, -1, -1 }
+#define S1(a) { GR_CONF_##a, -1, -1 }
+/* clang-format on */
 static const gr_topic_config_def_t defs[] = {
-    {"cleanup.policy", GR_TCFG_LIST, S1(LOG_CLEANUP_POLICY), NULL, 0, 0,
-     cleanup_choices,
-     "What happens to old segments: \"delete\" removes them by time and size "
-     "(retention.*), \"compact\" keeps the latest record of every key; both "
-     "may be given."},
-    {"compression.gzip.level", GR_TCFG_INT, S1(COMPRESSION_GZIP_LEVEL), NULL,
-     -1, 9, NULL,
-     "The gzip level used when compression.type is gzip (-1: zlib's "
-     "default)."},
-    {"compression.lz4.level", GR_TCFG_INT, S1(COMPRESSION_LZ4_LEVEL), NULL, 1,
-     17, NULL, "The lz4 level used when compression.type is lz4."},
-    {"compression.type", GR_TCFG_STRING, S1(COMPRESSION_TYPE), NULL, 0, 0,
-     compression_choices,
-     "The codec batches are stored with: \"producer\" keeps what the "
-     "producer sent, a codec name makes the broker recompress, "
-     "\"uncompressed\" stores them plain."},
-    {"compression.zstd.level", GR_TCFG_INT, S1(COMPRESSION_ZSTD_LEVEL), NULL,
-     -131072, 22, NULL,
-     "The zstd level used when compression.type is zstd."},
-    {"delete.retention.ms", GR_TCFG_LONG, S1(LOG_CLEANER_DELETE_RETENTION_MS),
-     NULL, 0, L, NULL,
-     "On a compacted topic, how long a tombstone (a record with a null "
-     "value) stays readable after the cleaner first reaches it, so "
-     "consumers catching up see the deletion."},
-    {"file.delete.delay.ms", GR_TCFG_LONG, S1(LOG_SEGMENT_DELETE_DELAY_MS),
-     NULL, 0, L, NULL,
-     "How long a segment removed from the log waits before its files are "
-     "deleted (Gregor deletes at once: readers keep their open files)."},
-    {"flush.messages", GR_TCFG_LONG, S1(LOG_FLUSH_INTERVAL_MESSAGES), NULL, 1,
-     L, NULL,
-     "Force an fsync after this many messages; acks=all answers wait for "
-     "it. The default leaves durability to replication and the page "
-     "cache."},
-    {"flush.ms", GR_TCFG_LONG,
-     {GR_CONF_LOG_FLUSH_INTERVAL_MS, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS,
-      -1},
-     NULL, 0, L, NULL,
-     "Force an fsync when the oldest unflushed data is this old."},
-    {"follower.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0,
-     NULL,
-     "Replicas whose follower fetches are throttled (accepted; a single "
-     "broker has no followers)."},
-    {"index.interval.bytes", GR_TCFG_INT, S1(LOG_INDEX_INTERVAL_BYTES), NULL,
-     0, I, NULL,
-     "How many bytes of batches lie between two offset index entries: "
-     "smaller makes lookups shorter and the index larger."},
-    {"leader.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0,
-     NULL,
-     "Replicas whose leader-side replication is throttled (accepted; a "
-     "single broker has no followers)."},
-    {"local.retention.bytes", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
-     "With tiered storage, the bytes kept locally (-2: retention.bytes). "
-     "Gregor has no tiered storage."},
-    {"local.retention.ms", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
-     "With tiered storage, the time data stays local (-2: retention.ms). "
-     "Gregor has no tiered storage."},
-    {"max.compaction.lag.ms", GR_TCFG_LONG,
-     S1(LOG_CLEANER_MAX_COMPACTION_LAG_MS), NULL, 1, L, NULL,
-     "On a compacted topic, the longest a record may stay uncompacted: "
-     "older dirty data is cleaned whatever the dirty ratio, and the active "
-     "segment rolls in time for it."},
-    {"max.message.bytes", GR_TCFG_INT, S1(MESSAGE_MAX_BYTES), NULL, 0, I,
-     NULL,
-     "The largest record batch the topic accepts, after compression."},
-    {"message.downconversion.enable", GR_TCFG_BOOL,
-     S1(LOG_MESSAGE_DOWNCONVERSION_ENABLE), NULL, 0, 0, NULL,
-     "Whether old fetch versions get records converted to the old message "
-     "formats."},
-    {"message.timestamp.after.max.ms", GR_TCFG_LONG,
-     S1(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS), NULL, 0, L, NULL,
-     "How far in the future a CreateTime timestamp may be before the "
-     "batch is refused."},
-    {"message.timestamp.before.max.ms", GR_TCFG_LONG,
-     S1(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS), NULL, 0, L, NULL,
-     "How far in the past a CreateTime timestamp may be before the batch "
-     "is refused."},
-    {"message.timestamp.type", GR_TCFG_STRING,
-     S1(LOG_MESSAGE_TIMESTAMP_TYPE), NULL, 0, 0, ts_type_choices,
-     "Whether records keep the producer's timestamp (CreateTime) or get "
-     "the broker's clock when appended (LogAppendTime)."},
-    {"min.cleanable.dirty.ratio", GR_TCFG_DOUBLE,
-     S1(LOG_CLEANER_MIN_CLEANABLE_RATIO), NULL, 0, 1, NULL,
-     "On a compacted topic, the share of the log that must be uncleaned "
-     "before the cleaner works on it: lower cleans more often."},
-    {"min.compaction.lag.ms", GR_TCFG_LONG,
-     S1(LOG_CLEANER_MIN_COMPACTION_LAG_MS), NULL, 0, L, NULL,
-     "On a compacted topic, the least time a record stays uncompacted, so "
-     "every value is readable at least that long."},
-    {"min.insync.replicas", GR_TCFG_INT, S1(MIN_INSYNC_REPLICAS), NULL, 1, I,
-     NULL,
-     "With acks=all, the replicas that must have a write for it to "
-     "succeed (a single broker has one)."},
-    {"preallocate", GR_TCFG_BOOL, S1(LOG_PREALLOCATE), NULL, 0, 0, NULL,
-     "Whether new segment files are preallocated (accepted, not done)."},
-    {"remote.storage.enable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
-     "Tiered storage for the topic (Gregor has none: must stay false)."},
-    {"retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL, -1, L,
-     NULL,
-     "With the delete policy, the size a partition may reach before its "
-     "oldest segments go (-1: no limit)."},
-    {"retention.ms", GR_TCFG_LONG,
-     {GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
-      GR_CONF_LOG_RETENTION_HOURS},
-     NULL, -1, L, NULL,
-     "With the delete policy, how long a segment is kept after its newest "
-     "record (-1: forever)."},
-    {"segment.bytes", GR_TCFG_INT, S1(LOG_SEGMENT_BYTES), NULL, 14, I, NULL,
-     "The size at which the active segment is closed and a new one begun; "
-     "retention and compaction work on whole segments."},
-    {"segment.index.bytes", GR_TCFG_INT, S1(LOG_INDEX_SIZE_MAX_BYTES), NULL,
-     4, I, NULL,
-     "The most bytes an offset or time index may hold; a full index rolls "
-     "the segment."},
-    {"segment.jitter.ms", GR_TCFG_LONG, S1(LOG_ROLL_JITTER_MS), NULL, 0, L,
-     NULL,
-     "A random amount taken off segment.ms, so that many partitions do not "
-     "roll at once."},
-    {"segment.ms", GR_TCFG_LONG, {GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS,
-                                  -1},
-     NULL, 1, L, NULL,
-     "The age at which the active segment is closed even if not full, so "
-     "retention and compaction can reach its data."},
-    {"unclean.leader.election.enable", GR_TCFG_BOOL,
-     S1(UNCLEAN_LEADER_ELECTION_ENABLE), NULL, 0, 0, NULL,
-     "Whether a replica out of the ISR may become leader, losing data "
-     "(no effect on a single broker)."},
+    { "cleanup.policy", GR_TCFG_LIST, S1(LOG_CLEANUP_POLICY), NULL, 0, 0,
+      cleanup_choices,
+      "What happens to old segments: \"delete\" removes them by time and size "
+      "(retention.*), \"compact\" keeps the latest record of every key; both "
+      "may be given." },
+    { "compression.gzip.level", GR_TCFG_INT, S1(COMPRESSION_GZIP_LEVEL), NULL,
+      -1, 9, NULL,
+      "The gzip level used when compression.type is gzip (-1: zlib's "
+      "default)." },
+    { "compression.lz4.level", GR_TCFG_INT, S1(COMPRESSION_LZ4_LEVEL), NULL, 1,
+      17, NULL, "The lz4 level used when compression.type is lz4." },
+    { "compression.type", GR_TCFG_STRING, S1(COMPRESSION_TYPE), NULL, 0, 0,
+      compression_choices,
+      "The codec batches are stored with: \"producer\" keeps what the "
+      "producer sent, a codec name makes the broker recompress, "
+      "\"uncompressed\" stores them plain." },
+    { "compression.zstd.level", GR_TCFG_INT, S1(COMPRESSION_ZSTD_LEVEL), NULL,
+      -131072, 22, NULL, "The zstd level used when compression.type is zstd." },
+    { "delete.retention.ms", GR_TCFG_LONG, S1(LOG_CLEANER_DELETE_RETENTION_MS),
+      NULL, 0, L, NULL,
+      "On a compacted topic, how long a tombstone (a record with a null "
+      "value) stays readable after the cleaner first reaches it, so "
+      "consumers catching up see the deletion." },
+    { "file.delete.delay.ms", GR_TCFG_LONG, S1(LOG_SEGMENT_DELETE_DELAY_MS),
+      NULL, 0, L, NULL,
+      "How long a segment removed from the log waits before its files are "
+      "deleted (Gregor deletes at once: readers keep their open files)." },
+    { "flush.messages", GR_TCFG_LONG, S1(LOG_FLUSH_INTERVAL_MESSAGES), NULL, 1,
+      L, NULL,
+      "Force an fsync after this many messages; acks=all answers wait for "
+      "it. The default leaves durability to replication and the page "
+      "cache." },
+    { "flush.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_FLUSH_INTERVAL_MS, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS,
+        -1 },
+      NULL,
+      0,
+      L,
+      NULL,
+      "Force an fsync when the oldest unflushed data is this old." },
+    { "follower.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0,
+      NULL,
+      "Replicas whose follower fetches are throttled (accepted; a single "
+      "broker has no followers)." },
+    { "index.interval.bytes", GR_TCFG_INT, S1(LOG_INDEX_INTERVAL_BYTES), NULL,
+      0, I, NULL,
+      "How many bytes of batches lie between two offset index entries: "
+      "smaller makes lookups shorter and the index larger." },
+    { "leader.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0, NULL,
+      "Replicas whose leader-side replication is throttled (accepted; a "
+      "single broker has no followers)." },
+    { "local.retention.bytes", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
+      "With tiered storage, the bytes kept locally (-2: retention.bytes). "
+      "Gregor has no tiered storage." },
+    { "local.retention.ms", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
+      "With tiered storage, the time data stays local (-2: retention.ms). "
+      "Gregor has no tiered storage." },
+    { "max.compaction.lag.ms", GR_TCFG_LONG,
+      S1(LOG_CLEANER_MAX_COMPACTION_LAG_MS), NULL, 1, L, NULL,
+      "On a compacted topic, the longest a record may stay uncompacted: "
+      "older dirty data is cleaned whatever the dirty ratio, and the active "
+      "segment rolls in time for it." },
+    { "max.message.bytes", GR_TCFG_INT, S1(MESSAGE_MAX_BYTES), NULL, 0, I, NULL,
+      "The largest record batch the topic accepts, after compression." },
+    { "message.downconversion.enable", GR_TCFG_BOOL,
+      S1(LOG_MESSAGE_DOWNCONVERSION_ENABLE), NULL, 0, 0, NULL,
+      "Whether old fetch versions get records converted to the old message "
+      "formats." },
+    { "message.timestamp.after.max.ms", GR_TCFG_LONG,
+      S1(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS), NULL, 0, L, NULL,
+      "How far in the future a CreateTime timestamp may be before the "
+      "batch is refused." },
+    { "message.timestamp.before.max.ms", GR_TCFG_LONG,
+      S1(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS), NULL, 0, L, NULL,
+      "How far in the past a CreateTime timestamp may be before the batch "
+      "is refused." },
+    { "message.timestamp.type", GR_TCFG_STRING, S1(LOG_MESSAGE_TIMESTAMP_TYPE),
+      NULL, 0, 0, ts_type_choices,
+      "Whether records keep the producer's timestamp (CreateTime) or get "
+      "the broker's clock when appended (LogAppendTime)." },
+    { "min.cleanable.dirty.ratio", GR_TCFG_DOUBLE,
+      S1(LOG_CLEANER_MIN_CLEANABLE_RATIO), NULL, 0, 1, NULL,
+      "On a compacted topic, the share of the log that must be uncleaned "
+      "before the cleaner works on it: lower cleans more often." },
+    { "min.compaction.lag.ms", GR_TCFG_LONG,
+      S1(LOG_CLEANER_MIN_COMPACTION_LAG_MS), NULL, 0, L, NULL,
+      "On a compacted topic, the least time a record stays uncompacted, so "
+      "every value is readable at least that long." },
+    { "min.insync.replicas", GR_TCFG_INT, S1(MIN_INSYNC_REPLICAS), NULL, 1, I,
+      NULL,
+      "With acks=all, the replicas that must have a write for it to "
+      "succeed (a single broker has one)." },
+    { "preallocate", GR_TCFG_BOOL, S1(LOG_PREALLOCATE), NULL, 0, 0, NULL,
+      "Whether new segment files are preallocated (accepted, not done)." },
+    { "remote.storage.enable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
+      "Tiered storage for the topic (Gregor has none: must stay false)." },
+    { "retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL, -1, L,
+      NULL,
+      "With the delete policy, the size a partition may reach before its "
+      "oldest segments go (-1: no limit)." },
+    { "retention.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
+        GR_CONF_LOG_RETENTION_HOURS },
+      NULL,
+      -1,
+      L,
+      NULL,
+      "With the delete policy, how long a segment is kept after its newest "
+      "record (-1: forever)." },
+    { "segment.bytes", GR_TCFG_INT, S1(LOG_SEGMENT_BYTES), NULL, 14, I, NULL,
+      "The size at which the active segment is closed and a new one begun; "
+      "retention and compaction work on whole segments." },
+    { "segment.index.bytes", GR_TCFG_INT, S1(LOG_INDEX_SIZE_MAX_BYTES), NULL, 4,
+      I, NULL,
+      "The most bytes an offset or time index may hold; a full index rolls "
+      "the segment." },
+    { "segment.jitter.ms", GR_TCFG_LONG, S1(LOG_ROLL_JITTER_MS), NULL, 0, L,
+      NULL,
+      "A random amount taken off segment.ms, so that many partitions do not "
+      "roll at once." },
+    { "segment.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1 },
+      NULL,
+      1,
+      L,
+      NULL,
+      "The age at which the active segment is closed even if not full, so "
+      "retention and compaction can reach its data." },
+    { "unclean.leader.election.enable", GR_TCFG_BOOL,
+      S1(UNCLEAN_LEADER_ELECTION_ENABLE), NULL, 0, 0, NULL,
+      "Whether a replica out of the ISR may become leader, losing data "
+      "(no effect on a single broker)." },
 };
 #undef NO
 #undef S1
@@ -159,10 +171,10 @@ static const gr_topic_config_def_t defs[] = {
 
 /* --- broker configs, by conf id */
 
-#define B(id, t, sc, doc) [GR_CONF_##id] = {GR_TCFG_##t, sc, NULL, doc}
-#define BC(id, t, sc, ch, doc) [GR_CONF_##id] = {GR_TCFG_##t, sc, ch, doc}
-#define RO GR_BCFG_READ_ONLY
-#define DY GR_BCFG_DYNAMIC
+#define B(id, t, sc, doc)      [GR_CONF_##id] = { GR_TCFG_##t, sc, NULL, doc }
+#define BC(id, t, sc, ch, doc) [GR_CONF_##id] = { GR_TCFG_##t, sc, ch, doc }
+#define RO                     GR_BCFG_READ_ONLY
+#define DY                     GR_BCFG_DYNAMIC
 static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(NODE_ID, INT, RO, "This broker's id (KRaft name; -1: broker.id)."),
     B(BROKER_ID, INT, RO, "This broker's id (ZooKeeper-era name)."),
@@ -350,11 +362,11 @@ gr_broker_config_synonyms(gr_conf_id_t id, int *out)
 {
     /* DynamicBrokerConfig.brokerConfigSynonyms */
     static const int groups[][GR_CONFIG_SYNONYMS_MAX] = {
-        {GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
-         GR_CONF_LOG_RETENTION_HOURS},
-        {GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1},
-        {GR_CONF_LOG_FLUSH_INTERVAL_MS, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS,
-         -1},
+        { GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
+          GR_CONF_LOG_RETENTION_HOURS },
+        { GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1 },
+        { GR_CONF_LOG_FLUSH_INTERVAL_MS,
+          GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS, -1 },
     };
     for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
         bool in = false;
@@ -524,8 +536,10 @@ gr_topic_config_check(const char *name, const char *value)
         return msg;
     }
     if (value == NULL) {
-        snprintf(msg, sizeof msg, "Null value not supported for topic config "
-                 "%s", name);
+        snprintf(msg, sizeof msg,
+                 "Null value not supported for topic config "
+                 "%s",
+                 name);
         return msg;
     }
     if (strcmp(name, "remote.storage.enable") == 0 &&
@@ -549,8 +563,7 @@ gr_broker_config_check(gr_conf_id_t id, const char *value)
     if (d->type == GR_TCFG_DOUBLE)
         return check_value(gr_conf_name(id), d->type, 0, 1, NULL, value);
     if (d->choices)
-        return check_value(gr_conf_name(id), d->type, 0, 0, d->choices,
-                           value);
+        return check_value(gr_conf_name(id), d->type, 0, 0, d->choices, value);
     return NULL;
 }
 
@@ -575,8 +588,8 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
     if (strcmp(name, "flush.ms") == 0 &&
         !gr_conf_is_set(conf, GR_CONF_LOG_FLUSH_INTERVAL_MS)) {
         snprintf(buf, bufsz, "%lld",
-                 (long long)gr_conf_int(conf,
-                                        GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS));
+                 (long long)gr_conf_int(
+                     conf, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS));
         return buf;
     }
     if (d->synonyms[0] >= 0) {

@@ -38,7 +38,7 @@ typedef struct gr_topic_settings {
     bool cleanup_compact;
     int32_t max_message_bytes;
     bool log_append_time;
-    int compression;          /* GR_TOPIC_COMPRESSION_PRODUCER or a codec */
+    int compression; /* GR_TOPIC_COMPRESSION_PRODUCER or a codec */
     int32_t min_insync_replicas;
     int64_t ts_before_max_ms;
     int64_t ts_after_max_ms;
@@ -65,13 +65,13 @@ typedef enum gr_tcfg_type {
 #define GR_CONFIG_SYNONYMS_MAX 3
 
 typedef struct gr_topic_config_def {
-    const char *name;         /* topic-level key */
+    const char *name; /* topic-level key */
     gr_tcfg_type_t type;
     /* broker keys (gr_conf_id_t) whose value is the default, most
      * precedent first; -1 ends the list (the first -1: none) */
     int synonyms[GR_CONFIG_SYNONYMS_MAX];
-    const char *def;          /* the default when there is no synonym */
-    int64_t min, max;         /* numbers (DOUBLE: whole bounds) */
+    const char *def;            /* the default when there is no synonym */
+    int64_t min, max;           /* numbers (DOUBLE: whole bounds) */
     const char *const *choices; /* strings/lists, NULL-terminated, or NULL */
     const char *doc;
 } gr_topic_config_def_t;
@@ -84,10 +84,10 @@ typedef enum gr_bcfg_scope {
 } gr_bcfg_scope_t;
 
 typedef struct gr_broker_config_def {
-    gr_tcfg_type_t type;      /* Kafka's type; UNKNOWN for keys not listed */
+    gr_tcfg_type_t type; /* Kafka's type; UNKNOWN for keys not listed */
     gr_bcfg_scope_t scope;
     const char *const *choices;
-    const char *doc;          /* NULL for keys not listed */
+    const char *doc; /* NULL for keys not listed */
 } gr_broker_config_def_t;
 
 /* The known topic configs; NULL past the end. */

@@ -396,8 +396,7 @@ gr_conf_is_set(const gr_conf_t *conf, gr_conf_id_t id)
 }
 
 const char *
-gr_conf_layer_str(const gr_conf_t *conf, gr_conf_id_t id,
-                  gr_conf_layer_t layer)
+gr_conf_layer_str(const gr_conf_t *conf, gr_conf_id_t id, gr_conf_layer_t layer)
 {
     switch (layer) {
     case GR_CONF_DYNAMIC_BROKER:

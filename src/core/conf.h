@@ -62,8 +62,8 @@ const char *gr_conf_check(gr_conf_id_t id, const char *value, char *msg,
 /* Sets (value) or removes (NULL) id in a dynamic layer; the effective value
  * changes at once. 0, or -1 when value is invalid (gr_conf_check) or on
  * ENOMEM. */
-int gr_conf_set_dynamic(gr_conf_t *conf, gr_conf_layer_t layer,
-                        gr_conf_id_t id, const char *value);
+int gr_conf_set_dynamic(gr_conf_t *conf, gr_conf_layer_t layer, gr_conf_id_t id,
+                        const char *value);
 /* The i-th key Gregor does not implement, as given (static layer); false
  * past the end. Pointers valid while conf lives. */
 bool gr_conf_extra_at(const gr_conf_t *conf, int i, const char **key,

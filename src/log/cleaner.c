@@ -57,16 +57,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAP_ENTRY_BYTES 24        /* two 64-bit hash halves + offset */
-#define MAP_LOAD        0.9       /* Kafka's log.cleaner.io.buffer.load.factor */
+#define MAP_ENTRY_BYTES 24  /* two 64-bit hash halves + offset */
+#define MAP_LOAD        0.9 /* Kafka's log.cleaner.io.buffer.load.factor */
 #define READ_CHUNK      (1 << 20) /* bytes read from a segment at a time */
 
 /* --- 128-bit key hash (MurmurHash3 x64 128, written from its spec) */
@@ -117,12 +117,18 @@ hash128(const uint8_t *p, size_t len, uint64_t out[2])
     tail = p + nblocks * 16;
     k1 = k2 = 0;
     switch (len & 15) {
-    case 15: k2 ^= (uint64_t)tail[14] << 48; /* fall through */
-    case 14: k2 ^= (uint64_t)tail[13] << 40; /* fall through */
-    case 13: k2 ^= (uint64_t)tail[12] << 32; /* fall through */
-    case 12: k2 ^= (uint64_t)tail[11] << 24; /* fall through */
-    case 11: k2 ^= (uint64_t)tail[10] << 16; /* fall through */
-    case 10: k2 ^= (uint64_t)tail[9] << 8;   /* fall through */
+    case 15:
+        k2 ^= (uint64_t)tail[14] << 48; /* fall through */
+    case 14:
+        k2 ^= (uint64_t)tail[13] << 40; /* fall through */
+    case 13:
+        k2 ^= (uint64_t)tail[12] << 32; /* fall through */
+    case 12:
+        k2 ^= (uint64_t)tail[11] << 24; /* fall through */
+    case 11:
+        k2 ^= (uint64_t)tail[10] << 16; /* fall through */
+    case 10:
+        k2 ^= (uint64_t)tail[9] << 8; /* fall through */
     case 9:
         k2 ^= (uint64_t)tail[8];
         k2 *= c2;
@@ -130,13 +136,20 @@ hash128(const uint8_t *p, size_t len, uint64_t out[2])
         k2 *= c1;
         h2 ^= k2;
         /* fall through */
-    case 8: k1 ^= (uint64_t)tail[7] << 56; /* fall through */
-    case 7: k1 ^= (uint64_t)tail[6] << 48; /* fall through */
-    case 6: k1 ^= (uint64_t)tail[5] << 40; /* fall through */
-    case 5: k1 ^= (uint64_t)tail[4] << 32; /* fall through */
-    case 4: k1 ^= (uint64_t)tail[3] << 24; /* fall through */
-    case 3: k1 ^= (uint64_t)tail[2] << 16; /* fall through */
-    case 2: k1 ^= (uint64_t)tail[1] << 8;  /* fall through */
+    case 8:
+        k1 ^= (uint64_t)tail[7] << 56; /* fall through */
+    case 7:
+        k1 ^= (uint64_t)tail[6] << 48; /* fall through */
+    case 6:
+        k1 ^= (uint64_t)tail[5] << 40; /* fall through */
+    case 5:
+        k1 ^= (uint64_t)tail[4] << 32; /* fall through */
+    case 4:
+        k1 ^= (uint64_t)tail[3] << 24; /* fall through */
+    case 3:
+        k1 ^= (uint64_t)tail[2] << 16; /* fall through */
+    case 2:
+        k1 ^= (uint64_t)tail[1] << 8; /* fall through */
     case 1:
         k1 ^= (uint64_t)tail[0];
         k1 *= c1;
@@ -251,10 +264,10 @@ typedef struct clean_seg {
 } clean_seg_t;
 
 typedef struct clean_group {
-    int first, n;  /* job->segs[first, first + n) */
-    int64_t base;  /* segs[first].base: the cleaned segment's name */
-    int64_t end;   /* segs[first + n - 1].end */
-    int64_t size;  /* bytes written */
+    int first, n; /* job->segs[first, first + n) */
+    int64_t base; /* segs[first].base: the cleaned segment's name */
+    int64_t end;  /* segs[first + n - 1].end */
+    int64_t size; /* bytes written */
     gr_index_t oidx, tidx;
     int64_t since_index;
     int64_t max_ts, max_ts_offset;
@@ -290,13 +303,12 @@ typedef struct gr_clean_job {
 /* Sequential batch reads of one segment file. */
 typedef struct seg_reader {
     int fd;
-    int64_t pos, end;  /* next batch; file size to read */
-    gr_buf_t buf;      /* file bytes [buf_pos, buf_pos + buf.len) */
+    int64_t pos, end; /* next batch; file size to read */
+    gr_buf_t buf;     /* file bytes [buf_pos, buf_pos + buf.len) */
     int64_t buf_pos;
 } seg_reader_t;
 
-static void
-job_fail(gr_clean_job_t *job, gr_err_t err, const char *fmt, ...)
+static void job_fail(gr_clean_job_t *job, gr_err_t err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void
 job_fail(gr_clean_job_t *job, gr_err_t err, const char *fmt, ...)
@@ -422,8 +434,8 @@ rec_next(gr_reader_t *r, rec_t *rec)
     rec->key.len = gr_rd_varint(&b);
     if (b.err || rec->key.len < -1)
         return -1;
-    rec->key.ptr = rec->key.len > 0 ? gr_rd_take(&b, (size_t)rec->key.len)
-                                    : NULL;
+    rec->key.ptr =
+        rec->key.len > 0 ? gr_rd_take(&b, (size_t)rec->key.len) : NULL;
     vlen = gr_rd_varint(&b);
     if (b.err)
         return -1;
@@ -616,8 +628,10 @@ rebuild_batch(gr_clean_job_t *job, const gr_batch_hdr_t *h, const rec_t *recs,
         gr_buf_append(out, raw->ptr, raw->len);
     } else if (gr_compress(gr_batch_codec(h), raw->ptr, raw->len, out,
                            GR_COMPRESS_LEVEL_DEFAULT, 0) != 0) {
-        job_fail(job, GR_ERR_IO, "cannot recompress the batch at offset "
-                 "%" PRId64, h->base_offset);
+        job_fail(job, GR_ERR_IO,
+                 "cannot recompress the batch at offset "
+                 "%" PRId64,
+                 h->base_offset);
         out->len = start;
         return -1;
     }
@@ -657,13 +671,13 @@ group_append(gr_clean_job_t *job, clean_group_t *g, int fd, const uint8_t *p,
     gr_batch_hdr_parse(p, &h);
     last = gr_batch_last_offset(&h);
     if (g->size + (int64_t)size > INT32_MAX) {
-        job_fail(job, GR_ERR_INVALID, "cleaned segment %" PRId64
-                 " would pass 2 GiB", g->base);
+        job_fail(job, GR_ERR_INVALID,
+                 "cleaned segment %" PRId64 " would pass 2 GiB", g->base);
         return -1;
     }
     while (done < size) {
-        ssize_t w = pwrite(fd, p + done, size - done,
-                           (off_t)(g->size + (int64_t)done));
+        ssize_t w =
+            pwrite(fd, p + done, size - done, (off_t)(g->size + (int64_t)done));
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0 || GR_FAULT("cleaner.write")) {
@@ -805,15 +819,14 @@ clean_group(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g)
 {
     char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], num[32];
     gr_buf_t dbuf = GR_BUF_INIT, raw = GR_BUF_INIT, out = GR_BUF_INIT;
-    static const char *const names[] = {".index", ".timeindex", ".range"};
+    static const char *const names[] = { ".index", ".timeindex", ".range" };
     rec_t *recs = NULL;
     int recs_cap = 0, fd;
 
     gr_segment_path(path, job->dir, g->base, ".log.cleaned");
     fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
-        job_fail(job, GR_ERR_IO, "cannot create %s: %s", path,
-                 strerror(errno));
+        job_fail(job, GR_ERR_IO, "cannot create %s: %s", path, strerror(errno));
         return;
     }
     g->oidx.loaded = true;
@@ -878,8 +891,7 @@ clean_group(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g)
     gr_segment_path(path, job->dir, g->base, ".log.cleaned");
     gr_segment_path(to, job->dir, g->base, ".log.swap");
     if (!job->err && rename(path, to) != 0)
-        job_fail(job, GR_ERR_IO, "cannot rename %s: %s", path,
-                 strerror(errno));
+        job_fail(job, GR_ERR_IO, "cannot rename %s: %s", path, strerror(errno));
     /* the commit is durable before the loop deletes anything */
     if (!job->err && gr_logs_fsync_dir(job->dir) != 0)
         job_fail(job, GR_ERR_IO, "cannot fsync %s", job->dir);
@@ -889,8 +901,8 @@ clean_group(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g)
 static void
 group_unlink(const gr_clean_job_t *job, const clean_group_t *g)
 {
-    static const char *const names[] = {".log", ".index", ".timeindex",
-                                        ".range"};
+    static const char *const names[] = { ".log", ".index", ".timeindex",
+                                         ".range" };
     char path[GR_SEG_PATH_MAX], suffix[32];
     for (size_t i = 0; i < 4; i++)
         for (int k = 0; k < 2; k++) {
@@ -919,8 +931,8 @@ clean_work(void *arg)
     }
     build_map(job, &map);
     if (!job->err) {
-        int64_t end = job->map_end > job->first_dirty ? job->map_end
-                                                      : job->first_dirty;
+        int64_t end =
+            job->map_end > job->first_dirty ? job->map_end : job->first_dirty;
         if (make_groups(job, end) != 0)
             job_fail(job, GR_ERR_NOMEM, "out of memory");
     }
@@ -974,7 +986,7 @@ group_in_log(const gr_log_t *l, const gr_clean_job_t *job,
 static int
 swap_in(gr_log_t *l, gr_clean_job_t *job, clean_group_t *g, int at)
 {
-    static const char *const idx[] = {".index", ".timeindex"};
+    static const char *const idx[] = { ".index", ".timeindex" };
     char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], suffix[32];
     gr_segment_t *seg = gr_segment_new(g->base);
 
@@ -982,7 +994,7 @@ swap_in(gr_log_t *l, gr_clean_job_t *job, clean_group_t *g, int at)
         return -1;
     /* the replaced segments' files; the first's names are taken over */
     for (int k = 0; k < g->n; k++) {
-        const char *const all[] = {".log", ".index", ".timeindex"};
+        const char *const all[] = { ".log", ".index", ".timeindex" };
         if (k == 0)
             continue;
         for (int i = 0; i < 3; i++) {
@@ -1064,13 +1076,13 @@ post_swap_submit(gr_logs_t *m, const gr_clean_job_t *job)
     if (ps == NULL)
         return;
     memcpy(ps->dir, job->dir, n);
-    ps->bases = calloc((size_t)(job->ngroups > 0 ? job->ngroups : 1),
-                       sizeof(int64_t));
+    ps->bases =
+        calloc((size_t)(job->ngroups > 0 ? job->ngroups : 1), sizeof(int64_t));
     if (ps->bases != NULL) {
         for (int i = 0; i < job->ngroups; i++)
             ps->bases[ps->n++] = job->groups[i].base;
-        if (gr_workers_submit(m->workers, post_swap_work, post_swap_done,
-                              ps) == 0)
+        if (gr_workers_submit(m->workers, post_swap_work, post_swap_done, ps) ==
+            0)
             return;
     }
     free(ps->bases);
@@ -1161,8 +1173,7 @@ consider(gr_log_t *l, int64_t now, candidate_t *c)
     bool need_now = false, horizon;
     double ratio;
 
-    if (!cfg->cleanup_compact || l->cleaning != NULL || l->dead ||
-        l->nsegs < 2)
+    if (!cfg->cleanup_compact || l->cleaning != NULL || l->dead || l->nsegs < 2)
         return false;
     first_dirty = l->clean_offset;
     if (first_dirty < l->start_offset || first_dirty > l->leo)
@@ -1201,10 +1212,10 @@ consider(gr_log_t *l, int64_t now, candidate_t *c)
                 need_now = true;
         }
     }
-    horizon = l->delete_horizon_ms >= 0 && l->delete_horizon_ms <= now &&
-              clean > 0;
-    if (!((need_now && dirty > 0) || (dirty > 0 && ratio > cfg->min_cleanable_ratio) ||
-          horizon))
+    horizon =
+        l->delete_horizon_ms >= 0 && l->delete_horizon_ms <= now && clean > 0;
+    if (!((need_now && dirty > 0) ||
+          (dirty > 0 && ratio > cfg->min_cleanable_ratio) || horizon))
         return false;
     c->l = l;
     c->ratio = need_now ? 2.0 : ratio;
@@ -1273,7 +1284,8 @@ start_next(gr_logs_t *m, int64_t now_ms)
         candidate_t best, c;
         memset(&best, 0, sizeof best);
         for (gr_log_t *l = m->logs; l != NULL; l = l->next)
-            if (consider(l, now_ms, &c) && (best.l == NULL || c.ratio > best.ratio))
+            if (consider(l, now_ms, &c) &&
+                (best.l == NULL || c.ratio > best.ratio))
                 best = c;
         if (best.l == NULL || start_job(m, &best, now_ms) != 0)
             break;

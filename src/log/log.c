@@ -454,7 +454,7 @@ static gr_err_t
 complete_swap(gr_log_t *l, int64_t base, bool swapped)
 {
     char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], buf[64];
-    static const char *const suffixes[] = {".index", ".timeindex"};
+    static const char *const suffixes[] = { ".index", ".timeindex" };
     long long end = -1;
     struct dirent *de;
     ssize_t n;

@@ -56,7 +56,7 @@ typedef struct gr_log_config {
     int64_t delete_retention_ms;  /* delete.retention.ms: tombstones stay */
     int64_t min_compaction_lag_ms; /* min.compaction.lag.ms */
     int64_t max_compaction_lag_ms; /* max.compaction.lag.ms */
-    double min_cleanable_ratio;   /* min.cleanable.dirty.ratio */
+    double min_cleanable_ratio;    /* min.cleanable.dirty.ratio */
 } gr_log_config_t;
 
 /* Kafka's defaults (segment 1 GiB, 7 days, no size limit, ...). */
@@ -98,10 +98,10 @@ int gr_logs_open_files(const gr_logs_t *m);
  * replaced segments keep reading them. */
 
 typedef struct gr_log_cleaner_stats {
-    int64_t cleanings;      /* finished and swapped in */
-    int64_t aborted;        /* thrown away (log changed or deleted, error) */
-    int64_t bytes_read;     /* of the segments cleaned */
-    int64_t bytes_written;  /* of the cleaned segments */
+    int64_t cleanings;     /* finished and swapped in */
+    int64_t aborted;       /* thrown away (log changed or deleted, error) */
+    int64_t bytes_read;    /* of the segments cleaned */
+    int64_t bytes_written; /* of the cleaned segments */
     int64_t records_removed;
     int64_t last_duration_us;
 } gr_log_cleaner_stats_t;

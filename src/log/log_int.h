@@ -103,9 +103,9 @@ struct gr_logs {
     struct gr_ckpt_job *ckpt_job; /* in flight, or NULL */
 
     /* the cleaner (cleaner.c) */
-    int cleaner_threads;    /* cleanings at once; 0: off */
-    int64_t dedupe_bytes;   /* key map budget per cleaning */
-    int cleanings;          /* in flight */
+    int cleaner_threads;  /* cleanings at once; 0: off */
+    int64_t dedupe_bytes; /* key map budget per cleaning */
+    int cleanings;        /* in flight */
     gr_log_cleaner_stats_t cleaner_stats;
 
     /* counters for tests and logs */

@@ -37,8 +37,8 @@
 typedef struct gr_ckpt_job {
     gr_logs_t *m;
     gr_buf_t rp, lso, cl; /* file contents */
-    gr_err_t err;     /* worker */
-    int finished;     /* set by the worker when the files are written */
+    gr_err_t err;         /* worker */
+    int finished;         /* set by the worker when the files are written */
 } gr_ckpt_job_t;
 
 enum ckpt_kind { CKPT_RECOVERY_POINT, CKPT_START_OFFSET, CKPT_CLEAN_OFFSET };

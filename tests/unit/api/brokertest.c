@@ -47,7 +47,7 @@ launch(gr_brokertest_t *t, const char *const *overrides)
     ck_assert_ptr_nonnull(t->b);
     ck_assert_int_eq(pthread_create(&t->thread, NULL, run, t), 0);
     for (int i = 0; i < 500 && port == 0; i++) {
-        struct timespec ts = {0, 10000000};
+        struct timespec ts = { 0, 10000000 };
         f = fopen(lfile, "r");
         if (f != NULL) {
             char line[128];
@@ -151,7 +151,8 @@ gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
     gr_req_header_encode(&w, &h);
     api->request.encode(&w, rq, ver);
     ck_assert_int_eq(w.err, 0);
-    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz), (ssize_t)(4 + hsz + bsz));
+    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
+                     (ssize_t)(4 + hsz + bsz));
     read_full(t->fd, sz, 4);
     len = (int32_t)gr_get_u32(sz);
     buf = gr_arena_alloc(t->a, (size_t)len);

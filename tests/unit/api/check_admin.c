@@ -92,8 +92,7 @@ START_TEST(test_create_topics_errors)
     ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
     ck_assert_int_eq(rs->topics[0].num_partitions, 3);
     ck_assert_int_gt(rs->topics[0].configs_cnt, 30);
-    ck_assert_int_eq(rs->topics[1].error_code,
-                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
     ck_assert_int_eq(rs->topics[1].num_partitions, -1);
     ck_assert_int_eq(rs->topics[2].error_code, GR_KERR_INVALID_PARTITIONS);
     ck_assert_int_eq(rs->topics[3].error_code,
@@ -125,8 +124,7 @@ START_TEST(test_create_topics_errors)
     ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
     t[0] = ctopic("o_k", 1, 1);
     rs = create(&bt, 7, t, 1, false);
-    ck_assert_int_eq(rs->topics[0].error_code,
-                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
     gr_brokertest_stop(&bt);
 }
 END_TEST
@@ -144,7 +142,7 @@ delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 
 START_TEST(test_delete_topics)
 {
-    static const char *const disabled[] = {"delete.topic.enable=false", NULL};
+    static const char *const disabled[] = { "delete.topic.enable=false", NULL };
     gr_brokertest_t bt;
     gr_delete_topics_request_t rq;
     gr_delete_topics_request_delete_topic_state_t st[2];
@@ -152,7 +150,7 @@ START_TEST(test_delete_topics)
     gr_create_topics_response_t *cr;
     gr_uuid_t id;
     char path[256];
-    ctopic_t t[2] = {ctopic("a", 2, 1), ctopic("b", 1, 1)};
+    ctopic_t t[2] = { ctopic("a", 2, 1), ctopic("b", 1, 1) };
 
     gr_brokertest_start(&bt, NULL);
     cr = create(&bt, 7, t, 2, false);
@@ -258,8 +256,8 @@ START_TEST(test_configs_at_once_and_persisted)
                          .error_code,
                      0);
     ck_assert_int_eq(l->cfg.segment_bytes, 100000);
-    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "1",
-                            "log.cleaner.threads", GR_CONFIG_SET, "0")
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads",
+                            GR_CONFIG_SET, "0")
                          ->responses[0]
                          .error_code,
                      0);
@@ -301,7 +299,7 @@ END_TEST
 START_TEST(test_records_dirs_elect_cluster)
 {
     gr_brokertest_t bt;
-    ctopic_t t[2] = {ctopic("r", 2, 1), ctopic("cmp", 1, 1)};
+    ctopic_t t[2] = { ctopic("r", 2, 1), ctopic("cmp", 1, 1) };
     gr_delete_records_request_t dq;
     gr_delete_records_request_delete_records_topic_t dt;
     gr_delete_records_request_delete_records_partition_t dp[2];

@@ -43,10 +43,10 @@ START_TEST(test_checks)
 {
     const char *m;
     ck_assert_ptr_null(gr_topic_config_check("retention.ms", "-1"));
-    ck_assert_ptr_null(gr_topic_config_check("cleanup.policy",
-                                             "compact, delete"));
-    ck_assert_ptr_null(gr_topic_config_check("min.cleanable.dirty.ratio",
-                                             "0.25"));
+    ck_assert_ptr_null(
+        gr_topic_config_check("cleanup.policy", "compact, delete"));
+    ck_assert_ptr_null(
+        gr_topic_config_check("min.cleanable.dirty.ratio", "0.25"));
     ck_assert_ptr_null(gr_topic_config_check("preallocate", "TRUE"));
     m = gr_topic_config_check("retention.ms", "-2");
     ck_assert_str_eq(m, "Invalid value -2 for configuration retention.ms: "
@@ -62,12 +62,12 @@ START_TEST(test_checks)
     ck_assert(strstr(m, "between 0 and 1") != NULL);
     m = gr_topic_config_check("no.such", "1");
     ck_assert_str_eq(m, "Unknown topic config name: no.such");
-    ck_assert_ptr_nonnull(gr_topic_config_check("remote.storage.enable",
-                                                "true"));
-    ck_assert_ptr_null(gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY,
-                                              "compact"));
-    ck_assert_ptr_nonnull(gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY,
-                                                 "never"));
+    ck_assert_ptr_nonnull(
+        gr_topic_config_check("remote.storage.enable", "true"));
+    ck_assert_ptr_null(
+        gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY, "compact"));
+    ck_assert_ptr_nonnull(
+        gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY, "never"));
     ck_assert_ptr_nonnull(
         gr_broker_config_check(GR_CONF_LOG_CLEANER_MIN_CLEANABLE_RATIO, "x"));
     ck_assert_ptr_nonnull(gr_broker_config_check(GR_CONF_NUM_PARTITIONS, "0"));
@@ -77,19 +77,16 @@ END_TEST
 START_TEST(test_synonyms)
 {
     int ids[GR_CONFIG_SYNONYMS_MAX];
-    ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_LOG_RETENTION_HOURS,
-                                               ids),
-                     3);
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_RETENTION_HOURS, ids), 3);
     ck_assert_int_eq(ids[0], GR_CONF_LOG_RETENTION_MS);
     ck_assert_int_eq(ids[2], GR_CONF_LOG_RETENTION_HOURS);
-    ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_LOG_FLUSH_INTERVAL_MS,
-                                               ids),
-                     2);
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_FLUSH_INTERVAL_MS, ids), 2);
     ck_assert_int_eq(
         gr_broker_config_synonyms(GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS, ids),
         1);
-    ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_NUM_PARTITIONS, ids),
-                     1);
+    ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_NUM_PARTITIONS, ids), 1);
     ck_assert_int_eq(ids[0], GR_CONF_NUM_PARTITIONS);
 }
 END_TEST
@@ -119,12 +116,11 @@ START_TEST(test_settings_follow_changes)
     gr_topic_settings_invalidate_all();
     s = gr_topic_settings(c, &t);
     ck_assert_int_eq(s->retention_ms, 1234);
-    ck_assert_str_eq(gr_topic_config_value(c, &t, "retention.ms", buf,
-                                           sizeof buf),
-                     "1234");
-    ck_assert_str_eq(gr_topic_config_value(c, NULL, "flush.ms", buf,
-                                           sizeof buf),
-                     "9223372036854775807");
+    ck_assert_str_eq(
+        gr_topic_config_value(c, &t, "retention.ms", buf, sizeof buf), "1234");
+    ck_assert_str_eq(
+        gr_topic_config_value(c, NULL, "flush.ms", buf, sizeof buf),
+        "9223372036854775807");
     gr_topic_config_clear(&t);
     ck_assert_ptr_null(t.configs);
     free(t.settings);

@@ -59,10 +59,10 @@ append_kv(gr_log_t *l, int codec, const kv_t *r, int n, int64_t ts)
     gr_log_append_info_t info;
     gr_batch_builder_init(&bb, codec, 0, -1, -1, -1);
     for (int i = 0; i < n; i++) {
-        gr_bytes_t k = {(const uint8_t *)r[i].key,
-                        r[i].key ? (int32_t)strlen(r[i].key) : -1};
-        gr_bytes_t v = {(const uint8_t *)r[i].value,
-                        r[i].value ? (int32_t)strlen(r[i].value) : -1};
+        gr_bytes_t k = { (const uint8_t *)r[i].key,
+                         r[i].key ? (int32_t)strlen(r[i].key) : -1 };
+        gr_bytes_t v = { (const uint8_t *)r[i].value,
+                         r[i].value ? (int32_t)strlen(r[i].value) : -1 };
         gr_batch_builder_add(&bb, ts + i, &k, &v, 0, NULL, 0);
     }
     ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
@@ -75,7 +75,7 @@ append_kv(gr_log_t *l, int codec, const kv_t *r, int n, int64_t ts)
 static int64_t
 put(gr_log_t *l, const char *key, const char *value)
 {
-    kv_t r = {key, value};
+    kv_t r = { key, value };
     return append_kv(l, GR_CODEC_NONE, &r, 1, T0);
 }
 
@@ -129,9 +129,8 @@ read_all(gr_log_t *l, seen_t *s)
             const char *why;
             gr_batch_hdr_parse(part.ptr + at, &h);
             size = gr_batch_size(&h);
-            ck_assert_int_eq(gr_batch_check(part.ptr + at, part.len - at,
-                                            &need, &why),
-                             0);
+            ck_assert_int_eq(
+                gr_batch_check(part.ptr + at, part.len - at, &need, &why), 0);
             s->batches++;
             if (h.attributes & GR_ATTR_DELETE_HORIZON)
                 s->horizon_batches++;
@@ -270,7 +269,7 @@ START_TEST(test_lag_and_ratio)
     cfg.min_compaction_lag_ms = 60000;
     l = open_log(&t, "lag", &cfg);
     for (int i = 0; i < 20; i++) {
-        kv_t r = {"k", "v"};
+        kv_t r = { "k", "v" };
         append_kv(l, GR_CODEC_NONE, &r, 1, now); /* fresh timestamps */
     }
     /* every segment is younger than the lag: nothing is cleanable */
@@ -319,8 +318,8 @@ START_TEST(test_compressed_and_control_batches)
     gr_logs_set_cleaner(t.m, 1, 1 << 20);
     l = open_log(&t, "z", &cfg);
     {
-        kv_t r[] = {{"a", "1"}, {"b", "1"}, {"a", "2"}, {"c", "1"},
-                    {"b", "2"}, {NULL, "keyless"}};
+        kv_t r[] = { { "a", "1" }, { "b", "1" }, { "a", "2" },
+                     { "c", "1" }, { "b", "2" }, { NULL, "keyless" } };
         append_kv(l, GR_CODEC_GZIP, r, 6, T0); /* offsets 0-5 */
     }
     /* a transaction marker: kept as is */
@@ -328,7 +327,7 @@ START_TEST(test_compressed_and_control_batches)
     ck_assert_int_eq(gr_log_append(l, ctl.ptr, ctl.len, 1, &info), 0);
     ctl_off = info.first_offset;
     {
-        kv_t r[] = {{"c", "2"}, {"d", "1"}};
+        kv_t r[] = { { "c", "2" }, { "d", "1" } };
         append_kv(l, GR_CODEC_LZ4, r, 2, T0); /* offsets 7-8 */
     }
     /* roll: the next append goes to a new segment */
