@@ -447,7 +447,8 @@ START_TEST(test_checkpoint_and_swap_recovery)
         ck_assert(gr_logtest_read_file(a, &y));
         gr_buf_append(&x, y.ptr, y.len);
         f = fopen(b, "w");
-        fwrite(x.ptr, 1, x.len, f);
+        if (x.len > 0)
+            fwrite(x.ptr, 1, x.len, f);
         fclose(f);
         gr_buf_fini(&x);
         gr_buf_fini(&y);
@@ -481,7 +482,8 @@ START_TEST(test_checkpoint_and_swap_recovery)
         ck_assert(gr_logtest_read_file(b, &y));
         gr_buf_append(&x, y.ptr, y.len);
         f = fopen(a, "w");
-        fwrite(x.ptr, 1, x.len, f);
+        if (x.len > 0)
+            fwrite(x.ptr, 1, x.len, f);
         fclose(f);
         gr_buf_fini(&x);
         gr_buf_fini(&y);
