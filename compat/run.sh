@@ -241,6 +241,45 @@ s_kafka_python_admin() {
     timeout 60 $PY "$COMPAT_SRC/kafka_python_admin.py" verify
 }
 
+# what kcat sees of admin changes: compaction (latest value per key at its
+# original offset), new partitions, a deleted topic
+kpy_admin() { # python statements with `a` a KafkaAdminClient
+    timeout 30 $PY -c "
+from kafka.admin import *
+a = KafkaAdminClient(bootstrap_servers='$GR_BOOTSTRAP')
+$1
+a.close()"
+}
+
+s_kcat_admin_effects() {
+    need kcat || return 1
+    start_broker --override log.cleaner.backoff.ms=200 || return 1
+    kpy_admin "a.create_topics([NewTopic('kc', 1, 1, topic_configs={
+        'cleanup.policy': 'compact', 'segment.ms': '300',
+        'min.cleanable.dirty.ratio': '0.01', 'segment.bytes': '600'})])" || return 1
+    for r in 0 1 2; do
+        for k in $(seq 0 19); do echo "k$k:v$r"; done |
+            kcat -b "$GR_BOOTSTRAP" -P -t kc -K: || return 1
+    done
+    sleep 0.5
+    echo "zz:end" | kcat -b "$GR_BOOTSTRAP" -P -t kc -K: || return 1
+    for _ in $(seq 1 50); do
+        kcat -b "$GR_BOOTSTRAP" -C -t kc -o beginning -e -q -f '%k=%s@%o\n' >"$BROKER_DIR/out" || return 1
+        [ "$(wc -l <"$BROKER_DIR/out")" = 21 ] && break
+        sleep 0.2
+    done
+    cat "$BROKER_DIR/out"
+    [ "$(wc -l <"$BROKER_DIR/out")" = 21 ] || return 1
+    for k in $(seq 0 19); do
+        grep -qx "k$k=v2@$((40 + k))" "$BROKER_DIR/out" || { echo "k$k"; return 1; }
+    done
+    grep -qx "zz=end@60" "$BROKER_DIR/out" || return 1
+    kpy_admin "a.create_partitions({'kc': NewPartitions(3)})" || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kc | grep -q 'topic "kc" with 3 partitions' || return 1
+    kpy_admin "a.delete_topics(['kc'])" || return 1
+    ! kcat -b "$GR_BOOTSTRAP" -L | grep -q 'topic "kc"'
+}
+
 # admin APIs and versions no client here sends, byte by byte
 s_admin_raw() {
     start_broker --override ssl.key.password=hunter2 || return 1
@@ -258,7 +297,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
-           admin_raw)
+           admin_raw kcat_admin_effects)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
