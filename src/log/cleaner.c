@@ -35,8 +35,12 @@
  *                   end.
  *
  * Crash safety: before a .log.swap exists nothing has changed; after, log
- * recovery (log.c complete_swap) finishes the swap. Readers holding file
- * ranges of replaced segments keep their fds.
+ * recovery (log.c complete_swap) finishes the swap. On the loop the old
+ * files are renamed .deleted and the .swap files take their names; a
+ * worker then fsyncs the directory and deletes the .deleted files and the
+ * range files (while a range file exists, recovery rechecks that the old
+ * segments are gone). Readers holding file ranges of replaced segments
+ * keep their fds.
  *
  * Transactions: control batches are kept as they are and transactional
  * data is compacted like any other. Removing aborted transactions' records
@@ -55,6 +59,7 @@
 #include "core/time.h"
 #include "proto/wire.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -992,15 +997,19 @@ swap_in(gr_log_t *l, gr_clean_job_t *job, clean_group_t *g, int at)
 
     if (seg == NULL)
         return -1;
-    /* the replaced segments' files; the first's names are taken over */
+    /* the replaced segments' files move aside (.deleted) and a worker
+     * deletes them: freeing a large file's blocks may take milliseconds,
+     * which the loop does not wait for (Kafka defers it as well). A
+     * slice holding an old file keeps reading it. */
     for (int k = 0; k < g->n; k++) {
         const char *const all[] = { ".log", ".index", ".timeindex" };
-        if (k == 0)
-            continue;
         for (int i = 0; i < 3; i++) {
+            char del[32];
+            snprintf(del, sizeof del, "%s.deleted", all[i]);
             gr_segment_path(path, l->dir, l->segs[at + k]->base, all[i]);
-            if (unlink(path) != 0 && errno != ENOENT)
-                GR_LOG_ERROR("cannot delete %s: %s", path, strerror(errno));
+            gr_segment_path(to, l->dir, l->segs[at + k]->base, del);
+            if (rename(path, to) != 0 && errno != ENOENT)
+                GR_LOG_ERROR("cannot rename %s: %s", path, strerror(errno));
         }
     }
     for (int i = 0; i < 2; i++) {
@@ -1051,12 +1060,27 @@ post_swap_work(void *arg)
 {
     post_swap_t *ps = arg;
     char path[GR_SEG_PATH_MAX];
+    struct dirent *de;
+    DIR *d;
+
     if (gr_logs_fsync_dir(ps->dir) != 0)
         return; /* the range files stay: recovery rechecks */
     for (int i = 0; i < ps->n; i++) {
         gr_segment_path(path, ps->dir, ps->bases[i], ".range.swap");
         unlink(path);
     }
+    /* the replaced segments (recovery deletes any left) */
+    d = opendir(ps->dir);
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        size_t n = strlen(de->d_name);
+        if (n > 8 && strcmp(de->d_name + n - 8, ".deleted") == 0) {
+            snprintf(path, sizeof path, "%s/%s", ps->dir, de->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
 }
 
 static void
@@ -1127,9 +1151,11 @@ clean_done(gr_loop_t *loop, void *arg)
         m->cleaner_stats.aborted++;
     } else {
         bool all = true;
+        int64_t swap_us = gr_mono_us();
         /* last group first: indexes of earlier groups stay valid */
         for (int i = job->ngroups - 1; i >= 0 && all; i--)
             all = swap_in(l, job, &job->groups[i], at[i]) == 0;
+        swap_us = gr_mono_us() - swap_us;
         if (all && job->map_end > l->clean_offset)
             l->clean_offset = job->map_end;
         l->delete_horizon_ms = job->min_horizon;
@@ -1141,11 +1167,15 @@ clean_done(gr_loop_t *loop, void *arg)
         m->cleaner_stats.last_duration_us = job->dur_us;
         GR_LOG_INFO("%s: cleaned offsets up to %" PRId64 ": %d segment(s) "
                     "into %d, %" PRId64 " -> %" PRId64 " bytes, %" PRId64
-                    " records removed, %zu keys mapped, %.1f ms",
-                    l->dir, job->map_end, job->ngroups ? job->nsegs : 0,
+                    " records removed, %zu keys mapped, %.1f ms on a worker, "
+                    "%.2f ms to swap",
+                    l->dir, job->map_end,
+                    job->ngroups ? job->groups[job->ngroups - 1].first +
+                                       job->groups[job->ngroups - 1].n
+                                 : 0,
                     job->ngroups, job->bytes_read, job->bytes_written,
                     job->records_removed, job->map_keys,
-                    (double)job->dur_us / 1000.0);
+                    (double)job->dur_us / 1000.0, (double)swap_us / 1000.0);
         post_swap_submit(m, job);
     }
     free(at);
