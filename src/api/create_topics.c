@@ -9,6 +9,7 @@
  */
 #include "api/api_int.h"
 #include "api/configs.h"
+#include "api/topics.h"
 
 #include <string.h>
 
@@ -240,6 +241,9 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
     spec.config_values = vals;
     spec.nconfigs = ncfg;
     spec.validate_only = rq->validate_only;
+    /* __consumer_offsets, __transaction_state: internal, as Kafka has it by
+     * name whoever creates them */
+    spec.internal = gr_topic_is_internal_name(&qt->name);
     err = gr_cluster_create_topic(c, &spec, &t, &msg);
     if (err != GR_KERR_NONE) {
         res->error_code = err;
