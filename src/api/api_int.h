@@ -15,6 +15,17 @@ int gr_api_produce(gr_req_t *req);
 int gr_api_fetch(gr_req_t *req);
 int gr_api_list_offsets(gr_req_t *req);
 int gr_api_init_producer_id(gr_req_t *req);
+/* admin (issue 6) */
+int gr_api_create_topics(gr_req_t *req);
+int gr_api_delete_topics(gr_req_t *req);
+int gr_api_delete_records(gr_req_t *req);
+int gr_api_describe_configs(gr_req_t *req);
+int gr_api_alter_configs(gr_req_t *req);
+int gr_api_describe_log_dirs(gr_req_t *req);
+int gr_api_create_partitions(gr_req_t *req);
+int gr_api_elect_leaders(gr_req_t *req);
+int gr_api_incremental_alter_configs(gr_req_t *req);
+int gr_api_describe_cluster(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */

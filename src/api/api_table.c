@@ -13,7 +13,17 @@ static const gr_api_entry_t table[] = {
     {GR_API_LIST_OFFSETS, 0, 10, gr_api_list_offsets},
     {GR_API_METADATA, 0, 12, gr_api_metadata},
     {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
+    {GR_API_CREATE_TOPICS, 0, 7, gr_api_create_topics},
+    {GR_API_DELETE_TOPICS, 0, 6, gr_api_delete_topics},
+    {GR_API_DELETE_RECORDS, 0, 2, gr_api_delete_records},
     {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
+    {GR_API_DESCRIBE_CONFIGS, 0, 4, gr_api_describe_configs},
+    {GR_API_ALTER_CONFIGS, 0, 2, gr_api_alter_configs},
+    {GR_API_DESCRIBE_LOG_DIRS, 0, 4, gr_api_describe_log_dirs},
+    {GR_API_CREATE_PARTITIONS, 0, 3, gr_api_create_partitions},
+    {GR_API_ELECT_LEADERS, 0, 2, gr_api_elect_leaders},
+    {GR_API_INCREMENTAL_ALTER_CONFIGS, 0, 1, gr_api_incremental_alter_configs},
+    {GR_API_DESCRIBE_CLUSTER, 0, 1, gr_api_describe_cluster},
 };
 
 const gr_api_entry_t *

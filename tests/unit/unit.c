@@ -23,6 +23,9 @@ static const suite_entry_t suites[] = {
     {"log/segment", suite_log_segment},
     {"log/log", suite_log_log},
     {"log/logs", suite_log_logs},
+    {"log/cleaner", suite_log_cleaner},
+    {"cluster/topic_config", suite_cluster_topic_config},
+    {"api/admin", suite_api_admin},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},
 };
