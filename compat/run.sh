@@ -414,12 +414,97 @@ s_broker_compression() {
     $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
 }
 
+# --- admin (issue 6): topics, configs, partitions, records, compaction
+
+s_rdkafka_admin() {
+    start_broker --override log.cleaner.backoff.ms=200 \
+        --override ssl.key.password=hunter2 || return 1
+    "$COMPAT_BIN/bin/admin" radm || return 1
+    # deleted topics' directories are removed
+    for _ in $(seq 1 50); do
+        ls "$BROKER_DIR/data" | grep -q '^radm-a' || break
+        sleep 0.1
+    done
+    ! ls "$BROKER_DIR/data" | grep -q '^radm-a' || { ls "$BROKER_DIR/data"; return 1; }
+    ! grep -q hunter2 "$BROKER_DIR/broker.log"
+}
+
+s_kafkajs_admin() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override log.retention.check.interval.ms=200 || return 1
+    (cd "$COMPAT_SRC/node" && GR_TOPIC=kjs-adm timeout 90 node admin.js)
+}
+
+# configs (a topic's, this broker's dynamic ones) survive a restart
+s_kafka_python_admin() {
+    start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/kafka_python_admin.py" setup || return 1
+    stop_broker || return 1
+    [ -f "$BROKER_DIR/data/gregor-configs/broker-1" ] || return 1
+    REUSE_DIR=1 start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/kafka_python_admin.py" verify
+}
+
+# what kcat sees of admin changes: compaction (latest value per key at its
+# original offset), new partitions, a deleted topic
+kpy_admin() { # python statements with `a` a KafkaAdminClient
+    timeout 30 $PY -c "
+from kafka.admin import *
+a = KafkaAdminClient(bootstrap_servers='$GR_BOOTSTRAP')
+$1
+a.close()"
+}
+
+s_kcat_admin_effects() {
+    need kcat || return 1
+    start_broker --override log.cleaner.backoff.ms=200 || return 1
+    kpy_admin "a.create_topics([NewTopic('kc', 1, 1, topic_configs={
+        'cleanup.policy': 'compact', 'segment.ms': '300',
+        'min.cleanable.dirty.ratio': '0.01', 'segment.bytes': '600'})])" || return 1
+    for r in 0 1 2; do
+        for k in $(seq 0 19); do echo "k$k:v$r"; done |
+            kcat -b "$GR_BOOTSTRAP" -P -t kc -K: || return 1
+    done
+    sleep 0.5
+    echo "zz:end" | kcat -b "$GR_BOOTSTRAP" -P -t kc -K: || return 1
+    for _ in $(seq 1 50); do
+        kcat -b "$GR_BOOTSTRAP" -C -t kc -o beginning -e -q -f '%k=%s@%o\n' >"$BROKER_DIR/out" || return 1
+        [ "$(wc -l <"$BROKER_DIR/out")" = 21 ] && break
+        sleep 0.2
+    done
+    cat "$BROKER_DIR/out"
+    [ "$(wc -l <"$BROKER_DIR/out")" = 21 ] || return 1
+    for k in $(seq 0 19); do
+        grep -qx "k$k=v2@$((40 + k))" "$BROKER_DIR/out" || { echo "k$k"; return 1; }
+    done
+    grep -qx "zz=end@60" "$BROKER_DIR/out" || return 1
+    kpy_admin "a.create_partitions({'kc': NewPartitions(3)})" || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kc | grep -q 'topic "kc" with 3 partitions' || return 1
+    kpy_admin "a.delete_topics(['kc'])" || return 1
+    ! kcat -b "$GR_BOOTSTRAP" -L | grep -q 'topic "kc"'
+}
+
+# admin APIs and versions no client here sends, byte by byte
+s_admin_raw() {
+    start_broker --override ssl.key.password=hunter2 || return 1
+    timeout 60 $PY "$COMPAT_SRC/admin_raw.py"
+}
+
+s_rdkafka_compaction() {
+    start_broker --override log.cleaner.backoff.ms=200 || return 1
+    "$COMPAT_BIN/bin/compaction" compacted || return 1
+    grep -q 'cleaned offsets up to' "$BROKER_DIR/broker.log"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions
-           retention_and_flush localhost_dual_stack)
+           retention_and_flush localhost_dual_stack
+           rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
+           admin_raw kcat_admin_effects)
 # exactly-once: idempotence under lost responses, transactions
 SCENARIOS+=(idempotence_lost_response txn_frames txn_frames_restart)
 [ $# -gt 0 ] && SCENARIOS=("$@")

@@ -136,6 +136,66 @@ log_config(gr_broker_t *b, gr_topic_t *t, gr_log_config_t *cfg)
     cfg->preallocate = s->preallocate;
     cfg->cleanup_delete = s->cleanup_delete;
     cfg->cleanup_compact = s->cleanup_compact;
+    cfg->delete_retention_ms = s->delete_retention_ms;
+    cfg->min_compaction_lag_ms = s->min_compaction_lag_ms;
+    cfg->max_compaction_lag_ms = s->max_compaction_lag_ms;
+    cfg->min_cleanable_ratio = s->min_cleanable_dirty_ratio;
+    /* LogConfig.maxSegmentMs: a compacted log rolls in time for
+     * max.compaction.lag.ms */
+    if (s->cleanup_compact && s->max_compaction_lag_ms < cfg->segment_ms)
+        cfg->segment_ms = s->max_compaction_lag_ms;
+}
+
+/* --- configuration changes (admin APIs), effective at once */
+
+void
+gr_broker_topic_config_changed(gr_broker_t *b, gr_topic_t *t)
+{
+    gr_log_config_t cfg;
+    log_config(b, t, &cfg);
+    for (int32_t i = 0; i < t->nparts; i++)
+        if (t->parts[i]->log != NULL)
+            gr_log_set_config(t->parts[i]->log, &cfg);
+}
+
+static void
+cleaner_setup(gr_broker_t *b)
+{
+    bool on = gr_conf_bool(b->conf, GR_CONF_LOG_CLEANER_ENABLE);
+    int threads = (int)gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_THREADS);
+    gr_logs_set_cleaner(
+        b->logs, on ? threads : 0,
+        gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_DEDUPE_BUFFER_SIZE));
+    gr_timer_start(b->loop, &b->cleaner_timer,
+                   gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_BACKOFF_MS));
+}
+
+void
+gr_broker_config_changed(gr_broker_t *b)
+{
+    const gr_cluster_t *c = b->cluster;
+    gr_conf_layer_t layers[2] = { GR_CONF_DYNAMIC_BROKER,
+                                  GR_CONF_DYNAMIC_DEFAULT };
+    const gr_topic_config_t *lists[2] = { c->broker_configs,
+                                          c->default_broker_configs };
+    /* the cluster's lists are the truth: rebuild the conf's layers */
+    for (int k = 0; k < 2; k++) {
+        for (int id = 0; id < GR_CONF__COUNT; id++)
+            gr_conf_set_dynamic(b->conf, layers[k], (gr_conf_id_t)id, NULL);
+        for (const gr_topic_config_t *cf = lists[k]; cf; cf = cf->next) {
+            int id = gr_conf_lookup(cf->key);
+            if (id < 0 || gr_conf_set_dynamic(b->conf, layers[k],
+                                              (gr_conf_id_t)id, cf->value) != 0)
+                GR_LOG_WARN("dynamic broker config %s=%s is not valid here; "
+                            "ignored",
+                            cf->key, cf->value);
+        }
+    }
+    gr_topic_settings_invalidate_all();
+    for (gr_topic_t *t = c->topics; t; t = t->lnext)
+        gr_broker_topic_config_changed(b, t);
+    if (b->logs != NULL)
+        cleaner_setup(b);
 }
 
 /* cluster hook: a partition of this broker appeared (start-up, creation) */
@@ -200,6 +260,15 @@ txn_coord_new(gr_broker_t *b)
         gr_conf_int(b->conf, GR_CONF_TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS);
     return gr_txn_coord_new(b->loop, b->cluster, b->pids, b->node_id, &cfg,
                             &hooks);
+}
+
+static void
+clean_tick(gr_loop_t *loop, gr_timer_t *t)
+{
+    gr_broker_t *b = t->data;
+    gr_logs_clean(b->logs, gr_wall_ms());
+    gr_timer_start(loop, t,
+                   gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_BACKOFF_MS));
 }
 
 static void
@@ -314,6 +383,9 @@ gr_broker_run(gr_broker_t *b)
     gr_timer_init(&b->maintain_timer, maintain, b);
     gr_timer_start(b->loop, &b->maintain_timer,
                    gr_conf_int(b->conf, GR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS));
+    /* dynamic broker configs loaded with the cluster; the cleaner */
+    gr_timer_init(&b->cleaner_timer, clean_tick, b);
+    gr_broker_config_changed(b);
     if (gr_conf_str(b->conf, GR_CONF_ZOOKEEPER_CONNECT))
         GR_LOG_INFO("zookeeper.connect is set but not used: Gregor runs as a "
                     "single broker");
@@ -334,6 +406,7 @@ gr_broker_run(gr_broker_t *b)
     gr_listeners_close(b);
     gr_conn_close_all(b);
     gr_timer_stop(b->loop, &b->maintain_timer);
+    gr_timer_stop(b->loop, &b->cleaner_timer);
     return 0;
 }
 

@@ -46,6 +46,7 @@ struct gr_broker {
     gr_logs_t *logs;          /* partition logs under log_dir */
     gr_workers_t *workers;    /* fsync and other slow work */
     gr_timer_t maintain_timer; /* retention, flush.ms, checkpoints */
+    gr_timer_t cleaner_timer;  /* log compaction (log.cleaner.backoff.ms) */
     gr_fsessions_t *fetch_sessions;
     struct gr_pids *pids;     /* producer id blocks (txn/pid.h) */
     struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */
@@ -64,6 +65,15 @@ gr_broker_t *gr_broker_new(gr_conf_t *conf, const char *listeners_file,
 int gr_broker_run(gr_broker_t *broker);
 /* Async-signal-safe. */
 void gr_broker_stop(gr_broker_t *broker);
+
+struct gr_topic;
+/* After a change of t's config overrides: every partition log of t takes
+ * the new settings at once. Loop thread only. */
+void gr_broker_topic_config_changed(gr_broker_t *broker, struct gr_topic *t);
+/* After a change of the dynamic broker configs (the cluster's lists): the
+ * configuration's dynamic layers are rebuilt from them and every log and
+ * the cleaner take the new settings. Loop thread only. */
+void gr_broker_config_changed(gr_broker_t *broker);
 void gr_broker_destroy(gr_broker_t *broker);
 
 #endif

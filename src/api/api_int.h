@@ -23,6 +23,17 @@ int gr_api_write_txn_markers(gr_req_t *req);
 int gr_api_describe_producers(gr_req_t *req);
 int gr_api_describe_transactions(gr_req_t *req);
 int gr_api_list_transactions(gr_req_t *req);
+/* admin (issue 6) */
+int gr_api_create_topics(gr_req_t *req);
+int gr_api_delete_topics(gr_req_t *req);
+int gr_api_delete_records(gr_req_t *req);
+int gr_api_describe_configs(gr_req_t *req);
+int gr_api_alter_configs(gr_req_t *req);
+int gr_api_describe_log_dirs(gr_req_t *req);
+int gr_api_create_partitions(gr_req_t *req);
+int gr_api_elect_leaders(gr_req_t *req);
+int gr_api_incremental_alter_configs(gr_req_t *req);
+int gr_api_describe_cluster(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */

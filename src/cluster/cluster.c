@@ -32,10 +32,22 @@ gr_cluster_model_init(gr_cluster_t *c)
     GR_ASSERT(c->htab && c->itab);
 }
 
+void
+gr_config_list_free(gr_topic_config_t **list)
+{
+    gr_topic_config_t *cf, *next;
+    for (cf = *list; cf; cf = next) {
+        next = cf->next;
+        free(cf->key);
+        free(cf->value);
+        free(cf);
+    }
+    *list = NULL;
+}
+
 static void
 topic_free(gr_topic_t *t)
 {
-    gr_topic_config_t *cf, *next;
     for (int32_t i = 0; i < t->nparts; i++) {
         free(t->parts[i]->replicas);
         free(t->parts[i]->isr);
@@ -43,12 +55,7 @@ topic_free(gr_topic_t *t)
     }
     free(t->parts);
     free(t->settings);
-    for (cf = t->configs; cf; cf = next) {
-        next = cf->next;
-        free(cf->key);
-        free(cf->value);
-        free(cf);
-    }
+    gr_config_list_free(&t->configs);
     free(t->name);
     free(t);
 }
@@ -66,6 +73,8 @@ gr_cluster_model_fini(gr_cluster_t *c)
         free(c->nodes[i].endpoints);
     }
     free(c->nodes);
+    gr_config_list_free(&c->broker_configs);
+    gr_config_list_free(&c->default_broker_configs);
     free(c->htab);
     free(c->itab);
 }
@@ -278,9 +287,23 @@ gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t)
 
 gr_kerr_t
 gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
-                             const char **msg)
+                             const int32_t *const *assignment,
+                             bool validate_only, const char **msg)
 {
-    return c->ops->create_partitions(c, t, new_total, msg);
+    return c->ops->create_partitions(c, t, new_total, assignment, validate_only,
+                                     msg);
+}
+
+gr_kerr_t
+gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t)
+{
+    return c->ops->store_topic_config(c, t);
+}
+
+gr_kerr_t
+gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker)
+{
+    return c->ops->store_broker_config(c, per_broker);
 }
 
 int
@@ -298,20 +321,19 @@ gr_cluster_destroy(gr_cluster_t *c)
 }
 
 const char *
-gr_topic_config_get(const gr_topic_t *t, const char *key)
+gr_config_list_get(const gr_topic_config_t *list, const char *key)
 {
-    for (const gr_topic_config_t *cf = t->configs; cf; cf = cf->next)
+    for (const gr_topic_config_t *cf = list; cf; cf = cf->next)
         if (strcmp(cf->key, key) == 0)
             return cf->value;
     return NULL;
 }
 
 int
-gr_topic_config_set(gr_topic_t *t, const char *key, const char *value)
+gr_config_list_set(gr_topic_config_t **list, const char *key, const char *value)
 {
     gr_topic_config_t **pp, *cf;
-    t->settings_gen = 0; /* recompute cluster/topic_config.c's cache */
-    for (pp = &t->configs; *pp; pp = &(*pp)->next) {
+    for (pp = list; *pp; pp = &(*pp)->next) {
         if (strcmp((*pp)->key, key) == 0) {
             cf = *pp;
             if (value == NULL) {
@@ -344,6 +366,26 @@ gr_topic_config_set(gr_topic_t *t, const char *key, const char *value)
     }
     *pp = cf;
     return 0;
+}
+
+const char *
+gr_topic_config_get(const gr_topic_t *t, const char *key)
+{
+    return gr_config_list_get(t->configs, key);
+}
+
+int
+gr_topic_config_set(gr_topic_t *t, const char *key, const char *value)
+{
+    t->settings_gen = 0; /* recompute cluster/topic_config.c's cache */
+    return gr_config_list_set(&t->configs, key, value);
+}
+
+void
+gr_topic_config_clear(gr_topic_t *t)
+{
+    t->settings_gen = 0;
+    gr_config_list_free(&t->configs);
 }
 
 int32_t

@@ -103,10 +103,17 @@ typedef struct gr_cluster_ops {
     gr_kerr_t (*create_topic)(gr_cluster_t *c, const gr_topic_spec_t *spec,
                               gr_topic_t **out, const char **msg);
     gr_kerr_t (*delete_topic)(gr_cluster_t *c, gr_topic_t *t);
+    /* Adds partitions up to new_total; assignment: one row of
+     * t->replication_factor broker ids per new partition, or NULL. */
     gr_kerr_t (*create_partitions)(gr_cluster_t *c, gr_topic_t *t,
-                                   int32_t new_total, const char **msg);
+                                   int32_t new_total,
+                                   const int32_t *const *assignment,
+                                   bool validate_only, const char **msg);
     /* Persists t's configuration overrides (already set on t). */
     gr_kerr_t (*store_topic_config)(gr_cluster_t *c, gr_topic_t *t);
+    /* Persists the dynamic broker configs (already set on c): this
+     * broker's (per_broker) or the cluster-wide defaults. */
+    gr_kerr_t (*store_broker_config)(gr_cluster_t *c, bool per_broker);
     void (*destroy)(gr_cluster_t *c);
 } gr_cluster_ops_t;
 
@@ -133,6 +140,10 @@ struct gr_cluster {
     gr_topic_t *topics_tail;
     int ntopics;
     gr_cluster_hooks_t hooks;
+    /* dynamic broker configs (AlterConfigs on BROKER): resource "<id>" of
+     * this broker and resource "" (every broker); loaded by load() */
+    gr_topic_config_t *broker_configs;
+    gr_topic_config_t *default_broker_configs;
 };
 
 /* The in-process implementation for a single broker. State is kept under
@@ -162,12 +173,23 @@ gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                                   gr_topic_t **out, const char **msg);
 gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);
 gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
-                                       int32_t new_total, const char **msg);
+                                       int32_t new_total,
+                                       const int32_t *const *assignment,
+                                       bool validate_only, const char **msg);
+gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
+gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
 
 /* The topic-level override of key, or NULL. */
 const char *gr_topic_config_get(const gr_topic_t *t, const char *key);
 /* Sets (value != NULL) or removes an override in memory. */
 int gr_topic_config_set(gr_topic_t *t, const char *key, const char *value);
+/* Removes every override of t. */
+void gr_topic_config_clear(gr_topic_t *t);
+/* The same for any key/value list (dynamic broker configs). */
+const char *gr_config_list_get(const gr_topic_config_t *list, const char *key);
+int gr_config_list_set(gr_topic_config_t **list, const char *key,
+                       const char *value);
+void gr_config_list_free(gr_topic_config_t **list);
 
 /* Coordinator lookup: the internal topic's partition for key, as Kafka
  * computes it (abs(java hashCode(key)) % partitions). */

@@ -21,7 +21,40 @@
 typedef struct local {
     char *dir;     /* log dir */
     char *topics;  /* <dir>/gregor-topics */
+    char *configs; /* <dir>/gregor-configs: dynamic broker configs */
 } local_t;
+
+/* Values are written escaped ('\\', '\n', '\r'), so any string fits on
+ * a line; files written before escaping read the same. */
+static void
+put_escaped(FILE *f, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\')
+            fputs("\\\\", f);
+        else if (*v == '\n')
+            fputs("\\n", f);
+        else if (*v == '\r')
+            fputs("\\r", f);
+        else
+            fputc(*v, f);
+    }
+}
+
+static void
+unescape(char *s)
+{
+    char *o = s;
+    for (; *s; s++) {
+        if (*s == '\\' && s[1]) {
+            s++;
+            *o++ = *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+        } else {
+            *o++ = *s;
+        }
+    }
+    *o = '\0';
+}
 
 static int
 fsync_dir(const char *path)
@@ -75,8 +108,11 @@ store_topic(gr_cluster_t *c, gr_topic_t *t)
                "internal=%s\n",
             id, t->nparts, t->replication_factor,
             t->internal ? "true" : "false");
-    for (gr_topic_config_t *cf = t->configs; cf; cf = cf->next)
-        fprintf(f, "config.%s=%s\n", cf->key, cf->value);
+    for (gr_topic_config_t *cf = t->configs; cf; cf = cf->next) {
+        fprintf(f, "config.%s=", cf->key);
+        put_escaped(f, cf->value);
+        fputc('\n', f);
+    }
     fclose(f);
     snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
     rc = write_atomic(l->topics, path, data, len);
@@ -138,6 +174,7 @@ load_topic(gr_cluster_t *c, const char *name)
             (eq = strchr(line, '=')) == NULL)
             continue;
         *eq = '\0';
+        unescape(eq + 1);
         gr_topic_config_set(t, line + 7, eq + 1);
     }
     fclose(f);
@@ -147,6 +184,83 @@ load_topic(gr_cluster_t *c, const char *name)
                 GR_KERR_NONE)
                 return -1;
     }
+    return 0;
+}
+
+/* gregor-configs/broker-<id> and broker-default: the dynamic broker
+ * configs (Kafka keeps them in ZooKeeper or the metadata log), one
+ * "key=value" a line. */
+static void
+broker_config_path(gr_cluster_t *c, bool per_broker, char *out, size_t n)
+{
+    local_t *l = c->impl;
+    if (per_broker)
+        snprintf(out, n, "%s/broker-%d", l->configs, c->self_id);
+    else
+        snprintf(out, n, "%s/broker-default", l->configs);
+}
+
+static gr_kerr_t
+local_store_broker_config(gr_cluster_t *c, bool per_broker)
+{
+    local_t *l = c->impl;
+    const gr_topic_config_t *list =
+        per_broker ? c->broker_configs : c->default_broker_configs;
+    char path[PATH_MAX], *data = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    f = open_memstream(&data, &len);
+    if (f == NULL)
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    fprintf(f,
+            "# Gregor dynamic broker configs (%s); written by the "
+            "broker.\n",
+            per_broker ? "this broker" : "cluster-wide default");
+    for (const gr_topic_config_t *cf = list; cf; cf = cf->next) {
+        fprintf(f, "%s=", cf->key);
+        put_escaped(f, cf->value);
+        fputc('\n', f);
+    }
+    fclose(f);
+    broker_config_path(c, per_broker, path, sizeof path);
+    rc = write_atomic(l->configs, path, data, len);
+    if (rc != 0)
+        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
+    free(data);
+    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+static int
+load_broker_config(gr_cluster_t *c, bool per_broker)
+{
+    char path[PATH_MAX], line[8192];
+    gr_topic_config_t **list =
+        per_broker ? &c->broker_configs : &c->default_broker_configs;
+    FILE *f;
+
+    broker_config_path(c, per_broker, path, sizeof path);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return errno == ENOENT ? 0 : -1;
+    while (fgets(line, sizeof line, f)) {
+        char *eq;
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || (eq = strchr(line, '=')) == NULL)
+            continue;
+        *eq = '\0';
+        unescape(eq + 1);
+        if (gr_config_list_set(list, line, eq + 1) != 0) {
+            fclose(f);
+            return -1;
+        }
+    }
+    fclose(f);
     return 0;
 }
 
@@ -197,6 +311,11 @@ local_load(gr_cluster_t *c)
 
     if (load_meta(c) != 0)
         return -1;
+    if (load_broker_config(c, false) != 0 || load_broker_config(c, true) != 0) {
+        GR_LOG_ERROR("cannot read the dynamic broker configs in %s: %s",
+                     l->configs, strerror(errno));
+        return -1;
+    }
     if (mkdir(l->topics, 0755) != 0 && errno != EEXIST) {
         GR_LOG_ERROR("cannot create %s: %s", l->topics, strerror(errno));
         return -1;
@@ -354,6 +473,7 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
 
 static gr_kerr_t
 local_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
+                        const int32_t *const *assignment, bool validate_only,
                         const char **msg)
 {
     int32_t old = t->nparts;
@@ -361,6 +481,21 @@ local_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
         *msg = "The number of partitions can only be increased.";
         return GR_KERR_INVALID_PARTITIONS;
     }
+    if (new_total > 1000000) {
+        *msg = "The number of partitions is too large.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (assignment) {
+        for (int32_t p = 0; p < new_total - old; p++)
+            for (int16_t r = 0; r < t->replication_factor; r++)
+                if (gr_cluster_node(c, assignment[p][r]) == NULL) {
+                    *msg = "Replica assignment names a broker that does not "
+                           "exist.";
+                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+    }
+    if (validate_only)
+        return GR_KERR_NONE;
     if (gr_topic_add_partitions(t, new_total, c->self_id, &c->self_id, 1) != 0) {
         *msg = "Out of memory.";
         return GR_KERR_UNKNOWN_SERVER_ERROR;
@@ -393,13 +528,19 @@ local_destroy(gr_cluster_t *c)
     gr_cluster_model_fini(c);
     free(l->dir);
     free(l->topics);
+    free(l->configs);
     free(l);
     free(c);
 }
 
 static const gr_cluster_ops_t local_ops = {
-    local_load,           local_create_topic,       local_delete_topic,
-    local_create_partitions, local_store_topic_config, local_destroy,
+    .load = local_load,
+    .create_topic = local_create_topic,
+    .delete_topic = local_delete_topic,
+    .create_partitions = local_create_partitions,
+    .store_topic_config = local_store_topic_config,
+    .store_broker_config = local_store_broker_config,
+    .destroy = local_destroy,
 };
 
 gr_cluster_t *
@@ -424,6 +565,8 @@ gr_cluster_local_new(const char *dir, int32_t node_id,
     l->dir = strdup(dir);
     snprintf(path, sizeof path, "%s/gregor-topics", dir);
     l->topics = strdup(path);
+    snprintf(path, sizeof path, "%s/gregor-configs", dir);
+    l->configs = strdup(path);
     gr_cluster_model_init(c);
     c->nodes = calloc(1, sizeof(gr_node_t));
     c->nodes[0].id = node_id;

@@ -1,6 +1,9 @@
 /*
- * Topic-level configuration: see topic_config.h. The table lists Kafka's
- * topic configs with the broker key whose value is their default.
+ * The configuration table: see topic_config.h. Topic configs first (with
+ * their broker synonyms), then broker configs indexed by gr_conf_id_t. The
+ * documentation lines are ours; names, types, defaults and ranges are
+ * Kafka's facts (LogConfig, ServerTopicConfigSynonyms, KafkaConfig,
+ * DynamicBrokerConfig).
  */
 #include "cluster/topic_config.h"
 #include "core/log.h"
@@ -12,73 +15,322 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const cleanup_choices[] = {"delete", "compact", NULL};
+static const char *const cleanup_choices[] = { "delete", "compact", NULL };
 static const char *const compression_choices[] = {
-    "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL};
-static const char *const ts_type_choices[] = {"CreateTime", "LogAppendTime",
-                                              NULL};
-
-#define L INT64_MAX
-static const gr_topic_config_def_t defs[] = {
-    {"cleanup.policy", GR_TCFG_LIST, GR_CONF_LOG_CLEANUP_POLICY, NULL, 0, 0,
-     cleanup_choices},
-    {"compression.gzip.level", GR_TCFG_INT, GR_CONF_COMPRESSION_GZIP_LEVEL,
-     NULL, -1, 9, NULL},
-    {"compression.lz4.level", GR_TCFG_INT, GR_CONF_COMPRESSION_LZ4_LEVEL, NULL,
-     1, 17, NULL},
-    {"compression.type", GR_TCFG_STRING, GR_CONF_COMPRESSION_TYPE, NULL, 0, 0,
-     compression_choices},
-    {"compression.zstd.level", GR_TCFG_INT, GR_CONF_COMPRESSION_ZSTD_LEVEL,
-     NULL, -131072, 22, NULL},
-    {"delete.retention.ms", GR_TCFG_LONG, GR_CONF_LOG_CLEANER_DELETE_RETENTION_MS,
-     NULL, 0, L, NULL},
-    {"file.delete.delay.ms", GR_TCFG_LONG, GR_CONF_LOG_SEGMENT_DELETE_DELAY_MS,
-     NULL, 0, L, NULL},
-    {"flush.messages", GR_TCFG_LONG, GR_CONF_LOG_FLUSH_INTERVAL_MESSAGES, NULL,
-     1, L, NULL},
-    {"flush.ms", GR_TCFG_LONG, GR_CONF_LOG_FLUSH_INTERVAL_MS, NULL, 0, L, NULL},
-    {"follower.replication.throttled.replicas", GR_TCFG_LIST, -1, "", 0, 0,
-     NULL},
-    {"index.interval.bytes", GR_TCFG_INT, GR_CONF_LOG_INDEX_INTERVAL_BYTES, NULL,
-     0, 2147483647, NULL},
-    {"leader.replication.throttled.replicas", GR_TCFG_LIST, -1, "", 0, 0,
-     NULL},
-    {"local.retention.bytes", GR_TCFG_LONG, -1, "-2", -2, L, NULL},
-    {"local.retention.ms", GR_TCFG_LONG, -1, "-2", -2, L, NULL},
-    {"max.compaction.lag.ms", GR_TCFG_LONG,
-     GR_CONF_LOG_CLEANER_MAX_COMPACTION_LAG_MS, NULL, 1, L, NULL},
-    {"max.message.bytes", GR_TCFG_INT, GR_CONF_MESSAGE_MAX_BYTES, NULL, 0,
-     2147483647, NULL},
-    {"message.downconversion.enable", GR_TCFG_BOOL,
-     GR_CONF_LOG_MESSAGE_DOWNCONVERSION_ENABLE, NULL, 0, 0, NULL},
-    {"message.timestamp.after.max.ms", GR_TCFG_LONG,
-     GR_CONF_LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, NULL, 0, L, NULL},
-    {"message.timestamp.before.max.ms", GR_TCFG_LONG,
-     GR_CONF_LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, NULL, 0, L, NULL},
-    {"message.timestamp.type", GR_TCFG_STRING,
-     GR_CONF_LOG_MESSAGE_TIMESTAMP_TYPE, NULL, 0, 0, ts_type_choices},
-    {"min.cleanable.dirty.ratio", GR_TCFG_DOUBLE,
-     GR_CONF_LOG_CLEANER_MIN_CLEANABLE_RATIO, NULL, 0, 1, NULL},
-    {"min.compaction.lag.ms", GR_TCFG_LONG,
-     GR_CONF_LOG_CLEANER_MIN_COMPACTION_LAG_MS, NULL, 0, L, NULL},
-    {"min.insync.replicas", GR_TCFG_INT, GR_CONF_MIN_INSYNC_REPLICAS, NULL, 1,
-     2147483647, NULL},
-    {"preallocate", GR_TCFG_BOOL, GR_CONF_LOG_PREALLOCATE, NULL, 0, 0, NULL},
-    {"remote.storage.enable", GR_TCFG_BOOL, -1, "false", 0, 0, NULL},
-    {"retention.bytes", GR_TCFG_LONG, GR_CONF_LOG_RETENTION_BYTES, NULL, -1, L,
-     NULL},
-    {"retention.ms", GR_TCFG_LONG, -1, NULL, -1, L, NULL},
-    {"segment.bytes", GR_TCFG_INT, GR_CONF_LOG_SEGMENT_BYTES, NULL, 14,
-     2147483647, NULL},
-    {"segment.index.bytes", GR_TCFG_INT, GR_CONF_LOG_INDEX_SIZE_MAX_BYTES, NULL,
-     4, 2147483647, NULL},
-    {"segment.jitter.ms", GR_TCFG_LONG, GR_CONF_LOG_ROLL_JITTER_MS, NULL, 0, L,
-     NULL},
-    {"segment.ms", GR_TCFG_LONG, -1, NULL, 1, L, NULL},
-    {"unclean.leader.election.enable", GR_TCFG_BOOL,
-     GR_CONF_UNCLEAN_LEADER_ELECTION_ENABLE, NULL, 0, 0, NULL},
+    "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL
 };
+static const char *const ts_type_choices[] = { "CreateTime", "LogAppendTime",
+                                               NULL };
+
+/* clang-format off */
+#define L     INT64_MAX
+#define I     2147483647
+#define NO    { -1, -1, -1 }
+#define S1(a) { GR_CONF_##a, -1, -1 }
+/* clang-format on */
+static const gr_topic_config_def_t defs[] = {
+    { "cleanup.policy", GR_TCFG_LIST, S1(LOG_CLEANUP_POLICY), NULL, 0, 0,
+      cleanup_choices,
+      "What happens to old segments: \"delete\" removes them by time and size "
+      "(retention.*), \"compact\" keeps the latest record of every key; both "
+      "may be given." },
+    { "compression.gzip.level", GR_TCFG_INT, S1(COMPRESSION_GZIP_LEVEL), NULL,
+      -1, 9, NULL,
+      "The gzip level used when compression.type is gzip (-1: zlib's "
+      "default)." },
+    { "compression.lz4.level", GR_TCFG_INT, S1(COMPRESSION_LZ4_LEVEL), NULL, 1,
+      17, NULL, "The lz4 level used when compression.type is lz4." },
+    { "compression.type", GR_TCFG_STRING, S1(COMPRESSION_TYPE), NULL, 0, 0,
+      compression_choices,
+      "The codec batches are stored with: \"producer\" keeps what the "
+      "producer sent, a codec name makes the broker recompress, "
+      "\"uncompressed\" stores them plain." },
+    { "compression.zstd.level", GR_TCFG_INT, S1(COMPRESSION_ZSTD_LEVEL), NULL,
+      -131072, 22, NULL, "The zstd level used when compression.type is zstd." },
+    { "delete.retention.ms", GR_TCFG_LONG, S1(LOG_CLEANER_DELETE_RETENTION_MS),
+      NULL, 0, L, NULL,
+      "On a compacted topic, how long a tombstone (a record with a null "
+      "value) stays readable after the cleaner first reaches it, so "
+      "consumers catching up see the deletion." },
+    { "file.delete.delay.ms", GR_TCFG_LONG, S1(LOG_SEGMENT_DELETE_DELAY_MS),
+      NULL, 0, L, NULL,
+      "How long a segment removed from the log waits before its files are "
+      "deleted (Gregor deletes at once: readers keep their open files)." },
+    { "flush.messages", GR_TCFG_LONG, S1(LOG_FLUSH_INTERVAL_MESSAGES), NULL, 1,
+      L, NULL,
+      "Force an fsync after this many messages; acks=all answers wait for "
+      "it. The default leaves durability to replication and the page "
+      "cache." },
+    { "flush.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_FLUSH_INTERVAL_MS, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS,
+        -1 },
+      NULL,
+      0,
+      L,
+      NULL,
+      "Force an fsync when the oldest unflushed data is this old." },
+    { "follower.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0,
+      NULL,
+      "Replicas whose follower fetches are throttled (accepted; a single "
+      "broker has no followers)." },
+    { "index.interval.bytes", GR_TCFG_INT, S1(LOG_INDEX_INTERVAL_BYTES), NULL,
+      0, I, NULL,
+      "How many bytes of batches lie between two offset index entries: "
+      "smaller makes lookups shorter and the index larger." },
+    { "leader.replication.throttled.replicas", GR_TCFG_LIST, NO, "", 0, 0, NULL,
+      "Replicas whose leader-side replication is throttled (accepted; a "
+      "single broker has no followers)." },
+    { "local.retention.bytes", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
+      "With tiered storage, the bytes kept locally (-2: retention.bytes). "
+      "Gregor has no tiered storage." },
+    { "local.retention.ms", GR_TCFG_LONG, NO, "-2", -2, L, NULL,
+      "With tiered storage, the time data stays local (-2: retention.ms). "
+      "Gregor has no tiered storage." },
+    { "max.compaction.lag.ms", GR_TCFG_LONG,
+      S1(LOG_CLEANER_MAX_COMPACTION_LAG_MS), NULL, 1, L, NULL,
+      "On a compacted topic, the longest a record may stay uncompacted: "
+      "older dirty data is cleaned whatever the dirty ratio, and the active "
+      "segment rolls in time for it." },
+    { "max.message.bytes", GR_TCFG_INT, S1(MESSAGE_MAX_BYTES), NULL, 0, I, NULL,
+      "The largest record batch the topic accepts, after compression." },
+    { "message.downconversion.enable", GR_TCFG_BOOL,
+      S1(LOG_MESSAGE_DOWNCONVERSION_ENABLE), NULL, 0, 0, NULL,
+      "Whether old fetch versions get records converted to the old message "
+      "formats." },
+    { "message.timestamp.after.max.ms", GR_TCFG_LONG,
+      S1(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS), NULL, 0, L, NULL,
+      "How far in the future a CreateTime timestamp may be before the "
+      "batch is refused." },
+    { "message.timestamp.before.max.ms", GR_TCFG_LONG,
+      S1(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS), NULL, 0, L, NULL,
+      "How far in the past a CreateTime timestamp may be before the batch "
+      "is refused." },
+    { "message.timestamp.type", GR_TCFG_STRING, S1(LOG_MESSAGE_TIMESTAMP_TYPE),
+      NULL, 0, 0, ts_type_choices,
+      "Whether records keep the producer's timestamp (CreateTime) or get "
+      "the broker's clock when appended (LogAppendTime)." },
+    { "min.cleanable.dirty.ratio", GR_TCFG_DOUBLE,
+      S1(LOG_CLEANER_MIN_CLEANABLE_RATIO), NULL, 0, 1, NULL,
+      "On a compacted topic, the share of the log that must be uncleaned "
+      "before the cleaner works on it: lower cleans more often." },
+    { "min.compaction.lag.ms", GR_TCFG_LONG,
+      S1(LOG_CLEANER_MIN_COMPACTION_LAG_MS), NULL, 0, L, NULL,
+      "On a compacted topic, the least time a record stays uncompacted, so "
+      "every value is readable at least that long." },
+    { "min.insync.replicas", GR_TCFG_INT, S1(MIN_INSYNC_REPLICAS), NULL, 1, I,
+      NULL,
+      "With acks=all, the replicas that must have a write for it to "
+      "succeed (a single broker has one)." },
+    { "preallocate", GR_TCFG_BOOL, S1(LOG_PREALLOCATE), NULL, 0, 0, NULL,
+      "Whether new segment files are preallocated (accepted, not done)." },
+    { "remote.storage.enable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
+      "Tiered storage for the topic (Gregor has none: must stay false)." },
+    { "retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL, -1, L,
+      NULL,
+      "With the delete policy, the size a partition may reach before its "
+      "oldest segments go (-1: no limit)." },
+    { "retention.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
+        GR_CONF_LOG_RETENTION_HOURS },
+      NULL,
+      -1,
+      L,
+      NULL,
+      "With the delete policy, how long a segment is kept after its newest "
+      "record (-1: forever)." },
+    { "segment.bytes", GR_TCFG_INT, S1(LOG_SEGMENT_BYTES), NULL, 14, I, NULL,
+      "The size at which the active segment is closed and a new one begun; "
+      "retention and compaction work on whole segments." },
+    { "segment.index.bytes", GR_TCFG_INT, S1(LOG_INDEX_SIZE_MAX_BYTES), NULL, 4,
+      I, NULL,
+      "The most bytes an offset or time index may hold; a full index rolls "
+      "the segment." },
+    { "segment.jitter.ms", GR_TCFG_LONG, S1(LOG_ROLL_JITTER_MS), NULL, 0, L,
+      NULL,
+      "A random amount taken off segment.ms, so that many partitions do not "
+      "roll at once." },
+    { "segment.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1 },
+      NULL,
+      1,
+      L,
+      NULL,
+      "The age at which the active segment is closed even if not full, so "
+      "retention and compaction can reach its data." },
+    { "unclean.leader.election.enable", GR_TCFG_BOOL,
+      S1(UNCLEAN_LEADER_ELECTION_ENABLE), NULL, 0, 0, NULL,
+      "Whether a replica out of the ISR may become leader, losing data "
+      "(no effect on a single broker)." },
+};
+#undef NO
+#undef S1
 #undef L
+
+/* --- broker configs, by conf id */
+
+#define B(id, t, sc, doc)      [GR_CONF_##id] = { GR_TCFG_##t, sc, NULL, doc }
+#define BC(id, t, sc, ch, doc) [GR_CONF_##id] = { GR_TCFG_##t, sc, ch, doc }
+#define RO                     GR_BCFG_READ_ONLY
+#define DY                     GR_BCFG_DYNAMIC
+static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
+    B(NODE_ID, INT, RO, "This broker's id (KRaft name; -1: broker.id)."),
+    B(BROKER_ID, INT, RO, "This broker's id (ZooKeeper-era name)."),
+    B(LISTENERS, STRING, RO,
+      "Where the broker accepts connections: NAME://host:port, comma "
+      "separated; port 0 picks a free port."),
+    B(ADVERTISED_LISTENERS, STRING, RO,
+      "The addresses given to clients in Metadata, when not the bound "
+      "ones."),
+    B(LISTENER_SECURITY_PROTOCOL_MAP, STRING, RO,
+      "The security protocol of each listener name."),
+    B(CONTROLLER_LISTENER_NAMES, STRING, RO,
+      "Listener names used by KRaft controllers (not bound by Gregor)."),
+    B(INTER_BROKER_LISTENER_NAME, STRING, RO,
+      "The listener brokers use to talk to each other."),
+    B(LOG_DIRS, STRING, RO,
+      "The directory holding the partition logs and Gregor's metadata (the "
+      "first of the list is used)."),
+    B(LOG_DIR, STRING, RO, "The log directory when log.dirs is not set."),
+    B(NUM_PARTITIONS, INT, RO,
+      "Partitions of a topic created without a count (auto-creation, "
+      "CreateTopics with -1)."),
+    B(DEFAULT_REPLICATION_FACTOR, INT, RO,
+      "Replication factor of a topic created without one."),
+    B(AUTO_CREATE_TOPICS_ENABLE, BOOL, RO,
+      "Whether Metadata requests for unknown topics create them."),
+    B(DELETE_TOPIC_ENABLE, BOOL, RO, "Whether DeleteTopics may delete."),
+    B(LOG_RETENTION_HOURS, INT, DY,
+      "Default retention.ms in hours (log.retention.ms and .minutes win)."),
+    B(LOG_RETENTION_MINUTES, INT, DY,
+      "Default retention.ms in minutes (log.retention.ms wins)."),
+    B(LOG_RETENTION_MS, LONG, DY, "Default retention.ms of topics."),
+    B(LOG_RETENTION_BYTES, LONG, DY, "Default retention.bytes of topics."),
+    B(LOG_RETENTION_CHECK_INTERVAL_MS, LONG, RO,
+      "How often retention looks for segments to delete."),
+    B(LOG_SEGMENT_BYTES, INT, DY, "Default segment.bytes of topics."),
+    B(LOG_ROLL_HOURS, INT, DY,
+      "Default segment.ms in hours (log.roll.ms wins)."),
+    B(LOG_ROLL_MS, LONG, DY, "Default segment.ms of topics."),
+    B(LOG_SEGMENT_DELETE_DELAY_MS, LONG, DY,
+      "Default file.delete.delay.ms of topics."),
+    B(LOG_FLUSH_INTERVAL_MESSAGES, LONG, DY,
+      "Default flush.messages of topics."),
+    B(LOG_FLUSH_INTERVAL_MS, LONG, DY,
+      "Default flush.ms of topics (else log.flush.scheduler.interval.ms)."),
+    B(LOG_FLUSH_SCHEDULER_INTERVAL_MS, LONG, DY,
+      "How often flush.ms is checked, and the default flush.ms."),
+    B(LOG_INDEX_SIZE_MAX_BYTES, INT, DY,
+      "Default segment.index.bytes of topics."),
+    B(LOG_INDEX_INTERVAL_BYTES, INT, DY,
+      "Default index.interval.bytes of topics."),
+    BC(LOG_CLEANUP_POLICY, LIST, DY, cleanup_choices,
+       "Default cleanup.policy of topics."),
+    BC(LOG_MESSAGE_TIMESTAMP_TYPE, STRING, DY, ts_type_choices,
+       "Default message.timestamp.type of topics."),
+    B(LOG_PREALLOCATE, BOOL, DY, "Default preallocate of topics."),
+    B(MESSAGE_MAX_BYTES, INT, DY, "Default max.message.bytes of topics."),
+    BC(COMPRESSION_TYPE, STRING, DY, compression_choices,
+       "Default compression.type of topics."),
+    B(MIN_INSYNC_REPLICAS, INT, DY, "Default min.insync.replicas of topics."),
+    B(SOCKET_REQUEST_MAX_BYTES, INT, RO,
+      "The largest request frame accepted; larger closes the connection."),
+    B(SOCKET_SEND_BUFFER_BYTES, INT, RO,
+      "SO_SNDBUF of client sockets (-1: the OS default)."),
+    B(SOCKET_RECEIVE_BUFFER_BYTES, INT, RO,
+      "SO_RCVBUF of client sockets (-1: the OS default)."),
+    B(SOCKET_LISTEN_BACKLOG_SIZE, INT, RO, "The listen(2) backlog."),
+    B(CONNECTIONS_MAX_IDLE_MS, LONG, RO,
+      "Idle connections are closed after this long."),
+    B(MAX_CONNECTIONS, INT, DY,
+      "The most client connections at once; more are refused."),
+    B(OFFSETS_TOPIC_REPLICATION_FACTOR, SHORT, RO,
+      "Replication factor of __consumer_offsets (capped to the live "
+      "brokers)."),
+    B(OFFSETS_TOPIC_NUM_PARTITIONS, INT, RO,
+      "Partitions of __consumer_offsets."),
+    B(OFFSETS_TOPIC_SEGMENT_BYTES, INT, RO,
+      "segment.bytes of __consumer_offsets."),
+    B(OFFSETS_RETENTION_MINUTES, INT, RO,
+      "How long committed offsets of an empty group are kept."),
+    B(OFFSETS_RETENTION_CHECK_INTERVAL_MS, LONG, RO,
+      "How often expired offsets are looked for."),
+    B(OFFSET_METADATA_MAX_BYTES, INT, RO,
+      "The longest metadata string an offset commit may carry."),
+    B(GROUP_INITIAL_REBALANCE_DELAY_MS, INT, RO,
+      "How long a new group waits for more members before its first "
+      "rebalance."),
+    B(GROUP_MIN_SESSION_TIMEOUT_MS, INT, RO,
+      "The shortest session timeout a member may ask for."),
+    B(GROUP_MAX_SESSION_TIMEOUT_MS, INT, RO,
+      "The longest session timeout a member may ask for."),
+    B(GROUP_MAX_SIZE, INT, RO, "The most members a group may have."),
+    B(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, SHORT, RO,
+      "Replication factor of __transaction_state."),
+    B(TRANSACTION_STATE_LOG_NUM_PARTITIONS, INT, RO,
+      "Partitions of __transaction_state."),
+    B(TRANSACTION_STATE_LOG_SEGMENT_BYTES, INT, RO,
+      "segment.bytes of __transaction_state."),
+    B(TRANSACTION_STATE_LOG_MIN_ISR, INT, RO,
+      "min.insync.replicas of __transaction_state."),
+    B(TRANSACTION_MAX_TIMEOUT_MS, INT, RO,
+      "The longest transaction timeout a producer may ask for."),
+    B(TRANSACTIONAL_ID_EXPIRATION_MS, INT, RO,
+      "How long an unused transactional id is remembered."),
+    B(TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS, INT, RO,
+      "How often timed-out transactions are aborted."),
+    B(TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS, INT, RO,
+      "How often expired transactional ids are removed."),
+    B(PRODUCER_ID_EXPIRATION_MS, INT, RO,
+      "How long an idle producer's sequence state is kept."),
+    B(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, INT, RO,
+      "How often idle producer state is looked for."),
+    B(ZOOKEEPER_CONNECT, STRING, RO,
+      "ZooKeeper of a multi-broker cluster (accepted, not used yet)."),
+    B(LOG_CLEANER_ENABLE, BOOL, RO,
+      "Whether the log cleaner runs (compacted topics need it)."),
+    B(LOG_CLEANER_THREADS, INT, DY,
+      "Cleanings that may run at once on worker threads (0: none)."),
+    B(LOG_CLEANER_BACKOFF_MS, LONG, DY,
+      "How long the cleaner sleeps when no log needs cleaning."),
+    B(LOG_CLEANER_DELETE_RETENTION_MS, LONG, DY,
+      "Default delete.retention.ms of topics."),
+    B(LOG_CLEANER_MIN_CLEANABLE_RATIO, DOUBLE, DY,
+      "Default min.cleanable.dirty.ratio of topics."),
+    B(LOG_CLEANER_MIN_COMPACTION_LAG_MS, LONG, DY,
+      "Default min.compaction.lag.ms of topics."),
+    B(LOG_CLEANER_DEDUPE_BUFFER_SIZE, LONG, DY,
+      "Memory for the cleaner's key map (24 bytes a key); a log with more "
+      "distinct keys in its dirty part is cleaned in several passes."),
+    B(GREGOR_TEMP_DATA, BOOL, RO,
+      "Gregor only: the data directory is temporary (tests)."),
+    B(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, LONG, DY,
+      "Default message.timestamp.before.max.ms of topics."),
+    B(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, LONG, DY,
+      "Default message.timestamp.after.max.ms of topics."),
+    B(LOG_CLEANER_MAX_COMPACTION_LAG_MS, LONG, DY,
+      "Default max.compaction.lag.ms of topics."),
+    B(LOG_ROLL_JITTER_MS, LONG, DY, "Default segment.jitter.ms of topics."),
+    B(UNCLEAN_LEADER_ELECTION_ENABLE, BOOL, DY,
+      "Default unclean.leader.election.enable of topics."),
+    B(COMPRESSION_GZIP_LEVEL, INT, DY,
+      "Default compression.gzip.level of topics."),
+    B(COMPRESSION_LZ4_LEVEL, INT, DY,
+      "Default compression.lz4.level of topics."),
+    B(COMPRESSION_ZSTD_LEVEL, INT, DY,
+      "Default compression.zstd.level of topics."),
+    B(LOG_MESSAGE_DOWNCONVERSION_ENABLE, BOOL, DY,
+      "Default message.downconversion.enable of topics."),
+    B(MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS, INT, RO,
+      "The most incremental fetch sessions kept."),
+};
+#undef B
+#undef BC
+#undef RO
+#undef DY
+#undef I
 
 static uint32_t settings_generation = 1;
 
@@ -99,6 +351,43 @@ gr_topic_config_def_find(const char *name)
     return NULL;
 }
 
+const gr_broker_config_def_t *
+gr_broker_config_def(gr_conf_id_t id)
+{
+    return &bdefs[id];
+}
+
+int
+gr_broker_config_synonyms(gr_conf_id_t id, int *out)
+{
+    /* DynamicBrokerConfig.brokerConfigSynonyms */
+    static const int groups[][GR_CONFIG_SYNONYMS_MAX] = {
+        { GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
+          GR_CONF_LOG_RETENTION_HOURS },
+        { GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1 },
+        { GR_CONF_LOG_FLUSH_INTERVAL_MS,
+          GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS, -1 },
+    };
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        bool in = false;
+        int n = 0;
+        /* flush.scheduler.interval.ms is a synonym of flush.interval.ms
+         * (its default), not the other way round */
+        if (g == 2 && (int)id != GR_CONF_LOG_FLUSH_INTERVAL_MS)
+            continue;
+        for (int k = 0; k < GR_CONFIG_SYNONYMS_MAX; k++)
+            if (groups[g][k] == (int)id)
+                in = true;
+        if (!in)
+            continue;
+        for (int k = 0; k < GR_CONFIG_SYNONYMS_MAX && groups[g][k] >= 0; k++)
+            out[n++] = groups[g][k];
+        return n;
+    }
+    out[0] = (int)id;
+    return 1;
+}
+
 static int
 in_choices(const char *const *choices, const char *v, size_t len)
 {
@@ -108,37 +397,58 @@ in_choices(const char *const *choices, const char *v, size_t len)
     return 0;
 }
 
-const char *
-gr_topic_config_check(const char *name, const char *value)
+static const char *
+choices_text(const char *const *choices, char *buf, size_t n)
 {
-    static char msg[512];
-    const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; choices[i] && at < n; i++)
+        at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "",
+                               choices[i]);
+    return buf;
+}
+
+/* Checks value against a type, a range and allowed values; msg names key
+ * and value as Kafka's ConfigException does. */
+static const char *
+check_value(const char *name, gr_tcfg_type_t type, int64_t min, int64_t max,
+            const char *const *choices, const char *value)
+{
+    static char msg[768];
+    char list[256];
     char *end;
 
-    if (d == NULL) {
-        snprintf(msg, sizeof msg, "Unknown topic config name: %s", name);
-        return msg;
-    }
-    switch (d->type) {
+    switch (type) {
     case GR_TCFG_INT:
+    case GR_TCFG_SHORT:
     case GR_TCFG_LONG: {
         long long v;
         errno = 0;
         v = strtoll(value, &end, 10);
-        if (errno || end == value || *end) {
+        if (errno || end == value || *end ||
+            (type == GR_TCFG_INT && (v < INT32_MIN || v > INT32_MAX)) ||
+            (type == GR_TCFG_SHORT && (v < INT16_MIN || v > INT16_MAX))) {
             snprintf(msg, sizeof msg,
                      "Invalid value %s for configuration %s: Not a number of "
                      "type %s",
-                     value, name, d->type == GR_TCFG_INT ? "INT" : "LONG");
+                     value, name,
+                     type == GR_TCFG_LONG    ? "LONG"
+                     : type == GR_TCFG_SHORT ? "SHORT"
+                                             : "INT");
             return msg;
         }
-        if (v < d->min || v > d->max) {
+        if (v < min) {
             snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Value must be "
-                     "at least %lld%s",
-                     value, name, (long long)d->min,
-                     d->max < INT64_MAX ? " and at most the type's maximum"
-                                        : "");
+                     "Invalid value %s for configuration %s: Value must be at "
+                     "least %lld",
+                     value, name, (long long)min);
+            return msg;
+        }
+        if (v > max) {
+            snprintf(msg, sizeof msg,
+                     "Invalid value %s for configuration %s: Value must be no "
+                     "more than %lld",
+                     value, name, (long long)max);
             return msg;
         }
         return NULL;
@@ -147,12 +457,18 @@ gr_topic_config_check(const char *name, const char *value)
         double v;
         errno = 0;
         v = strtod(value, &end);
-        if (errno || end == value || *end || v < (double)d->min ||
-            v > (double)d->max) {
+        if (errno || end == value || *end) {
             snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Value must be a "
-                     "number between %lld and %lld",
-                     value, name, (long long)d->min, (long long)d->max);
+                     "Invalid value %s for configuration %s: Not a number of "
+                     "type DOUBLE",
+                     value, name);
+            return msg;
+        }
+        if (v < (double)min || v > (double)max) {
+            snprintf(msg, sizeof msg,
+                     "Invalid value %s for configuration %s: Value must be "
+                     "between %lld and %lld",
+                     value, name, (long long)min, (long long)max);
             return msg;
         }
         return NULL;
@@ -167,16 +483,16 @@ gr_topic_config_check(const char *name, const char *value)
         }
         return NULL;
     case GR_TCFG_STRING:
-        if (d->choices && !in_choices(d->choices, value, strlen(value))) {
+        if (choices && !in_choices(choices, value, strlen(value))) {
             snprintf(msg, sizeof msg,
                      "Invalid value %s for configuration %s: String must be "
-                     "one of the allowed values",
-                     value, name);
+                     "one of: %s",
+                     value, name, choices_text(choices, list, sizeof list));
             return msg;
         }
         return NULL;
     case GR_TCFG_LIST:
-        if (d->choices) {
+        if (choices) {
             const char *p = value;
             while (*p) {
                 const char *c = strchr(p, ',');
@@ -187,11 +503,12 @@ gr_topic_config_check(const char *name, const char *value)
                 }
                 while (len && p[len - 1] == ' ')
                     len--;
-                if (len && !in_choices(d->choices, p, len)) {
+                if (len && !in_choices(choices, p, len)) {
                     snprintf(msg, sizeof msg,
-                             "Invalid value %s for configuration %s: an item "
-                             "is not one of the allowed values",
-                             value, name);
+                             "Invalid value %s for configuration %s: Items "
+                             "must be among: %s",
+                             value, name,
+                             choices_text(choices, list, sizeof list));
                     return msg;
                 }
                 if (c == NULL)
@@ -200,7 +517,53 @@ gr_topic_config_check(const char *name, const char *value)
             }
         }
         return NULL;
+    case GR_TCFG_UNKNOWN:
+    case GR_TCFG_CLASS:
+    case GR_TCFG_PASSWORD:
+        return NULL;
     }
+    return NULL;
+}
+
+const char *
+gr_topic_config_check(const char *name, const char *value)
+{
+    static char msg[512];
+    const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
+
+    if (d == NULL) {
+        snprintf(msg, sizeof msg, "Unknown topic config name: %s", name);
+        return msg;
+    }
+    if (value == NULL) {
+        snprintf(msg, sizeof msg,
+                 "Null value not supported for topic config "
+                 "%s",
+                 name);
+        return msg;
+    }
+    if (strcmp(name, "remote.storage.enable") == 0 &&
+        strcasecmp(value, "true") == 0) {
+        snprintf(msg, sizeof msg,
+                 "Invalid value %s for configuration %s: tiered storage is "
+                 "not available on this broker",
+                 value, name);
+        return msg;
+    }
+    return check_value(d->name, d->type, d->min, d->max, d->choices, value);
+}
+
+const char *
+gr_broker_config_check(gr_conf_id_t id, const char *value)
+{
+    static char msg[512];
+    const gr_broker_config_def_t *d = &bdefs[id];
+    if (gr_conf_check(id, value, msg, sizeof msg) != NULL)
+        return msg;
+    if (d->type == GR_TCFG_DOUBLE)
+        return check_value(gr_conf_name(id), d->type, 0, 1, NULL, value);
+    if (d->choices)
+        return check_value(gr_conf_name(id), d->type, 0, 0, d->choices, value);
     return NULL;
 }
 
@@ -225,12 +588,12 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
     if (strcmp(name, "flush.ms") == 0 &&
         !gr_conf_is_set(conf, GR_CONF_LOG_FLUSH_INTERVAL_MS)) {
         snprintf(buf, bufsz, "%lld",
-                 (long long)gr_conf_int(conf,
-                                        GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS));
+                 (long long)gr_conf_int(
+                     conf, GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS));
         return buf;
     }
-    if (d->broker_key >= 0) {
-        const char *bv = gr_conf_str(conf, (gr_conf_id_t)d->broker_key);
+    if (d->synonyms[0] >= 0) {
+        const char *bv = gr_conf_str(conf, (gr_conf_id_t)d->synonyms[0]);
         return bv ? bv : "";
     }
     return d->def ? d->def : "";
@@ -268,6 +631,27 @@ codec_of(const char *v)
     return GR_TOPIC_COMPRESSION_PRODUCER;
 }
 
+/* Whether the comma separated list v has item. */
+static bool
+list_has(const char *v, const char *item)
+{
+    size_t n = strlen(item);
+    while (v && *v) {
+        const char *c = strchr(v, ',');
+        size_t len = c ? (size_t)(c - v) : strlen(v);
+        while (len && *v == ' ') {
+            v++;
+            len--;
+        }
+        while (len && v[len - 1] == ' ')
+            len--;
+        if (len == n && strncmp(v, item, n) == 0)
+            return true;
+        v = c ? c + 1 : NULL;
+    }
+    return false;
+}
+
 const gr_topic_settings_t *
 gr_topic_settings(const gr_conf_t *conf, gr_topic_t *t)
 {
@@ -284,6 +668,7 @@ gr_topic_settings(const gr_conf_t *conf, gr_topic_t *t)
     }
     s->segment_bytes = num(conf, t, "segment.bytes");
     s->segment_ms = num(conf, t, "segment.ms");
+    s->segment_jitter_ms = num(conf, t, "segment.jitter.ms");
     s->retention_ms = num(conf, t, "retention.ms");
     s->retention_bytes = num(conf, t, "retention.bytes");
     s->flush_messages = num(conf, t, "flush.messages");
@@ -293,8 +678,8 @@ gr_topic_settings(const gr_conf_t *conf, gr_topic_t *t)
     s->file_delete_delay_ms = num(conf, t, "file.delete.delay.ms");
     s->preallocate = flag(conf, t, "preallocate");
     v = gr_topic_config_value(conf, t, "cleanup.policy", buf, sizeof buf);
-    s->cleanup_delete = v && strstr(v, "delete") != NULL;
-    s->cleanup_compact = v && strstr(v, "compact") != NULL;
+    s->cleanup_delete = list_has(v, "delete");
+    s->cleanup_compact = list_has(v, "compact");
     s->max_message_bytes = (int32_t)num(conf, t, "max.message.bytes");
     v = gr_topic_config_value(conf, t, "message.timestamp.type", buf,
                               sizeof buf);
@@ -306,6 +691,7 @@ gr_topic_settings(const gr_conf_t *conf, gr_topic_t *t)
     s->ts_after_max_ms = num(conf, t, "message.timestamp.after.max.ms");
     s->delete_retention_ms = num(conf, t, "delete.retention.ms");
     s->min_compaction_lag_ms = num(conf, t, "min.compaction.lag.ms");
+    s->max_compaction_lag_ms = num(conf, t, "max.compaction.lag.ms");
     v = gr_topic_config_value(conf, t, "min.cleanable.dirty.ratio", buf,
                               sizeof buf);
     s->min_cleanable_dirty_ratio = v ? strtod(v, NULL) : 0.5;

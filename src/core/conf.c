@@ -43,8 +43,11 @@ typedef struct extra {
 
 struct gr_conf {
     char *vals[GR_CONF__COUNT]; /* user values; NULL: default */
-    int64_t ints[GR_CONF__COUNT];
+    int64_t ints[GR_CONF__COUNT]; /* parsed effective values */
     extra_t *extras; /* keys Gregor does not implement */
+    /* dynamic values ([GR_CONF_DYNAMIC_BROKER], [GR_CONF_DYNAMIC_DEFAULT]),
+     * set at run time; they win over vals */
+    char *dyn[2][GR_CONF__COUNT];
 };
 
 gr_conf_t *
@@ -59,8 +62,11 @@ gr_conf_destroy(gr_conf_t *conf)
     extra_t *e, *next;
     if (conf == NULL)
         return;
-    for (int i = 0; i < GR_CONF__COUNT; i++)
+    for (int i = 0; i < GR_CONF__COUNT; i++) {
         free(conf->vals[i]);
+        free(conf->dyn[0][i]);
+        free(conf->dyn[1][i]);
+    }
     for (e = conf->extras; e; e = next) {
         next = e->next;
         free(e->key);
@@ -365,25 +371,143 @@ gr_conf_bool(const gr_conf_t *conf, gr_conf_id_t id)
     return conf->ints[id] != 0;
 }
 
+/* The value given by the user in any layer, NULL when only defaulted. */
+static const char *
+user_value(const gr_conf_t *conf, int id)
+{
+    if (conf->dyn[GR_CONF_DYNAMIC_BROKER][id])
+        return conf->dyn[GR_CONF_DYNAMIC_BROKER][id];
+    if (conf->dyn[GR_CONF_DYNAMIC_DEFAULT][id])
+        return conf->dyn[GR_CONF_DYNAMIC_DEFAULT][id];
+    return conf->vals[id];
+}
+
 const char *
 gr_conf_str(const gr_conf_t *conf, gr_conf_id_t id)
 {
-    return conf->vals[id] ? conf->vals[id] : keys[id].def;
+    const char *v = user_value(conf, id);
+    return v ? v : keys[id].def;
 }
 
 bool
 gr_conf_is_set(const gr_conf_t *conf, gr_conf_id_t id)
 {
-    return conf->vals[id] != NULL || keys[id].def != NULL;
+    return gr_conf_str(conf, id) != NULL;
+}
+
+const char *
+gr_conf_layer_str(const gr_conf_t *conf, gr_conf_id_t id, gr_conf_layer_t layer)
+{
+    switch (layer) {
+    case GR_CONF_DYNAMIC_BROKER:
+    case GR_CONF_DYNAMIC_DEFAULT:
+        return conf->dyn[layer][id];
+    case GR_CONF_STATIC:
+        return conf->vals[id];
+    case GR_CONF_DEFAULT:
+        return keys[id].def;
+    }
+    return NULL;
+}
+
+const char *
+gr_conf_check(gr_conf_id_t id, const char *value, char *msg, size_t n)
+{
+    int64_t x;
+    switch (keys[id].type) {
+    case INT:
+        if (parse_int(value, &x) != 0) {
+            snprintf(msg, n,
+                     "Invalid value %s for configuration %s: Not a number",
+                     value, keys[id].name);
+            return msg;
+        }
+        if (x < keys[id].min || x > keys[id].max) {
+            snprintf(msg, n,
+                     "Invalid value %s for configuration %s: Value must be "
+                     "in [%lld, %lld]",
+                     value, keys[id].name, (long long)keys[id].min,
+                     (long long)keys[id].max);
+            return msg;
+        }
+        return NULL;
+    case BOOL:
+        if (parse_bool(value) < 0) {
+            snprintf(msg, n,
+                     "Invalid value %s for configuration %s: Expected value "
+                     "to be either true or false",
+                     value, keys[id].name);
+            return msg;
+        }
+        return NULL;
+    case STRING:
+    case LIST:
+    case PASSWORD:
+        return NULL;
+    }
+    return NULL;
+}
+
+int
+gr_conf_set_dynamic(gr_conf_t *conf, gr_conf_layer_t layer, gr_conf_id_t id,
+                    const char *value)
+{
+    char msg[256], *v = NULL;
+    const char *eff;
+    GR_ASSERT(layer == GR_CONF_DYNAMIC_BROKER ||
+              layer == GR_CONF_DYNAMIC_DEFAULT);
+    if (value != NULL) {
+        if (gr_conf_check(id, value, msg, sizeof msg) != NULL)
+            return -1;
+        if ((v = strdup(value)) == NULL)
+            return -1;
+    }
+    free(conf->dyn[layer][id]);
+    conf->dyn[layer][id] = v;
+    /* the parsed effective value follows */
+    eff = gr_conf_str(conf, id);
+    if (eff != NULL && keys[id].type == INT)
+        parse_int(eff, &conf->ints[id]);
+    else if (eff != NULL && keys[id].type == BOOL)
+        conf->ints[id] = parse_bool(eff) == 1;
+    else
+        conf->ints[id] = 0;
+    return 0;
+}
+
+bool
+gr_conf_extra_at(const gr_conf_t *conf, int i, const char **key,
+                 const char **value)
+{
+    const extra_t *e = conf->extras;
+    while (e != NULL && i-- > 0)
+        e = e->next;
+    if (e == NULL)
+        return false;
+    *key = e->key;
+    *value = e->value;
+    return true;
+}
+
+bool
+gr_conf_is_sensitive(gr_conf_id_t id)
+{
+    return keys[id].type == PASSWORD;
+}
+
+bool
+gr_conf_is_kafka_key(const char *name)
+{
+    return is_kafka_key(name);
 }
 
 int64_t
 gr_conf_retention_ms(const gr_conf_t *conf)
 {
     int64_t v;
-    if (conf->vals[GR_CONF_LOG_RETENTION_MS])
+    if (user_value(conf, GR_CONF_LOG_RETENTION_MS))
         v = conf->ints[GR_CONF_LOG_RETENTION_MS];
-    else if (conf->vals[GR_CONF_LOG_RETENTION_MINUTES])
+    else if (user_value(conf, GR_CONF_LOG_RETENTION_MINUTES))
         v = conf->ints[GR_CONF_LOG_RETENTION_MINUTES] * 60000;
     else
         v = conf->ints[GR_CONF_LOG_RETENTION_HOURS] * 3600000;
@@ -393,7 +517,7 @@ gr_conf_retention_ms(const gr_conf_t *conf)
 int64_t
 gr_conf_roll_ms(const gr_conf_t *conf)
 {
-    if (conf->vals[GR_CONF_LOG_ROLL_MS])
+    if (user_value(conf, GR_CONF_LOG_ROLL_MS))
         return conf->ints[GR_CONF_LOG_ROLL_MS];
     return conf->ints[GR_CONF_LOG_ROLL_HOURS] * 3600000;
 }

@@ -40,6 +40,39 @@ const char *gr_conf_name(gr_conf_id_t id);
 /* -1 if name is not a key Gregor implements. */
 int gr_conf_lookup(const char *name);
 
+/* Dynamic configuration (AlterConfigs on the BROKER resource): two layers
+ * above the static one, as Kafka's DynamicBrokerConfig. Precedence, first
+ * wins: this broker's dynamic value, the cluster-wide dynamic default, the
+ * static value (file, --override), Kafka's default. gr_conf_int/str/bool
+ * and the derived values below give the effective value. */
+typedef enum gr_conf_layer {
+    GR_CONF_DYNAMIC_BROKER = 0,
+    GR_CONF_DYNAMIC_DEFAULT = 1,
+    GR_CONF_STATIC = 2,
+    GR_CONF_DEFAULT = 3,
+} gr_conf_layer_t;
+
+/* The value of id in one layer, NULL when that layer has none. */
+const char *gr_conf_layer_str(const gr_conf_t *conf, gr_conf_id_t id,
+                              gr_conf_layer_t layer);
+/* Checks value against id's type and range: NULL when valid, else msg
+ * (n bytes, filled) naming key and value. */
+const char *gr_conf_check(gr_conf_id_t id, const char *value, char *msg,
+                          size_t n);
+/* Sets (value) or removes (NULL) id in a dynamic layer; the effective value
+ * changes at once. 0, or -1 when value is invalid (gr_conf_check) or on
+ * ENOMEM. */
+int gr_conf_set_dynamic(gr_conf_t *conf, gr_conf_layer_t layer, gr_conf_id_t id,
+                        const char *value);
+/* The i-th key Gregor does not implement, as given (static layer); false
+ * past the end. Pointers valid while conf lives. */
+bool gr_conf_extra_at(const gr_conf_t *conf, int i, const char **key,
+                      const char **value);
+/* Whether id's value is secret (PASSWORD: never logged nor described). */
+bool gr_conf_is_sensitive(gr_conf_id_t id);
+/* Whether name is a key Kafka knows (kafka_keys.def, listener prefixes). */
+bool gr_conf_is_kafka_key(const char *name);
+
 /* Derived values with Kafka's precedence (ms over minutes over hours). */
 int64_t gr_conf_retention_ms(const gr_conf_t *conf);
 int64_t gr_conf_roll_ms(const gr_conf_t *conf);

@@ -55,6 +55,10 @@ gr_log_config_default(gr_log_config_t *cfg)
     cfg->preallocate = false;
     cfg->cleanup_delete = true;
     cfg->cleanup_compact = false;
+    cfg->delete_retention_ms = 86400000; /* 1 day */
+    cfg->min_compaction_lag_ms = 0;
+    cfg->max_compaction_lag_ms = INT64_MAX;
+    cfg->min_cleanable_ratio = 0.5;
 }
 
 static inline gr_segment_t *
@@ -318,6 +322,56 @@ seg_max_ts(gr_log_t *l, int i, int64_t *ts, int64_t *offset)
     return 0;
 }
 
+gr_err_t
+gr_log_seg_max_ts(gr_log_t *l, int i, int64_t *ts)
+{
+    gr_err_t err = seg_max_ts(l, i, ts, NULL);
+    if (err == 0 && *ts < 0) {
+        /* no timestamps: the file's age, as Kafka's largestTimestamp */
+        char path[GR_SEG_PATH_MAX];
+        struct stat st;
+        gr_segment_path(path, l->dir, l->segs[i]->base, ".log");
+        if (stat(path, &st) == 0)
+            *ts = (int64_t)st.st_mtim.tv_sec * 1000 +
+                  st.st_mtim.tv_nsec / 1000000;
+    }
+    return err;
+}
+
+int64_t
+gr_log_seg_first_ts(gr_log_t *l, int i)
+{
+    gr_segment_t *seg = l->segs[i];
+    if (!seg->first_ts_known && seg->size > 0) {
+        gr_file_t *f = gr_logs_seg_file(l->m, l, seg);
+        gr_batch_hdr_t h;
+        const char *why;
+        int64_t pos;
+        gr_scan_t sc;
+        if (f != NULL) {
+            gr_scan_init(&sc, f->fd, 0, seg->size);
+            if (gr_scan_next(&sc, &h, &pos, &why) == 1) {
+                seg->first_ts = h.max_timestamp;
+                seg->first_ts_known = true;
+            }
+        }
+    }
+    return seg->first_ts_known ? seg->first_ts : -1;
+}
+
+gr_err_t
+gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg)
+{
+    GR_ASSERT(from >= 0 && n >= 1 && from + n < l->nsegs); /* not active */
+    seg_remove(l, from + 1, n - 1, false);
+    l->size_bytes -= l->segs[from]->size;
+    gr_logs_seg_release(l->m, l->segs[from]);
+    gr_segment_free(l->segs[from]);
+    l->segs[from] = seg;
+    l->size_bytes += seg->size;
+    return 0;
+}
+
 /* --- the recent batches of the active segment */
 
 static void
@@ -387,6 +441,117 @@ has_suffix(const char *s, const char *suffix)
 {
     size_t n = strlen(s), k = strlen(suffix);
     return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* Completes a swap the cleaner had committed (its <base>.log.swap exists)
+ * when the broker stopped: the segments it replaces, those with bases in
+ * [base, end) where end is read from <base>.range.swap, are deleted and the
+ * .swap files take their names. Index files that are missing are rebuilt
+ * later. Without the range file (written before the .log.swap) the swap
+ * is dropped and the old segments stay. swapped: only the range file is
+ * left (the .log was renamed, but maybe not every old file deleted and
+ * not durably): the old segments in (base, end) and base's indexes go. */
+static gr_err_t
+complete_swap(gr_log_t *l, int64_t base, bool swapped)
+{
+    char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], buf[64];
+    static const char *const suffixes[] = { ".index", ".timeindex" };
+    long long end = -1;
+    struct dirent *de;
+    ssize_t n;
+    DIR *d;
+    int fd;
+
+    gr_segment_path(path, l->dir, base, ".range.swap");
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
+        if (sscanf(buf, "%lld", &end) != 1)
+            end = -1;
+    }
+    if (end <= base) {
+        if (swapped)
+            return 0; /* a damaged leftover: load_segments deletes it */
+        GR_LOG_WARN("%s/%020" PRId64 ".log.swap: no valid range file; "
+                    "dropping the swap, the old segments stay",
+                    l->dir, base);
+        return 0; /* load_segments deletes the .swap files */
+    }
+    d = opendir(l->dir);
+    if (d == NULL)
+        return GR_ERR_IO;
+    while ((de = readdir(d)) != NULL) {
+        const char *suffix;
+        int64_t b;
+        if (!parse_seg_name(de->d_name, &b, &suffix) || b < base || b >= end)
+            continue;
+        /* after a swap its .log is the cleaned one; its indexes may be
+         * either, so they are rebuilt */
+        if (swapped && b == base && strcmp(suffix, ".log") == 0)
+            continue;
+        if (strcmp(suffix, ".log") && strcmp(suffix, ".index") &&
+            strcmp(suffix, ".timeindex"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", l->dir, de->d_name);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            GR_LOG_ERROR("cannot delete %s: %s", path, strerror(errno));
+            closedir(d);
+            return GR_ERR_IO;
+        }
+    }
+    closedir(d);
+    if (swapped) {
+        GR_LOG_INFO("%s: finished the clean-up of the swap of cleaned "
+                    "segment %" PRId64,
+                    l->dir, base);
+        return gr_logs_fsync_dir(l->dir);
+    }
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        snprintf(buf, sizeof buf, "%s.swap", suffixes[i]);
+        gr_segment_path(path, l->dir, base, buf);
+        gr_segment_path(to, l->dir, base, suffixes[i]);
+        if (rename(path, to) != 0 && errno != ENOENT)
+            return GR_ERR_IO;
+    }
+    gr_segment_path(path, l->dir, base, ".log.swap");
+    gr_segment_path(to, l->dir, base, ".log");
+    if (rename(path, to) != 0) {
+        GR_LOG_ERROR("cannot rename %s: %s", path, strerror(errno));
+        return GR_ERR_IO;
+    }
+    GR_LOG_INFO("%s: completed the interrupted swap of cleaned segment "
+                "%" PRId64 " (offsets below %lld)",
+                l->dir, base, end);
+    return gr_logs_fsync_dir(l->dir);
+}
+
+static gr_err_t
+complete_swaps(gr_log_t *l)
+{
+    char path[GR_SEG_PATH_MAX];
+    struct dirent *de;
+    int64_t bases[64];
+    int n = 0;
+    gr_err_t err = 0;
+    DIR *d = opendir(l->dir);
+
+    if (d == NULL)
+        return 0; /* load_segments reports it */
+    while ((de = readdir(d)) != NULL && n < 64) {
+        const char *suffix;
+        int64_t base;
+        if (parse_seg_name(de->d_name, &base, &suffix) &&
+            strcmp(suffix, ".range.swap") == 0)
+            bases[n++] = base;
+    }
+    closedir(d);
+    for (int i = 0; i < n && err == 0; i++) {
+        gr_segment_path(path, l->dir, bases[i], ".log.swap");
+        err = complete_swap(l, bases[i], access(path, F_OK) != 0);
+    }
+    return err;
 }
 
 /* Lists the segments of l->dir (sizes from stat, nothing opened), deletes
@@ -754,6 +919,8 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     if (*err == 0)
         *err = write_metadata(l, topic_id);
     if (*err == 0)
+        *err = complete_swaps(l);
+    if (*err == 0)
         *err = load_segments(l);
     if (*err == 0)
         *err = recover_log(l, ck_rp, ck_lso);
@@ -765,6 +932,8 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         return NULL;
     }
     ck->log = l;
+    l->clean_offset = ck->clean_offset;
+    l->delete_horizon_ms = -1;
     log_link(m, l);
     GR_LOG_DEBUG("%s: opened, %d segments, offsets %" PRId64 "..%" PRId64,
                  l->dir, l->nsegs, l->start_offset, l->leo);
@@ -1500,8 +1669,10 @@ gr_log_close_internal(gr_log_t *l)
     if (ck != NULL) {
         ck->recovery_point = l->recovery_point;
         ck->start_offset = l->start_offset;
+        ck->clean_offset = l->clean_offset;
         ck->log = NULL;
     }
+    gr_log_cleaner_forget(l);
     seg_remove(l, 0, l->nsegs, false);
     log_unlink(l->m, l);
     l->m->ckpt_dirty = true;
@@ -1522,27 +1693,12 @@ gr_err_t
 gr_log_delete(gr_log_t *l)
 {
     gr_ckpt_t *ck = gr_logs_ckpt_find(l->m, l->topic, l->partition);
-    char path[GR_SEG_PATH_MAX];
-    struct dirent *de;
-    gr_err_t err = 0;
-    DIR *d;
 
-    seg_remove(l, 0, l->nsegs, true);
-    d = opendir(l->dir);
-    if (d != NULL) {
-        while ((de = readdir(d)) != NULL) {
-            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", l->dir, de->d_name);
-            if (unlink(path) != 0)
-                GR_LOG_ERROR("cannot delete %s: %s", path, strerror(errno));
-        }
-        closedir(d);
-    }
-    if (rmdir(l->dir) != 0) {
-        GR_LOG_ERROR("cannot delete %s: %s", l->dir, strerror(errno));
-        err = GR_ERR_IO;
-    }
+    /* as Kafka: the directory is renamed <topic>-<p>.<id>-delete at once
+     * and removed by a worker; slices handed out keep their fds */
+    gr_log_cleaner_forget(l);
+    seg_remove(l, 0, l->nsegs, false);
+    gr_logs_trash_dir(l->m, l->dir, l->topic, l->partition);
     if (ck != NULL) {
         free(ck->topic);
         ck->topic = NULL; /* a tombstone in the hash */
@@ -1554,7 +1710,7 @@ gr_log_delete(gr_log_t *l)
     l->deleted = true;
     GR_LOG_INFO("%s: deleted", l->dir);
     gr_log_unref(l);
-    return err;
+    return 0;
 }
 
 int64_t

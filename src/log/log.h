@@ -53,6 +53,10 @@ typedef struct gr_log_config {
     bool preallocate;             /* preallocate (unused) */
     bool cleanup_delete;          /* cleanup.policy has delete */
     bool cleanup_compact;         /* cleanup.policy has compact */
+    int64_t delete_retention_ms;  /* delete.retention.ms: tombstones stay */
+    int64_t min_compaction_lag_ms; /* min.compaction.lag.ms */
+    int64_t max_compaction_lag_ms; /* max.compaction.lag.ms */
+    double min_cleanable_ratio;    /* min.cleanable.dirty.ratio */
 } gr_log_config_t;
 
 /* Kafka's defaults (segment 1 GiB, 7 days, no size limit, ...). */
@@ -80,6 +84,40 @@ bool gr_logs_was_clean(const gr_logs_t *m);
 int gr_logs_maintain(gr_logs_t *m, int64_t now_ms);
 /* Segment files open right now (for tests and limits). */
 int gr_logs_open_files(const gr_logs_t *m);
+
+/* --- compaction (cleaner.c): Kafka's log cleaner for logs whose
+ * cleanup.policy has compact. The dirtiest log (uncleaned bytes over all
+ * bytes above its min.cleanable.dirty.ratio, or data older than
+ * max.compaction.lag.ms, or tombstones past their delete horizon) is
+ * cleaned on a worker thread: the latest record of every key is kept with
+ * its offset, older ones and expired tombstones go, the active segment and
+ * data younger than min.compaction.lag.ms are not touched. Cleaned
+ * segments are written beside the old ones (.cleaned, renamed .swap once
+ * fsynced) and swapped in on the loop; a crash at any point loses nothing
+ * (recovery completes or drops the swap). Readers holding file ranges of
+ * replaced segments keep reading them. */
+
+typedef struct gr_log_cleaner_stats {
+    int64_t cleanings;     /* finished and swapped in */
+    int64_t aborted;       /* thrown away (log changed or deleted, error) */
+    int64_t bytes_read;    /* of the segments cleaned */
+    int64_t bytes_written; /* of the cleaned segments */
+    int64_t records_removed;
+    int64_t last_duration_us;
+} gr_log_cleaner_stats_t;
+
+/* threads: cleanings at once (0: no cleaning); dedupe_bytes: key map budget
+ * of a cleaning (log.cleaner.dedupe.buffer.size / threads as Kafka). */
+void gr_logs_set_cleaner(gr_logs_t *m, int threads, int64_t dedupe_bytes);
+/* Starts cleanings on the dirtiest compacted logs while threads allow
+ * (called from a timer, log.cleaner.backoff.ms; a finished cleaning looks
+ * for the next at once). Returns how many were started. now_ms: wall. */
+int gr_logs_clean(gr_logs_t *m, int64_t now_ms);
+const gr_log_cleaner_stats_t *gr_logs_cleaner_stats(const gr_logs_t *m);
+/* The first offset not yet cleaned (the cleaner checkpoint). */
+int64_t gr_log_clean_offset(const gr_log_t *l);
+/* Whether a cleaning of l is in flight. */
+bool gr_log_cleaning(const gr_log_t *l);
 
 /* --- one partition */
 

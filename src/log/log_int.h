@@ -12,6 +12,7 @@
 #define GR_LOG_RP_CHECKPOINT  "recovery-point-offset-checkpoint"
 #define GR_LOG_LSO_CHECKPOINT "log-start-offset-checkpoint"
 #define GR_LOG_METADATA       "partition.metadata"
+#define GR_LOG_CLEANER_CHECKPOINT "cleaner-offset-checkpoint"
 
 /* Batches of the active segment remembered for reads near the log end
  * (consumers tail the log): a read there needs no index and no scan. */
@@ -38,6 +39,7 @@ typedef struct gr_ckpt {
     int32_t partition;
     int64_t recovery_point; /* -1: not in the file */
     int64_t start_offset;   /* -1: not in the file */
+    int64_t clean_offset;   /* -1: not in the file */
     gr_log_t *log;          /* the open log, or NULL */
 } gr_ckpt_t;
 
@@ -67,9 +69,14 @@ struct gr_log {
     int next_waiters_n, next_waiters_cap;
     int64_t last_flush_ms; /* wall clock of the last flush done (flush.ms) */
 
-    int refs;     /* the owner + each flush job in flight */
+    int refs;     /* the owner + each flush or clean job in flight */
     bool dead;    /* closed or deleted: only jobs hold it */
     bool deleted; /* its files are gone */
+
+    /* compaction (cleaner.c) */
+    int64_t clean_offset;      /* first dirty offset; -1: the log start */
+    int64_t delete_horizon_ms; /* earliest tombstone horizon kept, -1 none */
+    struct gr_clean_job *cleaning; /* in flight, or NULL */
 };
 
 struct gr_logs {
@@ -94,6 +101,12 @@ struct gr_logs {
     int nslots;     /* power of two, > 2 * nck */
     bool ckpt_dirty;
     struct gr_ckpt_job *ckpt_job; /* in flight, or NULL */
+
+    /* the cleaner (cleaner.c) */
+    int cleaner_threads;  /* cleanings at once; 0: off */
+    int64_t dedupe_bytes; /* key map budget per cleaning */
+    int cleanings;        /* in flight */
+    gr_log_cleaner_stats_t cleaner_stats;
 
     /* counters for tests and logs */
     int64_t stat_recovered_segments; /* segments scanned by recovery */
@@ -138,6 +151,22 @@ bool gr_log_close_internal(gr_log_t *l);
 /* One log's part of gr_logs_maintain: retention (returns the segments
  * deleted) and flush.ms. */
 int gr_log_periodic(gr_log_t *l, int64_t now_ms);
+/* Removes dir and everything in it (any thread). 0 or -1 (errno). */
+int gr_logs_rmrf(const char *dir);
+/* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
+ * name) and removes it on a worker. */
+void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
+                       int32_t partition);
+/* The cleaner's part of closing or deleting l (cleaner.c): a cleaning in
+ * flight is left to finish and be thrown away. */
+void gr_log_cleaner_forget(gr_log_t *l);
+/* For cleaner.c: the largest timestamp of segs[i] (its file's mtime when
+ * it has none); the maxTimestamp of its first batch (-1: none); replaces
+ * segs[from, from + n) (never the active segment) by seg in memory (their
+ * files are the caller's; fds in slices stay valid). */
+gr_err_t gr_log_seg_max_ts(gr_log_t *l, int i, int64_t *ts);
+int64_t gr_log_seg_first_ts(gr_log_t *l, int i);
+gr_err_t gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg);
 /* Drops a reference; the last frees l. */
 void gr_log_unref(gr_log_t *l);
 void gr_logs_unref(gr_logs_t *m);

@@ -13,7 +13,9 @@
  *    3.. "<topic> <partition> <offset>", one per log
  *
  * recovery-point-offset-checkpoint holds each log's recovery point (below it
- * everything was fsynced), log-start-offset-checkpoint its log start offset.
+ * everything was fsynced), log-start-offset-checkpoint its log start offset,
+ * cleaner-offset-checkpoint the first dirty offset of compacted logs (where
+ * the next cleaning starts; absent: the log start).
  * Lines of logs not open now are kept as read.
  */
 #include "log/log_int.h"
@@ -21,6 +23,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,10 +36,12 @@
 
 typedef struct gr_ckpt_job {
     gr_logs_t *m;
-    gr_buf_t rp, lso; /* file contents */
-    gr_err_t err;     /* worker */
-    int finished;     /* set by the worker when the files are written */
+    gr_buf_t rp, lso, cl; /* file contents */
+    gr_err_t err;         /* worker */
+    int finished;         /* set by the worker when the files are written */
 } gr_ckpt_job_t;
+
+enum ckpt_kind { CKPT_RECOVERY_POINT, CKPT_START_OFFSET, CKPT_CLEAN_OFFSET };
 
 /* --- small file helpers */
 
@@ -106,6 +111,128 @@ gr_logs_write_replace(const char *dir, const char *name, const char *data,
                       size_t n)
 {
     return write_replace(dir, name, data, n, false);
+}
+
+int
+gr_logs_rmrf(const char *dir)
+{
+    char path[GR_SEG_PATH_MAX];
+    struct dirent *de;
+    int rc = 0;
+    DIR *d = opendir(dir);
+
+    if (d == NULL)
+        return errno == ENOENT ? 0 : -1;
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (gr_logs_rmrf(path) != 0)
+                rc = -1;
+        } else if (unlink(path) != 0 && errno != ENOENT) {
+            rc = -1;
+        }
+    }
+    closedir(d);
+    if (rmdir(dir) != 0 && errno != ENOENT)
+        rc = -1;
+    return rc;
+}
+
+typedef struct trash_job {
+    int err;
+    char path[]; /* the directory to remove */
+} trash_job_t;
+
+static void
+trash_work(void *arg)
+{
+    trash_job_t *job = arg;
+    if (gr_logs_rmrf(job->path) != 0)
+        job->err = errno;
+}
+
+static void
+trash_done(gr_loop_t *loop, void *arg)
+{
+    trash_job_t *job = arg;
+    (void)loop;
+    if (job->err)
+        GR_LOG_ERROR("cannot remove %s: %s", job->path, strerror(job->err));
+    else
+        GR_LOG_DEBUG("removed %s", job->path);
+    free(job);
+}
+
+/* Removes path on a worker (or here when that cannot be arranged). */
+static void
+trash_submit(gr_logs_t *m, const char *path)
+{
+    size_t n = strlen(path) + 1;
+    trash_job_t *job = calloc(1, sizeof(*job) + n);
+    if (job != NULL) {
+        memcpy(job->path, path, n);
+        if (m->workers != NULL &&
+            gr_workers_submit(m->workers, trash_work, trash_done, job) == 0)
+            return;
+        free(job);
+    }
+    if (gr_logs_rmrf(path) != 0)
+        GR_LOG_ERROR("cannot remove %s: %s", path, strerror(errno));
+}
+
+void
+gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
+                  int32_t partition)
+{
+    char to[GR_SEG_PATH_MAX], tail[96];
+    gr_uuid_t u;
+    size_t keep;
+
+    /* <topic>-<p>.<32 hex>-delete, the topic cut to fit NAME_MAX */
+    gr_uuid_random(&u);
+    snprintf(tail, sizeof tail, "-%d.", (int)partition);
+    for (int i = 0; i < 16; i++)
+        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%02x",
+                 u.b[i]);
+    strcat(tail, "-delete");
+    keep = strlen(topic);
+    if (keep > 255 - strlen(tail))
+        keep = 255 - strlen(tail);
+    snprintf(to, sizeof to, "%s/%.*s%s", m->dir, (int)keep, topic, tail);
+    if (rename(dir, to) != 0) {
+        GR_LOG_WARN("cannot rename %s to %s (%s): removing it in place", dir,
+                    to, strerror(errno));
+        if (gr_logs_rmrf(dir) != 0)
+            GR_LOG_ERROR("cannot remove %s: %s", dir, strerror(errno));
+        return;
+    }
+    gr_logs_fsync_dir(m->dir);
+    trash_submit(m, to);
+}
+
+/* Directories a deletion left behind (a stop before the worker removed
+ * them) go at start-up, as LogManager does. */
+static void
+trash_leftovers(gr_logs_t *m)
+{
+    char path[GR_SEG_PATH_MAX];
+    struct dirent *de;
+    DIR *d = opendir(m->dir);
+    size_t n;
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        n = strlen(de->d_name);
+        if (n > 7 && strcmp(de->d_name + n - 7, "-delete") == 0) {
+            snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name);
+            GR_LOG_INFO("removing %s, left by a topic deletion", path);
+            trash_submit(m, path);
+        }
+    }
+    closedir(d);
 }
 
 /* --- the LRU of open segment files */
@@ -281,6 +408,7 @@ gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition)
     e->partition = partition;
     e->recovery_point = -1;
     e->start_offset = -1;
+    e->clean_offset = -1;
     e->log = NULL;
     slots_insert(m, m->nck++);
     return e;
@@ -290,7 +418,7 @@ gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition)
  * malformed line stops the reading with a WARN (what was read stays: a
  * missing recovery point only means more recovery). */
 static void
-ckpt_read(gr_logs_t *m, const char *name, bool recovery_point)
+ckpt_read(gr_logs_t *m, const char *name, enum ckpt_kind kind)
 {
     char path[GR_SEG_PATH_MAX];
     char *line = NULL;
@@ -330,10 +458,12 @@ ckpt_read(gr_logs_t *m, const char *name, bool recovery_point)
             break;
         if ((e = gr_logs_ckpt_get(m, topic, partition)) == NULL)
             break;
-        if (recovery_point)
+        if (kind == CKPT_RECOVERY_POINT)
             e->recovery_point = off;
-        else
+        else if (kind == CKPT_START_OFFSET)
             e->start_offset = off;
+        else
+            e->clean_offset = off;
         if (--count == 0) {
             lineno = -1; /* done */
             break;
@@ -347,7 +477,7 @@ ckpt_read(gr_logs_t *m, const char *name, bool recovery_point)
 }
 
 static void
-ckpt_build(gr_logs_t *m, gr_buf_t *out, bool recovery_point)
+ckpt_build(gr_logs_t *m, gr_buf_t *out, enum ckpt_kind kind)
 {
     int n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -359,10 +489,13 @@ ckpt_build(gr_logs_t *m, gr_buf_t *out, bool recovery_point)
             if (e->topic == NULL)
                 continue;
             if (e->log != NULL)
-                v = recovery_point ? e->log->recovery_point
-                                   : e->log->start_offset;
+                v = kind == CKPT_RECOVERY_POINT ? e->log->recovery_point
+                    : kind == CKPT_START_OFFSET ? e->log->start_offset
+                                                : e->log->clean_offset;
             else
-                v = recovery_point ? e->recovery_point : e->start_offset;
+                v = kind == CKPT_RECOVERY_POINT ? e->recovery_point
+                    : kind == CKPT_START_OFFSET ? e->start_offset
+                                                : e->clean_offset;
             if (v < 0)
                 continue;
             if (pass == 0)
@@ -375,34 +508,39 @@ ckpt_build(gr_logs_t *m, gr_buf_t *out, bool recovery_point)
 }
 
 static gr_err_t
-ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso)
+ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso, gr_buf_t *cl)
 {
     gr_err_t err;
-    if (rp->oom || lso->oom)
+    if (rp->oom || lso->oom || cl->oom)
         return GR_ERR_NOMEM;
     err = gr_logs_write_atomic(dir, GR_LOG_RP_CHECKPOINT, (char *)rp->ptr,
                                rp->len);
     if (err == 0)
         err = gr_logs_write_atomic(dir, GR_LOG_LSO_CHECKPOINT, (char *)lso->ptr,
                                    lso->len);
+    if (err == 0)
+        err = gr_logs_write_atomic(dir, GR_LOG_CLEANER_CHECKPOINT,
+                                   (char *)cl->ptr, cl->len);
     return err;
 }
 
 gr_err_t
 gr_logs_ckpt_write_now(gr_logs_t *m)
 {
-    gr_buf_t rp = GR_BUF_INIT, lso = GR_BUF_INIT;
+    gr_buf_t rp = GR_BUF_INIT, lso = GR_BUF_INIT, cl = GR_BUF_INIT;
     gr_err_t err;
     if (m->nslots > 0)
         slots_rebuild(m, m->nslots); /* drop deleted logs' entries */
-    ckpt_build(m, &rp, true);
-    ckpt_build(m, &lso, false);
+    ckpt_build(m, &rp, CKPT_RECOVERY_POINT);
+    ckpt_build(m, &lso, CKPT_START_OFFSET);
+    ckpt_build(m, &cl, CKPT_CLEAN_OFFSET);
     m->ckpt_dirty = false;
-    err = ckpt_write(m->dir, &rp, &lso);
+    err = ckpt_write(m->dir, &rp, &lso, &cl);
     if (err != 0)
         m->ckpt_dirty = true;
     gr_buf_fini(&rp);
     gr_buf_fini(&lso);
+    gr_buf_fini(&cl);
     return err;
 }
 
@@ -410,7 +548,7 @@ static void
 ckpt_work(void *arg)
 {
     gr_ckpt_job_t *job = arg;
-    job->err = ckpt_write(job->m->dir, &job->rp, &job->lso);
+    job->err = ckpt_write(job->m->dir, &job->rp, &job->lso, &job->cl);
     __atomic_store_n(&job->finished, 1, __ATOMIC_RELEASE);
 }
 
@@ -425,6 +563,7 @@ ckpt_done(gr_loop_t *loop, void *arg)
         m->ckpt_dirty = true;
     gr_buf_fini(&job->rp);
     gr_buf_fini(&job->lso);
+    gr_buf_fini(&job->cl);
     free(job);
     gr_logs_unref(m);
 }
@@ -439,11 +578,13 @@ ckpt_submit(gr_logs_t *m)
     job->m = m;
     if (m->nslots > 0)
         slots_rebuild(m, m->nslots);
-    ckpt_build(m, &job->rp, true);
-    ckpt_build(m, &job->lso, false);
+    ckpt_build(m, &job->rp, CKPT_RECOVERY_POINT);
+    ckpt_build(m, &job->lso, CKPT_START_OFFSET);
+    ckpt_build(m, &job->cl, CKPT_CLEAN_OFFSET);
     if (gr_workers_submit(m->workers, ckpt_work, ckpt_done, job) != 0) {
         gr_buf_fini(&job->rp);
         gr_buf_fini(&job->lso);
+        gr_buf_fini(&job->cl);
         free(job);
         return;
     }
@@ -490,8 +631,10 @@ gr_logs_open(const char *dir, gr_loop_t *loop, gr_workers_t *workers,
             return NULL;
         }
     }
-    ckpt_read(m, GR_LOG_RP_CHECKPOINT, true);
-    ckpt_read(m, GR_LOG_LSO_CHECKPOINT, false);
+    ckpt_read(m, GR_LOG_RP_CHECKPOINT, CKPT_RECOVERY_POINT);
+    ckpt_read(m, GR_LOG_LSO_CHECKPOINT, CKPT_START_OFFSET);
+    ckpt_read(m, GR_LOG_CLEANER_CHECKPOINT, CKPT_CLEAN_OFFSET);
+    trash_leftovers(m);
     GR_LOG_INFO("log dir %s: %s shutdown, %d checkpointed logs", dir,
                 m->was_clean ? "clean" : "unclean", m->nck);
     return m;

@@ -111,6 +111,7 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
     gr_reader_t r;
     const uint8_t *payload;
     size_t plen;
+    int32_t prev_delta;
 
     if (n < GR_BATCH_HEADER_SIZE)
         return GR_KERR_CORRUPT_MESSAGE;
@@ -128,6 +129,7 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
         plen = scratch->len;
     }
     r = gr_reader_init(payload, plen);
+    prev_delta = -1;
     for (int32_t i = 0; i < h.count; i++) {
         gr_record_t rec;
         gr_reader_t rr;
@@ -140,8 +142,13 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
         rec.offset_delta = gr_rd_varint(&rr);
         if (rr.err)
             return GR_KERR_CORRUPT_MESSAGE;
-        if (rec.offset_delta != i)
+        /* produced batches number records 0..count-1 (gr_records_validate
+         * also checks count == lastOffsetDelta + 1); compacted ones keep
+         * the survivors' deltas: increasing, within lastOffsetDelta */
+        if (rec.offset_delta <= prev_delta ||
+            rec.offset_delta > h.last_offset_delta)
             return GR_KERR_INVALID_RECORD;
+        prev_delta = rec.offset_delta;
         rec.offset = h.base_offset + rec.offset_delta;
         if (rd_varbytes(&rr, &rec.key, 1) || rd_varbytes(&rr, &rec.value, 1))
             return GR_KERR_CORRUPT_MESSAGE;

@@ -155,7 +155,9 @@ typedef int (*gr_record_cb)(void *arg, const gr_batch_hdr_t *h,
 /* Walks the records of one v2 batch (batch[0..n) is the whole batch),
  * decompressing into scratch when the batch is compressed (at most
  * max_bytes of output). Checks the structure of every record: lengths,
- * varints, offsetDelta == index, exactly count records filling the batch.
+ * varints, offsetDeltas increasing and at most lastOffsetDelta (0..count-1
+ * in a produced batch; a compacted one keeps the survivors' deltas),
+ * exactly count records filling the batch.
  * Returns GR_KERR_NONE, CORRUPT_MESSAGE (malformed bytes or compressed
  * data), INVALID_RECORD (bad offsets or record count) or what cb asked
  * (cb returning nonzero stops with GR_KERR_NONE). */

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static char *
@@ -86,6 +87,61 @@ START_TEST(test_precedence)
 }
 END_TEST
 
+/* Dynamic layers: this broker's over the cluster default over the static
+ * value; derived values apply Kafka's precedence over all layers. */
+START_TEST(test_dynamic_layers)
+{
+    gr_conf_t *c = gr_conf_new();
+    char msg[256];
+    gr_conf_set(c, "log.segment.bytes", "2000");
+    gr_conf_set(c, "log.retention.minutes", "10");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT,
+                                         GR_CONF_LOG_SEGMENT_BYTES, "3000"),
+                     0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_LOG_SEGMENT_BYTES), 3000);
+    ck_assert_int_eq(gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_BROKER,
+                                         GR_CONF_LOG_SEGMENT_BYTES, "4000"),
+                     0);
+    ck_assert_str_eq(gr_conf_str(c, GR_CONF_LOG_SEGMENT_BYTES), "4000");
+    ck_assert_str_eq(gr_conf_layer_str(c, GR_CONF_LOG_SEGMENT_BYTES,
+                                       GR_CONF_DYNAMIC_DEFAULT),
+                     "3000");
+    ck_assert_str_eq(gr_conf_layer_str(c, GR_CONF_LOG_SEGMENT_BYTES,
+                                       GR_CONF_STATIC),
+                     "2000");
+    ck_assert_str_eq(gr_conf_layer_str(c, GR_CONF_LOG_SEGMENT_BYTES,
+                                       GR_CONF_DEFAULT),
+                     "1073741824");
+    ck_assert_int_eq(gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_BROKER,
+                                         GR_CONF_LOG_SEGMENT_BYTES, NULL),
+                     0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_LOG_SEGMENT_BYTES), 3000);
+    /* invalid values are refused and change nothing */
+    ck_assert_int_eq(gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT,
+                                         GR_CONF_LOG_SEGMENT_BYTES, "1"),
+                     -1);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_LOG_SEGMENT_BYTES), 3000);
+    ck_assert_ptr_nonnull(gr_conf_check(GR_CONF_LOG_SEGMENT_BYTES, "x", msg,
+                                        sizeof msg));
+    ck_assert(strstr(msg, "log.segment.bytes") && strstr(msg, "x"));
+    ck_assert_ptr_null(gr_conf_check(GR_CONF_LOG_SEGMENT_BYTES, "20", msg,
+                                     sizeof msg));
+    /* retention: a dynamic hours value loses to a static minutes one, as
+     * in Kafka's merged view; a dynamic ms value wins */
+    gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_BROKER, GR_CONF_LOG_RETENTION_HOURS,
+                        "1");
+    ck_assert_int_eq(gr_conf_retention_ms(c), 600000);
+    gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT, GR_CONF_LOG_RETENTION_MS,
+                        "5");
+    ck_assert_int_eq(gr_conf_retention_ms(c), 5);
+    gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT, GR_CONF_LOG_ROLL_MS, "7");
+    ck_assert_int_eq(gr_conf_roll_ms(c), 7);
+    ck_assert(!gr_conf_is_sensitive(GR_CONF_LOG_ROLL_MS));
+    gr_conf_destroy(c);
+}
+END_TEST
+
 Suite *
 suite_core_conf(void)
 {
@@ -94,6 +150,7 @@ suite_core_conf(void)
     tcase_add_test(tc, test_properties_syntax);
     tcase_add_test(tc, test_invalid_values);
     tcase_add_test(tc, test_precedence);
+    tcase_add_test(tc, test_dynamic_layers);
     suite_add_tcase(s, tc);
     return s;
 }

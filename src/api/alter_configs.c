@@ -1,0 +1,94 @@
+/*
+ * AlterConfigs (api key 33): replaces the whole set of a topic's config
+ * overrides, or of the dynamic broker configs of this broker or of every
+ * broker (resource name ""), with the configs given. Every value is checked
+ * first (INVALID_CONFIG naming key and value); nothing changes on an
+ * error; validate_only checks and stops. Changes are persisted through the
+ * cluster ops and take effect at once (api/configs.c).
+ */
+#include "api/api_int.h"
+#include "api/configs.h"
+
+/* The resource's configs as changes, in the arena; NULL on ENOMEM. */
+static gr_config_change_t *
+changes(gr_req_t *req,
+        const gr_alter_configs_request_alter_configs_resource_t *r, int *n)
+{
+    gr_config_change_t *ch;
+    *n = r->configs_cnt > 0 ? r->configs_cnt : 0;
+    ch = gr_arena_zalloc(req->a, (size_t)(*n ? *n : 1) * sizeof(*ch));
+    if (ch == NULL)
+        return NULL;
+    for (int i = 0; i < *n; i++) {
+        const gr_alter_configs_request_alterable_config_t *c = &r->configs[i];
+        ch[i].op = GR_CONFIG_SET;
+        ch[i].key = gr_arena_strndup(req->a, c->name.ptr ? c->name.ptr : "",
+                                     c->name.len > 0 ? (size_t)c->name.len : 0);
+        ch[i].value =
+            c->value.len < 0
+                ? NULL
+                : gr_arena_strndup(req->a, c->value.ptr ? c->value.ptr : "",
+                                   (size_t)c->value.len);
+        if (ch[i].key == NULL || (c->value.len >= 0 && ch[i].value == NULL))
+            return NULL;
+    }
+    return ch;
+}
+
+int
+gr_api_alter_configs(gr_req_t *req)
+{
+    const gr_alter_configs_request_t *rq = req->body;
+    gr_alter_configs_response_t *rs = req->resp;
+    gr_broker_t *b = req->broker;
+    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+
+    rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
+    if (n && rs->responses == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->responses_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_alter_configs_request_alter_configs_resource_t *r =
+            &rq->resources[i];
+        gr_alter_configs_response_alter_configs_resource_response_t *res =
+            &rs->responses[i];
+        const char *msg = NULL;
+        gr_kerr_t err = GR_KERR_NONE;
+        gr_config_change_t *ch;
+        int nch;
+
+        gr_alter_configs_response_alter_configs_resource_response_init(res);
+        res->resource_type = r->resource_type;
+        res->resource_name = r->resource_name;
+        ch = changes(req, r, &nch);
+        if (ch == NULL)
+            return gr_req_close(req, "out of memory");
+        if (r->resource_type == GR_RESOURCE_TOPIC) {
+            gr_topic_t *t = gr_cluster_topic(b->cluster, &r->resource_name);
+            if ((msg = gr_topic_name_invalid(&r->resource_name)) != NULL)
+                err = GR_KERR_INVALID_TOPIC_EXCEPTION;
+            else if (t == NULL)
+                err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+            else
+                err = gr_configs_alter_topic(b, t, ch, nch, true,
+                                             rq->validate_only, req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_BROKER) {
+            bool per_broker;
+            err = gr_configs_broker_resource(b, &r->resource_name, false,
+                                             &per_broker, req->a, &msg);
+            if (err == GR_KERR_NONE)
+                err = gr_configs_alter_broker(b, per_broker, ch, nch, true,
+                                              rq->validate_only, req->a, &msg);
+        } else {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = gr_arena_printf(req->a,
+                                  "AlterConfigs is only supported for topics "
+                                  "and brokers, but resource type is %d",
+                                  r->resource_type);
+        }
+        res->error_code = err;
+        res->error_message =
+            err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+    }
+    return gr_req_reply(req);
+}

@@ -1,0 +1,113 @@
+/*
+ * What the config APIs share (DescribeConfigs, AlterConfigs,
+ * IncrementalAlterConfigs, and CreateTopics v5+ which echoes a new topic's
+ * configs): config entries as Kafka describes them (value, source,
+ * synonyms, read-only and sensitive flags, type, documentation), resource
+ * names, and changes of a topic's overrides or of the dynamic broker
+ * configs, validated, persisted through the cluster ops and in effect at
+ * once. The table itself is cluster/topic_config.c. Loop thread only.
+ */
+#ifndef GR_API_CONFIGS_H
+#define GR_API_CONFIGS_H
+
+#include "broker.h"
+#include "cluster/cluster.h"
+#include "cluster/topic_config.h"
+#include "core/arena.h"
+
+/* ConfigResource.Type ids */
+#define GR_RESOURCE_TOPIC         2
+#define GR_RESOURCE_BROKER        4
+#define GR_RESOURCE_BROKER_LOGGER 8
+
+/* DescribeConfigsResponse.ConfigSource ids */
+typedef enum gr_config_source {
+    GR_CFGSRC_UNKNOWN = 0,
+    GR_CFGSRC_TOPIC = 1, /* DYNAMIC_TOPIC_CONFIG */
+    GR_CFGSRC_DYNAMIC_BROKER = 2,
+    GR_CFGSRC_DYNAMIC_DEFAULT = 3, /* DYNAMIC_DEFAULT_BROKER_CONFIG */
+    GR_CFGSRC_STATIC = 4,          /* STATIC_BROKER_CONFIG */
+    GR_CFGSRC_DEFAULT = 5,         /* DEFAULT_CONFIG */
+    GR_CFGSRC_BROKER_LOGGER = 6,   /* DYNAMIC_BROKER_LOGGER_CONFIG */
+} gr_config_source_t;
+
+#define GR_CONFIG_SYN_MAX 16
+
+typedef struct gr_config_synonym {
+    const char *name;
+    const char *value; /* NULL when sensitive */
+    gr_config_source_t source;
+} gr_config_synonym_t;
+
+/* One config as DescribeConfigs gives it. Strings live in the arena given
+ * to the function that filled it, or are static. */
+typedef struct gr_config_entry {
+    const char *name;
+    const char *value; /* NULL when sensitive */
+    gr_config_source_t source;
+    bool read_only;
+    bool sensitive;
+    gr_tcfg_type_t type;
+    const char *doc;
+    int nsyn;
+    gr_config_synonym_t syn[GR_CONFIG_SYN_MAX]; /* most precedent first */
+} gr_config_entry_t;
+
+/* The entry of topic config d for t. 0, or -1 on ENOMEM. */
+int gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
+                           const gr_topic_config_def_t *d, gr_arena_t *a,
+                           gr_config_entry_t *e);
+/* The entry of broker config id, described on this broker (per_broker) or
+ * as the cluster-wide defaults. 1 when there is one (a value is set or
+ * defaulted), 0 when not, -1 on ENOMEM. */
+int gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
+                            gr_arena_t *a, gr_config_entry_t *e);
+/* The entry of a key Kafka knows and Gregor does not use, as set in the
+ * static configuration (read-only; secret values hidden). */
+void gr_configs_extra_entry(const char *key, const char *value,
+                            gr_config_entry_t *e);
+
+/* A BROKER or BROKER_LOGGER resource name: "" (the cluster defaults,
+ * BROKER only) or this broker's id. GR_KERR_NONE with *per_broker, or
+ * INVALID_REQUEST with *msg (in a), as Kafka words it. */
+gr_kerr_t gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name,
+                                     bool logger, bool *per_broker,
+                                     gr_arena_t *a, const char **msg);
+
+/* A requested change of one config: SET (value), DELETE (value NULL),
+ * APPEND or SUBTRACT (list items, IncrementalAlterConfigs). */
+typedef enum gr_config_op {
+    GR_CONFIG_SET = 0,
+    GR_CONFIG_DELETE = 1,
+    GR_CONFIG_APPEND = 2,
+    GR_CONFIG_SUBTRACT = 3,
+} gr_config_op_t;
+
+typedef struct gr_config_change {
+    const char *key;
+    const char *value;
+    gr_config_op_t op;
+} gr_config_change_t;
+
+/* Applies changes to t's overrides (replace: AlterConfigs, the overrides
+ * become exactly the SETs) after checking them all; persisted through the
+ * cluster ops and in effect at once unless validate_only. NONE, or
+ * INVALID_CONFIG / INVALID_REQUEST / KAFKA_STORAGE_ERROR with *msg (in a).
+ * Nothing changes on an error. */
+gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
+                                 const gr_config_change_t *ch, int n,
+                                 bool replace, bool validate_only,
+                                 gr_arena_t *a, const char **msg);
+/* The same for the dynamic broker configs of this broker (per_broker) or
+ * of every broker. */
+gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
+                                  const gr_config_change_t *ch, int n,
+                                  bool replace, bool validate_only,
+                                  gr_arena_t *a, const char **msg);
+/* BROKER_LOGGER: the loggers (Gregor has one, "root") and their level. */
+int gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out);
+gr_kerr_t gr_configs_alter_logger(const gr_config_change_t *ch, int n,
+                                  bool validate_only, gr_arena_t *a,
+                                  const char **msg);
+
+#endif

@@ -1,0 +1,129 @@
+/*
+ * CreatePartitions (api key 37): raises a topic's partition count through
+ * the cluster ops, with an optional replica assignment for the new
+ * partitions; validate_only checks and stops. New partitions get their
+ * logs at once (the cluster's partition_created hook).
+ */
+#include "api/api_int.h"
+
+typedef gr_create_partitions_request_create_partitions_topic_t ptopic_t;
+
+static gr_kerr_t
+check_assignment(gr_req_t *req, const ptopic_t *qt, const gr_topic_t *t,
+                 const int32_t *const **rows, const char **msg)
+{
+    gr_cluster_t *c = req->broker->cluster;
+    int32_t added = qt->count - t->nparts;
+    const int32_t **out;
+
+    if (qt->assignments_cnt != added) {
+        *msg = gr_arena_printf(req->a,
+                               "Increasing the number of partitions by %d "
+                               "but %d assignments provided.",
+                               added, qt->assignments_cnt);
+        return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+    }
+    out = gr_arena_zalloc(req->a, (size_t)added * sizeof(*out));
+    if (out == NULL) {
+        *msg = "Out of memory";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    for (int32_t p = 0; p < added; p++) {
+        const gr_create_partitions_request_create_partitions_assignment_t *a =
+            &qt->assignments[p];
+        if (a->broker_ids_cnt != t->replication_factor) {
+            *msg = gr_arena_printf(req->a,
+                                   "Inconsistent replication factor between "
+                                   "partitions, partition 0 has %d while "
+                                   "partitions [%d] have replication factors "
+                                   "[%d], respectively.",
+                                   t->replication_factor, t->nparts + p,
+                                   a->broker_ids_cnt);
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+        for (int32_t i = 0; i < a->broker_ids_cnt; i++) {
+            for (int32_t j = 0; j < i; j++)
+                if (a->broker_ids[i] == a->broker_ids[j]) {
+                    *msg = gr_arena_printf(req->a,
+                                           "Duplicate brokers not allowed in "
+                                           "replica assignment: %d for "
+                                           "partition id %d.",
+                                           a->broker_ids[i], t->nparts + p);
+                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+            if (gr_cluster_node(c, a->broker_ids[i]) == NULL) {
+                *msg = gr_arena_printf(req->a,
+                                       "Unknown broker(s) in replica "
+                                       "assignment: %d.",
+                                       a->broker_ids[i]);
+                return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+            }
+        }
+        out[p] = a->broker_ids;
+    }
+    *rows = out;
+    return GR_KERR_NONE;
+}
+
+int
+gr_api_create_partitions(gr_req_t *req)
+{
+    const gr_create_partitions_request_t *rq = req->body;
+    gr_create_partitions_response_t *rs = req->resp;
+    gr_cluster_t *c = req->broker->cluster;
+    int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+
+    rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
+    if (n && rs->results == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->results_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const ptopic_t *qt = &rq->topics[i];
+        gr_create_partitions_response_create_partitions_topic_result_t *res =
+            &rs->results[i];
+        const int32_t *const *rows = NULL;
+        const char *msg = NULL;
+        gr_kerr_t err = GR_KERR_NONE;
+        gr_topic_t *t;
+
+        gr_create_partitions_response_create_partitions_topic_result_init(res);
+        res->name = qt->name;
+        for (int32_t k = 0; k < n; k++)
+            if (k != i && gr_str_eq(&rq->topics[k].name, &qt->name)) {
+                err = GR_KERR_INVALID_REQUEST;
+                msg = "Duplicate topic in request.";
+            }
+        t = gr_cluster_topic(c, &qt->name);
+        if (err != GR_KERR_NONE) {
+            /* the duplicate, as set */
+        } else if (t == NULL) {
+            err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+            msg = gr_arena_printf(req->a, "The topic '%.*s' does not exist.",
+                                  qt->name.len, qt->name.ptr);
+        } else if (qt->count == t->nparts) {
+            err = GR_KERR_INVALID_PARTITIONS;
+            msg = gr_arena_printf(req->a, "Topic already has %d partitions.",
+                                  t->nparts);
+        } else if (qt->count < t->nparts) {
+            err = GR_KERR_INVALID_PARTITIONS;
+            msg = gr_arena_printf(req->a,
+                                  "Topic currently has %d partitions, which "
+                                  "is higher than the requested %d.",
+                                  t->nparts, qt->count);
+        } else if (qt->assignments_cnt > 0 &&
+                   (err = check_assignment(req, qt, t, &rows, &msg)) !=
+                       GR_KERR_NONE) {
+            /* err, msg set */
+        } else {
+            err = gr_cluster_create_partitions(c, t, qt->count, rows,
+                                               rq->validate_only, &msg);
+            if (err == GR_KERR_NONE && !rq->validate_only)
+                GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name,
+                            t->nparts, gr_req_peer(req));
+        }
+        res->error_code = err;
+        res->error_message =
+            err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+    }
+    return gr_req_reply(req);
+}

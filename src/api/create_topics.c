@@ -1,0 +1,315 @@
+/*
+ * CreateTopics (api key 19): creates topics through the cluster ops, with a
+ * partition count and replication factor (-1: num.partitions and
+ * default.replication.factor) or an explicit replica assignment, and
+ * config overrides checked against the config table (INVALID_CONFIG naming
+ * key and value). validate_only checks everything and creates nothing.
+ * v5+ answers with the partitions, replication factor and every config of
+ * the topic (with sources); v7+ with the topic id.
+ */
+#include "api/api_int.h"
+#include "api/configs.h"
+#include "api/topics.h"
+
+#include <string.h>
+
+typedef gr_create_topics_request_creatable_topic_t ctopic_t;
+typedef gr_create_topics_response_creatable_topic_result_t cresult_t;
+
+static char *
+cstr(gr_req_t *req, const gr_str_t *s)
+{
+    return gr_arena_strndup(req->a, s->ptr ? s->ptr : "",
+                            s->len > 0 ? (size_t)s->len : 0);
+}
+
+/* Kafka's name collision rule: '.' and '_' may not tell two topics apart
+ * (their metric names would clash). */
+static const gr_topic_t *
+collides(gr_cluster_t *c, const char *name)
+{
+    for (const gr_topic_t *t = c->topics; t; t = t->lnext) {
+        const char *a = t->name, *b = name;
+        while (*a && *b &&
+               (*a == *b ||
+                ((*a == '.' || *a == '_') && (*b == '.' || *b == '_')))) {
+            a++;
+            b++;
+        }
+        if (*a == '\0' && *b == '\0')
+            return t;
+    }
+    return NULL;
+}
+
+/* Checks the replica assignment, giving the partition count and
+ * replication factor it implies, and the rows for the cluster ops. */
+static gr_kerr_t
+check_assignment(gr_req_t *req, const ctopic_t *qt, int32_t *nparts,
+                 int16_t *rf, const int32_t *const **rows, const char **msg)
+{
+    gr_cluster_t *c = req->broker->cluster;
+    int32_t n = qt->assignments_cnt;
+    const int32_t **out = gr_arena_zalloc(req->a, (size_t)n * sizeof(*out));
+
+    if (out == NULL) {
+        *msg = "Out of memory";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    for (int32_t p = 0; p < n; p++) {
+        const gr_create_topics_request_creatable_replica_assignment_t *ra =
+            NULL;
+        for (int32_t k = 0; k < n; k++)
+            if (qt->assignments[k].partition_index == p)
+                ra = &qt->assignments[k];
+        if (ra == NULL) {
+            *msg = "Partitions should be a consecutive 0-based integer "
+                   "sequence";
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+        if (ra->broker_ids_cnt <= 0) {
+            *msg = gr_arena_printf(req->a,
+                                   "Replica assignment for partition %d is "
+                                   "empty",
+                                   p);
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+        if (p > 0 && ra->broker_ids_cnt != *rf) {
+            *msg = "All partitions should have the same number of replicas";
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+        *rf = (int16_t)ra->broker_ids_cnt;
+        for (int32_t i = 0; i < ra->broker_ids_cnt; i++) {
+            for (int32_t j = 0; j < i; j++)
+                if (ra->broker_ids[i] == ra->broker_ids[j]) {
+                    *msg = gr_arena_printf(req->a,
+                                           "Duplicate brokers not allowed in "
+                                           "replica assignment: %d for "
+                                           "partition id %d.",
+                                           ra->broker_ids[i], p);
+                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+            if (gr_cluster_node(c, ra->broker_ids[i]) == NULL) {
+                *msg = gr_arena_printf(req->a,
+                                       "Unknown broker(s) in replica "
+                                       "assignment: %d.",
+                                       ra->broker_ids[i]);
+                return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+            }
+        }
+        out[p] = ra->broker_ids;
+    }
+    *nparts = n;
+    *rows = out;
+    return GR_KERR_NONE;
+}
+
+/* v5+: every config of the (new or would-be) topic, with its source. */
+static int
+fill_configs(gr_req_t *req, const gr_topic_t *t, cresult_t *res)
+{
+    const gr_topic_config_def_t *d;
+    int n = 0;
+    while (gr_topic_config_def_at(n) != NULL)
+        n++;
+    res->configs = gr_arena_zalloc(req->a, (size_t)n * sizeof(*res->configs));
+    if (res->configs == NULL)
+        return -1;
+    for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++) {
+        gr_create_topics_response_creatable_topic_configs_t *o =
+            &res->configs[i];
+        gr_config_entry_t e;
+        if (gr_configs_topic_entry(req->broker, t, d, req->a, &e) != 0)
+            return -1;
+        gr_create_topics_response_creatable_topic_configs_init(o);
+        o->name = gr_str_c(e.name);
+        o->value = e.value ? gr_str_c(e.value) : GR_STR_NULL;
+        o->read_only = e.read_only;
+        o->config_source = (int8_t)e.source;
+        o->is_sensitive = e.sensitive;
+    }
+    res->configs_cnt = n;
+    return 0;
+}
+
+static int
+create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
+{
+    const gr_create_topics_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    gr_cluster_t *c = b->cluster;
+    gr_topic_spec_t spec;
+    const int32_t *const *rows = NULL;
+    const char *msg = NULL, **keys, **vals;
+    const gr_topic_t *other;
+    gr_topic_t *t = NULL;
+    int32_t nparts = qt->num_partitions;
+    int16_t rf = qt->replication_factor;
+    int ncfg = qt->configs_cnt > 0 ? qt->configs_cnt : 0;
+    gr_kerr_t err;
+
+    if ((msg = gr_topic_name_invalid(&qt->name)) != NULL) {
+        res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
+        goto fail;
+    }
+    if (gr_cluster_topic(c, &qt->name) != NULL) {
+        res->error_code = GR_KERR_TOPIC_ALREADY_EXISTS;
+        msg = gr_arena_printf(req->a, "Topic '%.*s' already exists.",
+                              qt->name.len, qt->name.ptr);
+        goto fail;
+    }
+    if ((other = collides(c, cstr(req, &qt->name))) != NULL) {
+        res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
+        msg = gr_arena_printf(req->a,
+                              "Topic '%.*s' collides with existing topic: %s",
+                              qt->name.len, qt->name.ptr, other->name);
+        goto fail;
+    }
+    if (qt->assignments_cnt > 0) {
+        if (nparts != -1 || rf != -1) {
+            res->error_code = GR_KERR_INVALID_REQUEST;
+            msg = "Both numPartitions or replicationFactor and "
+                  "replicasAssignments were set. Both cannot be used at the "
+                  "same time.";
+            goto fail;
+        }
+        err = check_assignment(req, qt, &nparts, &rf, &rows, &msg);
+        if (err != GR_KERR_NONE) {
+            res->error_code = err;
+            goto fail;
+        }
+    } else {
+        if (nparts == -1)
+            nparts = (int32_t)gr_conf_int(b->conf, GR_CONF_NUM_PARTITIONS);
+        if (rf == -1)
+            rf = (int16_t)gr_conf_int(b->conf,
+                                      GR_CONF_DEFAULT_REPLICATION_FACTOR);
+        if (nparts <= 0) {
+            res->error_code = GR_KERR_INVALID_PARTITIONS;
+            msg = "Number of partitions was set to an invalid non-positive "
+                  "value.";
+            goto fail;
+        }
+        if (rf <= 0) {
+            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
+            msg = "Replication factor must be larger than 0, or -1 to use "
+                  "the default value.";
+            goto fail;
+        }
+        if (rf > c->nnodes) {
+            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
+            msg = gr_arena_printf(req->a,
+                                  "Unable to replicate the partition %d "
+                                  "time(s): The target replication factor of "
+                                  "%d cannot be reached because only %d "
+                                  "broker(s) are registered.",
+                                  rf, rf, c->nnodes);
+            goto fail;
+        }
+    }
+    keys = gr_arena_zalloc(req->a, (size_t)(ncfg + 1) * sizeof(*keys));
+    vals = gr_arena_zalloc(req->a, (size_t)(ncfg + 1) * sizeof(*vals));
+    if (keys == NULL || vals == NULL)
+        return -1;
+    for (int i = 0; i < ncfg; i++) {
+        const gr_create_topics_request_creatable_topic_config_t *cf =
+            &qt->configs[i];
+        keys[i] = cstr(req, &cf->name);
+        vals[i] = cf->value.len < 0 ? NULL : cstr(req, &cf->value);
+        if (keys[i] == NULL || (cf->value.len >= 0 && vals[i] == NULL))
+            return -1;
+        if (vals[i] == NULL) {
+            res->error_code = GR_KERR_INVALID_CONFIG;
+            msg = gr_arena_printf(req->a,
+                                  "Null value not supported for topic "
+                                  "configs: %s",
+                                  keys[i]);
+            goto fail;
+        }
+        if ((msg = gr_topic_config_check(keys[i], vals[i])) != NULL) {
+            res->error_code = GR_KERR_INVALID_CONFIG;
+            msg = gr_arena_strndup(req->a, msg, strlen(msg));
+            goto fail;
+        }
+    }
+    memset(&spec, 0, sizeof spec);
+    spec.name = cstr(req, &qt->name);
+    spec.nparts = nparts;
+    spec.replication_factor = rf;
+    spec.assignment = rows;
+    spec.config_keys = keys;
+    spec.config_values = vals;
+    spec.nconfigs = ncfg;
+    spec.validate_only = rq->validate_only;
+    /* __consumer_offsets, __transaction_state: internal, as Kafka has it by
+     * name whoever creates them */
+    spec.internal = gr_topic_is_internal_name(&qt->name);
+    err = gr_cluster_create_topic(c, &spec, &t, &msg);
+    if (err != GR_KERR_NONE) {
+        res->error_code = err;
+        goto fail;
+    }
+    res->num_partitions = nparts;
+    res->replication_factor = rf;
+    if (t != NULL) {
+        res->topic_id = t->id;
+        GR_LOG_INFO("topic %s created by %s (CreateTopics v%d)", t->name,
+                    gr_req_peer(req), req->version);
+        return fill_configs(req, t, res);
+    }
+    /* validate_only: the configs the topic would have */
+    {
+        gr_topic_t would;
+        int rc;
+        memset(&would, 0, sizeof would);
+        for (int i = 0; i < ncfg; i++)
+            if (gr_config_list_set(&would.configs, keys[i], vals[i]) != 0)
+                return -1;
+        rc = fill_configs(req, &would, res);
+        gr_config_list_free(&would.configs);
+        return rc;
+    }
+fail:
+    res->error_message = msg ? gr_str_c(msg) : GR_STR_NULL;
+    return 0;
+}
+
+int
+gr_api_create_topics(gr_req_t *req)
+{
+    const gr_create_topics_request_t *rq = req->body;
+    gr_create_topics_response_t *rs = req->resp;
+    int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+
+    rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
+    if (n && rs->topics == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->topics_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const ctopic_t *qt = &rq->topics[i];
+        cresult_t *res = &rs->topics[i];
+        bool dup = false;
+
+        gr_create_topics_response_creatable_topic_result_init(res);
+        res->name = qt->name;
+        res->error_message = GR_STR_NULL;
+        for (int32_t k = 0; k < n; k++)
+            if (k != i && gr_str_eq(&rq->topics[k].name, &qt->name))
+                dup = true;
+        if (dup) {
+            /* Kafka: every entry of a repeated name is refused */
+            res->error_code = GR_KERR_INVALID_REQUEST;
+            res->error_message = gr_str_c(gr_arena_printf(
+                req->a,
+                "Create topics request from client `%.*s` contains multiple "
+                "entries for the following topics: %.*s",
+                req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
+                req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
+                qt->name.len, qt->name.ptr));
+            continue;
+        }
+        if (create_one(req, qt, res) != 0)
+            return gr_req_close(req, "out of memory");
+    }
+    return gr_req_reply(req);
+}

@@ -1,0 +1,113 @@
+/*
+ * DeleteTopics (api key 20): deletes topics by name (v0-v5 topic_names,
+ * v6 topics[].name) or by id (v6 topics[].topic_id) through the cluster
+ * ops; each partition's log directory is renamed at once and removed by a
+ * worker (src/log). Unknown names give UNKNOWN_TOPIC_OR_PARTITION, unknown
+ * ids UNKNOWN_TOPIC_ID; delete.topic.enable=false refuses every deletion
+ * (TOPIC_DELETION_DISABLED, INVALID_REQUEST before v3 which lacks it).
+ */
+#include "api/api_int.h"
+#include "api/topics.h"
+
+typedef gr_delete_topics_response_deletable_topic_result_t dresult_t;
+
+/* One deletion: name (len -1 when by id) or id. */
+static void
+delete_one(gr_req_t *req, const gr_str_t *name, const gr_uuid_t *id, bool dup,
+           dresult_t *res)
+{
+    gr_broker_t *b = req->broker;
+    bool by_id = name->len < 0;
+    gr_topic_t *t;
+    const char *msg = NULL;
+    gr_kerr_t err;
+
+    gr_delete_topics_response_deletable_topic_result_init(res);
+    res->name = *name;
+    res->error_message = GR_STR_NULL;
+    if (id != NULL)
+        res->topic_id = *id;
+    if (dup) {
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message =
+            gr_str_c(by_id ? "Duplicate topic id." : "Duplicate topic name.");
+        return;
+    }
+    if (by_id && (id == NULL || gr_uuid_is_zero(id))) {
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message = gr_str_c("Neither topic name nor id were "
+                                      "specified.");
+        return;
+    }
+    if (!by_id && id != NULL && !gr_uuid_is_zero(id)) {
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message = gr_str_c("You may not specify both topic name "
+                                      "and topic id.");
+        return;
+    }
+    t = by_id ? gr_cluster_topic_by_id(b->cluster, id)
+              : gr_cluster_topic(b->cluster, name);
+    if (t == NULL) {
+        res->error_code = by_id ? GR_KERR_UNKNOWN_TOPIC_ID
+                                : GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return;
+    }
+    res->name = gr_str_c(gr_arena_strndup(req->a, t->name, strlen(t->name)));
+    res->topic_id = t->id;
+    if (!gr_conf_bool(b->conf, GR_CONF_DELETE_TOPIC_ENABLE)) {
+        res->error_code = req->version < 3 ? GR_KERR_INVALID_REQUEST
+                                           : GR_KERR_TOPIC_DELETION_DISABLED;
+        res->error_message = gr_str_c("Topic deletion is disabled.");
+        return;
+    }
+    if (t->internal) {
+        /* the coordinators' state lives there */
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message =
+            gr_str_c("Internal topics (__consumer_offsets, "
+                     "__transaction_state) cannot be deleted.");
+        return;
+    }
+    GR_LOG_INFO("topic %s deleted by %s (DeleteTopics v%d)", t->name,
+                gr_req_peer(req), req->version);
+    err = gr_cluster_delete_topic(b->cluster, t);
+    if (err != GR_KERR_NONE) {
+        msg = "The topic could not be deleted.";
+        res->error_code = err;
+        res->error_message = gr_str_c(msg);
+    }
+}
+
+int
+gr_api_delete_topics(gr_req_t *req)
+{
+    const gr_delete_topics_request_t *rq = req->body;
+    gr_delete_topics_response_t *rs = req->resp;
+    /* v6 lists topics (name or id), before it topic_names */
+    bool v6 = req->version >= 6;
+    int32_t n = v6 ? rq->topics_cnt : rq->topic_names_cnt;
+
+    if (n < 0)
+        n = 0;
+    rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
+    if (n && rs->responses == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->responses_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_str_t *name = v6 ? &rq->topics[i].name : &rq->topic_names[i];
+        const gr_uuid_t *id = v6 ? &rq->topics[i].topic_id : NULL;
+        bool dup = false;
+        for (int32_t k = 0; k < n && !dup; k++) {
+            if (k == i)
+                continue;
+            if (name->len >= 0)
+                dup = gr_str_eq(name,
+                                v6 ? &rq->topics[k].name : &rq->topic_names[k]);
+            else
+                dup = rq->topics[k].name.len < 0 &&
+                      gr_uuid_eq(id, &rq->topics[k].topic_id);
+        }
+        delete_one(req, name, id, dup, &rs->responses[i]);
+    }
+    return gr_req_reply(req);
+}

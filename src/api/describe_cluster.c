@@ -1,0 +1,56 @@
+/*
+ * DescribeCluster (api key 60): the cluster id, the controller and the
+ * brokers, with each broker's endpoint on the listener the request came
+ * in on (as Metadata). Only broker endpoints are served (v1 endpoint_type
+ * 1); asking this broker for controllers is MISMATCHED_ENDPOINT_TYPE.
+ */
+#include "api/api_int.h"
+
+/* AclOperation bits without an authorizer: all a cluster supports
+ * (CREATE 5 ... DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12,
+ * as Metadata gives them) */
+#define CLUSTER_OPS                                                      \
+    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | \
+     (1 << 12))
+
+int
+gr_api_describe_cluster(gr_req_t *req)
+{
+    const gr_describe_cluster_request_t *rq = req->body;
+    gr_describe_cluster_response_t *rs = req->resp;
+    gr_cluster_t *c = req->broker->cluster;
+    const char *listener = gr_req_listener_name(req);
+    int n = 0;
+
+    /* endpoint_type is a v1 field; the decoder gives 1 (brokers) before */
+    if (rq->endpoint_type != 1) {
+        rs->error_code = GR_KERR_MISMATCHED_ENDPOINT_TYPE;
+        rs->error_message = gr_str_c("The request was sent to an endpoint of "
+                                     "type BROKER, but we wanted an endpoint "
+                                     "of type CONTROLLER");
+        rs->cluster_id = gr_str_c(c->cluster_id);
+        return gr_req_reply(req);
+    }
+    rs->endpoint_type = 1;
+    rs->cluster_id = gr_str_c(c->cluster_id);
+    rs->controller_id = c->controller_id;
+    rs->brokers =
+        gr_arena_zalloc(req->a, (size_t)c->nnodes * sizeof(*rs->brokers));
+    if (c->nnodes && rs->brokers == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int i = 0; i < c->nnodes; i++) {
+        const gr_endpoint_t *ep = gr_node_endpoint(&c->nodes[i], listener);
+        if (ep == NULL)
+            continue;
+        rs->brokers[n].broker_id = c->nodes[i].id;
+        rs->brokers[n].host = gr_str_c(ep->host);
+        rs->brokers[n].port = ep->port;
+        rs->brokers[n].rack =
+            c->nodes[i].rack ? gr_str_c(c->nodes[i].rack) : GR_STR_NULL;
+        n++;
+    }
+    rs->brokers_cnt = n;
+    rs->cluster_authorized_operations =
+        rq->include_cluster_authorized_operations ? CLUSTER_OPS : INT32_MIN;
+    return gr_req_reply(req);
+}

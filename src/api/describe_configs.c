@@ -1,0 +1,235 @@
+/*
+ * DescribeConfigs (api key 32): the configs of topics, of this broker (or
+ * the cluster-wide dynamic defaults) and of its logger, each with its
+ * value, source (v1+), synonyms (v1+, when asked), read-only and sensitive
+ * flags (sensitive values are null), type and documentation (v3+, when
+ * asked). Entries come from api/configs.c over the config table.
+ */
+#include "api/api_int.h"
+#include "api/configs.h"
+
+#include <string.h>
+
+typedef gr_describe_configs_response_describe_configs_resource_result_t
+    result_t;
+
+static bool
+wanted(const gr_describe_configs_request_describe_configs_resource_t *r,
+       const char *name)
+{
+    if (r->configuration_keys_cnt < 0)
+        return true;
+    for (int32_t i = 0; i < r->configuration_keys_cnt; i++)
+        if (gr_str_eq_cstr(&r->configuration_keys[i], name))
+            return true;
+    return false;
+}
+
+/* Fills out from e as the request's version and flags say. */
+static int
+fill(gr_req_t *req, const gr_config_entry_t *e, result_t *out)
+{
+    const gr_describe_configs_request_t *rq = req->body;
+    gr_describe_configs_response_describe_configs_resource_result_init(out);
+    out->name = gr_str_c(e->name);
+    out->value = e->value ? gr_str_c(e->value) : GR_STR_NULL;
+    out->read_only = e->read_only;
+    /* v0 has is_default where later versions have the source */
+    out->is_default = e->source == GR_CFGSRC_DEFAULT;
+    out->config_source = (int8_t)e->source;
+    out->is_sensitive = e->sensitive;
+    out->config_type = (int8_t)e->type;
+    out->documentation =
+        rq->include_documentation && e->doc ? gr_str_c(e->doc) : GR_STR_NULL;
+    if (rq->include_synonyms && e->nsyn > 0) {
+        out->synonyms =
+            gr_arena_zalloc(req->a, (size_t)e->nsyn * sizeof(*out->synonyms));
+        if (out->synonyms == NULL)
+            return -1;
+        for (int i = 0; i < e->nsyn; i++) {
+            out->synonyms[i].name = gr_str_c(e->syn[i].name);
+            out->synonyms[i].value =
+                e->syn[i].value ? gr_str_c(e->syn[i].value) : GR_STR_NULL;
+            out->synonyms[i].source = (int8_t)e->syn[i].source;
+        }
+        out->synonyms_cnt = e->nsyn;
+    }
+    return 0;
+}
+
+/* Room for n more results in res (grown in the arena). */
+static result_t *
+more(gr_req_t *req, gr_describe_configs_response_describe_configs_result_t *res,
+     int32_t *cap)
+{
+    if (res->configs_cnt == *cap) {
+        int32_t ncap = *cap ? *cap * 2 : 64;
+        result_t *p = gr_arena_alloc(req->a, (size_t)ncap * sizeof(*p));
+        if (p == NULL)
+            return NULL;
+        if (res->configs_cnt)
+            memcpy(p, res->configs, (size_t)res->configs_cnt * sizeof(*p));
+        res->configs = p;
+        *cap = ncap;
+    }
+    return &res->configs[res->configs_cnt++];
+}
+
+static int
+describe_topic(gr_req_t *req,
+               const gr_describe_configs_request_describe_configs_resource_t *r,
+               gr_describe_configs_response_describe_configs_result_t *res)
+{
+    gr_broker_t *b = req->broker;
+    const char *why = gr_topic_name_invalid(&r->resource_name);
+    const gr_topic_config_def_t *d;
+    gr_topic_t *t;
+    int32_t cap = 0;
+
+    if (why != NULL) {
+        res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
+        res->error_message = gr_str_c(why);
+        return 0;
+    }
+    t = gr_cluster_topic(b->cluster, &r->resource_name);
+    if (t == NULL) {
+        res->error_code = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return 0;
+    }
+    for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++) {
+        gr_config_entry_t e;
+        result_t *out;
+        if (!wanted(r, d->name))
+            continue;
+        if (gr_configs_topic_entry(b, t, d, req->a, &e) != 0 ||
+            (out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+describe_broker(
+    gr_req_t *req,
+    const gr_describe_configs_request_describe_configs_resource_t *r,
+    gr_describe_configs_response_describe_configs_result_t *res)
+{
+    gr_broker_t *b = req->broker;
+    const char *msg = NULL, *key, *value;
+    bool per_broker;
+    int32_t cap = 0;
+    gr_kerr_t err;
+
+    err = gr_configs_broker_resource(b, &r->resource_name, false, &per_broker,
+                                     req->a, &msg);
+    if (err != GR_KERR_NONE) {
+        res->error_code = err;
+        res->error_message = gr_str_c(msg);
+        return 0;
+    }
+    for (int id = 0; id < GR_CONF__COUNT; id++) {
+        gr_config_entry_t e;
+        result_t *out;
+        int rc;
+        if (!wanted(r, gr_conf_name((gr_conf_id_t)id)))
+            continue;
+        rc = gr_configs_broker_entry(b, (gr_conf_id_t)id, per_broker, req->a,
+                                     &e);
+        if (rc < 0)
+            return -1;
+        if (rc == 0)
+            continue;
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
+            return -1;
+    }
+    /* Kafka lists every key the broker was started with */
+    for (int i = 0; per_broker && gr_conf_extra_at(b->conf, i, &key, &value);
+         i++) {
+        gr_config_entry_t e;
+        result_t *out;
+        if (!wanted(r, key))
+            continue;
+        gr_configs_extra_entry(key, value, &e);
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int
+describe_logger(
+    gr_req_t *req,
+    const gr_describe_configs_request_describe_configs_resource_t *r,
+    gr_describe_configs_response_describe_configs_result_t *res)
+{
+    const char *msg = NULL;
+    gr_config_entry_t *e;
+    bool per_broker;
+    int32_t cap = 0;
+    int n;
+    gr_kerr_t err = gr_configs_broker_resource(req->broker, &r->resource_name,
+                                               true, &per_broker, req->a, &msg);
+    if (err != GR_KERR_NONE) {
+        res->error_code = err;
+        res->error_message = gr_str_c(msg);
+        return 0;
+    }
+    n = gr_configs_logger_entries(req->a, &e);
+    if (n < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        result_t *out;
+        if (!wanted(r, e[i].name))
+            continue;
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e[i], out) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int
+gr_api_describe_configs(gr_req_t *req)
+{
+    const gr_describe_configs_request_t *rq = req->body;
+    gr_describe_configs_response_t *rs = req->resp;
+    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+
+    rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
+    if (n && rs->results == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->results_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_describe_configs_request_describe_configs_resource_t *r =
+            &rq->resources[i];
+        gr_describe_configs_response_describe_configs_result_t *res =
+            &rs->results[i];
+        int rc = 0;
+
+        gr_describe_configs_response_describe_configs_result_init(res);
+        res->resource_type = r->resource_type;
+        res->resource_name = r->resource_name;
+        res->error_message = GR_STR_NULL;
+        switch (r->resource_type) {
+        case GR_RESOURCE_TOPIC:
+            rc = describe_topic(req, r, res);
+            break;
+        case GR_RESOURCE_BROKER:
+            rc = describe_broker(req, r, res);
+            break;
+        case GR_RESOURCE_BROKER_LOGGER:
+            rc = describe_logger(req, r, res);
+            break;
+        default:
+            res->error_code = GR_KERR_INVALID_REQUEST;
+            res->error_message =
+                gr_str_c(gr_arena_printf(req->a,
+                                         "Unsupported resource type: "
+                                         "%d",
+                                         r->resource_type));
+            break;
+        }
+        if (rc != 0)
+            return gr_req_close(req, "out of memory");
+    }
+    return gr_req_reply(req);
+}

@@ -1,0 +1,107 @@
+/*
+ * IncrementalAlterConfigs (api key 44): changes single configs of a topic,
+ * of the dynamic broker configs (this broker or resource "" for every
+ * broker) or of the broker's logger: SET, DELETE (back to the default),
+ * APPEND and SUBTRACT (list configs only). Checks, persistence and effect
+ * as AlterConfigs (api/configs.c).
+ */
+#include "api/api_int.h"
+#include "api/configs.h"
+
+typedef gr_incremental_alter_configs_request_alter_configs_resource_t
+    resource_t;
+
+/* The resource's changes in the arena; NULL on ENOMEM. *bad is set to an
+ * unknown operation's message. */
+static gr_config_change_t *
+changes(gr_req_t *req, const resource_t *r, int *n, const char **bad)
+{
+    gr_config_change_t *ch;
+    *n = r->configs_cnt > 0 ? r->configs_cnt : 0;
+    ch = gr_arena_zalloc(req->a, (size_t)(*n ? *n : 1) * sizeof(*ch));
+    if (ch == NULL)
+        return NULL;
+    for (int i = 0; i < *n; i++) {
+        const gr_incremental_alter_configs_request_alterable_config_t *c =
+            &r->configs[i];
+        if (c->config_operation < GR_CONFIG_SET ||
+            c->config_operation > GR_CONFIG_SUBTRACT)
+            *bad = gr_arena_printf(req->a, "Unknown config operation %d",
+                                   c->config_operation);
+        ch[i].op = (gr_config_op_t)c->config_operation;
+        ch[i].key = gr_arena_strndup(req->a, c->name.ptr ? c->name.ptr : "",
+                                     c->name.len > 0 ? (size_t)c->name.len : 0);
+        ch[i].value =
+            c->value.len < 0
+                ? NULL
+                : gr_arena_strndup(req->a, c->value.ptr ? c->value.ptr : "",
+                                   (size_t)c->value.len);
+        if (ch[i].key == NULL || (c->value.len >= 0 && ch[i].value == NULL))
+            return NULL;
+    }
+    return ch;
+}
+
+int
+gr_api_incremental_alter_configs(gr_req_t *req)
+{
+    const gr_incremental_alter_configs_request_t *rq = req->body;
+    gr_incremental_alter_configs_response_t *rs = req->resp;
+    gr_broker_t *b = req->broker;
+    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+
+    rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
+    if (n && rs->responses == NULL)
+        return gr_req_close(req, "out of memory");
+    rs->responses_cnt = n;
+    for (int32_t i = 0; i < n; i++) {
+        const resource_t *r = &rq->resources[i];
+        gr_incremental_alter_configs_response_alter_configs_resource_response_t
+            *res = &rs->responses[i];
+        const char *msg = NULL;
+        gr_kerr_t err = GR_KERR_NONE;
+        gr_config_change_t *ch;
+        bool per_broker;
+        int nch;
+
+        gr_incremental_alter_configs_response_alter_configs_resource_response_init(
+            res);
+        res->resource_type = r->resource_type;
+        res->resource_name = r->resource_name;
+        ch = changes(req, r, &nch, &msg);
+        if (ch == NULL)
+            return gr_req_close(req, "out of memory");
+        if (msg != NULL) {
+            err = GR_KERR_INVALID_REQUEST;
+        } else if (r->resource_type == GR_RESOURCE_TOPIC) {
+            gr_topic_t *t = gr_cluster_topic(b->cluster, &r->resource_name);
+            if ((msg = gr_topic_name_invalid(&r->resource_name)) != NULL)
+                err = GR_KERR_INVALID_TOPIC_EXCEPTION;
+            else if (t == NULL)
+                err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+            else
+                err = gr_configs_alter_topic(b, t, ch, nch, false,
+                                             rq->validate_only, req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_BROKER) {
+            err = gr_configs_broker_resource(b, &r->resource_name, false,
+                                             &per_broker, req->a, &msg);
+            if (err == GR_KERR_NONE)
+                err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
+                                              rq->validate_only, req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_BROKER_LOGGER) {
+            err = gr_configs_broker_resource(b, &r->resource_name, true,
+                                             &per_broker, req->a, &msg);
+            if (err == GR_KERR_NONE)
+                err = gr_configs_alter_logger(ch, nch, rq->validate_only,
+                                              req->a, &msg);
+        } else {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = gr_arena_printf(req->a, "Unsupported resource type: %d",
+                                  r->resource_type);
+        }
+        res->error_code = err;
+        res->error_message =
+            err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+    }
+    return gr_req_reply(req);
+}

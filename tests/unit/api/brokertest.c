@@ -1,0 +1,168 @@
+/* See brokertest.h. */
+#include "brokertest.h"
+
+#include "core/log.h"
+#include "proto/proto.h"
+#include "proto/wire.h"
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../log/logtest.h"
+
+static void *
+run(void *arg)
+{
+    gr_brokertest_t *t = arg;
+    gr_broker_run(t->b);
+    return NULL;
+}
+
+static void
+launch(gr_brokertest_t *t, const char *const *overrides)
+{
+    char lfile[128], kv[256];
+    struct sockaddr_in sa;
+    int port = 0;
+    FILE *f;
+
+    t->conf = gr_conf_new();
+    gr_conf_set(t->conf, "listeners", "PLAINTEXT://127.0.0.1:0");
+    snprintf(kv, sizeof kv, "%s/data", t->dir);
+    gr_conf_set(t->conf, "log.dirs", kv);
+    for (int i = 0; overrides && overrides[i]; i++)
+        ck_assert_int_eq(gr_conf_set_kv(t->conf, overrides[i]), 0);
+    ck_assert_int_eq(gr_conf_finish(t->conf), 0);
+    snprintf(lfile, sizeof lfile, "%s/listeners", t->dir);
+    unlink(lfile);
+    t->b = gr_broker_new(t->conf, lfile, NULL);
+    ck_assert_ptr_nonnull(t->b);
+    ck_assert_int_eq(pthread_create(&t->thread, NULL, run, t), 0);
+    for (int i = 0; i < 500 && port == 0; i++) {
+        struct timespec ts = { 0, 10000000 };
+        f = fopen(lfile, "r");
+        if (f != NULL) {
+            char line[128];
+            if (fgets(line, sizeof line, f) && strrchr(line, ':'))
+                port = atoi(strrchr(line, ':') + 1);
+            fclose(f);
+        }
+        if (port == 0)
+            nanosleep(&ts, NULL);
+    }
+    ck_assert_int_gt(port, 0);
+    t->fd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(connect(t->fd, (struct sockaddr *)&sa, sizeof sa), 0);
+}
+
+static void
+halt(gr_brokertest_t *t)
+{
+    close(t->fd);
+    gr_broker_stop(t->b);
+    pthread_join(t->thread, NULL);
+    gr_broker_destroy(t->b);
+    gr_conf_destroy(t->conf);
+}
+
+void
+gr_brokertest_start(gr_brokertest_t *t, const char *const *overrides)
+{
+    memset(t, 0, sizeof(*t));
+    gr_log_level = GR_LOG_LEVEL_ERROR;
+    strcpy(t->dir, "/tmp/gr-broker-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(t->dir));
+    t->a = gr_arena_new(64 * 1024);
+    /* stdout carries the TAP stream */
+    fflush(stdout);
+    t->saved_stdout = dup(1);
+    {
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        dup2(null, 1);
+        close(null);
+    }
+    launch(t, overrides);
+}
+
+void
+gr_brokertest_restart(gr_brokertest_t *t, const char *const *overrides)
+{
+    halt(t);
+    launch(t, overrides);
+}
+
+void
+gr_brokertest_stop(gr_brokertest_t *t)
+{
+    halt(t);
+    gr_arena_destroy(t->a);
+    gr_logtest_rmrf(t->dir);
+    fflush(stdout);
+    dup2(t->saved_stdout, 1);
+    close(t->saved_stdout);
+}
+
+static void
+read_full(int fd, uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        ck_assert_int_gt(r, 0);
+        p += r;
+        n -= (size_t)r;
+    }
+}
+
+void *
+gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
+{
+    const gr_proto_api_t *api = gr_proto_api(key);
+    gr_req_header_t h;
+    size_t hsz, bsz;
+    uint8_t *buf, sz[4];
+    gr_writer_t w;
+    gr_reader_t r;
+    int32_t len;
+    void *rs;
+
+    ck_assert_ptr_nonnull(api);
+    memset(&h, 0, sizeof h);
+    h.api_key = (int16_t)key;
+    h.api_version = ver;
+    h.correlation_id = ++t->corr;
+    h.client_id = gr_str_c("brokertest");
+    hsz = gr_req_header_size(&h);
+    bsz = api->request.size(rq, ver);
+    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
+    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
+    gr_wr_i32(&w, (int32_t)(hsz + bsz));
+    gr_req_header_encode(&w, &h);
+    api->request.encode(&w, rq, ver);
+    ck_assert_int_eq(w.err, 0);
+    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
+                     (ssize_t)(4 + hsz + bsz));
+    read_full(t->fd, sz, 4);
+    len = (int32_t)gr_get_u32(sz);
+    buf = gr_arena_alloc(t->a, (size_t)len);
+    read_full(t->fd, buf, (size_t)len);
+    r = gr_reader_init(buf, (size_t)len);
+    ck_assert_int_eq(gr_rd_i32(&r), t->corr);
+    if (gr_proto_resp_header_version((int16_t)key, ver) == 1)
+        gr_rd_skip_tags(&r);
+    rs = gr_arena_zalloc(t->a, api->response.struct_size);
+    ck_assert_int_eq(api->response.decode(&r, ver, t->a, rs), 0);
+    ck_assert_int_eq(gr_reader_remaining(&r), 0);
+    return rs;
+}

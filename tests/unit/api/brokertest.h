@@ -1,0 +1,35 @@
+/* A broker running in a thread for handler tests: requests go in as
+ * generated structs over a real connection, responses come back decoded
+ * (bytes in, bytes out, through the dispatcher). */
+#ifndef GR_TESTS_BROKERTEST_H
+#define GR_TESTS_BROKERTEST_H
+
+#include <pthread.h>
+
+#include "broker.h"
+#include "core/arena.h"
+
+typedef struct gr_brokertest {
+    char dir[64]; /* a fresh directory under /tmp */
+    gr_conf_t *conf;
+    gr_broker_t *b;
+    pthread_t thread;
+    int fd; /* the client connection */
+    int32_t corr;
+    gr_arena_t *a;    /* decoded responses; reset by the caller */
+    int saved_stdout; /* the broker's start-up lines go to /dev/null */
+} gr_brokertest_t;
+
+/* Starts a broker with overrides ("key=value", NULL-terminated; may be
+ * NULL) in a new directory and connects to it. */
+void gr_brokertest_start(gr_brokertest_t *t, const char *const *overrides);
+/* Stops the broker and starts another on the same directory. */
+void gr_brokertest_restart(gr_brokertest_t *t, const char *const *overrides);
+/* Stops the broker and removes the directory. */
+void gr_brokertest_stop(gr_brokertest_t *t);
+/* Sends request rq (the generated struct of api key, version ver) and
+ * returns the decoded response (in t->a). Fails the test on any error. */
+void *gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver,
+                         const void *rq);
+
+#endif

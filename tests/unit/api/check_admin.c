@@ -1,0 +1,374 @@
+/* The admin handlers, bytes in and bytes out through a broker in a temp
+ * dir: CreateTopics' error map, DeleteTopics by name and id and with
+ * deletion disabled, config changes in effect at once and persisted across
+ * a restart, DeleteRecords, DescribeLogDirs, ElectLeaders,
+ * DescribeCluster. */
+#include "../unit.h"
+#include "brokertest.h"
+
+#include "api/configs.h"
+#include "cluster/cluster.h"
+#include "log/log_int.h"
+#include "proto/gen/proto_table.h"
+#include "proto/kerr.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef gr_create_topics_request_creatable_topic_t ctopic_t;
+
+static ctopic_t
+ctopic(const char *name, int32_t np, int16_t rf)
+{
+    ctopic_t t;
+    gr_create_topics_request_creatable_topic_init(&t);
+    t.name = gr_str_c(name);
+    t.num_partitions = np;
+    t.replication_factor = rf;
+    t.assignments_cnt = 0;
+    t.configs_cnt = 0;
+    return t;
+}
+
+static void
+ctopic_config(gr_brokertest_t *bt, ctopic_t *t, const char *k, const char *v)
+{
+    gr_create_topics_request_creatable_topic_config_t *c =
+        gr_arena_zalloc(bt->a, (size_t)(t->configs_cnt + 1) * sizeof(*c));
+    if (t->configs_cnt)
+        memcpy(c, t->configs, (size_t)t->configs_cnt * sizeof(*c));
+    c[t->configs_cnt].name = gr_str_c(k);
+    c[t->configs_cnt].value = v ? gr_str_c(v) : GR_STR_NULL;
+    t->configs = c;
+    t->configs_cnt++;
+}
+
+static gr_create_topics_response_t *
+create(gr_brokertest_t *bt, int16_t ver, ctopic_t *topics, int n,
+       bool validate_only)
+{
+    gr_create_topics_request_t rq;
+    gr_create_topics_request_init(&rq);
+    rq.topics = topics;
+    rq.topics_cnt = n;
+    rq.validate_only = validate_only;
+    return gr_brokertest_call(bt, GR_API_CREATE_TOPICS, ver, &rq);
+}
+
+START_TEST(test_create_topics_errors)
+{
+    gr_brokertest_t bt;
+    gr_create_topics_response_t *rs;
+    gr_create_topics_request_creatable_replica_assignment_t asg[2];
+    int32_t one = 1, seven = 7;
+    ctopic_t t[9];
+
+    gr_brokertest_start(&bt, NULL);
+    t[0] = ctopic("ok", 3, 1);
+    ctopic_config(&bt, &t[0], "retention.ms", "1000");
+    t[1] = ctopic("bad/name", 1, 1);
+    t[2] = ctopic("zero", 0, 1);
+    t[3] = ctopic("rf", 1, 2);
+    t[4] = ctopic("cfg", 1, 1);
+    ctopic_config(&bt, &t[4], "retention.ms", "soon");
+    t[5] = ctopic("nullcfg", 1, 1);
+    ctopic_config(&bt, &t[5], "retention.ms", NULL);
+    t[6] = ctopic("asg", -1, -1);
+    asg[0].partition_index = 0;
+    asg[0].broker_ids = &one;
+    asg[0].broker_ids_cnt = 1;
+    asg[1].partition_index = 1;
+    asg[1].broker_ids = &seven;
+    asg[1].broker_ids_cnt = 1;
+    t[6].assignments = asg;
+    t[6].assignments_cnt = 2;
+    t[7] = ctopic("both", 2, -1);
+    t[7].assignments = asg;
+    t[7].assignments_cnt = 1;
+    t[8] = ctopic("defaults", -1, -1);
+    rs = create(&bt, 5, t, 9, false);
+    ck_assert_int_eq(rs->topics_cnt, 9);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->topics[0].num_partitions, 3);
+    ck_assert_int_gt(rs->topics[0].configs_cnt, 30);
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert_int_eq(rs->topics[1].num_partitions, -1);
+    ck_assert_int_eq(rs->topics[2].error_code, GR_KERR_INVALID_PARTITIONS);
+    ck_assert_int_eq(rs->topics[3].error_code,
+                     GR_KERR_INVALID_REPLICATION_FACTOR);
+    ck_assert_int_eq(rs->topics[4].error_code, GR_KERR_INVALID_CONFIG);
+    ck_assert(gr_str_eq_cstr(&rs->topics[4].error_message,
+                             "Invalid value soon for configuration "
+                             "retention.ms: Not a number of type LONG"));
+    ck_assert_int_eq(rs->topics[5].error_code, GR_KERR_INVALID_CONFIG);
+    ck_assert_int_eq(rs->topics[6].error_code,
+                     GR_KERR_INVALID_REPLICA_ASSIGNMENT);
+    ck_assert_int_eq(rs->topics[7].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(rs->topics[8].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->topics[8].num_partitions, 1);
+    ck_assert_int_eq(rs->topics[8].replication_factor, 1);
+    /* the model and the logs */
+    ck_assert_int_eq(bt.b->cluster->ntopics, 2);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "ok")
+                         ->parts[2]
+                         ->log->cfg.retention_ms,
+                     1000);
+    /* v0: errors without messages; again: exists */
+    rs = create(&bt, 0, t, 1, false);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_TOPIC_ALREADY_EXISTS);
+    /* a name that collides with ok's once '.' and '_' are alike */
+    t[0] = ctopic("o.k", 1, 1);
+    t[1] = ctopic("ok_", 1, 1);
+    rs = create(&bt, 7, t, 1, false);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    t[0] = ctopic("o_k", 1, 1);
+    rs = create(&bt, 7, t, 1, false);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+static gr_delete_topics_response_t *
+delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
+{
+    gr_delete_topics_request_t rq;
+    gr_str_t n = gr_str_c(name);
+    gr_delete_topics_request_init(&rq);
+    rq.topic_names = &n;
+    rq.topic_names_cnt = 1;
+    return gr_brokertest_call(bt, GR_API_DELETE_TOPICS, ver, &rq);
+}
+
+START_TEST(test_delete_topics)
+{
+    static const char *const disabled[] = { "delete.topic.enable=false", NULL };
+    gr_brokertest_t bt;
+    gr_delete_topics_request_t rq;
+    gr_delete_topics_request_delete_topic_state_t st[2];
+    gr_delete_topics_response_t *rs;
+    gr_create_topics_response_t *cr;
+    gr_uuid_t id;
+    char path[256];
+    ctopic_t t[2] = { ctopic("a", 2, 1), ctopic("b", 1, 1) };
+
+    gr_brokertest_start(&bt, NULL);
+    cr = create(&bt, 7, t, 2, false);
+    id = cr->topics[0].topic_id;
+    ck_assert(!gr_uuid_is_zero(&id));
+    /* v6 by id: the name comes back; the directory goes */
+    gr_delete_topics_request_init(&rq);
+    gr_delete_topics_request_delete_topic_state_init(&st[0]);
+    st[0].topic_id = id;
+    gr_delete_topics_request_delete_topic_state_init(&st[1]);
+    st[1].name = gr_str_c("b");
+    memset(&st[1].topic_id, 0x5a, sizeof st[1].topic_id); /* both given */
+    rq.topics = st;
+    rq.topics_cnt = 2;
+    rs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &rq);
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].name, "a"));
+    ck_assert_int_eq(rs->responses[1].error_code, GR_KERR_INVALID_REQUEST);
+    snprintf(path, sizeof path, "%s/data/a-0", bt.dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    rs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &rq);
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
+    rs = delete_names(&bt, 1, "a");
+    ck_assert_int_eq(rs->responses[0].error_code,
+                     GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+    /* deletion disabled: v2 has no TOPIC_DELETION_DISABLED */
+    gr_brokertest_restart(&bt, disabled);
+    rs = delete_names(&bt, 2, "b");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_INVALID_REQUEST);
+    rs = delete_names(&bt, 3, "b");
+    ck_assert_int_eq(rs->responses[0].error_code,
+                     GR_KERR_TOPIC_DELETION_DISABLED);
+    ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "b"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+static gr_incremental_alter_configs_response_t *
+ialter(gr_brokertest_t *bt, int8_t type, const char *name, const char *key,
+       int8_t op, const char *value)
+{
+    gr_incremental_alter_configs_request_t rq;
+    gr_incremental_alter_configs_request_alter_configs_resource_t r;
+    gr_incremental_alter_configs_request_alterable_config_t c;
+    gr_incremental_alter_configs_request_init(&rq);
+    gr_incremental_alter_configs_request_alter_configs_resource_init(&r);
+    gr_incremental_alter_configs_request_alterable_config_init(&c);
+    c.name = gr_str_c(key);
+    c.config_operation = op;
+    c.value = value ? gr_str_c(value) : GR_STR_NULL;
+    r.resource_type = type;
+    r.resource_name = gr_str_c(name);
+    r.configs = &c;
+    r.configs_cnt = 1;
+    rq.resources = &r;
+    rq.resources_cnt = 1;
+    return gr_brokertest_call(bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &rq);
+}
+
+/* The value and source of key on a resource (DescribeConfigs v4). */
+static const gr_describe_configs_response_describe_configs_resource_result_t *
+described(gr_brokertest_t *bt, int8_t type, const char *name, const char *key)
+{
+    gr_describe_configs_request_t rq;
+    gr_describe_configs_request_describe_configs_resource_t r;
+    gr_describe_configs_response_t *rs;
+    gr_str_t k = gr_str_c(key);
+    gr_describe_configs_request_init(&rq);
+    gr_describe_configs_request_describe_configs_resource_init(&r);
+    r.resource_type = type;
+    r.resource_name = gr_str_c(name);
+    r.configuration_keys = &k;
+    r.configuration_keys_cnt = 1;
+    rq.resources = &r;
+    rq.resources_cnt = 1;
+    rq.include_synonyms = true;
+    rs = gr_brokertest_call(bt, GR_API_DESCRIBE_CONFIGS, 4, &rq);
+    ck_assert_int_eq(rs->results[0].error_code, 0);
+    return rs->results[0].configs_cnt == 1 ? &rs->results[0].configs[0] : NULL;
+}
+
+START_TEST(test_configs_at_once_and_persisted)
+{
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    ctopic_t t = ctopic("c", 1, 1);
+    gr_log_t *l;
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 5, &t, 1, false);
+    l = gr_cluster_topic_cstr(bt.b->cluster, "c")->parts[0]->log;
+    ck_assert(!l->cfg.cleanup_compact);
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_TOPIC, "c", "cleanup.policy",
+                            GR_CONFIG_SET, "compact")
+                         ->responses[0]
+                         .error_code,
+                     0);
+    ck_assert(l->cfg.cleanup_compact && !l->cfg.cleanup_delete);
+    /* every broker: the default segment.bytes; this broker: the cleaner */
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "", "log.segment.bytes",
+                            GR_CONFIG_SET, "100000")
+                         ->responses[0]
+                         .error_code,
+                     0);
+    ck_assert_int_eq(l->cfg.segment_bytes, 100000);
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads",
+                            GR_CONFIG_SET, "0")
+                         ->responses[0]
+                         .error_code,
+                     0);
+    ck_assert_int_eq(bt.b->logs->cleaner_threads, 0);
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "2", "log.segment.bytes",
+                            GR_CONFIG_SET, "1")
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_INVALID_REQUEST);
+    /* a restart keeps all three, with their sources */
+    gr_brokertest_restart(&bt, NULL);
+    l = gr_cluster_topic_cstr(bt.b->cluster, "c")->parts[0]->log;
+    ck_assert(l->cfg.cleanup_compact);
+    ck_assert_int_eq(l->cfg.segment_bytes, 100000);
+    ck_assert_int_eq(bt.b->logs->cleaner_threads, 0);
+    e = described(&bt, GR_RESOURCE_TOPIC, "c", "segment.bytes");
+    ck_assert(gr_str_eq_cstr(&e->value, "100000"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_DEFAULT);
+    ck_assert_int_eq(e->synonyms_cnt, 2);
+    e = described(&bt, GR_RESOURCE_TOPIC, "c", "cleanup.policy");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_TOPIC);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_BROKER);
+    ck_assert(!e->read_only);
+    /* DELETE goes back to the default, at once and on disk */
+    ialter(&bt, GR_RESOURCE_BROKER, "", "log.segment.bytes", GR_CONFIG_DELETE,
+           NULL);
+    ck_assert_int_eq(l->cfg.segment_bytes, 1073741824);
+    ialter(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads",
+           GR_CONFIG_DELETE, NULL);
+    ck_assert_int_eq(bt.b->logs->cleaner_threads, 1);
+    gr_brokertest_restart(&bt, NULL);
+    e = described(&bt, GR_RESOURCE_TOPIC, "c", "segment.bytes");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+START_TEST(test_records_dirs_elect_cluster)
+{
+    gr_brokertest_t bt;
+    ctopic_t t[2] = { ctopic("r", 2, 1), ctopic("cmp", 1, 1) };
+    gr_delete_records_request_t dq;
+    gr_delete_records_request_delete_records_topic_t dt;
+    gr_delete_records_request_delete_records_partition_t dp[2];
+    gr_delete_records_response_t *drs;
+    gr_describe_log_dirs_request_t lq;
+    gr_describe_log_dirs_response_t *lrs;
+    gr_elect_leaders_request_t eq;
+    gr_elect_leaders_response_t *ers;
+    gr_describe_cluster_request_t cq;
+    gr_describe_cluster_response_t *crs;
+
+    gr_brokertest_start(&bt, NULL);
+    ctopic_config(&bt, &t[1], "cleanup.policy", "compact");
+    create(&bt, 5, t, 2, false);
+    /* empty partitions: offset 0 is the high watermark, 1 is past it */
+    gr_delete_records_request_init(&dq);
+    dt.name = gr_str_c("r");
+    dt.partitions = dp;
+    dt.partitions_cnt = 2;
+    dp[0].partition_index = 0;
+    dp[0].offset = 1;
+    dp[1].partition_index = 1;
+    dp[1].offset = 0;
+    dq.topics = &dt;
+    dq.topics_cnt = 1;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_RECORDS, 2, &dq);
+    ck_assert_int_eq(drs->topics[0].partitions[0].error_code,
+                     GR_KERR_OFFSET_OUT_OF_RANGE);
+    ck_assert_int_eq(drs->topics[0].partitions[1].error_code, 0);
+    ck_assert_int_eq(drs->topics[0].partitions[1].low_watermark, 0);
+    dt.name = gr_str_c("cmp");
+    dt.partitions_cnt = 1;
+    dp[0].offset = 0;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_RECORDS, 0, &dq);
+    ck_assert_int_eq(drs->topics[0].partitions[0].error_code,
+                     GR_KERR_POLICY_VIOLATION);
+    /* every partition in the one log dir */
+    gr_describe_log_dirs_request_init(&lq);
+    lq.topics_cnt = -1;
+    lrs = gr_brokertest_call(&bt, GR_API_DESCRIBE_LOG_DIRS, 4, &lq);
+    ck_assert_int_eq(lrs->results_cnt, 1);
+    ck_assert_int_eq(lrs->results[0].topics_cnt, 2);
+    ck_assert_int_gt(lrs->results[0].total_bytes, 0);
+    /* all partitions: none needs an election */
+    gr_elect_leaders_request_init(&eq);
+    eq.topic_partitions_cnt = -1;
+    ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+    ck_assert_int_eq(ers->error_code, 0);
+    ck_assert_int_eq(ers->replica_election_results_cnt, 0);
+    gr_describe_cluster_request_init(&cq);
+    crs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CLUSTER, 1, &cq);
+    ck_assert_int_eq(crs->error_code, 0);
+    ck_assert(gr_str_eq_cstr(&crs->cluster_id, bt.b->cluster->cluster_id));
+    ck_assert_int_eq(crs->brokers_cnt, 1);
+    ck_assert_int_eq(crs->cluster_authorized_operations, INT32_MIN);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+Suite *
+suite_api_admin(void)
+{
+    Suite *s = suite_create("api/admin");
+    TCase *tc = tcase_create("admin");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_create_topics_errors);
+    tcase_add_test(tc, test_delete_topics);
+    tcase_add_test(tc, test_configs_at_once_and_persisted);
+    tcase_add_test(tc, test_records_dirs_elect_cluster);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,142 @@
+/* The config table: topic configs and their synonyms, broker configs, the
+ * checks and their messages, the cached settings. */
+#include "../unit.h"
+
+#include "cluster/cluster.h"
+#include "cluster/topic_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(test_table_consistent)
+{
+    const gr_topic_config_def_t *d, *prev = NULL;
+    int n = 0;
+    for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++, n++) {
+        ck_assert_ptr_nonnull(d->doc);
+        ck_assert_int_ne(d->type, GR_TCFG_UNKNOWN);
+        ck_assert_ptr_eq(gr_topic_config_def_find(d->name), d);
+        if (prev)
+            ck_assert_int_lt(strcmp(prev->name, d->name), 0); /* sorted */
+        /* synonyms are broker keys whose table entry is dynamic */
+        for (int k = 0; k < GR_CONFIG_SYNONYMS_MAX && d->synonyms[k] >= 0;
+             k++) {
+            ck_assert_int_lt(d->synonyms[k], GR_CONF__COUNT);
+            ck_assert_int_eq(gr_broker_config_def(d->synonyms[k])->scope,
+                             GR_BCFG_DYNAMIC);
+        }
+        if (d->synonyms[0] < 0)
+            ck_assert_ptr_nonnull(d->def);
+        prev = d;
+    }
+    ck_assert_int_ge(n, 30);
+    /* every broker key Gregor implements is described */
+    for (int id = 0; id < GR_CONF__COUNT; id++) {
+        ck_assert_msg(gr_broker_config_def(id)->doc != NULL,
+                      "%s has no table entry", gr_conf_name(id));
+        ck_assert_int_ne(gr_broker_config_def(id)->type, GR_TCFG_UNKNOWN);
+    }
+}
+END_TEST
+
+START_TEST(test_checks)
+{
+    const char *m;
+    ck_assert_ptr_null(gr_topic_config_check("retention.ms", "-1"));
+    ck_assert_ptr_null(
+        gr_topic_config_check("cleanup.policy", "compact, delete"));
+    ck_assert_ptr_null(
+        gr_topic_config_check("min.cleanable.dirty.ratio", "0.25"));
+    ck_assert_ptr_null(gr_topic_config_check("preallocate", "TRUE"));
+    m = gr_topic_config_check("retention.ms", "-2");
+    ck_assert_str_eq(m, "Invalid value -2 for configuration retention.ms: "
+                        "Value must be at least -1");
+    m = gr_topic_config_check("segment.bytes", "3000000000");
+    ck_assert(strstr(m, "Not a number of type INT") != NULL);
+    m = gr_topic_config_check("compression.type", "brotli");
+    ck_assert(strstr(m, "brotli") && strstr(m, "compression.type") &&
+              strstr(m, "zstd"));
+    m = gr_topic_config_check("cleanup.policy", "compact,shred");
+    ck_assert(strstr(m, "shred") != NULL);
+    m = gr_topic_config_check("min.cleanable.dirty.ratio", "2");
+    ck_assert(strstr(m, "between 0 and 1") != NULL);
+    m = gr_topic_config_check("no.such", "1");
+    ck_assert_str_eq(m, "Unknown topic config name: no.such");
+    ck_assert_ptr_nonnull(
+        gr_topic_config_check("remote.storage.enable", "true"));
+    ck_assert_ptr_null(
+        gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY, "compact"));
+    ck_assert_ptr_nonnull(
+        gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY, "never"));
+    ck_assert_ptr_nonnull(
+        gr_broker_config_check(GR_CONF_LOG_CLEANER_MIN_CLEANABLE_RATIO, "x"));
+    ck_assert_ptr_nonnull(gr_broker_config_check(GR_CONF_NUM_PARTITIONS, "0"));
+}
+END_TEST
+
+START_TEST(test_synonyms)
+{
+    int ids[GR_CONFIG_SYNONYMS_MAX];
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_RETENTION_HOURS, ids), 3);
+    ck_assert_int_eq(ids[0], GR_CONF_LOG_RETENTION_MS);
+    ck_assert_int_eq(ids[2], GR_CONF_LOG_RETENTION_HOURS);
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_FLUSH_INTERVAL_MS, ids), 2);
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS, ids),
+        1);
+    ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_NUM_PARTITIONS, ids), 1);
+    ck_assert_int_eq(ids[0], GR_CONF_NUM_PARTITIONS);
+}
+END_TEST
+
+START_TEST(test_settings_follow_changes)
+{
+    gr_conf_t *c = gr_conf_new();
+    gr_topic_t t;
+    const gr_topic_settings_t *s;
+    char buf[64];
+
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    memset(&t, 0, sizeof t);
+    s = gr_topic_settings(c, &t);
+    ck_assert(s->cleanup_delete && !s->cleanup_compact);
+    ck_assert_int_eq(s->retention_ms, 604800000);
+    ck_assert_int_eq(s->max_compaction_lag_ms, INT64_MAX);
+    /* an override: the cache is recomputed */
+    gr_topic_config_set(&t, "cleanup.policy", "compact");
+    gr_topic_config_set(&t, "segment.jitter.ms", "12");
+    s = gr_topic_settings(c, &t);
+    ck_assert(!s->cleanup_delete && s->cleanup_compact);
+    ck_assert_int_eq(s->segment_jitter_ms, 12);
+    /* a broker change: after invalidation every topic follows it */
+    gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT, GR_CONF_LOG_RETENTION_MS,
+                        "1234");
+    gr_topic_settings_invalidate_all();
+    s = gr_topic_settings(c, &t);
+    ck_assert_int_eq(s->retention_ms, 1234);
+    ck_assert_str_eq(
+        gr_topic_config_value(c, &t, "retention.ms", buf, sizeof buf), "1234");
+    ck_assert_str_eq(
+        gr_topic_config_value(c, NULL, "flush.ms", buf, sizeof buf),
+        "9223372036854775807");
+    gr_topic_config_clear(&t);
+    ck_assert_ptr_null(t.configs);
+    free(t.settings);
+    gr_conf_destroy(c);
+}
+END_TEST
+
+Suite *
+suite_cluster_topic_config(void)
+{
+    Suite *s = suite_create("cluster/topic_config");
+    TCase *tc = tcase_create("topic_config");
+    tcase_add_test(tc, test_table_consistent);
+    tcase_add_test(tc, test_checks);
+    tcase_add_test(tc, test_synonyms);
+    tcase_add_test(tc, test_settings_follow_changes);
+    suite_add_tcase(s, tc);
+    return s;
+}
