@@ -42,13 +42,15 @@
  * segments are gone). Readers holding file ranges of replaced segments
  * keep their fds.
  *
- * Transactions: control batches are kept as they are and transactional
- * data is compacted like any other. Removing aborted transactions' records
- * (Kafka reads them from the transaction index) and markers whose
- * transaction is empty waits for the transaction coordinator: until it
- * exists no log holds either. The first unstable offset will then also
- * bound the cleanable range (today the active segment bounds it, and the
- * high watermark is the log end).
+ * Transactions (gr_log_txns_t, from the producer state): the first
+ * unstable offset bounds the cleanable range, so an open transaction's
+ * records neither enter the key map nor shadow committed ones; the records
+ * of aborted transactions (the aborted-transaction index, snapshotted when
+ * the job starts) are left out of the map and dropped from the cleaned
+ * segments, as Kafka's Cleaner does; control batches (markers) are kept as
+ * they are (Kafka drops a marker once its transaction is empty and its
+ * delete horizon passed; Gregor keeps them). A merge is reported back so
+ * the aborted-transaction index follows the segments.
  */
 #include "log/log_int.h"
 
@@ -291,6 +293,8 @@ typedef struct gr_clean_job {
     size_t map_budget; /* slots */
     int nsegs;
     clean_seg_t *segs; /* non-active segments from the first, in order */
+    int64_t *aborted;  /* (pid, first, marker) triples, by pid then first */
+    int naborted;
 
     /* results (worker) */
     gr_err_t err;
@@ -325,6 +329,36 @@ job_fail(gr_clean_job_t *job, gr_err_t err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(job->why, sizeof job->why, fmt, ap);
     va_end(ap);
+}
+
+/* Whether batch h holds records of an aborted transaction. */
+static bool
+aborted_batch(const gr_clean_job_t *job, const gr_batch_hdr_t *h)
+{
+    int lo = 0, hi = job->naborted;
+    if (!(h->attributes & GR_ATTR_TRANSACTIONAL) || h->producer_id < 0)
+        return false;
+    while (lo < hi) { /* the first triple of the producer */
+        int mid = lo + (hi - lo) / 2;
+        if (job->aborted[3 * mid] < h->producer_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < job->naborted && job->aborted[3 * lo] == h->producer_id; lo++)
+        if (job->aborted[3 * lo + 1] <= h->base_offset &&
+            h->base_offset < job->aborted[3 * lo + 2])
+            return true;
+    return false;
+}
+
+static int
+cmp_triple(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
 /* The next whole batch at r->pos: 1 (*p, *size set), 0 at the end, < 0 on
@@ -499,7 +533,7 @@ build_map(gr_clean_job_t *job, offset_map_t *map)
                 continue;
             if (h.base_offset >= job->uncleanable)
                 break;
-            if (!(h.attributes & GR_ATTR_CONTROL)) {
+            if (!(h.attributes & GR_ATTR_CONTROL) && !aborted_batch(job, &h)) {
                 if (!map_reserve(map, (size_t)(h.count > 0 ? h.count : 0))) {
                     full = true; /* the map ends before this batch */
                     break;
@@ -739,6 +773,10 @@ clean_segment(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g,
                 break;
             continue;
         }
+        if (aborted_batch(job, &h)) {
+            job->records_removed += h.count; /* an aborted transaction's */
+            continue;
+        }
         if (batch_payload(job, p, size, &h, dbuf, &pl) != 0)
             break;
         if (h.count > *recs_cap) {
@@ -959,6 +997,7 @@ job_free(gr_clean_job_t *job)
     }
     free(job->groups);
     free(job->segs);
+    free(job->aborted);
     free(job->dir);
     free(job);
 }
@@ -1042,6 +1081,8 @@ swap_in(gr_log_t *l, gr_clean_job_t *job, clean_group_t *g, int at)
     seg->first_ts = g->first_ts;
     seg->first_ts_known = g->size > 0;
     gr_log_seg_replace(l, at, g->n, seg);
+    if (l->txns.merged)
+        l->txns.merged(l->txns.arg, g->base, g->end);
     return 0; /* the new file is opened lazily through the LRU */
 }
 
@@ -1209,6 +1250,11 @@ consider(gr_log_t *l, int64_t now, candidate_t *c)
     if (first_dirty < l->start_offset || first_dirty > l->leo)
         first_dirty = l->start_offset;
     uncleanable = l->segs[active]->base;
+    if (l->txns.first_unstable) {
+        int64_t fu = l->txns.first_unstable(l->txns.arg);
+        if (fu >= 0 && fu < uncleanable)
+            uncleanable = fu;
+    }
     if (cfg->min_compaction_lag_ms > 0) {
         for (i = 0; i < active; i++) {
             int64_t ts;
@@ -1289,6 +1335,17 @@ start_job(gr_logs_t *m, const candidate_t *c, int64_t now)
     while (job->map_budget * 2 * MAP_ENTRY_BYTES <= (size_t)m->dedupe_bytes)
         job->map_budget *= 2;
     job->min_horizon = -1;
+    if (l->txns.aborted) {
+        job->naborted = l->txns.aborted(l->txns.arg, job->segs[0].base,
+                                        c->uncleanable, &job->aborted);
+        if (job->naborted < 0) {
+            job_free(job);
+            return -1;
+        }
+        if (job->naborted > 1)
+            qsort(job->aborted, (size_t)job->naborted, 3 * sizeof(int64_t),
+                  cmp_triple);
+    }
     job->l = l;
     if (gr_workers_submit(m->workers, clean_work, clean_done, job) != 0) {
         job->l = NULL;
@@ -1325,6 +1382,15 @@ start_next(gr_logs_t *m, int64_t now_ms)
 }
 
 /* --- the interface */
+
+void
+gr_log_set_txns(gr_log_t *l, const gr_log_txns_t *t)
+{
+    if (t != NULL)
+        l->txns = *t;
+    else
+        memset(&l->txns, 0, sizeof l->txns);
+}
 
 void
 gr_logs_set_cleaner(gr_logs_t *m, int threads, int64_t dedupe_bytes)

@@ -119,6 +119,26 @@ int64_t gr_log_clean_offset(const gr_log_t *l);
 /* Whether a cleaning of l is in flight. */
 bool gr_log_cleaning(const gr_log_t *l);
 
+/* Transactions as the partition's producer state sees them
+ * (log/producer_state.c sets this when it loads; NULL clears): the cleaner
+ * compacts nothing at or past the first unstable offset, leaves the
+ * records of aborted transactions out of its key map and out of the
+ * cleaned segments (Kafka's Cleaner with the transaction index), and
+ * reports segments it merged, so the aborted-transaction index follows.
+ * Loop thread only. */
+typedef struct gr_log_txns {
+    int64_t (*first_unstable)(void *arg); /* -1: no transaction open */
+    /* The aborted transactions overlapping [from, to) as (producer id,
+     * first offset, marker offset) triples in a malloc'ed *out; the count,
+     * or -1 on ENOMEM. */
+    int (*aborted)(void *arg, int64_t from, int64_t to, int64_t **out);
+    /* The segments based in [base, end) were replaced by one based at
+     * base. */
+    void (*merged)(void *arg, int64_t base, int64_t end);
+    void *arg;
+} gr_log_txns_t;
+void gr_log_set_txns(gr_log_t *l, const gr_log_txns_t *t);
+
 /* --- one partition */
 
 /* Opens (creating when missing) the log of topic/partition: loads its

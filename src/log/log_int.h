@@ -77,6 +77,7 @@ struct gr_log {
     int64_t clean_offset;      /* first dirty offset; -1: the log start */
     int64_t delete_horizon_ms; /* earliest tombstone horizon kept, -1 none */
     struct gr_clean_job *cleaning; /* in flight, or NULL */
+    gr_log_txns_t txns;            /* all NULL: no transactions known */
 };
 
 struct gr_logs {

@@ -96,6 +96,8 @@ gr_pstate_destroy(gr_pstate_t *ps)
 {
     if (ps == NULL)
         return;
+    if (ps->log)
+        gr_log_set_txns(ps->log, NULL);
     if (ps->tab)
         clear(ps);
     free(ps->tab);
@@ -575,6 +577,64 @@ out:
     return rc;
 }
 
+/* --- what the log cleaner asks (gr_log_txns_t) */
+
+static int64_t
+txns_first_unstable(void *arg)
+{
+    return gr_pstate_first_unstable(arg);
+}
+
+typedef struct triples {
+    int64_t *v;
+    int n, cap;
+    bool oom;
+} triples_t;
+
+static void
+add_triple(void *arg, const gr_aborted_txn_t *t)
+{
+    triples_t *tr = arg;
+    if (tr->n == tr->cap) {
+        int cap = tr->cap ? tr->cap * 2 : 16;
+        int64_t *v = realloc(tr->v, (size_t)cap * 3 * sizeof(*v));
+        if (v == NULL) {
+            tr->oom = true;
+            return;
+        }
+        tr->v = v;
+        tr->cap = cap;
+    }
+    tr->v[3 * tr->n] = t->producer_id;
+    tr->v[3 * tr->n + 1] = t->first_offset;
+    tr->v[3 * tr->n + 2] = t->last_offset;
+    tr->n++;
+}
+
+static int
+txns_aborted(void *arg, int64_t from, int64_t to, int64_t **out)
+{
+    gr_pstate_t *ps = arg;
+    triples_t tr = { NULL, 0, 0, false };
+    *out = NULL;
+    if (ps->txnidx != NULL)
+        gr_txnidx_collect(ps->txnidx, from, to, add_triple, &tr);
+    if (tr.oom) {
+        free(tr.v);
+        return -1;
+    }
+    *out = tr.v;
+    return tr.n;
+}
+
+static void
+txns_merged(void *arg, int64_t base, int64_t end)
+{
+    gr_pstate_t *ps = arg;
+    if (ps->txnidx != NULL)
+        gr_txnidx_merged(ps->txnidx, base, end);
+}
+
 gr_err_t
 gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
 {
@@ -592,6 +652,11 @@ gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
     if (ps->txnidx == NULL) {
         free(offs);
         return GR_ERR_NOMEM;
+    }
+    {
+        gr_log_txns_t t = { txns_first_unstable, txns_aborted, txns_merged,
+                            ps };
+        gr_log_set_txns(l, &t);
     }
     if (damaged) {
         /* every entry comes back from a replay of the whole log */

@@ -18,7 +18,9 @@
  * the batches after it are replayed from the log (headers only). The
  * partition's aborted-transaction index (log/txn_index.h) is loaded with
  * it and kept here; when it is damaged, state and index are rebuilt from
- * the whole log.
+ * the whole log. Once loaded, the state answers the log cleaner's
+ * questions (gr_log_txns_t: first unstable offset, aborted transactions,
+ * merged segments) until it is destroyed.
  * Loop thread only.
  */
 #ifndef GR_LOG_PRODUCER_STATE_H

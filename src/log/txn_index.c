@@ -31,6 +31,14 @@ struct gr_txnidx {
     int n, cap;
 };
 
+static int list_suffix(const char *dir, const char *suffix, int64_t **out);
+
+static int
+list_files(const char *dir, int64_t **out)
+{
+    return list_suffix(dir, SUFFIX, out);
+}
+
 static void
 encode(uint8_t *p, const gr_aborted_txn_t *t)
 {
@@ -74,9 +82,10 @@ cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Bases of the .txnindex files of dir, ascending; -1 on error. */
+/* Bases of the files of dir named <20 digits><suffix>, ascending; -1 on
+ * error. */
 static int
-list_files(const char *dir, int64_t **out)
+list_suffix(const char *dir, const char *suffix, int64_t **out)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -87,8 +96,8 @@ list_files(const char *dir, int64_t **out)
     while ((de = readdir(d)) != NULL) {
         char *end;
         long long base;
-        if (strlen(de->d_name) != 20 + strlen(SUFFIX) ||
-            strcmp(de->d_name + 20, SUFFIX) != 0)
+        if (strlen(de->d_name) != 20 + strlen(suffix) ||
+            strcmp(de->d_name + 20, suffix) != 0)
             continue;
         base = strtoll(de->d_name, &end, 10);
         if (end != de->d_name + 20 || base < 0)
@@ -115,7 +124,7 @@ list_files(const char *dir, int64_t **out)
 /* Loads one file; false when it is damaged. Entries at or past leo are
  * cut off the file. */
 static bool
-load_file(gr_txnidx_t *ix, int64_t base, int64_t leo)
+load_file(gr_txnidx_t *ix, int64_t base, int64_t seg, int64_t leo)
 {
     char path[GR_SEG_PATH_MAX];
     uint8_t buf[GR_TXNIDX_ENTRY];
@@ -159,7 +168,7 @@ load_file(gr_txnidx_t *ix, int64_t base, int64_t leo)
                 GR_LOG_ERROR("cannot truncate %s: %s", path, strerror(errno));
             break;
         }
-        if (push(ix, &t, base) != 0) {
+        if (push(ix, &t, seg) != 0) {
             ok = false;
             break;
         }
@@ -169,12 +178,42 @@ load_file(gr_txnidx_t *ix, int64_t base, int64_t leo)
     return ok;
 }
 
+/* Writes the entries of segment seg as its whole file (tmp, rename). */
+static gr_err_t
+rewrite(gr_txnidx_t *ix, int64_t seg)
+{
+    char path[GR_SEG_PATH_MAX], tmp[GR_SEG_PATH_MAX + 8];
+    uint8_t buf[GR_TXNIDX_ENTRY];
+    bool ok = true;
+    int fd;
+
+    gr_segment_path(path, ix->dir, seg, SUFFIX);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        ok = false;
+    for (int i = 0; ok && i < ix->n; i++) {
+        if (ix->e[i].seg_base != seg)
+            continue;
+        encode(buf, &ix->e[i].t);
+        ok = write(fd, buf, sizeof buf) == (ssize_t)sizeof buf;
+    }
+    if (fd >= 0 && (close(fd) != 0 || !ok || rename(tmp, path) != 0))
+        ok = false;
+    if (!ok) {
+        GR_LOG_ERROR("cannot rewrite %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return GR_ERR_IO;
+    }
+    return 0;
+}
+
 gr_txnidx_t *
 gr_txnidx_open(const char *dir, int64_t leo, bool *damaged)
 {
     gr_txnidx_t *ix = calloc(1, sizeof(*ix));
-    int64_t *bases = NULL;
-    int n;
+    int64_t *bases = NULL, *logs = NULL;
+    int n, nlogs;
 
     *damaged = false;
     if (ix == NULL || (ix->dir = strdup(dir)) == NULL) {
@@ -182,23 +221,35 @@ gr_txnidx_open(const char *dir, int64_t leo, bool *damaged)
         return NULL;
     }
     n = list_files(dir, &bases);
-    if (n < 0) {
+    nlogs = list_suffix(dir, ".log", &logs);
+    if (n < 0 || nlogs < 0) {
         *damaged = true;
+        free(bases);
+        free(logs);
         return ix;
     }
     for (int i = 0; i < n; i++) {
         char path[GR_SEG_PATH_MAX];
-        struct stat st;
-        gr_segment_path(path, dir, bases[i], ".log");
-        if (stat(path, &st) != 0) {
-            gr_segment_path(path, dir, bases[i], SUFFIX);
+        int64_t seg = -1;
+        /* the segment holding base: the last log based at or below it */
+        for (int k = 0; k < nlogs && logs[k] <= bases[i]; k++)
+            seg = logs[k];
+        gr_segment_path(path, dir, bases[i], SUFFIX);
+        if (seg < 0) {
             GR_LOG_WARN("deleting a transaction index without a log: %s", path);
             unlink(path);
             continue;
         }
-        if (!load_file(ix, bases[i], leo))
+        if (!load_file(ix, bases[i], seg, leo))
             *damaged = true;
+        if (seg != bases[i] && !*damaged) {
+            /* left by a merge: fold it into its segment's file */
+            GR_LOG_INFO("%s: folding into segment %" PRId64, path, seg);
+            if (rewrite(ix, seg) == 0)
+                unlink(path);
+        }
     }
+    free(logs);
     free(bases);
     return ix;
 }
@@ -275,6 +326,40 @@ gr_txnidx_collect(const gr_txnidx_t *ix, int64_t from, int64_t upper,
             break;
     }
     return calls;
+}
+
+gr_err_t
+gr_txnidx_merged(gr_txnidx_t *ix, int64_t base, int64_t end)
+{
+    int64_t *bases = NULL;
+    bool any = false;
+    gr_err_t err = 0;
+    int n;
+
+    for (int i = 0; i < ix->n; i++)
+        if (ix->e[i].seg_base >= base && ix->e[i].seg_base < end) {
+            ix->e[i].seg_base = base;
+            any = true;
+        }
+    if (any)
+        err = rewrite(ix, base);
+    if (err != 0)
+        return err;
+    /* the replaced segments' files */
+    n = list_files(ix->dir, &bases);
+    for (int i = 0; i < n; i++)
+        if (bases[i] > base && bases[i] < end) {
+            char path[GR_SEG_PATH_MAX];
+            gr_segment_path(path, ix->dir, bases[i], SUFFIX);
+            unlink(path);
+        }
+    if (!any && n > 0) {
+        char path[GR_SEG_PATH_MAX];
+        gr_segment_path(path, ix->dir, base, SUFFIX);
+        unlink(path); /* a merged segment without aborts keeps none */
+    }
+    free(bases);
+    return 0;
 }
 
 void

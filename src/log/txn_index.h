@@ -46,10 +46,12 @@ typedef struct gr_aborted_txn {
 
 typedef struct gr_txnidx gr_txnidx_t;
 
-/* Loads every <base>.txnindex of dir whose <base>.log exists (others are
- * deleted), cutting entries whose last offset is >= leo off memory and
- * file. *damaged is set when a file is not a valid index (size, version,
- * order): the caller then resets and rebuilds. NULL on ENOMEM. */
+/* Loads every <base>.txnindex of dir, cutting entries whose last offset
+ * is >= leo off memory and file. A file whose <base>.log is gone was left
+ * by a merge (compaction): its entries are folded into the segment holding
+ * base, whose file is rewritten; one below every segment is deleted.
+ * *damaged is set when a file is not a valid index (size, version, order):
+ * the caller then resets and rebuilds. NULL on ENOMEM. */
 gr_txnidx_t *gr_txnidx_open(const char *dir, int64_t leo, bool *damaged);
 void gr_txnidx_destroy(gr_txnidx_t *ix);
 /* Deletes every file and entry (before a rebuild). */
@@ -66,6 +68,12 @@ gr_err_t gr_txnidx_append(gr_txnidx_t *ix, int64_t seg_base,
 int gr_txnidx_collect(const gr_txnidx_t *ix, int64_t from, int64_t upper,
                       void (*cb)(void *arg, const gr_aborted_txn_t *t),
                       void *arg);
+/* The cleaner merged the segments based in [base, end) into one based at
+ * base: their entries now belong to it, and its file is rewritten whole
+ * (a temporary file renamed) while the others' files go. 0 or GR_ERR_IO
+ * (logged; the entries stay in memory, and a later start-up folds a
+ * leftover file into the segment holding it). */
+gr_err_t gr_txnidx_merged(gr_txnidx_t *ix, int64_t base, int64_t end);
 /* Forgets the entries of segments based below seg_base (deleted by
  * retention; their files went with them). */
 void gr_txnidx_drop_before(gr_txnidx_t *ix, int64_t seg_base);

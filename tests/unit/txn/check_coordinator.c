@@ -45,6 +45,13 @@ created(void *arg, gr_partition_t *p)
     fx_t *f = arg;
     gr_log_config_t cfg = gr_logtest_config();
     gr_err_t err = 0;
+    if (strcmp(p->topic->name, "compact") == 0) {
+        cfg.cleanup_compact = true;
+        cfg.cleanup_delete = false;
+        cfg.segment_bytes = 300; /* a few batches a segment */
+        cfg.min_cleanable_ratio = 0.0;
+        cfg.index_interval_bytes = 100;
+    }
     p->log =
         gr_log_open(f->lt.m, p->topic->name, p->id, &p->topic->id, &cfg, &err);
     ck_assert_ptr_nonnull(p->log);
@@ -238,6 +245,15 @@ count_cb(void *arg, const gr_aborted_txn_t *t)
 }
 
 static int
+aborted_c(fx_t *f)
+{
+    int n = 0;
+    gr_txnidx_collect(gr_pstate_txnidx(part(f, "compact", 0)->pstate), 0,
+                      INT64_MAX, count_cb, &n);
+    return n;
+}
+
+static int
 aborted(fx_t *f, int32_t i)
 {
     int n = 0;
@@ -422,6 +438,136 @@ START_TEST(test_txn_index_rebuilt)
 }
 END_TEST
 
+/* One batch of one keyed record to compact-0: transactional for pid (its
+ * epoch, sequence seq), plain when pid.id < 0. */
+static void
+put_kv(fx_t *f, gr_pid_t pid, int32_t seq, const char *k, const char *v)
+{
+    gr_partition_t *p = part(f, "compact", 0);
+    gr_batch_builder_t bb;
+    gr_buf_t out = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    gr_batch_hdr_t h;
+    gr_bytes_t kb = { (const uint8_t *)k, (int32_t)strlen(k) };
+    gr_bytes_t vb = { (const uint8_t *)v, (int32_t)strlen(v) };
+
+    gr_batch_builder_init(&bb, GR_CODEC_NONE,
+                          pid.id >= 0 ? GR_ATTR_TRANSACTIONAL : 0, pid.id,
+                          pid.id >= 0 ? pid.epoch : -1, pid.id >= 0 ? seq : -1);
+    gr_batch_builder_add(&bb, fake_now, &kb, &vb, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+    gr_batch_builder_fini(&bb);
+    ck_assert_int_eq(gr_log_append(p->log, out.ptr, out.len, 0, &info), 0);
+    gr_batch_hdr_parse(out.ptr, &h);
+    if (pid.id >= 0)
+        gr_pstate_append(p->pstate, &h, fake_now);
+    p->high_watermark = gr_log_end_offset(p->log);
+    gr_buf_fini(&out);
+}
+
+typedef struct kvs {
+    char all[2048]; /* "k=v " for every data record, in log order */
+} kvs_t;
+
+static int
+kv_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *r)
+{
+    kvs_t *s = arg;
+    size_t n = strlen(s->all);
+    (void)h;
+    snprintf(s->all + n, sizeof s->all - n, "%.*s=%.*s ", (int)r->key.len,
+             (const char *)r->key.ptr, (int)r->value.len,
+             (const char *)r->value.ptr);
+    return 0;
+}
+
+static int
+kv_batch(void *arg, const uint8_t *batch, size_t n)
+{
+    gr_batch_hdr_t h;
+    gr_buf_t scratch = GR_BUF_INIT;
+    gr_batch_hdr_parse(batch, &h);
+    if (!(h.attributes & GR_ATTR_CONTROL))
+        gr_batch_foreach_record(batch, n, &scratch, 1 << 20, kv_record, arg);
+    gr_buf_fini(&scratch);
+    return 0;
+}
+
+static const char *
+log_kvs(fx_t *f, kvs_t *s)
+{
+    memset(s, 0, sizeof *s);
+    ck_assert_int_eq(gr_log_scan(part(f, "compact", 0)->log, 0, kv_batch, s),
+                     0);
+    return s->all;
+}
+
+static void
+clean(fx_t *f)
+{
+    gr_logs_set_cleaner(f->lt.m, 1, 1 << 20);
+    for (int rounds = 0; rounds < 20; rounds++) {
+        int started = gr_logs_clean(f->lt.m, fake_now);
+        gr_logtest_settle(&f->lt);
+        if (started == 0 && !gr_log_cleaning(part(f, "compact", 0)->log))
+            break;
+    }
+}
+
+START_TEST(test_compaction_with_transactions)
+{
+    fx_t f;
+    gr_pid_t pid, none = GR_PID_NONE;
+    gr_txn_tp_t tp = { GR_STR("compact"), 0 };
+    kvs_t s;
+    int64_t before;
+
+    fx_init(&f);
+    topic(&f, "compact", 1, false);
+    pid = init(&f, 60000);
+    put_kv(&f, none, 0, "k1", "committed");
+    /* an aborted value of k1 must not shadow the committed one */
+    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+                     GR_KERR_NONE);
+    put_kv(&f, pid, 0, "k1", "aborted");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    for (int i = 0; i < 6; i++)
+        put_kv(&f, none, 0, "k2", "old");
+    /* an open transaction: nothing at or past its first offset is
+     * compacted */
+    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+                     GR_KERR_NONE);
+    put_kv(&f, pid, 1, "k2", "open");
+    for (int i = 0; i < 6; i++)
+        put_kv(&f, none, 0, "k3", "x");
+    ck_assert_int_eq(aborted_c(&f), 1);
+    before = gr_log_segment_count(part(&f, "compact", 0)->log);
+    clean(&f);
+    ck_assert_int_gt(gr_logs_cleaner_stats(f.lt.m)->cleanings, 0);
+    ck_assert_int_lt(gr_log_segment_count(part(&f, "compact", 0)->log),
+                     before);
+    log_kvs(&f, &s);
+    ck_assert_ptr_nonnull(strstr(s.all, "k1=committed "));
+    ck_assert_ptr_null(strstr(s.all, "k1=aborted"));
+    ck_assert_ptr_nonnull(strstr(s.all, "k2=old k2=open ")); /* one old */
+    ck_assert_ptr_null(strstr(s.all, "k2=old k2=old"));
+    /* the abort's index entry followed the merged segments */
+    ck_assert_int_eq(aborted_c(&f), 1);
+    restart(&f, false);
+    ck_assert_int_eq(aborted_c(&f), 1);
+    /* committed: the open value wins from the next cleaning on */
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    for (int i = 0; i < 6; i++)
+        put_kv(&f, none, 0, "k4", "y");
+    clean(&f);
+    log_kvs(&f, &s);
+    ck_assert_ptr_null(strstr(s.all, "k2=old"));
+    ck_assert_ptr_nonnull(strstr(s.all, "k2=open "));
+    ck_assert_ptr_nonnull(strstr(s.all, "k1=committed "));
+    fx_fini(&f);
+}
+END_TEST
+
 START_TEST(test_timeout_aborts_with_bump)
 {
     fx_t f;
@@ -586,6 +732,7 @@ suite_txn_coordinator(void)
     tcase_add_test(tc, test_prepare_completed_after_restart);
     tcase_add_test(tc, test_prepare_completed_at_load);
     tcase_add_test(tc, test_txn_index_rebuilt);
+    tcase_add_test(tc, test_compaction_with_transactions);
     tcase_add_test(tc, test_timeout_aborts_with_bump);
     tcase_add_test(tc, test_fence_by_new_instance);
     tcase_add_test(tc, test_expiration);
