@@ -30,6 +30,9 @@
  *                                    redone; OUT holds each value once and
  *                                    GROUP's offsets are at the end of IN
  *   txn ctp-check IN OUT GROUP N     after a restart: the same holds
+ *   txn bench TOPIC TXNS MSGS        TXNS transactions of MSGS messages
+ *                                    each, committed one after the other:
+ *                                    transactions/s and commit latency
  *
  * Exit 0 or 1.
  */
@@ -560,6 +563,45 @@ ctp_check(const char *in, const char *out, const char *group, int n)
     return 0;
 }
 
+static int
+cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int
+bench(const char *topic, int ntxn, int msgs)
+{
+    rd_kafka_t *p = producer("compat-txn-bench", "60000");
+    long long *lat = calloc((size_t)ntxn, sizeof(*lat)), t0;
+    check(rd_kafka_init_transactions(p, 30000), "init_transactions");
+    t0 = now_ms();
+    for (int i = 0; i < ntxn; i++) {
+        struct timespec a, b;
+        check(rd_kafka_begin_transaction(p), "begin");
+        send_values(p, topic, 1, "c-bench", msgs);
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        commit(p);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        lat[i] = (b.tv_sec - a.tv_sec) * 1000000LL +
+                 (b.tv_nsec - a.tv_nsec) / 1000;
+    }
+    {
+        long long el = now_ms() - t0;
+        qsort(lat, (size_t)ntxn, sizeof(*lat), cmp_ll);
+        printf("%d transactions of %d messages in %lld ms: %.0f txn/s, "
+               "%.0f msg/s; commit (flush + EndTxn) p50 %lld us, p99 %lld "
+               "us\n",
+               ntxn, msgs, el, ntxn * 1000.0 / (double)(el ? el : 1),
+               (double)ntxn * msgs * 1000.0 / (double)(el ? el : 1),
+               lat[ntxn / 2], lat[ntxn * 99 / 100]);
+    }
+    free(lat);
+    rd_kafka_destroy(p);
+    return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -580,6 +622,8 @@ main(int argc, char **argv)
     }
     if (strcmp(mode, "ctp") == 0 && argc == 6)
         return ctp(argv[2], argv[3], argv[4], atoi(argv[5]));
+    if (strcmp(mode, "bench") == 0 && argc == 5)
+        return bench(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (strcmp(mode, "ctp-check") == 0 && argc == 6)
         return ctp_check(argv[2], argv[3], argv[4], atoi(argv[5]));
     fail("usage: see compat/txn.c");
