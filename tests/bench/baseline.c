@@ -1,0 +1,171 @@
+/*
+ * baseline: what moving the bytes costs a plain program, so a broker's CPU
+ * per GiB can be compared with the physical floor in the same run.
+ *
+ *   baseline [--bytes N] [--chunk C] [--dir DIR] [--label TEXT]
+ *
+ * write:    N bytes to a new file in DIR with write() of C bytes at a time
+ *           (fresh page-cache pages, no fsync: what a broker does by
+ *           default), then close();
+ * sendfile: the same file, still in the page cache, sent with sendfile() of
+ *           C bytes at a time to a TCP connection over 127.0.0.1, which a
+ *           child process reads and discards (its CPU is not counted, as a
+ *           consumer's is not counted for a broker).
+ * CPU is this process's utime+stime (getrusage) over each phase. The file
+ * is removed at the end. Defaults: N = 1 GiB, C = 1 MiB, DIR = /tmp.
+ *
+ * Output: a "baseline key=value" line per phase, then a line for people.
+ */
+#include "bench.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+struct phase {
+    int64_t t_ns;
+    double usr, sys;
+};
+
+static void
+mark(struct phase *p)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    p->usr = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+    p->sys = ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    p->t_ns = bench_now_ns();
+}
+
+static void
+report(const char *phase, const char *label, long long bytes, long chunk,
+       const struct phase *a, const struct phase *b)
+{
+    double secs = (b->t_ns - a->t_ns) / 1e9;
+    double usr = b->usr - a->usr, sys = b->sys - a->sys;
+    double gib = bytes / (double)(1 << 30);
+
+    printf("baseline phase=%s label=%s bytes=%lld chunk=%ld secs=%.4f "
+           "mib_s=%.1f cpu_s=%.3f usr_s=%.3f sys_s=%.3f cpu_s_per_gib=%.3f\n",
+           phase, label, bytes, chunk, secs, bytes / secs / (1 << 20),
+           usr + sys, usr, sys, (usr + sys) / gib);
+    printf("baseline %s %s: %lld B in %ld B calls, %.3f s (%.0f MiB/s), CPU "
+           "%.3f s (%.3f usr + %.3f sys) = %.3f s/GiB\n",
+           phase, label, bytes, chunk, secs, bytes / secs / (1 << 20),
+           usr + sys, usr, sys, (usr + sys) / gib);
+}
+
+/* The reader end: connects to <port> and discards until EOF. */
+static void
+drain(int port)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    static char buf[1 << 20];
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
+        _exit(1);
+    while (read(fd, buf, sizeof buf) > 0)
+        ;
+    _exit(0);
+}
+
+int
+main(int argc, char **argv)
+{
+    long long bytes = 1LL << 30, done;
+    long chunk = 1 << 20;
+    const char *dir = "/tmp", *label = "-";
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t salen = sizeof sa;
+    struct phase a, b;
+    char path[4096], *buf;
+    int fd, lfd, cfd, status;
+    off_t off = 0;
+    pid_t child;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--bytes") && i + 1 < argc)
+            bytes = atoll(argv[++i]);
+        else if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
+            chunk = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+            dir = argv[++i];
+        else if (!strcmp(argv[i], "--label") && i + 1 < argc)
+            label = argv[++i];
+        else {
+            fprintf(stderr, "usage: baseline [--bytes N] [--chunk C] "
+                            "[--dir DIR] [--label TEXT]\n");
+            return 2;
+        }
+    }
+    if (bytes <= 0 || chunk <= 0)
+        bench_die("--bytes and --chunk must be positive");
+
+    /* The same letters gbench sends; filled before the clock starts. */
+    if ((buf = malloc((size_t)chunk)) == NULL)
+        bench_die("out of memory");
+    for (long i = 0; i < chunk; i++)
+        buf[i] = 'A' + (char)((i * 7919 + i / 26) % 26);
+
+    snprintf(path, sizeof path, "%s/baseline.%d.tmp", dir, (int)getpid());
+    mark(&a);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+        bench_die("%s: %s", path, strerror(errno));
+    for (done = 0; done < bytes;) {
+        size_t n = (size_t)(bytes - done < chunk ? bytes - done : chunk);
+        ssize_t w = write(fd, buf, n);
+
+        if (w <= 0)
+            bench_die("write %s: %s", path, strerror(errno));
+        done += w;
+    }
+    if (close(fd) != 0)
+        bench_die("close %s: %s", path, strerror(errno));
+    mark(&b);
+    report("write", label, bytes, chunk, &a, &b);
+
+    signal(SIGPIPE, SIG_IGN);
+    if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+        bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(lfd, 1) != 0 ||
+        getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0)
+        bench_die("listen: %s", strerror(errno));
+    if ((child = fork()) < 0)
+        bench_die("fork: %s", strerror(errno));
+    if (child == 0)
+        drain(ntohs(sa.sin_port));
+    if ((cfd = accept(lfd, NULL, NULL)) < 0)
+        bench_die("accept: %s", strerror(errno));
+    if ((fd = open(path, O_RDONLY)) < 0)
+        bench_die("%s: %s", path, strerror(errno));
+
+    mark(&a);
+    while (off < bytes) {
+        size_t n = (size_t)(bytes - off < chunk ? bytes - off : chunk);
+
+        if (sendfile(cfd, fd, &off, n) <= 0)
+            bench_die("sendfile: %s", strerror(errno));
+    }
+    mark(&b);
+    close(cfd);
+    close(lfd);
+    close(fd);
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        bench_die("reader process failed");
+    report("sendfile", label, bytes, chunk, &a, &b);
+
+    unlink(path);
+    free(buf);
+    return 0;
+}
