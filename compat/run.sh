@@ -130,8 +130,89 @@ PROPS
     [ "$BROKER_RC" = 0 ]
 }
 
+# --- the data path
+
+s_rdkafka_codecs() {
+    start_broker --override num.partitions=3 || return 1
+    for codec in none gzip snappy lz4 zstd; do
+        "$COMPAT_BIN/bin/produce_consume" "pc-$codec" "$codec" 3000 200 3 || return 1
+    done
+    # large messages, several per batch
+    "$COMPAT_BIN/bin/produce_consume" pc-large lz4 60 300000 1
+}
+
+s_rdkafka_longpoll() {
+    start_broker || return 1
+    "$COMPAT_BIN/bin/longpoll" compat-longpoll
+}
+
+s_kcat_roundtrip() {
+    need kcat || return 1
+    start_broker || return 1
+    seq 1 1000 | sed 's/^/line-/' >"$BROKER_DIR/in"
+    printf 'a:alpha\nb:beta\n' | kcat -b "$GR_BOOTSTRAP" -P -t kcat-rt -z snappy -K: || return 1
+    kcat -b "$GR_BOOTSTRAP" -P -t kcat-rt -l "$BROKER_DIR/in" || return 1
+    kcat -b "$GR_BOOTSTRAP" -C -t kcat-rt -o beginning -e -q -f '%k|%s|%o\n' \
+        >"$BROKER_DIR/out" || return 1
+    [ "$(head -2 "$BROKER_DIR/out")" = "$(printf 'a|alpha|0\nb|beta|1')" ] || {
+        head -3 "$BROKER_DIR/out"; return 1; }
+    [ "$(tail -n +3 "$BROKER_DIR/out" | cut -d'|' -f2)" = "$(cat "$BROKER_DIR/in")" ] || return 1
+    [ "$(tail -1 "$BROKER_DIR/out" | cut -d'|' -f3)" = 1001 ] || return 1
+    # offsets for times
+    kcat -b "$GR_BOOTSTRAP" -Q -t kcat-rt:0:0 | grep -q 'offset 0' || return 1
+}
+
+s_kafka_python_data() {
+    start_broker || return 1
+    timeout 90 $PY "$COMPAT_SRC/kafka_python_data.py"
+}
+
+s_kafkajs_produce() {
+    need node || return 1
+    node_modules_ready || return 1
+    need kcat || return 1
+    start_broker || return 1
+    (cd "$COMPAT_SRC/node" && GR_TOPIC=kjs-p timeout 60 node produce.js) || return 1
+    kcat -b "$GR_BOOTSTRAP" -C -t kjs-p -o beginning -e -q -f '%k=%s %h\n' >"$BROKER_DIR/out" || return 1
+    [ "$(wc -l <"$BROKER_DIR/out")" = 100 ] || { wc -l "$BROKER_DIR/out"; return 1; }
+    for i in 0 49 50 99; do
+        grep -qx "k$i=kafkajs-$i n=$i" "$BROKER_DIR/out" || { echo "missing $i"; return 1; }
+    done
+}
+
+s_raw_data_path() {
+    start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/kpy_raw.py"
+}
+
+# acknowledged data survives a clean stop and a SIGKILL
+s_restart_durability() {
+    start_broker || return 1
+    "$COMPAT_BIN/bin/produce_consume" dur lz4 2000 100 1 || return 1
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] || { echo "exit $BROKER_RC"; return 1; }
+    [ -f "$BROKER_DIR/data/.kafka_cleanshutdown" ] || { echo "no clean marker"; return 1; }
+    REUSE_DIR=1 start_broker || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t dur -o beginning -e -q | wc -l)" = 2000 ] || return 1
+    seq 1 500 | kcat -b "$GR_BOOTSTRAP" -P -t dur -X acks=all || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t dur -o beginning -e -q | wc -l)" = 2500 ] || return 1
+    grep -q 'unclean shutdown' "$BROKER_DIR/broker.log" || { echo "no recovery after SIGKILL"; return 1; }
+}
+
+# the topic's compression.type rewrites batches; LogAppendTime stamps them
+s_broker_compression() {
+    start_broker --override compression.type=lz4 \
+        --override log.message.timestamp.type=LogAppendTime || return 1
+    "$COMPAT_BIN/bin/produce_consume" recomp none 500 100 1 || return 1
+    $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
-           hostile_frames restart_keeps_topics config_handling)
+           hostile_frames restart_keeps_topics config_handling
+           rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
+           kafkajs_produce raw_data_path restart_durability broker_compression)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -14,8 +14,13 @@
 #include "net/listener.h"
 #include "net/loop.h"
 
+#include "core/buf.h"
+#include "core/worker.h"
+
 typedef struct gr_conn gr_conn_t;
 typedef struct gr_cluster gr_cluster_t;
+typedef struct gr_logs gr_logs_t;
+typedef struct gr_fsessions gr_fsessions_t;
 
 #define GR_MAX_LISTENERS 16
 
@@ -37,6 +42,13 @@ struct gr_broker {
     int64_t max_request_bytes;
 
     gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */
+    gr_logs_t *logs;          /* partition logs under log_dir */
+    gr_workers_t *workers;    /* fsync and other slow work */
+    gr_timer_t maintain_timer; /* retention, flush.ms, checkpoints */
+    gr_fsessions_t *fetch_sessions;
+    void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
+    gr_buf_t scratch;         /* decompression scratch, loop thread only */
+    size_t max_decompressed;  /* bound on a decompressed batch */
     int64_t start_us;
 };
 

@@ -4,11 +4,24 @@
 
 #include "api/dispatch.h"
 #include "broker.h"
+#include "cluster/cluster.h"
 #include "core/log.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 
 int gr_api_api_versions(gr_req_t *req);
 int gr_api_metadata(gr_req_t *req);
+int gr_api_produce(gr_req_t *req);
+int gr_api_fetch(gr_req_t *req);
+int gr_api_list_offsets(gr_req_t *req);
+
+/* Partition data events (api/fetch.c): new data appended (wakes waiting
+ * fetches), a partition going away (answers them). */
+void gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes);
+void gr_partition_gone(gr_broker_t *b, gr_partition_t *p);
+/* The last stable offset: the high watermark while no transaction is open. */
+int64_t gr_partition_lso(const gr_partition_t *p);
+/* Completes the fetches marked ready (before the loop sleeps). */
+void gr_fetch_run_dirty(gr_broker_t *b);
 
 #endif

@@ -8,6 +8,9 @@
 #include "api/api_int.h"
 
 static const gr_api_entry_t table[] = {
+    {GR_API_PRODUCE, 0, 11, gr_api_produce},
+    {GR_API_FETCH, 0, 17, gr_api_fetch},
+    {GR_API_LIST_OFFSETS, 0, 10, gr_api_list_offsets},
     {GR_API_METADATA, 0, 12, gr_api_metadata},
     {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
 };

@@ -42,6 +42,7 @@ topic_free(gr_topic_t *t)
         free(t->parts[i]);
     }
     free(t->parts);
+    free(t->settings);
     for (cf = t->configs; cf; cf = next) {
         next = cf->next;
         free(cf->key);
@@ -309,6 +310,7 @@ int
 gr_topic_config_set(gr_topic_t *t, const char *key, const char *value)
 {
     gr_topic_config_t **pp, *cf;
+    t->settings_gen = 0; /* recompute cluster/topic_config.c's cache */
     for (pp = &t->configs; *pp; pp = &(*pp)->next) {
         if (strcmp((*pp)->key, key) == 0) {
             cf = *pp;

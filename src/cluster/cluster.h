@@ -56,6 +56,8 @@ struct gr_partition {
     int32_t *isr;
     int32_t nisr;
     struct gr_log *log;   /* this broker's replica, NULL when not hosted */
+    int64_t high_watermark; /* = the LEO on a single broker */
+    struct gr_waiter *waiters; /* requests waiting for data (api/fetch.c) */
 };
 
 struct gr_topic {
@@ -66,6 +68,8 @@ struct gr_topic {
     gr_partition_t **parts;
     int16_t replication_factor;
     gr_topic_config_t *configs;
+    struct gr_topic_settings *settings; /* cache: cluster/topic_config.c */
+    uint32_t settings_gen;
     gr_topic_t *hnext;        /* hash chain by name */
     gr_topic_t *inext;        /* hash chain by id */
     gr_topic_t *lnext;        /* list in creation order */

@@ -48,8 +48,9 @@ typedef struct gr_log_config {
     int64_t flush_ms;             /* flush.ms (INT64_MAX: never) */
     int32_t index_interval_bytes; /* index.interval.bytes */
     int32_t segment_index_bytes;  /* segment.index.bytes: index file cap */
-    int64_t file_delete_delay_ms; /* file.delete.delay.ms */
-    bool preallocate;             /* preallocate */
+    int64_t file_delete_delay_ms; /* file.delete.delay.ms (unused: files go
+                                     at once; slices keep their fds) */
+    bool preallocate;             /* preallocate (unused) */
     bool cleanup_delete;          /* cleanup.policy has delete */
     bool cleanup_compact;         /* cleanup.policy has compact */
 } gr_log_config_t;
@@ -62,7 +63,8 @@ void gr_log_config_default(gr_log_config_t *cfg);
 /* Opens dir (created if missing): reads the checkpoints and notes whether
  * the last shutdown was clean (the marker is then removed, so a crash
  * leaves none). max_open_files bounds the segment files kept open (least
- * recently used are closed). workers run fsyncs. NULL with *err set. */
+ * recently used are closed). workers run fsyncs and checkpoint writes;
+ * loop and workers must outlive m. NULL with *err set. */
 gr_logs_t *gr_logs_open(const char *dir, gr_loop_t *loop,
                         gr_workers_t *workers, int max_open_files,
                         gr_err_t *err);
@@ -72,8 +74,9 @@ void gr_logs_close(gr_logs_t *m);
 /* Whether the previous shutdown was clean (as found by gr_logs_open). */
 bool gr_logs_was_clean(const gr_logs_t *m);
 /* Periodic work: retention (delete segments by time, size and log start
- * offset), flush.ms, checkpoints. Called from a broker timer; returns the
- * number of segments deleted. now_ms is wall-clock. */
+ * offset), flush.ms, checkpoints (written on a worker when changed). Called
+ * from a broker timer; returns the number of segments deleted. now_ms is
+ * wall-clock. */
 int gr_logs_maintain(gr_logs_t *m, int64_t now_ms);
 /* Segment files open right now (for tests and limits). */
 int gr_logs_open_files(const gr_logs_t *m);
@@ -91,9 +94,11 @@ gr_log_t *gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
 /* Applies new settings (effective at once: the next append, roll or
  * retention pass). */
 void gr_log_set_config(gr_log_t *l, const gr_log_config_t *cfg);
-/* Closes the log (its directory stays). */
+/* Closes the log (its directory stays): writes its indexes and fsyncs its
+ * unflushed segments (blocking). */
 void gr_log_close(gr_log_t *l);
-/* Removes the log and its directory (topic deletion); l is freed. */
+/* Removes the log and its directory (topic deletion); l is freed. A flush
+ * in flight reports GR_ERR_IO. */
 gr_err_t gr_log_delete(gr_log_t *l);
 
 const char *gr_log_topic(const gr_log_t *l);
@@ -102,8 +107,9 @@ int64_t gr_log_start_offset(const gr_log_t *l);
 int64_t gr_log_end_offset(const gr_log_t *l); /* LEO: next offset */
 int64_t gr_log_size_bytes(const gr_log_t *l); /* all segments */
 int gr_log_segment_count(const gr_log_t *l);
-/* The largest timestamp in the log and the offset of its record's batch
- * (ListOffsets MAX_TIMESTAMP); -1/-1 when empty. */
+/* The largest timestamp in the log and the last offset of the batch that
+ * holds it (Kafka's shallow offsetOfMaxTimestampSoFar: ListOffsets
+ * MAX_TIMESTAMP reads that batch to find the record); -1/-1 when empty. */
 void gr_log_max_timestamp(const gr_log_t *l, int64_t *ts, int64_t *offset);
 
 typedef struct gr_log_append_info {
@@ -121,7 +127,8 @@ typedef struct gr_log_append_info {
  * older than segment.ms, or its index is full. Index entries are added every
  * index.interval.bytes. On a failed or short write nothing of buf stays in
  * the log (the segment is truncated back) and GR_ERR_IO or GR_ERR_NOSPACE
- * is returned; the log stays usable. */
+ * is returned; the log stays usable. GR_ERR_INVALID when buf is not whole
+ * batches. One write(2) per call; no allocation in the steady state. */
 gr_err_t gr_log_append(gr_log_t *l, uint8_t *buf, size_t n,
                        int32_t leader_epoch, gr_log_append_info_t *info);
 
@@ -137,8 +144,9 @@ typedef struct gr_log_slice {
     int64_t first_offset; /* base offset of the first batch, -1 if empty */
 } gr_log_slice_t;
 
-/* Reads from offset up to (excluding) batches starting at or after
- * max_offset (the high watermark, or the last stable offset). Returns
+/* Reads from offset up to (excluding) the batch holding max_offset (the high
+ * watermark, or the last stable offset) and those after it: as Kafka, a
+ * batch is visible only when all of it lies below max_offset. Returns
  * GR_ERR_NOT_FOUND when offset is below the log start or above the LEO
  * (OFFSET_OUT_OF_RANGE); offset == LEO gives an empty slice. Reads only
  * from one segment, as Kafka does. */
@@ -146,9 +154,9 @@ gr_err_t gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes,
                      int64_t max_offset, bool min_one_batch,
                      gr_log_slice_t *out);
 
-/* The first batch whose maxTimestamp >= ts (time index, then a scan): its
- * slice (one whole batch) for the caller to search its records. Empty
- * (len 0) when no batch qualifies. */
+/* The first batch at or past the log start whose maxTimestamp >= ts (time
+ * index, then a scan): its slice (one whole batch) for the caller to search
+ * its records. Empty (len 0) when no batch qualifies. */
 gr_err_t gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out);
 
 /* Advances the log start offset (DeleteRecords); whole segments below it
@@ -157,8 +165,11 @@ gr_err_t gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out);
 gr_err_t gr_log_delete_records(gr_log_t *l, int64_t offset, int64_t hw);
 
 /* Makes everything appended so far durable (fsync of the segment files on a
- * worker thread), then calls cb on the loop with 0 or GR_ERR_IO. Flushes
- * requested while one runs are coalesced. */
+ * worker thread), then calls cb (may be NULL) on the loop with 0 or
+ * GR_ERR_IO, and the recovery point moves to the LEO of the call. Flushes
+ * requested while one runs are coalesced into one more. If l is closed
+ * meanwhile cb still comes (0: the close synced), with GR_ERR_IO if it was
+ * deleted; l is then valid only during cb. 0, or -1 (ENOMEM). */
 typedef void (*gr_log_flush_cb)(gr_log_t *l, gr_err_t err, void *arg);
 int gr_log_flush(gr_log_t *l, gr_log_flush_cb cb, void *arg);
 /* Offset up to which the log is known durable (recovery point). */

@@ -1,5 +1,7 @@
 /* Record batches and legacy message sets: see records.h. */
 #include "proto/records.h"
+#include "core/crc32c.h"
+#include "core/err.h"
 #include "proto/wire.h"
 
 void
@@ -30,4 +32,750 @@ void
 gr_batch_set_leader_epoch(uint8_t *batch, int32_t epoch)
 {
     gr_put_u32(batch + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
+}
+
+uint32_t
+gr_batch_crc_compute(const uint8_t *batch, size_t size)
+{
+    return gr_crc32c(batch + GR_BATCH_OFF_ATTRIBUTES,
+                     size - GR_BATCH_OFF_ATTRIBUTES);
+}
+
+int
+gr_batch_check(const uint8_t *p, size_t n, size_t *size, const char **why)
+{
+    int32_t len;
+
+    *size = GR_BATCH_HEADER_SIZE;
+    *why = NULL;
+    if (n < GR_BATCH_HEADER_SIZE)
+        return GR_ERR_TRUNCATED;
+    len = (int32_t)gr_get_u32(p + GR_BATCH_OFF_LENGTH);
+    if (len < GR_BATCH_MIN_LENGTH) {
+        *why = "batch length below the header size";
+        return GR_ERR_CORRUPT;
+    }
+    if (p[GR_BATCH_OFF_MAGIC] != 2) {
+        *why = "magic is not 2";
+        return GR_ERR_CORRUPT;
+    }
+    if ((int32_t)gr_get_u32(p + GR_BATCH_OFF_LAST_DELTA) < 0) {
+        *why = "negative lastOffsetDelta";
+        return GR_ERR_CORRUPT;
+    }
+    *size = (size_t)len + GR_LOG_OVERHEAD;
+    if (n < *size)
+        return GR_ERR_TRUNCATED;
+    if (gr_batch_crc_compute(p, *size) != gr_get_u32(p + GR_BATCH_OFF_CRC)) {
+        *why = "CRC-32C mismatch";
+        return GR_ERR_CORRUPT;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+#include "core/compress.h"
+#include "core/crc32c.h"
+
+#include <string.h>
+
+int
+gr_records_magic(const uint8_t *buf, size_t n)
+{
+    return n > GR_MAGIC_OFFSET ? (int8_t)buf[GR_MAGIC_OFFSET] : -1;
+}
+
+/* Reads a record's varint-prefixed bytes (-1 null) from r. */
+static int
+rd_varbytes(gr_reader_t *r, gr_bytes_t *b, int nullable)
+{
+    int32_t len = gr_rd_varint(r);
+    if (r->err || len < -1 || (len == -1 && !nullable))
+        return -1;
+    if (len == -1) {
+        b->ptr = NULL;
+        b->len = -1;
+        return 0;
+    }
+    b->ptr = gr_rd_take(r, (size_t)len);
+    b->len = len;
+    return b->ptr == NULL ? -1 : 0;
+}
+
+gr_kerr_t
+gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
+                        size_t max_bytes, gr_record_cb cb, void *arg)
+{
+    gr_batch_hdr_t h;
+    gr_reader_t r;
+    const uint8_t *payload;
+    size_t plen;
+
+    if (n < GR_BATCH_HEADER_SIZE)
+        return GR_KERR_CORRUPT_MESSAGE;
+    gr_batch_hdr_parse(batch, &h);
+    if (gr_batch_size(&h) != n || h.count < 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    payload = batch + GR_BATCH_HEADER_SIZE;
+    plen = n - GR_BATCH_HEADER_SIZE;
+    if (gr_batch_codec(&h) != GR_CODEC_NONE) {
+        scratch->len = 0;
+        if (gr_decompress(gr_batch_codec(&h), payload, plen, scratch,
+                          max_bytes) != 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        payload = scratch->ptr;
+        plen = scratch->len;
+    }
+    r = gr_reader_init(payload, plen);
+    for (int32_t i = 0; i < h.count; i++) {
+        gr_record_t rec;
+        gr_reader_t rr;
+        int32_t len = gr_rd_varint(&r);
+        if (r.err || len < 0 || (size_t)len > gr_reader_remaining(&r))
+            return GR_KERR_CORRUPT_MESSAGE;
+        rr = gr_rd_sub(&r, (uint32_t)len);
+        rec.attributes = gr_rd_i8(&rr);
+        rec.timestamp = h.base_timestamp + gr_rd_varlong(&rr);
+        rec.offset_delta = gr_rd_varint(&rr);
+        if (rr.err)
+            return GR_KERR_CORRUPT_MESSAGE;
+        if (rec.offset_delta != i)
+            return GR_KERR_INVALID_RECORD;
+        rec.offset = h.base_offset + rec.offset_delta;
+        if (rd_varbytes(&rr, &rec.key, 1) || rd_varbytes(&rr, &rec.value, 1))
+            return GR_KERR_CORRUPT_MESSAGE;
+        rec.headers_cnt = gr_rd_varint(&rr);
+        if (rr.err || rec.headers_cnt < 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        rec.headers = rr.p;
+        for (int32_t k = 0; k < rec.headers_cnt; k++) {
+            gr_bytes_t hk, hv;
+            if (rd_varbytes(&rr, &hk, 0) || rd_varbytes(&rr, &hv, 1))
+                return GR_KERR_CORRUPT_MESSAGE;
+        }
+        rec.headers_len = (size_t)(rr.p - rec.headers);
+        if (rr.err || gr_reader_remaining(&rr) != 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        if (cb && cb(arg, &h, &rec))
+            return GR_KERR_NONE;
+    }
+    /* the declared count must fill the batch exactly */
+    if (gr_reader_remaining(&r) != 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    return GR_KERR_NONE;
+}
+
+/* --- validation */
+
+typedef struct vstate {
+    const gr_validate_opts_t *o;
+    gr_validate_result_t *res;
+    int64_t max_ts;
+    int32_t index;
+    gr_kerr_t err;
+} vstate_t;
+
+static int
+validate_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
+{
+    vstate_t *v = arg;
+    const gr_validate_opts_t *o = v->o;
+    (void)h;
+    if (o->compacted && rec->key.len < 0) {
+        v->err = GR_KERR_INVALID_RECORD;
+        v->res->message = "Compacted topic cannot accept message without key.";
+        v->res->bad_record = v->index;
+        return 1;
+    }
+    if (!o->log_append_time && rec->timestamp >= 0) {
+        if ((o->ts_before_max_ms < INT64_MAX &&
+             o->now_ms - rec->timestamp > o->ts_before_max_ms) ||
+            (o->ts_after_max_ms < INT64_MAX &&
+             rec->timestamp - o->now_ms > o->ts_after_max_ms)) {
+            v->err = GR_KERR_INVALID_TIMESTAMP;
+            v->res->message = "Timestamp of the record is out of the "
+                              "acceptable range "
+                              "(message.timestamp.before/after.max.ms).";
+            v->res->bad_record = v->index;
+            return 1;
+        }
+    }
+    if (rec->timestamp > v->max_ts)
+        v->max_ts = rec->timestamp;
+    v->index++;
+    return 0;
+}
+
+static void
+set_crc(uint8_t *batch, size_t n)
+{
+    gr_put_u32(batch + GR_BATCH_OFF_CRC,
+               gr_crc32c(batch + GR_BATCH_OFF_ATTRIBUTES,
+                         n - GR_BATCH_OFF_ATTRIBUTES));
+}
+
+gr_kerr_t
+gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
+                    gr_arena_t *a, gr_validate_result_t *res)
+{
+    size_t pos = 0;
+    gr_buf_t local = GR_BUF_INIT;
+    gr_buf_t *scratch = o->scratch ? o->scratch : &local;
+    gr_kerr_t err = GR_KERR_NONE;
+    (void)a;
+
+    memset(res, 0, sizeof *res);
+    res->max_timestamp = -1;
+    res->producer_id = -1;
+    res->producer_epoch = -1;
+    res->base_sequence = -1;
+    res->last_sequence = -1;
+    res->bad_record = -1;
+    if (n == 0) {
+        res->message = "Produce requests must have at least one record "
+                       "batch per partition.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    while (pos < n) {
+        uint8_t *b = buf + pos;
+        gr_batch_hdr_t h;
+        size_t size;
+        uint32_t crc;
+        vstate_t v;
+        int16_t attrs;
+        bool rewrite = false;
+
+        if (n - pos < GR_BATCH_HEADER_SIZE) {
+            res->message = "Record batch is truncated.";
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        gr_batch_hdr_parse(b, &h);
+        if (h.magic != 2) {
+            res->message = "Produce requests with version 3 and above must "
+                           "have message format version 2.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        if (h.length < GR_BATCH_HEADER_SIZE - GR_LOG_OVERHEAD ||
+            gr_batch_size(&h) > n - pos) {
+            res->message = "Record batch size is invalid or truncated.";
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        size = gr_batch_size(&h);
+        if (++res->batches > 1 && o->produce_version >= 3) {
+            res->message = "Produce requests with version 3 and above are only "
+                           "allowed to contain exactly one record batch per "
+                           "partition.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        if (size > (size_t)o->max_message_bytes) {
+            res->message = "The record batch is larger than the maximum "
+                           "message size the topic accepts "
+                           "(max.message.bytes).";
+            err = GR_KERR_MESSAGE_TOO_LARGE;
+            break;
+        }
+        crc = gr_crc32c(b + GR_BATCH_OFF_ATTRIBUTES,
+                        size - GR_BATCH_OFF_ATTRIBUTES);
+        if (crc != h.crc) {
+            res->message = "Record batch failed its CRC-32C check.";
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        if (h.attributes & GR_ATTR_CONTROL) {
+            res->message = "Clients are not allowed to write control records.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        if (gr_batch_codec(&h) > GR_CODEC_ZSTD) {
+            res->message = "Unknown compression codec.";
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        if (gr_batch_codec(&h) == GR_CODEC_ZSTD && o->produce_version < 7) {
+            res->message = "Produce requests with version below 7 cannot use "
+                           "ZStandard compression.";
+            err = GR_KERR_UNSUPPORTED_COMPRESSION_TYPE;
+            break;
+        }
+        if (h.producer_id >= 0 && h.base_sequence < 0) {
+            res->message = "Record batch with a producer id has no base "
+                           "sequence.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        if ((h.attributes & GR_ATTR_TRANSACTIONAL) && h.producer_id < 0) {
+            res->message = "Transactional record batch without a producer id.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        if (h.last_offset_delta < 0 || h.count <= 0 ||
+            h.count != h.last_offset_delta + 1) {
+            res->message = "Inconsistent batch offset range and record count.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        v.o = o;
+        v.res = res;
+        v.max_ts = -1;
+        v.index = 0;
+        v.err = GR_KERR_NONE;
+        err = gr_batch_foreach_record(b, size, scratch, o->max_decompressed,
+                                      validate_record, &v);
+        if (err == GR_KERR_NONE)
+            err = v.err;
+        if (err != GR_KERR_NONE) {
+            if (res->message == NULL)
+                res->message = err == GR_KERR_INVALID_RECORD
+                                   ? "Record offsets or count are invalid."
+                                   : "Records are malformed.";
+            break;
+        }
+        /* maxTimestamp and the timestamp type, as Kafka's setMaxTimestamp:
+         * the broker clock for LogAppendTime, the records' max for
+         * CreateTime; the CRC follows when anything changes */
+        attrs = h.attributes;
+        if (o->log_append_time) {
+            if (h.max_timestamp != o->now_ms ||
+                !(attrs & GR_ATTR_LOG_APPEND_TIME)) {
+                gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)o->now_ms);
+                attrs |= GR_ATTR_LOG_APPEND_TIME;
+                rewrite = true;
+            }
+            v.max_ts = o->now_ms;
+        } else if (h.max_timestamp != v.max_ts ||
+                   (attrs & GR_ATTR_LOG_APPEND_TIME)) {
+            gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)v.max_ts);
+            attrs &= (int16_t)~GR_ATTR_LOG_APPEND_TIME;
+            rewrite = true;
+        }
+        if (rewrite) {
+            gr_put_u16(b + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attrs);
+            set_crc(b, size);
+        }
+        if (v.max_ts > res->max_timestamp)
+            res->max_timestamp = v.max_ts;
+        res->records += h.count;
+        res->producer_id = h.producer_id;
+        res->producer_epoch = h.producer_epoch;
+        res->base_sequence = h.base_sequence;
+        res->last_sequence =
+            h.base_sequence < 0
+                ? -1
+                : (int32_t)(((int64_t)h.base_sequence + h.last_offset_delta) &
+                            0x7fffffff);
+        res->transactional = (h.attributes & GR_ATTR_TRANSACTIONAL) != 0;
+        pos += size;
+    }
+    gr_buf_fini(&local);
+    return err;
+}
+
+/* --- building */
+
+void
+gr_batch_builder_init(gr_batch_builder_t *b, int codec, int16_t attributes,
+                      int64_t producer_id, int16_t producer_epoch,
+                      int32_t base_sequence)
+{
+    memset(b, 0, sizeof *b);
+    b->codec = codec;
+    b->attributes = (int16_t)(attributes & ~GR_ATTR_CODEC_MASK);
+    b->producer_id = producer_id;
+    b->producer_epoch = producer_epoch;
+    b->base_sequence = base_sequence;
+    b->base_timestamp = -1;
+    b->max_timestamp = -1;
+    gr_buf_reserve(&b->raw, 256);
+}
+
+static void
+put_varint(gr_buf_t *out, int64_t v)
+{
+    uint8_t tmp[10];
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    int n = 0;
+    while (u >= 0x80) {
+        tmp[n++] = (uint8_t)(u | 0x80);
+        u >>= 7;
+    }
+    tmp[n++] = (uint8_t)u;
+    gr_buf_append(out, tmp, (size_t)n);
+}
+
+static size_t
+varint_size(int64_t v)
+{
+    return gr_sz_varlong(v);
+}
+
+void
+gr_batch_builder_add(gr_batch_builder_t *b, int64_t timestamp,
+                     const gr_bytes_t *key, const gr_bytes_t *value,
+                     int32_t headers_cnt, const uint8_t *headers,
+                     size_t headers_len)
+{
+    int64_t tsd, body;
+    if (b->count == 0)
+        b->base_timestamp = timestamp;
+    if (timestamp > b->max_timestamp)
+        b->max_timestamp = timestamp;
+    tsd = timestamp - b->base_timestamp;
+    body = 1 + (int64_t)varint_size(tsd) + (int64_t)varint_size(b->count) +
+           (int64_t)varint_size(key->len) + (key->len > 0 ? key->len : 0) +
+           (int64_t)varint_size(value->len) +
+           (value->len > 0 ? value->len : 0) +
+           (int64_t)varint_size(headers_cnt) + (int64_t)headers_len;
+    put_varint(&b->raw, body);
+    gr_buf_putc(&b->raw, 0); /* attributes */
+    put_varint(&b->raw, tsd);
+    put_varint(&b->raw, b->count);
+    put_varint(&b->raw, key->len);
+    if (key->len > 0)
+        gr_buf_append(&b->raw, key->ptr, (size_t)key->len);
+    put_varint(&b->raw, value->len);
+    if (value->len > 0)
+        gr_buf_append(&b->raw, value->ptr, (size_t)value->len);
+    put_varint(&b->raw, headers_cnt);
+    if (headers_len)
+        gr_buf_append(&b->raw, headers, headers_len);
+    b->count++;
+}
+
+int
+gr_batch_builder_finish(gr_batch_builder_t *b, int64_t base_offset,
+                        gr_buf_t *out)
+{
+    size_t start = out->len, size;
+    uint8_t *h;
+    int rc;
+
+    if (b->raw.oom)
+        return GR_ERR_NOMEM;
+    if (gr_buf_reserve(out, GR_BATCH_HEADER_SIZE) != 0)
+        return GR_ERR_NOMEM;
+    out->len += GR_BATCH_HEADER_SIZE;
+    if (b->codec == GR_CODEC_NONE) {
+        gr_buf_append(out, b->raw.ptr, b->raw.len);
+    } else {
+        rc = gr_compress(b->codec, b->raw.ptr, b->raw.len, out, GR_COMPRESS_LEVEL_DEFAULT, 0);
+        if (rc != 0) {
+            out->len = start;
+            return rc;
+        }
+    }
+    if (out->oom)
+        return GR_ERR_NOMEM;
+    size = out->len - start;
+    h = out->ptr + start;
+    gr_put_u64(h + GR_BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
+    gr_put_u32(h + GR_BATCH_OFF_LENGTH, (uint32_t)(size - GR_LOG_OVERHEAD));
+    gr_put_u32(h + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
+    h[GR_BATCH_OFF_MAGIC] = 2;
+    gr_put_u16(h + GR_BATCH_OFF_ATTRIBUTES,
+               (uint16_t)(b->attributes | (b->codec & GR_ATTR_CODEC_MASK)));
+    gr_put_u32(h + GR_BATCH_OFF_LAST_DELTA,
+               (uint32_t)(b->count > 0 ? b->count - 1 : 0));
+    gr_put_u64(h + GR_BATCH_OFF_BASE_TS, (uint64_t)b->base_timestamp);
+    gr_put_u64(h + GR_BATCH_OFF_MAX_TS, (uint64_t)b->max_timestamp);
+    gr_put_u64(h + GR_BATCH_OFF_PRODUCER_ID, (uint64_t)b->producer_id);
+    gr_put_u16(h + GR_BATCH_OFF_EPOCH, (uint16_t)b->producer_epoch);
+    gr_put_u32(h + GR_BATCH_OFF_BASE_SEQ, (uint32_t)b->base_sequence);
+    gr_put_u32(h + GR_BATCH_OFF_COUNT, (uint32_t)b->count);
+    set_crc(h, size);
+    return 0;
+}
+
+void
+gr_batch_builder_fini(gr_batch_builder_t *b)
+{
+    gr_buf_fini(&b->raw);
+}
+
+int
+gr_control_batch(gr_buf_t *out, int64_t producer_id, int16_t epoch, int type,
+                 int32_t coordinator_epoch, int64_t timestamp)
+{
+    gr_batch_builder_t b;
+    uint8_t k[4], v[6];
+    gr_bytes_t key = {k, 4}, value = {v, 6};
+    int rc;
+    gr_put_u16(k, 0);
+    gr_put_u16(k + 2, (uint16_t)type);
+    gr_put_u16(v, 0);
+    gr_put_u32(v + 2, (uint32_t)coordinator_epoch);
+    gr_batch_builder_init(&b, GR_CODEC_NONE,
+                          GR_ATTR_TRANSACTIONAL | GR_ATTR_CONTROL, producer_id,
+                          epoch, -1);
+    gr_batch_builder_add(&b, timestamp, &key, &value, 0, NULL, 0);
+    rc = gr_batch_builder_finish(&b, 0, out);
+    gr_batch_builder_fini(&b);
+    return rc;
+}
+
+/* --- legacy message sets */
+
+#define LEGACY_HDR 12 /* offset + size */
+
+typedef struct legacy_state {
+    const gr_validate_opts_t *o;
+    gr_validate_result_t *res;
+    gr_batch_builder_t *b;
+    int codec;        /* first wrapper codec seen, -1 none yet */
+    int64_t count;
+} legacy_state_t;
+
+/* Parses one legacy message (crc .. value) of size n; appends its records
+ * (unwrapping a compressed wrapper once) to the builder. */
+static gr_kerr_t
+legacy_message(legacy_state_t *st, const uint8_t *m, size_t n, int depth,
+               int64_t wrapper_ts)
+{
+    gr_reader_t r = gr_reader_init(m, n);
+    uint32_t crc = gr_rd_u32(&r);
+    int8_t magic = gr_rd_i8(&r);
+    int8_t attrs = gr_rd_i8(&r);
+    int64_t ts = -1;
+    gr_bytes_t key, value;
+    int codec;
+
+    if (r.err || (magic != 0 && magic != 1))
+        return GR_KERR_CORRUPT_MESSAGE;
+    if (gr_crc32(m + 4, n - 4) != crc) {
+        st->res->message = "Message failed its CRC-32 check.";
+        return GR_KERR_CORRUPT_MESSAGE;
+    }
+    if (magic == 1)
+        ts = gr_rd_i64(&r);
+    /* a LogAppendTime wrapper's timestamp stands for its inner messages */
+    if (depth > 0 && wrapper_ts >= 0)
+        ts = wrapper_ts;
+    gr_rd_bytes(&r, &key, 0, 1);
+    gr_rd_bytes(&r, &value, 0, 1);
+    if (r.err || gr_reader_remaining(&r) != 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    codec = attrs & GR_ATTR_CODEC_MASK;
+    if (codec == GR_CODEC_NONE) {
+        if (st->o->compacted && key.len < 0) {
+            st->res->message =
+                "Compacted topic cannot accept message without key.";
+            return GR_KERR_INVALID_RECORD;
+        }
+        if (st->count == 0 && depth == 0 && st->codec < 0)
+            st->codec = GR_CODEC_NONE;
+        gr_batch_builder_add(st->b, ts, &key, &value, 0, NULL, 0);
+        st->count++;
+        return GR_KERR_NONE;
+    }
+    /* a compressed wrapper: its value is an inner message set */
+    if (depth > 0 || codec > GR_CODEC_LZ4 || value.len < 0) {
+        st->res->message = "Invalid compressed legacy message.";
+        return GR_KERR_CORRUPT_MESSAGE;
+    }
+    if (st->codec < 0)
+        st->codec = codec;
+    else if (st->codec != codec)
+        st->codec = GR_CODEC_NONE;
+    {
+        gr_buf_t inner = GR_BUF_INIT;
+        gr_kerr_t err = GR_KERR_NONE;
+        size_t pos = 0;
+        if (gr_decompress(codec, value.ptr, (size_t)value.len, &inner,
+                          st->o->max_decompressed) != 0) {
+            gr_buf_fini(&inner);
+            st->res->message = "Compressed legacy message does not "
+                               "decompress.";
+            return GR_KERR_CORRUPT_MESSAGE;
+        }
+        while (pos < inner.len && err == GR_KERR_NONE) {
+            uint32_t size;
+            if (inner.len - pos < LEGACY_HDR) {
+                err = GR_KERR_CORRUPT_MESSAGE;
+                break;
+            }
+            size = gr_get_u32(inner.ptr + pos + 8);
+            if (size < 14 || size > inner.len - pos - LEGACY_HDR) {
+                err = GR_KERR_CORRUPT_MESSAGE;
+                break;
+            }
+            err = legacy_message(st, inner.ptr + pos + LEGACY_HDR, size, 1,
+                                 (attrs & GR_ATTR_LOG_APPEND_TIME) ? ts : -1);
+            pos += LEGACY_HDR + size;
+        }
+        gr_buf_fini(&inner);
+        return err;
+    }
+}
+
+gr_kerr_t
+gr_legacy_to_v2(const uint8_t *buf, size_t n, const gr_validate_opts_t *o,
+                gr_buf_t *out, gr_validate_result_t *res)
+{
+    gr_batch_builder_t b;
+    legacy_state_t st;
+    size_t pos = 0;
+    gr_kerr_t err = GR_KERR_NONE;
+    int magic = gr_records_magic(buf, n);
+
+    memset(res, 0, sizeof *res);
+    res->max_timestamp = -1;
+    res->producer_id = -1;
+    res->producer_epoch = -1;
+    res->base_sequence = -1;
+    res->last_sequence = -1;
+    res->bad_record = -1;
+    if (magic != 0 && magic != 1) {
+        res->message = "Unknown message format.";
+        return GR_KERR_CORRUPT_MESSAGE;
+    }
+    /* the codec of the new batch is decided after parsing: build
+     * uncompressed, recompress at the end */
+    gr_batch_builder_init(&b, GR_CODEC_NONE, 0, -1, -1, -1);
+    memset(&st, 0, sizeof st);
+    st.o = o;
+    st.res = res;
+    st.b = &b;
+    st.codec = -1;
+    while (pos < n) {
+        uint32_t size;
+        if (n - pos < LEGACY_HDR) {
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        size = gr_get_u32(buf + pos + 8);
+        if (size < 14 || size > n - pos - LEGACY_HDR) {
+            err = GR_KERR_CORRUPT_MESSAGE;
+            break;
+        }
+        if ((size_t)size + LEGACY_HDR > (size_t)o->max_message_bytes) {
+            res->message = "The message is larger than max.message.bytes.";
+            err = GR_KERR_MESSAGE_TOO_LARGE;
+            break;
+        }
+        if (gr_records_magic(buf + pos, n - pos) != magic) {
+            res->message = "All messages must have the same magic.";
+            err = GR_KERR_INVALID_RECORD;
+            break;
+        }
+        err = legacy_message(&st, buf + pos + LEGACY_HDR, size, 0, -1);
+        if (err != GR_KERR_NONE)
+            break;
+        pos += LEGACY_HDR + size;
+    }
+    if (err == GR_KERR_NONE && st.count == 0) {
+        res->message = "The message set holds no messages.";
+        err = GR_KERR_INVALID_RECORD;
+    }
+    if (err == GR_KERR_NONE) {
+        int64_t ts = o->log_append_time ? o->now_ms : b.max_timestamp;
+        if (o->log_append_time)
+            b.attributes |= GR_ATTR_LOG_APPEND_TIME;
+        b.codec = st.codec < 0 ? GR_CODEC_NONE : st.codec;
+        b.max_timestamp = ts;
+        if (gr_batch_builder_finish(&b, 0, out) != 0) {
+            res->message = "Converting the message set failed.";
+            err = GR_KERR_CORRUPT_MESSAGE;
+        } else {
+            res->batches = 1;
+            res->records = st.count;
+            res->max_timestamp = ts;
+        }
+    } else if (res->message == NULL) {
+        res->message = "Malformed legacy message set.";
+    }
+    gr_batch_builder_fini(&b);
+    return err;
+}
+
+typedef struct down_state {
+    gr_buf_t *out;
+    int magic;
+    bool log_append_time;
+    int64_t batch_max_ts;
+} down_state_t;
+
+static int
+down_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
+{
+    down_state_t *d = arg;
+    gr_buf_t *out = d->out;
+    size_t start = out->len, msize;
+    uint8_t hdr[LEGACY_HDR + 6 + 8];
+    int hn;
+    (void)h;
+    /* offset, size, crc, magic, attributes, [timestamp], key, value */
+    gr_put_u64(hdr, (uint64_t)rec->offset);
+    hdr[16] = (uint8_t)d->magic;
+    hdr[17] = (uint8_t)(d->magic == 1 && d->log_append_time
+                            ? GR_ATTR_LOG_APPEND_TIME
+                            : 0);
+    hn = 18;
+    if (d->magic == 1) {
+        gr_put_u64(hdr + 18, (uint64_t)(d->log_append_time ? d->batch_max_ts
+                                                            : rec->timestamp));
+        hn = 26;
+    }
+    gr_buf_append(out, hdr, (size_t)hn);
+    {
+        uint8_t l[4];
+        gr_put_u32(l, (uint32_t)rec->key.len);
+        gr_buf_append(out, l, 4);
+        if (rec->key.len > 0)
+            gr_buf_append(out, rec->key.ptr, (size_t)rec->key.len);
+        gr_put_u32(l, (uint32_t)rec->value.len);
+        gr_buf_append(out, l, 4);
+        if (rec->value.len > 0)
+            gr_buf_append(out, rec->value.ptr, (size_t)rec->value.len);
+    }
+    if (out->oom)
+        return 1;
+    msize = out->len - start - LEGACY_HDR;
+    gr_put_u32(out->ptr + start + 8, (uint32_t)msize);
+    gr_put_u32(out->ptr + start + 12,
+               gr_crc32(out->ptr + start + 16, msize - 4));
+    return 0;
+}
+
+gr_kerr_t
+gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
+                        size_t max_bytes, gr_buf_t *out)
+{
+    size_t pos = 0;
+    gr_buf_t scratch = GR_BUF_INIT;
+    gr_kerr_t err = GR_KERR_NONE;
+    bool first = true;
+
+    while (pos + GR_BATCH_HEADER_SIZE <= n) {
+        gr_batch_hdr_t h;
+        down_state_t d;
+        size_t before = out->len;
+        gr_batch_hdr_parse(buf + pos, &h);
+        if (h.magic != 2 || h.length < 0 || gr_batch_size(&h) > n - pos)
+            break; /* a trailing partial batch */
+        if (!(h.attributes & GR_ATTR_CONTROL)) {
+            d.out = out;
+            d.magic = magic;
+            d.log_append_time = (h.attributes & GR_ATTR_LOG_APPEND_TIME) != 0;
+            d.batch_max_ts = h.max_timestamp;
+            err = gr_batch_foreach_record(buf + pos, gr_batch_size(&h),
+                                          &scratch, 64u << 20, down_record,
+                                          &d);
+            if (err != GR_KERR_NONE || out->oom) {
+                out->len = before;
+                break;
+            }
+            if (!first && out->len > max_bytes) {
+                out->len = before;
+                break;
+            }
+            first = false;
+        }
+        pos += gr_batch_size(&h);
+    }
+    gr_buf_fini(&scratch);
+    return out->oom ? GR_KERR_UNKNOWN_SERVER_ERROR : err;
 }

@@ -114,4 +114,150 @@ void gr_batch_hdr_parse(const uint8_t *p, gr_batch_hdr_t *h);
 void gr_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
 void gr_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
 
+/* --- checking stored batches (recovery) */
+
+/* Smallest batchLength a v2 batch can have: the header after the length. */
+#define GR_BATCH_MIN_LENGTH (GR_BATCH_HEADER_SIZE - GR_LOG_OVERHEAD)
+
+/* CRC-32C of bytes 21..size of the batch at p (what its crc field holds). */
+uint32_t gr_batch_crc_compute(const uint8_t *batch, size_t size);
+
+/* Checks the batch at p, n bytes available: a sane batchLength, magic 2,
+ * lastOffsetDelta >= 0, and (when the whole batch is in n) its CRC-32C.
+ * 0 when valid; GR_ERR_TRUNCATED when n holds less than the header or the
+ * batch (*size says how much is needed once the length is known);
+ * GR_ERR_CORRUPT with *why (a static string) otherwise. */
+int gr_batch_check(const uint8_t *p, size_t n, size_t *size,
+                   const char **why);
+
+
+/* ------------------------------------------------------------------ */
+/* Records inside a batch                                              */
+
+/* One record, as iterated: slices point into the batch (or into the
+ * decompression buffer), valid during the callback. */
+typedef struct gr_record {
+    int64_t offset;     /* baseOffset + offsetDelta */
+    int32_t offset_delta;
+    int64_t timestamp;  /* baseTimestamp + timestampDelta */
+    int8_t attributes;
+    gr_bytes_t key;     /* len -1: null */
+    gr_bytes_t value;   /* len -1: null (tombstone) */
+    int32_t headers_cnt;
+    const uint8_t *headers; /* raw: [keyLen key valueLen value]... */
+    size_t headers_len;
+} gr_record_t;
+
+/* Return nonzero to stop the iteration. */
+typedef int (*gr_record_cb)(void *arg, const gr_batch_hdr_t *h,
+                            const gr_record_t *r);
+
+/* Walks the records of one v2 batch (batch[0..n) is the whole batch),
+ * decompressing into scratch when the batch is compressed (at most
+ * max_bytes of output). Checks the structure of every record: lengths,
+ * varints, offsetDelta == index, exactly count records filling the batch.
+ * Returns GR_KERR_NONE, CORRUPT_MESSAGE (malformed bytes or compressed
+ * data), INVALID_RECORD (bad offsets or record count) or what cb asked
+ * (cb returning nonzero stops with GR_KERR_NONE). */
+gr_kerr_t gr_batch_foreach_record(const uint8_t *batch, size_t n,
+                                  gr_buf_t *scratch, size_t max_bytes,
+                                  gr_record_cb cb, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Validation of produced records (Kafka's LogValidator)               */
+
+typedef struct gr_validate_opts {
+    int16_t produce_version;
+    int32_t max_message_bytes;   /* max.message.bytes */
+    bool log_append_time;        /* message.timestamp.type=LogAppendTime */
+    int64_t now_ms;              /* broker clock for LogAppendTime */
+    bool compacted;              /* cleanup.policy has compact: keys needed */
+    int64_t ts_before_max_ms;    /* message.timestamp.before.max.ms */
+    int64_t ts_after_max_ms;     /* message.timestamp.after.max.ms */
+    size_t max_decompressed;     /* bound for validating compressed data */
+    gr_buf_t *scratch;           /* reused for decompression, or NULL */
+} gr_validate_opts_t;
+
+typedef struct gr_validate_result {
+    int32_t batches;
+    int64_t records;
+    int64_t max_timestamp;
+    int64_t producer_id;      /* of the (last) batch, -1 none */
+    int16_t producer_epoch;
+    int32_t base_sequence;
+    int32_t last_sequence;
+    bool transactional;
+    const char *message;      /* why, when not NONE (static) */
+    int32_t bad_record;       /* index of the offending record, or -1 */
+} gr_validate_result_t;
+
+/* Validates a Produce partition's records in place, as Kafka does before an
+ * append: for v3+ exactly one magic-2 batch; every batch whole, CRC-32C
+ * valid, no larger than max.message.bytes, offsets and count consistent, no
+ * control batch, producer fields coherent, zstd only from Produce v7, every
+ * record well formed (keys present on compacted topics, timestamps within
+ * the configured bounds). With LogAppendTime it stamps maxTimestamp and the
+ * timestamp-type bit and recomputes the CRC (buf is modified). Returns the
+ * Kafka error for the partition. */
+gr_kerr_t gr_records_validate(uint8_t *buf, size_t n,
+                              const gr_validate_opts_t *o, gr_arena_t *a,
+                              gr_validate_result_t *res);
+
+/* Magic of the first batch/message in buf (byte 16), -1 if too short. */
+int gr_records_magic(const uint8_t *buf, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Building batches                                                    */
+
+typedef struct gr_batch_builder {
+    gr_buf_t raw;          /* 61-byte header room + uncompressed records */
+    int codec;
+    int16_t attributes;    /* without the codec bits */
+    int64_t base_timestamp;
+    int64_t max_timestamp;
+    int64_t producer_id;
+    int16_t producer_epoch;
+    int32_t base_sequence;
+    int32_t count;
+} gr_batch_builder_t;
+
+/* attributes: GR_ATTR_* (no codec bits); producer_id -1 for none. */
+void gr_batch_builder_init(gr_batch_builder_t *b, int codec, int16_t attributes,
+                           int64_t producer_id, int16_t producer_epoch,
+                           int32_t base_sequence);
+/* headers: raw header bytes (gr_record_t.headers) and their count. */
+void gr_batch_builder_add(gr_batch_builder_t *b, int64_t timestamp,
+                          const gr_bytes_t *key, const gr_bytes_t *value,
+                          int32_t headers_cnt, const uint8_t *headers,
+                          size_t headers_len);
+/* Writes the finished batch (compressed, CRC set, baseOffset base_offset)
+ * to out. max_timestamp_override >= 0 sets maxTimestamp (LogAppendTime).
+ * 0, or a GR_ERR_* (compression failed, out of memory). */
+int gr_batch_builder_finish(gr_batch_builder_t *b, int64_t base_offset,
+                            gr_buf_t *out);
+void gr_batch_builder_fini(gr_batch_builder_t *b);
+
+/* A control batch (COMMIT or ABORT marker) for a transaction. */
+int gr_control_batch(gr_buf_t *out, int64_t producer_id, int16_t epoch,
+                     int type, int32_t coordinator_epoch, int64_t timestamp);
+
+/* ------------------------------------------------------------------ */
+/* Legacy message sets (magic 0 and 1)                                 */
+
+/* Converts a legacy message set (Produce v0-v2) to one v2 batch in out,
+ * validating CRC-32 of each message and unwrapping compressed wrappers.
+ * The new batch keeps the wrapper's codec (none when mixed). Returns the
+ * Kafka error; res as for gr_records_validate. */
+gr_kerr_t gr_legacy_to_v2(const uint8_t *buf, size_t n,
+                          const gr_validate_opts_t *o, gr_buf_t *out,
+                          gr_validate_result_t *res);
+
+/* Appends the records of v2 batches buf[0..n) to out as an uncompressed
+ * legacy message set of magic 0 or 1 (Fetch v0-v3 down-conversion), with
+ * absolute offsets; control batches are left out. A trailing partial batch
+ * is ignored. Stops before out would pass max_bytes (but always converts
+ * the first batch). */
+gr_kerr_t gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
+                                  size_t max_bytes, gr_buf_t *out);
+
 #endif

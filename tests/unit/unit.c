@@ -15,8 +15,15 @@ typedef struct {
 
 static const suite_entry_t suites[] = {
     {"proto/wire", suite_proto_wire},   {"proto/codec", suite_proto_codec},
-    {"proto/vectors", suite_proto_vectors}, {"api/table", suite_api_table},
+    {"proto/vectors", suite_proto_vectors},
+    {"proto/records", suite_proto_records},
+    {"api/table", suite_api_table},
     {"core/conf", suite_core_conf},
+    {"log/segment", suite_log_segment},
+    {"log/log", suite_log_log},
+    {"log/logs", suite_log_logs},
+    {"core/crc32c", suite_core_crc32c},
+    {"core/compress", suite_core_compress},
 };
 
 int

@@ -7,7 +7,13 @@
 Suite *suite_proto_wire(void);
 Suite *suite_proto_codec(void);
 Suite *suite_proto_vectors(void);
+Suite *suite_proto_records(void);
 Suite *suite_api_table(void);
 Suite *suite_core_conf(void);
+Suite *suite_log_segment(void);
+Suite *suite_log_log(void);
+Suite *suite_log_logs(void);
+Suite *suite_core_crc32c(void);
+Suite *suite_core_compress(void);
 
 #endif

@@ -1,0 +1,564 @@
+/*
+ * Fetch (api key 1): reads each partition from its log up to the high
+ * watermark (or the last stable offset for read_committed) and answers
+ * with file ranges that the connection sends with sendfile. Fetch v0-v3
+ * clients get their data down-converted to legacy message sets in memory.
+ *
+ * Long polling: when less than min_bytes is available the request waits
+ * (gr_req_defer) on every partition it reads, and is answered as soon as
+ * appends bring enough bytes (gr_partition_appended marks it; the loop
+ * completes marked fetches before sleeping) or max_wait_ms passes.
+ * Fetch sessions (KIP-227, fetch_session.c) from v7.
+ */
+#include "api/api_int.h"
+#include "api/fetch_session.h"
+#include "core/time.h"
+#include "log/log.h"
+#include "proto/records.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A request waiting on a partition: a node of partition->waiters. */
+typedef struct gr_waiter {
+    struct gr_waiter *prev, *next;
+    gr_partition_t *p;
+    struct fetch_ctx *ctx;
+} gr_waiter_t;
+
+typedef struct fetch_part {
+    gr_str_t topic;
+    gr_uuid_t topic_id;
+    int32_t partition;
+    int64_t fetch_offset;
+    int32_t max_bytes;
+    int32_t current_leader_epoch;
+    int32_t sess_idx; /* index in the session's parts, -1 none */
+    gr_waiter_t waiter;
+} fetch_part_t;
+
+typedef struct fetch_ctx {
+    gr_req_t *req;
+    fetch_part_t *parts;
+    int32_t nparts;
+    int32_t session_id;  /* answered in the response */
+    bool incremental;
+    int64_t accumulated; /* bytes available so far (estimate) */
+    int32_t min_bytes;
+    gr_timer_t timer;
+    bool waiting;
+    bool dirty;
+    struct fetch_ctx *dirty_next;
+} fetch_ctx_t;
+
+/* --- waiting */
+
+static void
+waiter_link(fetch_part_t *fp, gr_partition_t *p, fetch_ctx_t *ctx)
+{
+    gr_waiter_t *w = &fp->waiter;
+    w->p = p;
+    w->ctx = ctx;
+    w->prev = NULL;
+    w->next = p->waiters;
+    if (p->waiters)
+        p->waiters->prev = w;
+    p->waiters = w;
+}
+
+static void
+waiter_unlink(gr_waiter_t *w)
+{
+    if (w->p == NULL)
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        w->p->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->p = NULL;
+    w->prev = w->next = NULL;
+}
+
+static void
+mark_dirty(gr_broker_t *b, fetch_ctx_t *ctx)
+{
+    if (ctx->dirty)
+        return;
+    ctx->dirty = true;
+    ctx->dirty_next = b->fetch_dirty;
+    b->fetch_dirty = ctx;
+}
+
+void
+gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes)
+{
+    p->high_watermark = gr_log_end_offset(p->log);
+    for (gr_waiter_t *w = p->waiters; w; w = w->next) {
+        w->ctx->accumulated += (int64_t)bytes;
+        if (w->ctx->accumulated >= w->ctx->min_bytes)
+            mark_dirty(b, w->ctx);
+    }
+}
+
+void
+gr_partition_gone(gr_broker_t *b, gr_partition_t *p)
+{
+    while (p->waiters) {
+        gr_waiter_t *w = p->waiters;
+        mark_dirty(b, w->ctx);
+        waiter_unlink(w);
+    }
+}
+
+static void
+stop_waiting(fetch_ctx_t *ctx)
+{
+    gr_broker_t *b = ctx->req->broker;
+    for (int32_t i = 0; i < ctx->nparts; i++)
+        waiter_unlink(&ctx->parts[i].waiter);
+    gr_timer_stop(b->loop, &ctx->timer);
+    if (ctx->dirty) {
+        fetch_ctx_t **pp = (fetch_ctx_t **)&b->fetch_dirty;
+        while (*pp && *pp != ctx)
+            pp = &(*pp)->dirty_next;
+        if (*pp)
+            *pp = ctx->dirty_next;
+        ctx->dirty = false;
+    }
+    ctx->waiting = false;
+}
+
+/* --- reading */
+
+static gr_partition_t *
+resolve(gr_broker_t *b, const fetch_part_t *fp, int16_t ver, gr_kerr_t *err)
+{
+    gr_topic_t *t;
+    if (ver >= 13) {
+        t = gr_cluster_topic_by_id(b->cluster, &fp->topic_id);
+        if (t == NULL) {
+            *err = GR_KERR_UNKNOWN_TOPIC_ID;
+            return NULL;
+        }
+    } else {
+        t = gr_cluster_topic(b->cluster, &fp->topic);
+    }
+    if (t == NULL || fp->partition < 0 || fp->partition >= t->nparts) {
+        *err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return NULL;
+    }
+    *err = GR_KERR_NONE;
+    return t->parts[fp->partition];
+}
+
+int64_t
+gr_partition_lso(const gr_partition_t *p)
+{
+    /* no transactions yet: nothing is unstable */
+    return p->high_watermark;
+}
+
+/* Legacy message sets for Fetch v0-v3: pread the slice and convert. */
+static int
+down_convert(gr_req_t *req, const gr_log_slice_t *sl, int limit,
+             gr_records_t *out)
+{
+    int magic = req->version <= 1 ? 0 : 1;
+    uint8_t *raw = malloc((size_t)sl->len);
+    gr_buf_t conv = GR_BUF_INIT;
+    ssize_t got;
+    gr_kerr_t err;
+    if (raw == NULL)
+        return -1;
+    got = pread(sl->file->fd, raw, (size_t)sl->len, sl->pos);
+    if (got != sl->len) {
+        free(raw);
+        return -1;
+    }
+    err = gr_records_down_convert(raw, (size_t)sl->len, magic,
+                                  limit > 0 ? (size_t)limit : 0, &conv);
+    free(raw);
+    if (err != GR_KERR_NONE) {
+        gr_buf_fini(&conv);
+        return -1;
+    }
+    out->ptr = conv.len ? gr_arena_memdup(req->a, conv.ptr, conv.len) : NULL;
+    out->len = (int32_t)conv.len;
+    out->file = NULL;
+    gr_buf_fini(&conv);
+    return conv.len && out->ptr == NULL ? -1 : 0;
+}
+
+/* Fills one partition of the response; returns the record bytes given. */
+static int32_t
+read_partition(gr_req_t *req, const fetch_part_t *fp,
+               gr_fetch_response_partition_data_t *rp, int32_t limit,
+               bool *min_one)
+{
+    const gr_fetch_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    gr_kerr_t kerr;
+    gr_partition_t *p = resolve(b, fp, req->version, &kerr);
+    gr_log_slice_t sl;
+    int64_t max_offset;
+    gr_err_t rc;
+
+    gr_fetch_response_partition_data_init(rp);
+    rp->partition_index = fp->partition;
+    rp->records.len = 0; /* never null: librdkafka 2.0.2 rejects it */
+    if (p == NULL) {
+        rp->error_code = kerr;
+        return 0;
+    }
+    if (p->leader != b->node_id) {
+        rp->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
+        return 0;
+    }
+    if (p->log == NULL) {
+        rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        return 0;
+    }
+    rp->high_watermark = p->high_watermark;
+    rp->last_stable_offset = gr_partition_lso(p);
+    rp->log_start_offset = gr_log_start_offset(p->log);
+    if (rq->isolation_level == 1)
+        rp->aborted_transactions_cnt = 0; /* none yet */
+    if (fp->current_leader_epoch >= 0 &&
+        fp->current_leader_epoch != p->leader_epoch) {
+        rp->error_code = fp->current_leader_epoch < p->leader_epoch
+                             ? GR_KERR_FENCED_LEADER_EPOCH
+                             : GR_KERR_UNKNOWN_LEADER_EPOCH;
+        return 0;
+    }
+    max_offset = rq->isolation_level == 1 ? rp->last_stable_offset
+                                          : rp->high_watermark;
+    if (fp->fetch_offset > rp->high_watermark ||
+        fp->fetch_offset < rp->log_start_offset) {
+        rp->error_code = GR_KERR_OFFSET_OUT_OF_RANGE;
+        return 0;
+    }
+    if (limit <= 0 && !*min_one)
+        return 0;
+    rc = gr_log_read(p->log, fp->fetch_offset, limit, max_offset, *min_one,
+                     &sl);
+    if (rc == GR_ERR_NOT_FOUND) {
+        rp->error_code = GR_KERR_OFFSET_OUT_OF_RANGE;
+        return 0;
+    }
+    if (rc != 0) {
+        GR_LOG_ERROR("reading %s-%d at %lld: %s", gr_log_topic(p->log), p->id,
+                     (long long)fp->fetch_offset, gr_err_str(rc));
+        rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        return 0;
+    }
+    if (sl.len <= 0)
+        return 0;
+    if (req->version <= 3) {
+        if (down_convert(req, &sl, limit, &rp->records) != 0) {
+            rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+            rp->records.len = 0;
+            rp->records.ptr = NULL;
+            return 0;
+        }
+    } else {
+        rp->records.file = sl.file; /* the reply takes its own reference */
+        rp->records.off = sl.pos;
+        rp->records.len = sl.len;
+        rp->records.ptr = NULL;
+        req->file_bytes += (size_t)sl.len;
+    }
+    if (rp->records.len > 0)
+        *min_one = false;
+    return rp->records.len;
+}
+
+/* Whether an incremental response must carry this partition. */
+static bool
+changed(const gr_fsess_part_t *sp, const gr_fetch_response_partition_data_t *rp)
+{
+    return !sp->sent || rp->error_code != GR_KERR_NONE ||
+           rp->records.len > 0 || rp->high_watermark != sp->sent_hw ||
+           rp->last_stable_offset != sp->sent_lso ||
+           rp->log_start_offset != sp->sent_log_start;
+}
+
+/* Builds the response from scratch; with commit, records what was sent in
+ * the session. Returns the record bytes in the response. */
+static int64_t
+build_response(fetch_ctx_t *ctx, bool commit)
+{
+    gr_req_t *req = ctx->req;
+    const gr_fetch_request_t *rq = req->body;
+    gr_fetch_response_t *rs = req->resp;
+    gr_fsess_t *sess = NULL;
+    int32_t remaining = req->version >= 3 ? rq->max_bytes : INT32_MAX;
+    bool min_one = req->version >= 3;
+    int64_t total = 0;
+    int32_t ntopics = 0;
+
+    if (ctx->session_id != 0)
+        sess = gr_fsess_find(req->broker->fetch_sessions, ctx->session_id);
+    req->file_bytes = 0;
+    gr_fetch_response_init(rs);
+    rs->session_id = ctx->session_id;
+    rs->responses = gr_arena_zalloc(req->a, (size_t)(ctx->nparts ? ctx->nparts
+                                                                   : 1) *
+                                                sizeof(*rs->responses));
+    if (rs->responses == NULL)
+        return -1;
+    for (int32_t i = 0; i < ctx->nparts; i++) {
+        const fetch_part_t *fp = &ctx->parts[i];
+        gr_fetch_response_partition_data_t rp;
+        gr_fetch_response_fetchable_topic_response_t *tr;
+        gr_fsess_part_t *sp = NULL;
+        int32_t got;
+
+        got = read_partition(req, fp, &rp,
+                             fp->max_bytes < remaining ? fp->max_bytes
+                                                       : remaining,
+                             &min_one);
+        if (sess && fp->sess_idx >= 0 && fp->sess_idx < sess->nparts)
+            sp = &sess->parts[fp->sess_idx];
+        if (ctx->incremental && sp && !changed(sp, &rp)) {
+            continue;
+        }
+        if (commit && sp) {
+            sp->sent = true;
+            sp->sent_hw = rp.high_watermark;
+            sp->sent_lso = rp.last_stable_offset;
+            sp->sent_log_start = rp.log_start_offset;
+        }
+        remaining -= got;
+        total += got;
+        /* group consecutive partitions of one topic */
+        tr = ntopics ? &rs->responses[ntopics - 1] : NULL;
+        if (tr == NULL ||
+            (req->version >= 13 ? !gr_uuid_eq(&tr->topic_id, &fp->topic_id)
+                                : !gr_str_eq(&tr->topic, &fp->topic))) {
+            tr = &rs->responses[ntopics++];
+            tr->topic = fp->topic;
+            tr->topic_id = fp->topic_id;
+            tr->partitions = gr_arena_alloc(
+                req->a, (size_t)(ctx->nparts - i) * sizeof(*tr->partitions));
+            if (tr->partitions == NULL)
+                return -1;
+            tr->partitions_cnt = 0;
+        }
+        tr->partitions[tr->partitions_cnt++] = rp;
+    }
+    rs->responses_cnt = ntopics;
+    return total;
+}
+
+static void
+complete(fetch_ctx_t *ctx)
+{
+    gr_req_t *req = ctx->req;
+    if (ctx->waiting)
+        stop_waiting(ctx);
+    if (build_response(ctx, true) < 0) {
+        gr_req_close(req, "out of memory");
+        return;
+    }
+    gr_req_reply(req);
+}
+
+static void
+on_timeout(gr_loop_t *loop, gr_timer_t *t)
+{
+    (void)loop;
+    complete(t->data);
+}
+
+static void
+on_abort(gr_req_t *req)
+{
+    fetch_ctx_t *ctx = req->owner;
+    stop_waiting(ctx);
+}
+
+void
+gr_fetch_run_dirty(gr_broker_t *b)
+{
+    while (b->fetch_dirty) {
+        fetch_ctx_t *ctx = b->fetch_dirty;
+        b->fetch_dirty = ctx->dirty_next;
+        ctx->dirty = false;
+        complete(ctx);
+    }
+}
+
+/* --- sessions */
+
+/* Applies the request to its session and lists the partitions to read.
+ * Returns a top-level error, or NONE. */
+static gr_kerr_t
+setup(fetch_ctx_t *ctx)
+{
+    gr_req_t *req = ctx->req;
+    const gr_fetch_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    gr_fsess_t *sess = NULL;
+    int32_t n = 0;
+    bool sessionful = req->version >= 7;
+    int64_t now = gr_mono_ms();
+
+    if (sessionful && rq->session_epoch == -1) {
+        /* sessionless full fetch; a named session is closed */
+        if (rq->session_id != 0) {
+            sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
+            if (sess)
+                gr_fsess_remove(b->fetch_sessions, sess);
+            sess = NULL;
+        }
+    } else if (sessionful && rq->session_epoch == 0) {
+        /* a new full session (replacing a named one) */
+        if (rq->session_id != 0) {
+            sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
+            if (sess)
+                gr_fsess_remove(b->fetch_sessions, sess);
+        }
+        sess = gr_fsess_create(b->fetch_sessions, now);
+    } else if (sessionful) {
+        sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
+        if (sess == NULL) {
+            GR_LOG_DEBUG("fetch session %d from %s not found", rq->session_id,
+                         gr_req_peer(req));
+            return GR_KERR_FETCH_SESSION_ID_NOT_FOUND;
+        }
+        if (sess->epoch != rq->session_epoch) {
+            GR_LOG_DEBUG("fetch session %d from %s: epoch %d, expected %d",
+                         rq->session_id, gr_req_peer(req), rq->session_epoch,
+                         sess->epoch);
+            return GR_KERR_INVALID_FETCH_SESSION_EPOCH;
+        }
+        ctx->incremental = true;
+    }
+
+    if (sess != NULL) {
+        /* the request's partitions update the session, forgotten leave */
+        for (int32_t i = 0; i < rq->topics_cnt; i++) {
+            const gr_fetch_request_fetch_topic_t *ft = &rq->topics[i];
+            for (int32_t k = 0; k < ft->partitions_cnt; k++) {
+                const gr_fetch_request_fetch_partition_t *fq =
+                    &ft->partitions[k];
+                gr_fsess_part_t *sp = gr_fsess_part_upsert(
+                    sess, &ft->topic, req->version >= 13 ? &ft->topic_id : NULL,
+                    fq->partition);
+                if (sp == NULL)
+                    return GR_KERR_UNKNOWN_SERVER_ERROR;
+                sp->fetch_offset = fq->fetch_offset;
+                sp->max_bytes = fq->partition_max_bytes;
+                sp->current_leader_epoch = fq->current_leader_epoch;
+            }
+        }
+        for (int32_t i = 0; i < rq->forgotten_topics_data_cnt; i++) {
+            const gr_fetch_request_forgotten_topic_t *ft =
+                &rq->forgotten_topics_data[i];
+            for (int32_t k = 0; k < ft->partitions_cnt; k++)
+                gr_fsess_part_remove(sess, &ft->topic,
+                                     req->version >= 13 ? &ft->topic_id : NULL,
+                                     ft->partitions[k]);
+        }
+        if (ctx->incremental)
+            sess->epoch = gr_fsess_next_epoch(sess->epoch);
+        gr_fsess_touch(b->fetch_sessions, sess, now);
+        ctx->session_id = sess->id;
+        ctx->parts = gr_arena_zalloc(req->a, (size_t)(sess->nparts ? sess->nparts
+                                                                   : 1) *
+                                                 sizeof(*ctx->parts));
+        if (ctx->parts == NULL)
+            return GR_KERR_UNKNOWN_SERVER_ERROR;
+        for (int32_t i = 0; i < sess->nparts; i++) {
+            const gr_fsess_part_t *sp = &sess->parts[i];
+            fetch_part_t *fp = &ctx->parts[n++];
+            fp->topic.ptr = gr_arena_strndup(req->a, sp->topic,
+                                             strlen(sp->topic));
+            fp->topic.len = (int32_t)strlen(sp->topic);
+            fp->topic_id = sp->topic_id;
+            fp->partition = sp->partition;
+            fp->fetch_offset = sp->fetch_offset;
+            fp->max_bytes = sp->max_bytes;
+            fp->current_leader_epoch = sp->current_leader_epoch;
+            fp->sess_idx = i;
+        }
+        ctx->nparts = n;
+        return GR_KERR_NONE;
+    }
+
+    /* sessionless: exactly the request's partitions */
+    for (int32_t i = 0; i < rq->topics_cnt; i++)
+        n += rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt
+                                              : 0;
+    ctx->parts = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) *
+                                             sizeof(*ctx->parts));
+    if (ctx->parts == NULL)
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    n = 0;
+    for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        const gr_fetch_request_fetch_topic_t *ft = &rq->topics[i];
+        for (int32_t k = 0; k < ft->partitions_cnt; k++) {
+            fetch_part_t *fp = &ctx->parts[n++];
+            fp->topic = ft->topic;
+            fp->topic_id = ft->topic_id;
+            fp->partition = ft->partitions[k].partition;
+            fp->fetch_offset = ft->partitions[k].fetch_offset;
+            fp->max_bytes = ft->partitions[k].partition_max_bytes;
+            fp->current_leader_epoch = ft->partitions[k].current_leader_epoch;
+            fp->sess_idx = -1;
+        }
+    }
+    ctx->nparts = n;
+    return GR_KERR_NONE;
+}
+
+int
+gr_api_fetch(gr_req_t *req)
+{
+    const gr_fetch_request_t *rq = req->body;
+    gr_fetch_response_t *rs = req->resp;
+    fetch_ctx_t *ctx = gr_arena_zalloc(req->a, sizeof(*ctx));
+    gr_kerr_t err;
+    int64_t got;
+
+    if (ctx == NULL)
+        return gr_req_close(req, "out of memory");
+    ctx->req = req;
+    ctx->min_bytes = rq->min_bytes;
+    err = setup(ctx);
+    if (err != GR_KERR_NONE) {
+        rs->error_code = err;
+        rs->session_id = 0;
+        rs->responses_cnt = 0;
+        return gr_req_reply(req);
+    }
+    got = build_response(ctx, false);
+    if (got < 0)
+        return gr_req_close(req, "out of memory");
+    if (got >= rq->min_bytes || rq->max_wait_ms <= 0 || ctx->nparts == 0) {
+        /* answer now: commit what the session saw */
+        if (ctx->session_id != 0) {
+            got = build_response(ctx, true);
+            if (got < 0)
+                return gr_req_close(req, "out of memory");
+        }
+        return gr_req_reply(req);
+    }
+    /* wait for data on every readable partition */
+    ctx->accumulated = got;
+    for (int32_t i = 0; i < ctx->nparts; i++) {
+        gr_kerr_t k;
+        gr_partition_t *p = resolve(req->broker, &ctx->parts[i], req->version,
+                                    &k);
+        if (p != NULL)
+            waiter_link(&ctx->parts[i], p, ctx);
+    }
+    gr_timer_init(&ctx->timer, on_timeout, ctx);
+    gr_timer_start(req->broker->loop, &ctx->timer, rq->max_wait_ms);
+    ctx->waiting = true;
+    return gr_req_defer(req, on_abort, ctx);
+}

@@ -1,0 +1,141 @@
+/*
+ * Private structures of src/log/: the manager (logs.c), a partition log
+ * (log.c) and what they share. Tests include this to look inside.
+ */
+#ifndef GR_LOG_LOG_INT_H
+#define GR_LOG_LOG_INT_H
+
+#include "log/log.h"
+#include "log/segment.h"
+
+#define GR_LOG_CLEAN_MARKER   ".kafka_cleanshutdown"
+#define GR_LOG_RP_CHECKPOINT  "recovery-point-offset-checkpoint"
+#define GR_LOG_LSO_CHECKPOINT "log-start-offset-checkpoint"
+#define GR_LOG_METADATA       "partition.metadata"
+
+/* Batches of the active segment remembered for reads near the log end
+ * (consumers tail the log): a read there needs no index and no scan. */
+#define GR_LOG_RECENT 32
+
+typedef struct gr_recent {
+    int64_t base; /* base offset of the batch */
+    int64_t last; /* last offset */
+    int64_t pos;  /* position in the active segment */
+    int32_t size; /* bytes */
+} gr_recent_t;
+
+typedef struct gr_flush_waiter {
+    gr_log_flush_cb cb;
+    void *arg;
+} gr_flush_waiter_t;
+
+typedef struct gr_flush_job gr_flush_job_t;
+
+/* One line of the checkpoint files, for an open log or one known only from
+ * the files (kept so closing or not opening a log loses nothing). */
+typedef struct gr_ckpt {
+    char *topic; /* NULL: removed (log deleted) */
+    int32_t partition;
+    int64_t recovery_point; /* -1: not in the file */
+    int64_t start_offset;   /* -1: not in the file */
+    gr_log_t *log;          /* the open log, or NULL */
+} gr_ckpt_t;
+
+struct gr_log {
+    gr_logs_t *m;
+    gr_log_t *prev, *next; /* m->logs */
+    char *topic;
+    int32_t partition;
+    char *dir; /* <log dir>/<topic>-<partition> */
+    gr_log_config_t cfg;
+
+    gr_segment_t **segs; /* by base offset; the last is active */
+    int nsegs, segs_cap;
+
+    int64_t start_offset;   /* log start offset */
+    int64_t leo;            /* log end offset: next offset */
+    int64_t recovery_point; /* everything below is durable */
+    int64_t size_bytes;     /* all segments */
+
+    gr_recent_t recent[GR_LOG_RECENT]; /* ring of the active segment */
+    int recent_n, recent_head;         /* head: next slot */
+
+    /* flush (log.c): one job at a time, later requests wait for the next */
+    gr_flush_job_t *flushing;
+    bool flush_again;
+    gr_flush_waiter_t *next_waiters;
+    int next_waiters_n, next_waiters_cap;
+    int64_t last_flush_ms; /* wall clock of the last flush done (flush.ms) */
+
+    int refs;     /* the owner + each flush job in flight */
+    bool dead;    /* closed or deleted: only jobs hold it */
+    bool deleted; /* its files are gone */
+};
+
+struct gr_logs {
+    char *dir;
+    gr_loop_t *loop;
+    gr_workers_t *workers;
+    int refs; /* the owner + a checkpoint job in flight */
+    bool closed;
+    bool was_clean;
+
+    gr_log_t *logs; /* open logs */
+    int nlogs;
+
+    /* segment files open: most recently used first */
+    gr_segment_t *lru_head, *lru_tail;
+    int open_files, max_open_files;
+
+    /* checkpoint table: entries + open-addressing hash of their indexes */
+    gr_ckpt_t *ck;
+    int nck, ck_cap;
+    int32_t *slots; /* -1: empty; index into ck */
+    int nslots;     /* power of two, > 2 * nck */
+    bool ckpt_dirty;
+    struct gr_ckpt_job *ckpt_job; /* in flight, or NULL */
+
+    /* counters for tests and logs */
+    int64_t stat_recovered_segments; /* segments scanned by recovery */
+    int64_t stat_rebuilt_indexes;    /* segments whose indexes were rebuilt */
+};
+
+/* --- shared between log.c and logs.c */
+
+/* The open .log of seg (opened and put first in the LRU; other segments'
+ * files may be closed to stay within max_open_files); NULL if it cannot be
+ * opened (logged). The pointer is valid until the next call that may open
+ * a file: gr_file_ref() it to keep it. */
+gr_file_t *gr_logs_seg_file(gr_logs_t *m, const gr_log_t *l, gr_segment_t *seg);
+/* Takes fd (an open .log of seg) into the LRU. -1 on ENOMEM. */
+int gr_logs_seg_adopt(gr_logs_t *m, gr_segment_t *seg, int fd);
+/* Drops seg's file from the LRU (the fd closes when the last slice
+ * holding it is released). */
+void gr_logs_seg_release(gr_logs_t *m, gr_segment_t *seg);
+
+/* Checkpoint entry of topic/partition, NULL if none. */
+gr_ckpt_t *gr_logs_ckpt_find(gr_logs_t *m, const char *topic,
+                             int32_t partition);
+/* The entry, added (with -1 values) when missing; NULL on ENOMEM. */
+gr_ckpt_t *gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition);
+/* Writes both checkpoint files now (tmp, fsync, rename, fsync dir). */
+gr_err_t gr_logs_ckpt_write_now(gr_logs_t *m);
+/* fsync of a directory; 0 or GR_ERR_IO (logged). */
+gr_err_t gr_logs_fsync_dir(const char *dir);
+/* Writes dir/name atomically: a .tmp file, fsync, rename, fsync of dir.
+ * Any thread. */
+gr_err_t gr_logs_write_atomic(const char *dir, const char *name,
+                              const char *data, size_t n);
+
+/* Closes l (not freed: the caller drops its reference): writes its
+ * indexes, fsyncs its unflushed segments, records its offsets in the
+ * checkpoint table and leaves the manager. false if an fsync failed. */
+bool gr_log_close_internal(gr_log_t *l);
+/* One log's part of gr_logs_maintain: retention (returns the segments
+ * deleted) and flush.ms. */
+int gr_log_periodic(gr_log_t *l, int64_t now_ms);
+/* Drops a reference; the last frees l. */
+void gr_log_unref(gr_log_t *l);
+void gr_logs_unref(gr_logs_t *m);
+
+#endif

@@ -1,0 +1,556 @@
+/*
+ * The manager of every partition log of one directory (Kafka's LogManager):
+ * the clean-shutdown marker, the checkpoint files, the LRU of open segment
+ * files shared by all logs, and the periodic work (retention, flush.ms,
+ * checkpoints). Partition logs themselves are log.c's. Loop thread only;
+ * checkpoint files are written by a worker (tmp, fsync, rename, fsync dir).
+ *
+ * Checkpoint files (Kafka's OffsetCheckpointFile), text:
+ *
+ *   LINE DESCRIPTION
+ *      1 version: 0
+ *      2 number of entries
+ *    3.. "<topic> <partition> <offset>", one per log
+ *
+ * recovery-point-offset-checkpoint holds each log's recovery point (below it
+ * everything was fsynced), log-start-offset-checkpoint its log start offset.
+ * Lines of logs not open now are kept as read.
+ */
+#include "log/log_int.h"
+
+#include "core/buf.h"
+#include "core/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct gr_ckpt_job {
+    gr_logs_t *m;
+    gr_buf_t rp, lso; /* file contents */
+    gr_err_t err;     /* worker */
+    int finished;     /* set by the worker when the files are written */
+} gr_ckpt_job_t;
+
+/* --- small file helpers */
+
+gr_err_t
+gr_logs_fsync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    gr_err_t err = 0;
+    if (fd < 0 || fsync(fd) != 0) {
+        GR_LOG_ERROR("cannot fsync directory %s: %s", dir, strerror(errno));
+        err = GR_ERR_IO;
+    }
+    if (fd >= 0)
+        close(fd);
+    return err;
+}
+
+gr_err_t
+gr_logs_write_atomic(const char *dir, const char *name, const char *data,
+                     size_t n)
+{
+    char path[GR_SEG_PATH_MAX], tmp[GR_SEG_PATH_MAX];
+    gr_err_t err = 0;
+    int fd;
+
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        GR_LOG_ERROR("cannot create %s: %s", tmp, strerror(errno));
+        return errno == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
+    }
+    while (n > 0) {
+        ssize_t w = write(fd, data, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            err = errno == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
+            break;
+        }
+        data += w;
+        n -= (size_t)w;
+    }
+    if (err == 0 && fsync(fd) != 0)
+        err = GR_ERR_IO;
+    if (close(fd) != 0 && err == 0)
+        err = GR_ERR_IO;
+    if (err == 0 && rename(tmp, path) != 0)
+        err = GR_ERR_IO;
+    if (err != 0) {
+        GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
+        unlink(tmp);
+        return err;
+    }
+    return gr_logs_fsync_dir(dir);
+}
+
+/* --- the LRU of open segment files */
+
+static void
+lru_unlink(gr_logs_t *m, gr_segment_t *seg)
+{
+    if (seg->lru_prev)
+        seg->lru_prev->lru_next = seg->lru_next;
+    else
+        m->lru_head = seg->lru_next;
+    if (seg->lru_next)
+        seg->lru_next->lru_prev = seg->lru_prev;
+    else
+        m->lru_tail = seg->lru_prev;
+    seg->lru_prev = seg->lru_next = NULL;
+}
+
+static void
+lru_push_front(gr_logs_t *m, gr_segment_t *seg)
+{
+    seg->lru_prev = NULL;
+    seg->lru_next = m->lru_head;
+    if (m->lru_head)
+        m->lru_head->lru_prev = seg;
+    else
+        m->lru_tail = seg;
+    m->lru_head = seg;
+}
+
+void
+gr_logs_seg_release(gr_logs_t *m, gr_segment_t *seg)
+{
+    if (seg->file == NULL)
+        return;
+    lru_unlink(m, seg);
+    gr_file_unref(seg->file);
+    seg->file = NULL;
+    m->open_files--;
+}
+
+int
+gr_logs_seg_adopt(gr_logs_t *m, gr_segment_t *seg, int fd)
+{
+    gr_file_t *f = gr_file_new(fd);
+    GR_ASSERT(seg->file == NULL);
+    if (f == NULL)
+        return -1;
+    seg->file = f;
+    lru_push_front(m, seg);
+    m->open_files++;
+    /* the least recently used go; their fds live on in slices holding a
+     * reference */
+    while (m->open_files > m->max_open_files && m->lru_tail != seg)
+        gr_logs_seg_release(m, m->lru_tail);
+    return 0;
+}
+
+gr_file_t *
+gr_logs_seg_file(gr_logs_t *m, const gr_log_t *l, gr_segment_t *seg)
+{
+    char path[GR_SEG_PATH_MAX];
+    int fd;
+
+    if (seg->file != NULL) {
+        if (m->lru_head != seg) {
+            lru_unlink(m, seg);
+            lru_push_front(m, seg);
+        }
+        return seg->file;
+    }
+    gr_segment_path(path, l->dir, seg->base, ".log");
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        GR_LOG_ERROR("cannot open %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (gr_logs_seg_adopt(m, seg, fd) != 0)
+        return NULL;
+    return seg->file;
+}
+
+/* --- the checkpoint table */
+
+static uint32_t
+ckpt_hash(const char *topic, int32_t partition)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *p = topic; *p; p++)
+        h = (h ^ (uint8_t)*p) * 16777619u;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ (uint8_t)((uint32_t)partition >> (8 * i))) * 16777619u;
+    return h;
+}
+
+static void
+slots_insert(gr_logs_t *m, int idx)
+{
+    uint32_t mask = (uint32_t)m->nslots - 1;
+    uint32_t h = ckpt_hash(m->ck[idx].topic, m->ck[idx].partition) & mask;
+    while (m->slots[h] != -1)
+        h = (h + 1) & mask;
+    m->slots[h] = idx;
+}
+
+/* Rebuilds the hash with nslots slots, dropping removed entries from the
+ * array first (nobody keeps pointers into it across calls). */
+static int
+slots_rebuild(gr_logs_t *m, int nslots)
+{
+    int32_t *slots = malloc((size_t)nslots * sizeof(*slots));
+    int j = 0;
+    if (slots == NULL)
+        return -1;
+    for (int i = 0; i < m->nck; i++)
+        if (m->ck[i].topic != NULL)
+            m->ck[j++] = m->ck[i];
+    m->nck = j;
+    free(m->slots);
+    m->slots = slots;
+    m->nslots = nslots;
+    for (int i = 0; i < nslots; i++)
+        slots[i] = -1;
+    for (int i = 0; i < m->nck; i++)
+        slots_insert(m, i);
+    return 0;
+}
+
+gr_ckpt_t *
+gr_logs_ckpt_find(gr_logs_t *m, const char *topic, int32_t partition)
+{
+    uint32_t mask, h;
+    if (m->nslots == 0)
+        return NULL;
+    mask = (uint32_t)m->nslots - 1;
+    for (h = ckpt_hash(topic, partition) & mask; m->slots[h] != -1;
+         h = (h + 1) & mask) {
+        gr_ckpt_t *e = &m->ck[m->slots[h]];
+        if (e->topic != NULL && e->partition == partition &&
+            strcmp(e->topic, topic) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+gr_ckpt_t *
+gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition)
+{
+    gr_ckpt_t *e = gr_logs_ckpt_find(m, topic, partition);
+    char *t;
+
+    if (e != NULL)
+        return e;
+    if ((m->nck + 1) * 2 > m->nslots) {
+        int n = m->nslots ? m->nslots : 64;
+        while ((m->nck + 1) * 2 > n)
+            n *= 2;
+        if (slots_rebuild(m, n) != 0)
+            return NULL;
+    }
+    if (m->nck == m->ck_cap) {
+        int cap = m->ck_cap ? m->ck_cap * 2 : 32;
+        gr_ckpt_t *p = realloc(m->ck, (size_t)cap * sizeof(*p));
+        if (p == NULL)
+            return NULL;
+        m->ck = p;
+        m->ck_cap = cap;
+    }
+    if ((t = strdup(topic)) == NULL)
+        return NULL;
+    e = &m->ck[m->nck];
+    e->topic = t;
+    e->partition = partition;
+    e->recovery_point = -1;
+    e->start_offset = -1;
+    e->log = NULL;
+    slots_insert(m, m->nck++);
+    return e;
+}
+
+/* Reads one checkpoint file into the table; a missing file is empty, a
+ * malformed line stops the reading with a WARN (what was read stays: a
+ * missing recovery point only means more recovery). */
+static void
+ckpt_read(gr_logs_t *m, const char *name, bool recovery_point)
+{
+    char path[GR_SEG_PATH_MAX];
+    char *line = NULL;
+    size_t cap = 0;
+    long count = -1;
+    int lineno = 0;
+    FILE *f;
+
+    snprintf(path, sizeof path, "%s/%s", m->dir, name);
+    f = fopen(path, "re");
+    if (f == NULL) {
+        if (errno != ENOENT)
+            GR_LOG_WARN("cannot read %s: %s", path, strerror(errno));
+        return;
+    }
+    while (getline(&line, &cap, f) > 0) {
+        char topic[256];
+        int partition;
+        long long off;
+        char extra;
+        gr_ckpt_t *e;
+
+        lineno++;
+        if (lineno == 1) {
+            if (strcmp(line, "0\n") != 0 && strcmp(line, "0") != 0)
+                break;
+            continue;
+        }
+        if (lineno == 2) {
+            if (sscanf(line, "%ld %c", &count, &extra) != 1 || count < 0)
+                break;
+            continue;
+        }
+        if (sscanf(line, "%255s %d %lld %c", topic, &partition, &off, &extra) !=
+                3 ||
+            partition < 0 || off < 0)
+            break;
+        if ((e = gr_logs_ckpt_get(m, topic, partition)) == NULL)
+            break;
+        if (recovery_point)
+            e->recovery_point = off;
+        else
+            e->start_offset = off;
+        if (--count == 0) {
+            lineno = -1; /* done */
+            break;
+        }
+    }
+    if (lineno != -1 && !(lineno == 2 && count == 0))
+        GR_LOG_WARN("%s: malformed at line %d, ignoring the rest", path,
+                    lineno);
+    free(line);
+    fclose(f);
+}
+
+static void
+ckpt_build(gr_logs_t *m, gr_buf_t *out, bool recovery_point)
+{
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            gr_buf_printf(out, "0\n%d\n", n);
+        for (int i = 0; i < m->nck; i++) {
+            const gr_ckpt_t *e = &m->ck[i];
+            int64_t v;
+            if (e->topic == NULL)
+                continue;
+            if (e->log != NULL)
+                v = recovery_point ? e->log->recovery_point
+                                   : e->log->start_offset;
+            else
+                v = recovery_point ? e->recovery_point : e->start_offset;
+            if (v < 0)
+                continue;
+            if (pass == 0)
+                n++;
+            else
+                gr_buf_printf(out, "%s %d %" PRId64 "\n", e->topic,
+                              (int)e->partition, v);
+        }
+    }
+}
+
+static gr_err_t
+ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso)
+{
+    gr_err_t err;
+    if (rp->oom || lso->oom)
+        return GR_ERR_NOMEM;
+    err = gr_logs_write_atomic(dir, GR_LOG_RP_CHECKPOINT, (char *)rp->ptr,
+                               rp->len);
+    if (err == 0)
+        err = gr_logs_write_atomic(dir, GR_LOG_LSO_CHECKPOINT, (char *)lso->ptr,
+                                   lso->len);
+    return err;
+}
+
+gr_err_t
+gr_logs_ckpt_write_now(gr_logs_t *m)
+{
+    gr_buf_t rp = GR_BUF_INIT, lso = GR_BUF_INIT;
+    gr_err_t err;
+    if (m->nslots > 0)
+        slots_rebuild(m, m->nslots); /* drop deleted logs' entries */
+    ckpt_build(m, &rp, true);
+    ckpt_build(m, &lso, false);
+    m->ckpt_dirty = false;
+    err = ckpt_write(m->dir, &rp, &lso);
+    if (err != 0)
+        m->ckpt_dirty = true;
+    gr_buf_fini(&rp);
+    gr_buf_fini(&lso);
+    return err;
+}
+
+static void
+ckpt_work(void *arg)
+{
+    gr_ckpt_job_t *job = arg;
+    job->err = ckpt_write(job->m->dir, &job->rp, &job->lso);
+    __atomic_store_n(&job->finished, 1, __ATOMIC_RELEASE);
+}
+
+static void
+ckpt_done(gr_loop_t *loop, void *arg)
+{
+    gr_ckpt_job_t *job = arg;
+    gr_logs_t *m = job->m;
+    (void)loop;
+    m->ckpt_job = NULL;
+    if (job->err != 0)
+        m->ckpt_dirty = true;
+    gr_buf_fini(&job->rp);
+    gr_buf_fini(&job->lso);
+    free(job);
+    gr_logs_unref(m);
+}
+
+/* Writes the checkpoints on a worker: the contents are built now. */
+static void
+ckpt_submit(gr_logs_t *m)
+{
+    gr_ckpt_job_t *job = calloc(1, sizeof(*job));
+    if (job == NULL)
+        return;
+    job->m = m;
+    if (m->nslots > 0)
+        slots_rebuild(m, m->nslots);
+    ckpt_build(m, &job->rp, true);
+    ckpt_build(m, &job->lso, false);
+    if (gr_workers_submit(m->workers, ckpt_work, ckpt_done, job) != 0) {
+        gr_buf_fini(&job->rp);
+        gr_buf_fini(&job->lso);
+        free(job);
+        return;
+    }
+    m->ckpt_dirty = false;
+    m->ckpt_job = job;
+    m->refs++;
+}
+
+/* --- the manager */
+
+gr_logs_t *
+gr_logs_open(const char *dir, gr_loop_t *loop, gr_workers_t *workers,
+             int max_open_files, gr_err_t *err)
+{
+    char path[GR_SEG_PATH_MAX];
+    gr_logs_t *m;
+
+    *err = 0;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", dir, strerror(errno));
+        *err = GR_ERR_IO;
+        return NULL;
+    }
+    m = calloc(1, sizeof(*m));
+    if (m == NULL || (m->dir = strdup(dir)) == NULL) {
+        free(m);
+        *err = GR_ERR_NOMEM;
+        return NULL;
+    }
+    m->loop = loop;
+    m->workers = workers;
+    m->refs = 1;
+    m->max_open_files = max_open_files > 0 ? max_open_files : 1;
+
+    /* the marker says the last shutdown was clean; removed now, so a crash
+     * from here on leaves none (Kafka's CleanShutdownFileHandler) */
+    snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_CLEAN_MARKER);
+    if (access(path, F_OK) == 0) {
+        m->was_clean = true;
+        if (unlink(path) != 0 || gr_logs_fsync_dir(dir) != 0) {
+            GR_LOG_ERROR("cannot remove %s: %s", path, strerror(errno));
+            *err = GR_ERR_IO;
+            gr_logs_unref(m);
+            return NULL;
+        }
+    }
+    ckpt_read(m, GR_LOG_RP_CHECKPOINT, true);
+    ckpt_read(m, GR_LOG_LSO_CHECKPOINT, false);
+    GR_LOG_INFO("log dir %s: %s shutdown, %d checkpointed logs", dir,
+                m->was_clean ? "clean" : "unclean", m->nck);
+    return m;
+}
+
+void
+gr_logs_unref(gr_logs_t *m)
+{
+    if (--m->refs > 0)
+        return;
+    GR_ASSERT(m->logs == NULL && m->open_files == 0);
+    for (int i = 0; i < m->nck; i++)
+        free(m->ck[i].topic);
+    free(m->ck);
+    free(m->slots);
+    free(m->dir);
+    free(m);
+}
+
+void
+gr_logs_close(gr_logs_t *m)
+{
+    static const char marker[] = "{\"version\":0,\"brokerEpoch\":-1}";
+    bool ok = true;
+
+    if (m == NULL)
+        return;
+    while (m->logs != NULL) {
+        gr_log_t *l = m->logs;
+        if (!gr_log_close_internal(l))
+            ok = false;
+        gr_log_unref(l);
+    }
+    /* a checkpoint job still writing would race with ours: let it end */
+    while (m->ckpt_job != NULL &&
+           !__atomic_load_n(&m->ckpt_job->finished, __ATOMIC_ACQUIRE)) {
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    if (gr_logs_ckpt_write_now(m) != 0)
+        ok = false;
+    if (ok)
+        ok = gr_logs_write_atomic(m->dir, GR_LOG_CLEAN_MARKER, marker,
+                                  sizeof marker - 1) == 0;
+    GR_LOG_INFO("log dir %s closed%s", m->dir,
+                ok ? "" : " (not clean: a write failed)");
+    m->closed = true;
+    gr_logs_unref(m);
+}
+
+bool
+gr_logs_was_clean(const gr_logs_t *m)
+{
+    return m->was_clean;
+}
+
+int
+gr_logs_open_files(const gr_logs_t *m)
+{
+    return m->open_files;
+}
+
+int
+gr_logs_maintain(gr_logs_t *m, int64_t now_ms)
+{
+    gr_log_t *l, *next;
+    int n = 0;
+
+    for (l = m->logs; l != NULL; l = next) {
+        next = l->next;
+        n += gr_log_periodic(l, now_ms);
+    }
+    if (m->ckpt_dirty && m->ckpt_job == NULL)
+        ckpt_submit(m);
+    return n;
+}

@@ -1,0 +1,627 @@
+/* A partition log: appends, offsets, rolls, reads, index files, timestamps,
+ * delete_records, flushes, failed writes. */
+#include "../unit.h"
+#include "batches.h"
+#include "logtest.h"
+
+#include "core/fault.h"
+#include "log/log_int.h"
+#include "proto/wire.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static gr_log_t *
+open_log(gr_logtest_t *t, const char *topic, const gr_log_config_t *cfg)
+{
+    gr_uuid_t id;
+    gr_err_t err;
+    gr_log_t *l;
+    memset(&id, 0x11, sizeof id);
+    l = gr_log_open(t->m, topic, 0, &id, cfg, &err);
+    ck_assert_int_eq(err, 0);
+    ck_assert_ptr_nonnull(l);
+    return l;
+}
+
+/* Appends one batch (records, timestamp ts) and adds its bytes, as
+ * written, to all (if not NULL). */
+static gr_log_append_info_t
+append(gr_log_t *l, gr_buf_t *all, int records, int64_t ts, int vsize)
+{
+    gr_buf_t b = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    gr_test_batch(&b, records, ts, vsize);
+    ck_assert_int_eq(gr_log_append(l, b.ptr, b.len, 3, &info), 0);
+    if (all != NULL)
+        gr_buf_append(all, b.ptr, b.len);
+    gr_buf_fini(&b);
+    return info;
+}
+
+/* Reads the whole log from offset from, slice after slice, into out. */
+static void
+read_all(gr_log_t *l, int64_t from, gr_buf_t *out)
+{
+    gr_buf_t part = GR_BUF_INIT;
+    int64_t offset = from;
+    gr_buf_reset(out);
+    while (offset < gr_log_end_offset(l)) {
+        gr_log_slice_t s;
+        size_t at = 0;
+        ck_assert_int_eq(gr_log_read(l, offset, 1 << 20, INT64_MAX, true, &s),
+                         0);
+        ck_assert_int_gt(s.len, 0);
+        ck_assert(gr_logtest_read_slice(&s, &part));
+        ck_assert_int_eq(gr_test_batches_count(part.ptr, part.len) > 0, 1);
+        while (at < part.len) { /* next offset: after the slice's last batch */
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(part.ptr + at, &h);
+            offset = gr_batch_last_offset(&h) + 1;
+            at += gr_batch_size(&h);
+        }
+        gr_buf_append(out, part.ptr, part.len);
+    }
+    gr_buf_fini(&part);
+}
+
+START_TEST(test_append_read_back)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, back = GR_BUF_INIT;
+    int64_t next = 0;
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    ck_assert_int_eq(gr_log_start_offset(l), 0);
+    for (int i = 0; i < 300; i++) {
+        int records = 1 + i % 7;
+        gr_log_append_info_t info = append(l, &all, records, 1000 + i, 30);
+        ck_assert_int_eq(info.first_offset, next);
+        ck_assert_int_eq(info.last_offset, next + records - 1);
+        ck_assert_int_eq(info.max_timestamp, 1000 + i);
+        ck_assert(!info.flush_due);
+        next += records;
+    }
+    ck_assert_int_eq(gr_log_end_offset(l), next);
+    ck_assert_int_eq(gr_log_size_bytes(l), (int64_t)all.len);
+    read_all(l, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    /* offsets and leader epoch were patched, the CRC still holds */
+    ck_assert_int_eq(gr_test_batches_count(back.ptr, back.len), 300);
+    ck_assert_int_eq((int32_t)gr_get_u32(back.ptr + GR_BATCH_OFF_LEADER_EPOCH),
+                     3);
+    gr_buf_fini(&all);
+    gr_buf_fini(&back);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_read_inside_batch)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    int64_t pos[41];
+    gr_log_t *l;
+
+    cfg.index_interval_bytes = 200; /* some index entries, some scans */
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    pos[0] = 0;
+    for (int i = 0; i < 40; i++) {
+        append(l, NULL, 5, 1000, 20);
+        pos[i + 1] = gr_log_size_bytes(l);
+    }
+    /* from the active segment (recent batches, index, scan) and after a
+     * reopen (index and scan only) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int64_t off = 0; off < 200; off++) {
+            gr_log_slice_t s;
+            int k = (int)(off / 5);
+            ck_assert_int_eq(gr_log_read(l, off, 1, INT64_MAX, true, &s), 0);
+            ck_assert_int_eq(s.first_offset, k * 5);
+            ck_assert_int_eq(s.pos, pos[k]);
+            ck_assert_int_eq(s.len, pos[k + 1] - pos[k]); /* whole batch */
+        }
+        gr_log_close(l);
+        l = open_log(&t, "t", &cfg);
+    }
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_max_bytes)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_slice_t s;
+    int64_t size;
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 10; i++)
+        append(l, NULL, 4, 1000, 100);
+    size = gr_log_size_bytes(l) / 10;
+    /* below one batch: cut (Kafka's partial batch) or the whole batch */
+    ck_assert_int_eq(gr_log_read(l, 0, 10, INT64_MAX, false, &s), 0);
+    ck_assert_int_eq(s.len, 10);
+    ck_assert_int_eq(gr_log_read(l, 0, 10, INT64_MAX, true, &s), 0);
+    ck_assert_int_eq(s.len, size);
+    ck_assert_int_eq(gr_log_read(l, 0, 0, INT64_MAX, false, &s), 0);
+    ck_assert_int_eq(s.len, 0);
+    /* two and a half batches: cut inside the third */
+    ck_assert_int_eq(
+        gr_log_read(l, 4, (int32_t)(size * 5 / 2), INT64_MAX, true, &s), 0);
+    ck_assert_int_eq(s.pos, size);
+    ck_assert_int_eq(s.len, size * 5 / 2);
+    /* more than there is: to the end */
+    ck_assert_int_eq(gr_log_read(l, 36, 1 << 20, INT64_MAX, true, &s), 0);
+    ck_assert_int_eq(s.pos, size * 9);
+    ck_assert_int_eq(s.len, size);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_max_offset_and_range)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_slice_t s;
+    int64_t size;
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 10; i++)
+        append(l, NULL, 4, 1000, 100); /* batch k: offsets 4k..4k+3 */
+    size = gr_log_size_bytes(l) / 10;
+    /* up to the batch starting at max_offset */
+    ck_assert_int_eq(gr_log_read(l, 0, 1 << 20, 20, true, &s), 0);
+    ck_assert_int_eq(s.len, size * 5);
+    /* a batch holding max_offset is not visible (Kafka) */
+    ck_assert_int_eq(gr_log_read(l, 0, 1 << 20, 22, true, &s), 0);
+    ck_assert_int_eq(s.len, size * 5);
+    ck_assert_int_eq(gr_log_read(l, 20, 1 << 20, 22, true, &s), 0);
+    ck_assert_int_eq(s.len, 0);
+    ck_assert_int_eq(gr_log_read(l, 20, 1 << 20, 20, true, &s), 0);
+    ck_assert_int_eq(s.len, 0);
+    /* the log end: empty; past it or below the start: out of range */
+    ck_assert_int_eq(gr_log_read(l, 40, 1 << 20, INT64_MAX, true, &s), 0);
+    ck_assert_int_eq(s.len, 0);
+    ck_assert_int_eq(s.first_offset, -1);
+    ck_assert_int_eq(gr_log_read(l, 41, 1 << 20, INT64_MAX, true, &s),
+                     GR_ERR_NOT_FOUND);
+    ck_assert_int_eq(gr_log_read(l, -1, 1 << 20, INT64_MAX, true, &s),
+                     GR_ERR_NOT_FOUND);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_roll_by_size_many_segments)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, back = GR_BUF_INIT;
+    char path[4096];
+    gr_log_t *l;
+
+    cfg.segment_bytes = 1000;
+    cfg.index_interval_bytes = 150;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 200; i++)
+        append(l, &all, 2, 1000 + i, 60);
+    /* a batch of 2 records of 60 bytes is 61 + 2 * 68 = 197 bytes: five fit
+     * in 1000 */
+    ck_assert_int_eq(gr_log_segment_count(l), 40);
+    for (int i = 0; i < 40; i++) {
+        gr_logtest_seg_path(path, &t, "t", 0, i * 10, ".log");
+        ck_assert_int_eq(gr_logtest_file_size(path), 5 * 197);
+    }
+    ck_assert_int_le(gr_logs_open_files(t.m), 10);
+    read_all(l, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    /* from the middle, and after a reopen (lazy index loads) */
+    gr_logtest_reopen(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    ck_assert_int_eq(gr_log_segment_count(l), 40);
+    ck_assert_int_eq(gr_log_end_offset(l), 400);
+    read_all(l, 201, &back);
+    ck_assert_uint_eq(back.len, all.len / 2);
+    ck_assert_mem_eq(back.ptr, all.ptr + all.len / 2, all.len / 2);
+    gr_buf_fini(&all);
+    gr_buf_fini(&back);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_roll_by_time)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_t *l;
+
+    cfg.segment_ms = 1000;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    /* the age is the incoming timestamp minus the first batch's */
+    append(l, NULL, 1, 10000, 10);
+    append(l, NULL, 1, 10500, 10);
+    append(l, NULL, 1, 11000, 10); /* 1000: not more than segment.ms */
+    ck_assert_int_eq(gr_log_segment_count(l), 1);
+    append(l, NULL, 1, 11001, 10);
+    ck_assert_int_eq(gr_log_segment_count(l), 2);
+    ck_assert_int_eq(l->segs[1]->base, 3);
+    append(l, NULL, 1, 11500, 10);
+    ck_assert_int_eq(gr_log_segment_count(l), 2);
+    /* after a reopen the first batch's timestamp is read back */
+    gr_logtest_reopen(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    append(l, NULL, 1, 12002, 10);
+    ck_assert_int_eq(gr_log_segment_count(l), 3);
+    ck_assert_int_eq(l->segs[2]->base, 5);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_roll_index_full)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_t *l;
+
+    cfg.index_interval_bytes = 0; /* an entry for every append but the first */
+    cfg.segment_index_bytes = 36; /* 4 offset or 3 time index entries */
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 4; i++)
+        append(l, NULL, 1, 1000 + i, 10);
+    ck_assert_int_eq(gr_log_segment_count(l), 1);
+    ck_assert_int_eq(l->segs[0]->oidx.n, 3);
+    ck_assert_int_eq(l->segs[0]->tidx.n, 3); /* full */
+    append(l, NULL, 1, 2000, 10);
+    ck_assert_int_eq(gr_log_segment_count(l), 2);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_index_files_kafka_format)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t data = GR_BUF_INIT;
+    char path[4096];
+    int64_t sz;
+    gr_log_t *l;
+
+    cfg.index_interval_bytes = 100;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 4; i++) /* 3 records each, timestamps 5000.. */
+        append(l, NULL, 3, 5000 + 10 * i, 30);
+    sz = gr_log_size_bytes(l) / 4;
+    gr_logs_close(t.m);
+    t.m = NULL;
+
+    /* .index: every append after the first gets (last offset, position) */
+    gr_logtest_seg_path(path, &t, "t", 0, 0, ".index");
+    ck_assert(gr_logtest_read_file(path, &data));
+    ck_assert_uint_eq(data.len, 24);
+    for (int e = 0; e < 3; e++) {
+        ck_assert_uint_eq(gr_get_u32(data.ptr + 8 * e), 3 * (e + 1) + 2);
+        ck_assert_uint_eq(gr_get_u32(data.ptr + 8 * e + 4), sz * (e + 1));
+    }
+    /* .timeindex: (largest timestamp so far, last offset of its batch) */
+    gr_logtest_seg_path(path, &t, "t", 0, 0, ".timeindex");
+    ck_assert(gr_logtest_read_file(path, &data));
+    ck_assert_uint_eq(data.len, 36);
+    for (int e = 0; e < 3; e++) {
+        ck_assert_int_eq((int64_t)gr_get_u64(data.ptr + 12 * e),
+                         5000 + 10 * (e + 1));
+        ck_assert_uint_eq(gr_get_u32(data.ptr + 12 * e + 8), 3 * (e + 1) + 2);
+    }
+    /* the directory's other files */
+    snprintf(path, sizeof path, "%s/t-0/partition.metadata", t.dir);
+    ck_assert(gr_logtest_read_file(path, &data));
+    gr_buf_putc(&data, 0);
+    ck_assert_str_eq((char *)data.ptr,
+                     "version: 0\ntopic_id: EREREREREREREREREREREQ\n");
+    snprintf(path, sizeof path, "%s/recovery-point-offset-checkpoint", t.dir);
+    ck_assert(gr_logtest_read_file(path, &data));
+    gr_buf_putc(&data, 0);
+    ck_assert_str_eq((char *)data.ptr, "0\n1\nt 0 12\n");
+    snprintf(path, sizeof path, "%s/log-start-offset-checkpoint", t.dir);
+    ck_assert(gr_logtest_read_file(path, &data));
+    gr_buf_putc(&data, 0);
+    ck_assert_str_eq((char *)data.ptr, "0\n1\nt 0 0\n");
+    snprintf(path, sizeof path, "%s/.kafka_cleanshutdown", t.dir);
+    ck_assert_int_ge(gr_logtest_file_size(path), 0);
+    gr_buf_fini(&data);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_timestamps)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_slice_t s;
+    gr_buf_t data = GR_BUF_INIT;
+    int64_t ts, off;
+    gr_log_t *l;
+
+    cfg.segment_bytes = 700;
+    cfg.index_interval_bytes = 100;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    gr_log_max_timestamp(l, &ts, &off);
+    ck_assert_int_eq(ts, -1);
+    ck_assert_int_eq(off, -1);
+    /* batch i: 2 records, offsets 2i..2i+1, timestamps rising except a
+     * peak at batch 7 */
+    for (int i = 0; i < 30; i++)
+        append(l, NULL, 2, i == 7 ? 90000 : 1000 * (i + 1), 40);
+    ck_assert_int_gt(gr_log_segment_count(l), 3);
+    for (int pass = 0; pass < 2; pass++) {
+        gr_log_max_timestamp(l, &ts, &off);
+        ck_assert_int_eq(ts, 90000);
+        ck_assert_int_eq(off, 15); /* the last offset of batch 7 */
+        /* first batch with maxTimestamp >= ts */
+        ck_assert_int_eq(gr_log_find_timestamp(l, 0, &s), 0);
+        ck_assert_int_eq(s.first_offset, 0);
+        ck_assert_int_eq(gr_log_find_timestamp(l, 3000, &s), 0);
+        ck_assert_int_eq(s.first_offset, 4);
+        ck_assert_int_eq(gr_log_find_timestamp(l, 3001, &s), 0);
+        ck_assert_int_eq(s.first_offset, 6);
+        ck_assert_int_eq(gr_log_find_timestamp(l, 9000, &s), 0);
+        ck_assert_int_eq(s.first_offset, 14); /* the peak */
+        ck_assert_int_eq(gr_log_find_timestamp(l, 25000, &s), 0);
+        ck_assert_int_eq(s.first_offset, 14);
+        ck_assert(gr_logtest_read_slice(&s, &data));
+        ck_assert_int_eq(gr_test_batches_count(data.ptr, data.len), 1);
+        ck_assert_int_eq(gr_log_find_timestamp(l, 90001, &s), 0);
+        ck_assert_int_eq(s.len, 0);
+        gr_logtest_reopen(&t, 10); /* again from the files */
+        l = open_log(&t, "t", &cfg);
+    }
+    gr_buf_fini(&data);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_delete_records)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_slice_t s;
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 10; i++)
+        append(l, NULL, 4, 1000, 10);
+    ck_assert_int_eq(gr_log_delete_records(l, 30, 20), GR_ERR_NOT_FOUND);
+    ck_assert_int_eq(gr_log_delete_records(l, 14, 40), 0);
+    ck_assert_int_eq(gr_log_start_offset(l), 14);
+    ck_assert_int_eq(gr_log_delete_records(l, 10, 40), 0); /* never back */
+    ck_assert_int_eq(gr_log_start_offset(l), 14);
+    ck_assert_int_eq(gr_log_read(l, 13, 100, INT64_MAX, true, &s),
+                     GR_ERR_NOT_FOUND);
+    ck_assert_int_eq(gr_log_read(l, 14, 100, INT64_MAX, true, &s), 0);
+    ck_assert_int_eq(s.first_offset, 12); /* the batch holding 14 */
+    /* kept across a restart (log-start-offset-checkpoint) */
+    gr_logtest_reopen(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    ck_assert_int_eq(gr_log_start_offset(l), 14);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+typedef struct flush_seen {
+    int calls;
+    gr_err_t err;
+    int64_t rp;
+} flush_seen_t;
+
+static void
+on_flush(gr_log_t *l, gr_err_t err, void *arg)
+{
+    flush_seen_t *f = arg;
+    f->calls++;
+    f->err = err;
+    f->rp = gr_log_recovery_point(l);
+}
+
+START_TEST(test_flush)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    flush_seen_t a = { 0 }, b = { 0 }, c = { 0 };
+    gr_log_append_info_t info;
+    gr_log_t *l;
+
+    cfg.flush_messages = 5;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    ck_assert_int_eq(gr_log_recovery_point(l), 0);
+    info = append(l, NULL, 2, 1000, 10);
+    ck_assert(!info.flush_due);
+    info = append(l, NULL, 2, 1000, 10);
+    ck_assert(!info.flush_due);
+    info = append(l, NULL, 2, 1000, 10);
+    ck_assert(info.flush_due); /* 6 unflushed >= flush.messages */
+    ck_assert_int_eq(gr_log_flush(l, on_flush, &a), 0);
+    /* while it runs: coalesced into one more flush */
+    append(l, NULL, 2, 1000, 10);
+    ck_assert_int_eq(gr_log_flush(l, on_flush, &b), 0);
+    ck_assert_int_eq(gr_log_flush(l, on_flush, &c), 0);
+    ck_assert(gr_logtest_wait(&t, &a.calls));
+    ck_assert_int_eq(a.err, 0);
+    ck_assert_int_ge(a.rp, 6);
+    ck_assert(gr_logtest_wait(&t, &c.calls));
+    ck_assert_int_eq(b.calls, 1);
+    ck_assert_int_eq(c.err, 0);
+    ck_assert_int_eq(c.rp, 8);
+    ck_assert_int_eq(gr_log_recovery_point(l), 8);
+    info = append(l, NULL, 2, 1000, 10);
+    ck_assert(!info.flush_due);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_delete_while_flushing)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    flush_seen_t a = { 0 };
+    char path[4096];
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "gone", &cfg);
+    append(l, NULL, 2, 1000, 10);
+    ck_assert_int_eq(gr_log_flush(l, on_flush, &a), 0);
+    ck_assert_int_eq(gr_log_delete(l), 0);
+    snprintf(path, sizeof path, "%s/gone-0", t.dir);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    ck_assert(gr_logtest_wait(&t, &a.calls));
+    ck_assert_int_eq(a.err, GR_ERR_IO); /* its data is gone */
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+/* A write that fails half-way (RLIMIT_FSIZE makes a short write, then
+ * EFBIG): nothing of the batch stays, and the log goes on. */
+START_TEST(test_failed_write_fsize)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, b = GR_BUF_INIT, back = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    struct rlimit old, lim;
+    char path[4096];
+    int64_t size;
+    gr_err_t err;
+    int rc;
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    append(l, &all, 3, 1000, 100);
+    size = gr_log_size_bytes(l);
+    gr_test_batch(&b, 3, 1000, 100);
+
+    signal(SIGXFSZ, SIG_IGN);
+    ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)(size + 50);
+    /* no ck_assert while the limit is low: Check writes a file at each */
+    rc = setrlimit(RLIMIT_FSIZE, &lim);
+    err = gr_log_append(l, b.ptr, b.len, 0, &info);
+    ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(err, GR_ERR_IO);
+
+    gr_logtest_seg_path(path, &t, "t", 0, 0, ".log");
+    ck_assert_int_eq(gr_logtest_file_size(path), size);
+    ck_assert_int_eq(gr_log_end_offset(l), 3);
+    info = append(l, &all, 3, 1000, 100);
+    ck_assert_int_eq(info.first_offset, 3);
+    read_all(l, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    gr_buf_fini(&all);
+    gr_buf_fini(&b);
+    gr_buf_fini(&back);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+#ifdef GR_FAULT_INJECTION
+START_TEST(test_failed_write_fault)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, b = GR_BUF_INIT, back = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    flush_seen_t a = { 0 };
+    char path[4096];
+    gr_log_t *l;
+
+    cfg.segment_bytes = 1000;
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    append(l, &all, 3, 1000, 100);
+    gr_test_batch(&b, 3, 1000, 100);
+    gr_fault_arm("log.write", 1);
+    ck_assert_int_eq(gr_log_append(l, b.ptr, b.len, 0, &info), GR_ERR_IO);
+    gr_logtest_seg_path(path, &t, "t", 0, 0, ".log");
+    ck_assert_int_eq(gr_logtest_file_size(path), gr_log_size_bytes(l));
+    ck_assert_int_eq(gr_log_end_offset(l), 3); /* no offsets used */
+    /* a roll that cannot create its segment (3 batches of 388 > 1000) */
+    append(l, &all, 3, 1000, 100);
+    gr_fault_arm("log.segment", 1);
+    ck_assert_int_eq(gr_log_append(l, b.ptr, b.len, 0, &info), GR_ERR_IO);
+    ck_assert_int_eq(gr_log_segment_count(l), 1);
+    append(l, &all, 3, 1000, 100); /* now it rolls */
+    ck_assert_int_eq(gr_log_segment_count(l), 2);
+    ck_assert_int_eq(gr_log_end_offset(l), 9);
+    read_all(l, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    /* a failed fsync: the callback hears it, the recovery point stays */
+    gr_logtest_settle(&t); /* the flushes of the roll */
+    {
+        int64_t rp = gr_log_recovery_point(l);
+        append(l, &all, 3, 1000, 100);
+        gr_fault_arm("log.fsync", 1);
+        ck_assert_int_eq(gr_log_flush(l, on_flush, &a), 0);
+        ck_assert(gr_logtest_wait(&t, &a.calls));
+        ck_assert_int_eq(a.err, GR_ERR_IO);
+        ck_assert_int_eq(gr_log_recovery_point(l), rp);
+    }
+    gr_fault_clear();
+    gr_buf_fini(&all);
+    gr_buf_fini(&b);
+    gr_buf_fini(&back);
+    gr_logtest_fini(&t);
+}
+END_TEST
+#endif
+
+Suite *
+suite_log_log(void)
+{
+    Suite *s = suite_create("log/log");
+    TCase *tc = tcase_create("log");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_append_read_back);
+    tcase_add_test(tc, test_read_inside_batch);
+    tcase_add_test(tc, test_max_bytes);
+    tcase_add_test(tc, test_max_offset_and_range);
+    tcase_add_test(tc, test_roll_by_size_many_segments);
+    tcase_add_test(tc, test_roll_by_time);
+    tcase_add_test(tc, test_roll_index_full);
+    tcase_add_test(tc, test_index_files_kafka_format);
+    tcase_add_test(tc, test_timestamps);
+    tcase_add_test(tc, test_delete_records);
+    tcase_add_test(tc, test_flush);
+    tcase_add_test(tc, test_delete_while_flushing);
+    tcase_add_test(tc, test_failed_write_fsize);
+#ifdef GR_FAULT_INJECTION
+    tcase_add_test(tc, test_failed_write_fault);
+#endif
+    suite_add_tcase(s, tc);
+    return s;
+}

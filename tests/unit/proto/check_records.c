@@ -1,0 +1,397 @@
+/*
+ * Record batches against kafka-python's encoder (tests/data/records/):
+ * validation as Kafka's LogValidator, record iteration, legacy message set
+ * conversion to v2, down-conversion, the batch builder and control
+ * batches, and the refusals (CRC, counts, sizes, control batches, codecs,
+ * keys on compacted topics).
+ */
+#include "core/crc32c.h"
+#include "proto/records.h"
+#include "proto/wire.h"
+#include "../unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static uint8_t *
+load(const char *name, size_t *n)
+{
+    char path[1024];
+    FILE *f;
+    uint8_t *buf;
+    long len;
+    snprintf(path, sizeof path, "%s/records/%s", GR_TEST_DATA, name);
+    f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    rewind(f);
+    buf = malloc((size_t)len);
+    ck_assert_uint_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+static void
+opts(gr_validate_opts_t *o, int16_t ver)
+{
+    memset(o, 0, sizeof *o);
+    o->produce_version = ver;
+    o->max_message_bytes = 1048588;
+    o->now_ms = 1700000000000;
+    o->ts_before_max_ms = INT64_MAX;
+    o->ts_after_max_ms = INT64_MAX;
+    o->max_decompressed = 1 << 20;
+}
+
+typedef struct seen {
+    int n;
+    char keys[8][8];
+    char values[8][8];
+    int64_t ts[8];
+    int64_t offsets[8];
+    int headers[8];
+} seen_t;
+
+static int
+collect(void *arg, const gr_batch_hdr_t *h, const gr_record_t *r)
+{
+    seen_t *s = arg;
+    (void)h;
+    if (s->n >= 8)
+        return 1;
+    snprintf(s->keys[s->n], 8, "%.*s", (int)r->key.len, r->key.ptr);
+    snprintf(s->values[s->n], 8, "%.*s", (int)r->value.len, r->value.ptr);
+    s->ts[s->n] = r->timestamp;
+    s->offsets[s->n] = r->offset;
+    s->headers[s->n] = r->headers_cnt;
+    s->n++;
+    return 0;
+}
+
+static void
+check_five(const seen_t *s, bool with_ts)
+{
+    ck_assert_int_eq(s->n, 5);
+    for (int i = 0; i < 5; i++) {
+        char k[8], v[8];
+        snprintf(k, sizeof k, "k%d", i);
+        snprintf(v, sizeof v, "v%d", i);
+        ck_assert_str_eq(s->keys[i], k);
+        ck_assert_str_eq(s->values[i], v);
+        if (with_ts)
+            ck_assert_int_eq(s->ts[i], 1600000000000LL + i);
+    }
+}
+
+START_TEST(test_validate_v2)
+{
+    static const char *names[] = {"v2_none.bin", "v2_gzip.bin"};
+    for (int k = 0; k < 2; k++) {
+        size_t n;
+        uint8_t *b = load(names[k], &n);
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+        gr_buf_t scratch = GR_BUF_INIT;
+        seen_t s = {0};
+        opts(&o, 7);
+        ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r),
+                         GR_KERR_NONE);
+        ck_assert_int_eq(r.batches, 1);
+        ck_assert_int_eq(r.records, 5);
+        ck_assert_int_eq(r.max_timestamp, 1600000000004LL);
+        ck_assert_int_eq(r.producer_id, -1);
+        ck_assert_int_eq(gr_batch_foreach_record(b, n, &scratch, 1 << 20,
+                                                 collect, &s),
+                         GR_KERR_NONE);
+        check_five(&s, true);
+        ck_assert_int_eq(s.headers[2], 1);
+        ck_assert_int_eq(s.headers[1], 0);
+        gr_buf_fini(&scratch);
+        free(b);
+    }
+}
+END_TEST
+
+START_TEST(test_log_append_time)
+{
+    size_t n;
+    uint8_t *b = load("v2_none.bin", &n);
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+    gr_batch_hdr_t h;
+    opts(&o, 7);
+    o.log_append_time = true;
+    ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r), GR_KERR_NONE);
+    gr_batch_hdr_parse(b, &h);
+    ck_assert_int_eq(h.max_timestamp, o.now_ms);
+    ck_assert(h.attributes & GR_ATTR_LOG_APPEND_TIME);
+    /* the CRC was recomputed: validating again passes */
+    o.log_append_time = false;
+    ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r), GR_KERR_NONE);
+    /* ... and CreateTime restores the records' max and clears the bit */
+    gr_batch_hdr_parse(b, &h);
+    ck_assert_int_eq(h.max_timestamp, 1600000000004LL);
+    ck_assert(!(h.attributes & GR_ATTR_LOG_APPEND_TIME));
+    free(b);
+}
+END_TEST
+
+START_TEST(test_refusals)
+{
+    size_t n;
+    uint8_t *b = load("v2_none.bin", &n);
+    uint8_t *two = malloc(2 * n);
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+
+    opts(&o, 7);
+    /* a flipped byte in the records: CRC-32C */
+    b[n - 1] ^= 1;
+    ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r),
+                     GR_KERR_CORRUPT_MESSAGE);
+    b[n - 1] ^= 1;
+    /* truncated */
+    ck_assert_int_eq(gr_records_validate(b, n - 3, &o, NULL, &r),
+                     GR_KERR_CORRUPT_MESSAGE);
+    ck_assert_int_eq(gr_records_validate(b, 30, &o, NULL, &r),
+                     GR_KERR_CORRUPT_MESSAGE);
+    /* empty */
+    ck_assert_int_eq(gr_records_validate(b, 0, &o, NULL, &r),
+                     GR_KERR_INVALID_RECORD);
+    /* two batches: v3+ allows exactly one */
+    memcpy(two, b, n);
+    memcpy(two + n, b, n);
+    ck_assert_int_eq(gr_records_validate(two, 2 * n, &o, NULL, &r),
+                     GR_KERR_INVALID_RECORD);
+    o.produce_version = 2;
+    ck_assert_int_eq(gr_records_validate(two, 2 * n, &o, NULL, &r),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(r.batches, 2);
+    o.produce_version = 7;
+    /* too large */
+    o.max_message_bytes = (int32_t)n - 1;
+    ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r),
+                     GR_KERR_MESSAGE_TOO_LARGE);
+    o.max_message_bytes = 1048588;
+    /* keyless records on a compacted topic: fine here (keys present) */
+    o.compacted = true;
+    ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r), GR_KERR_NONE);
+    o.compacted = false;
+    /* a control batch from a client; count not matching lastOffsetDelta */
+    {
+        uint8_t *c = malloc(n);
+        memcpy(c, b, n);
+        gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES,
+                   (uint16_t)(gr_get_u16(c + GR_BATCH_OFF_ATTRIBUTES) |
+                              GR_ATTR_CONTROL | GR_ATTR_TRANSACTIONAL));
+        gr_put_u64(c + GR_BATCH_OFF_PRODUCER_ID, 1);
+        gr_put_u32(c + GR_BATCH_OFF_BASE_SEQ, 0);
+        gr_put_u32(c + GR_BATCH_OFF_CRC,
+                   gr_crc32c(c + GR_BATCH_OFF_ATTRIBUTES,
+                             n - GR_BATCH_OFF_ATTRIBUTES));
+        ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
+                         GR_KERR_INVALID_RECORD);
+        memcpy(c, b, n);
+        gr_put_u32(c + GR_BATCH_OFF_COUNT, 4);
+        gr_put_u32(c + GR_BATCH_OFF_CRC,
+                   gr_crc32c(c + GR_BATCH_OFF_ATTRIBUTES,
+                             n - GR_BATCH_OFF_ATTRIBUTES));
+        ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
+                         GR_KERR_INVALID_RECORD);
+        /* an unknown codec */
+        memcpy(c, b, n);
+        gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES, 6);
+        gr_put_u32(c + GR_BATCH_OFF_CRC,
+                   gr_crc32c(c + GR_BATCH_OFF_ATTRIBUTES,
+                             n - GR_BATCH_OFF_ATTRIBUTES));
+        ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
+                         GR_KERR_CORRUPT_MESSAGE);
+        /* zstd before Produce v7 */
+        memcpy(c, b, n);
+        gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES, GR_CODEC_ZSTD);
+        gr_put_u32(c + GR_BATCH_OFF_CRC,
+                   gr_crc32c(c + GR_BATCH_OFF_ATTRIBUTES,
+                             n - GR_BATCH_OFF_ATTRIBUTES));
+        o.produce_version = 6;
+        ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
+                         GR_KERR_UNSUPPORTED_COMPRESSION_TYPE);
+        free(c);
+    }
+    free(two);
+    free(b);
+}
+END_TEST
+
+START_TEST(test_keyless_compacted)
+{
+    gr_batch_builder_t bb;
+    gr_buf_t out = GR_BUF_INIT;
+    gr_bytes_t nokey = {NULL, -1}, v = {(const uint8_t *)"x", 1};
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+    gr_batch_builder_add(&bb, 5, &nokey, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+    opts(&o, 7);
+    o.compacted = true;
+    ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                     GR_KERR_INVALID_RECORD);
+    ck_assert_int_eq(r.bad_record, 0);
+    gr_batch_builder_fini(&bb);
+    gr_buf_fini(&out);
+}
+END_TEST
+
+START_TEST(test_legacy_conversion)
+{
+    static const char *names[] = {"m0_none.bin", "m0_gzip.bin", "m1_none.bin",
+                                  "m1_gzip.bin"};
+    for (int k = 0; k < 4; k++) {
+        size_t n;
+        uint8_t *b = load(names[k], &n);
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+        gr_buf_t out = GR_BUF_INIT, scratch = GR_BUF_INIT;
+        seen_t s = {0};
+        gr_batch_hdr_t h;
+        opts(&o, 2);
+        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, &out, &r), GR_KERR_NONE);
+        ck_assert_int_eq(r.records, 5);
+        /* the result is a valid v2 batch that keeps the wrapper's codec */
+        gr_batch_hdr_parse(out.ptr, &h);
+        ck_assert_int_eq(h.magic, 2);
+        ck_assert_int_eq(gr_batch_codec(&h), k % 2 ? GR_CODEC_GZIP : 0);
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                         GR_KERR_NONE);
+        ck_assert_int_eq(gr_batch_foreach_record(out.ptr, out.len, &scratch,
+                                                 1 << 20, collect, &s),
+                         GR_KERR_NONE);
+        check_five(&s, k >= 2); /* magic 0 has no timestamps */
+        if (k < 2)
+            ck_assert_int_eq(s.ts[0], -1);
+        /* a broken CRC-32 in the first message is refused */
+        b[12] ^= 0xff;
+        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, &out, &r),
+                         GR_KERR_CORRUPT_MESSAGE);
+        gr_buf_fini(&out);
+        gr_buf_fini(&scratch);
+        free(b);
+    }
+}
+END_TEST
+
+START_TEST(test_down_convert)
+{
+    size_t n;
+    uint8_t *b = load("v2_gzip.bin", &n);
+    for (int magic = 0; magic <= 1; magic++) {
+        gr_buf_t legacy = GR_BUF_INIT, v2 = GR_BUF_INIT, scratch = GR_BUF_INIT;
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+        seen_t s = {0};
+        /* place the batch at offset 100 as the log would */
+        gr_batch_set_base_offset(b, 100);
+        ck_assert_int_eq(gr_records_down_convert(b, n, magic, 1 << 20, &legacy),
+                         GR_KERR_NONE);
+        /* offsets are absolute: 100..104 */
+        ck_assert_int_eq((int64_t)gr_get_u64(legacy.ptr), 100);
+        ck_assert_int_eq(gr_records_magic(legacy.ptr, legacy.len), magic);
+        /* and it parses back (our legacy reader checks every CRC-32) */
+        opts(&o, 2);
+        ck_assert_int_eq(gr_legacy_to_v2(legacy.ptr, legacy.len, &o, &v2, &r),
+                         GR_KERR_NONE);
+        ck_assert_int_eq(gr_batch_foreach_record(v2.ptr, v2.len, &scratch,
+                                                 1 << 20, collect, &s),
+                         GR_KERR_NONE);
+        check_five(&s, magic == 1);
+        gr_buf_fini(&legacy);
+        gr_buf_fini(&v2);
+        gr_buf_fini(&scratch);
+    }
+    free(b);
+}
+END_TEST
+
+START_TEST(test_builder_and_control)
+{
+    for (int codec = 0; codec <= 4; codec++) {
+        gr_batch_builder_t bb;
+        gr_buf_t out = GR_BUF_INIT, scratch = GR_BUF_INIT;
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+        seen_t s = {0};
+        gr_batch_builder_init(&bb, codec, 0, -1, -1, -1);
+        for (int i = 0; i < 5; i++) {
+            char k[8], v[8];
+            gr_bytes_t kb, vb;
+            snprintf(k, sizeof k, "k%d", i);
+            snprintf(v, sizeof v, "v%d", i);
+            kb.ptr = (const uint8_t *)k;
+            kb.len = (int32_t)strlen(k);
+            vb.ptr = (const uint8_t *)v;
+            vb.len = (int32_t)strlen(v);
+            gr_batch_builder_add(&bb, 1600000000000LL + i, &kb, &vb, 0, NULL,
+                                 0);
+        }
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 7, &out), 0);
+        opts(&o, 9);
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                         GR_KERR_NONE);
+        ck_assert_int_eq(gr_batch_foreach_record(out.ptr, out.len, &scratch,
+                                                 1 << 20, collect, &s),
+                         GR_KERR_NONE);
+        check_five(&s, true);
+        ck_assert_int_eq(s.offsets[0], 7);
+        gr_batch_builder_fini(&bb);
+        gr_buf_fini(&out);
+        gr_buf_fini(&scratch);
+    }
+    {
+        gr_buf_t out = GR_BUF_INIT;
+        gr_batch_hdr_t h;
+        ck_assert_int_eq(gr_control_batch(&out, 42, 3, GR_CONTROL_COMMIT, 5,
+                                          1700000000000LL),
+                         0);
+        gr_batch_hdr_parse(out.ptr, &h);
+        ck_assert_int_eq(h.producer_id, 42);
+        ck_assert_int_eq(h.producer_epoch, 3);
+        ck_assert_int_eq(h.base_sequence, -1);
+        ck_assert_int_eq(h.count, 1);
+        ck_assert(h.attributes & GR_ATTR_CONTROL);
+        ck_assert(h.attributes & GR_ATTR_TRANSACTIONAL);
+        ck_assert_uint_eq(h.crc, gr_crc32c(out.ptr + GR_BATCH_OFF_ATTRIBUTES,
+                                           out.len - GR_BATCH_OFF_ATTRIBUTES));
+        /* key: version 0, type COMMIT; value: version 0, epoch 5 */
+        {
+            static const uint8_t rec[] = {
+                0x20,                   /* length 16 (zigzag) */
+                0x00, 0x00, 0x00,       /* attributes, ts delta, offset delta */
+                0x08, 0x00, 0x00, 0x00, 0x01, /* key: 4 bytes, v0 COMMIT */
+                0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, /* value: v0, 5 */
+                0x00,                   /* no headers */
+            };
+            ck_assert_uint_eq(out.len, GR_BATCH_HEADER_SIZE + sizeof rec);
+            ck_assert_mem_eq(out.ptr + GR_BATCH_HEADER_SIZE, rec, sizeof rec);
+        }
+        gr_buf_fini(&out);
+    }
+}
+END_TEST
+
+Suite *
+suite_proto_records(void)
+{
+    Suite *s = suite_create("proto/records");
+    TCase *tc = tcase_create("records");
+    tcase_add_test(tc, test_validate_v2);
+    tcase_add_test(tc, test_log_append_time);
+    tcase_add_test(tc, test_refusals);
+    tcase_add_test(tc, test_keyless_compacted);
+    tcase_add_test(tc, test_legacy_conversion);
+    tcase_add_test(tc, test_down_convert);
+    tcase_add_test(tc, test_builder_and_control);
+    suite_add_tcase(s, tc);
+    return s;
+}
