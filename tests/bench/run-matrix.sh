@@ -20,9 +20,11 @@
 # next to tests/bench/baseline (write() of the same bytes to a new file and
 # sendfile() of it to a socket), end-to-end latency at 2,000 msg/s
 # (linger.ms=0), startup time and idle RSS (tests/bench/startup), and each
-# broker's peak RSS (VmHWM) at the end. Both brokers run for the whole
-# matrix on 127.0.0.1 port 0, each in its own directory under the work dir,
-# which is removed at the end (KEEP_TMP=1 keeps it).
+# broker's peak RSS (VmHWM). The matrix runs in two phases, 1 and 8
+# partitions, with brokers started fresh for each (gregor with
+# num.partitions set to match, as it has no CreateTopics yet); in a phase
+# both brokers run side by side on 127.0.0.1 port 0, each in its own
+# directory under the work dir, removed at the end (KEEP_TMP=1 keeps it).
 #
 # Benchmarks are never tests: nothing here runs in `make check`. `make bench`
 # builds the programs and runs this script against src/gregor.
@@ -123,8 +125,8 @@ broker_cmd() { # X DIR: the command line that starts broker X in DIR
     local x=$1 d=$2
     if [ "${KIND[$x]}" = gregor ]; then
         echo "${PROG[$x]} --override listeners=PLAINTEXT://127.0.0.1:0" \
-            "--override log.dirs=$d/data --listeners-file $d/listeners" \
-            "${GREGOR_ARGS:-}"
+            "--override log.dirs=$d/data --override num.partitions=$NUMPART" \
+            "--listeners-file $d/listeners ${GREGOR_ARGS:-}"
     else
         local t args=""
         for t in "${ALL_TOPICS[@]}"; do args="$args --topic $t"; done
@@ -215,8 +217,6 @@ for r in $(seq 1 "$REPS"); do
     ALL_TOPICS+=("b-big-r$r:1" "b-lat-r$r:1")
 done
 
-for x in "${BROKERS[@]}"; do start_broker "$x"; done
-
 # --- running one cell --------------------------------------------------
 # run CELL X REP gbench ARGS...: runs gbench against broker X, records its
 # key=value line (or the failure) in $RES, keeps the command of A's first run.
@@ -253,67 +253,82 @@ add_cell() { # keeps the report order
 }
 
 # --- the matrix --------------------------------------------------------
+# Two phases, by partition count: gregor has no CreateTopics yet, so its
+# topics come from auto-creation with num.partitions, which is set per
+# phase (gbench tries CreateTopics first; the mock gets its topics at start).
+# The brokers are started fresh for each phase and run side by side in it.
 T_START=$(date +%s)
 log "work dir $WORK; brokers: ${BROKERS[*]}; reps $REPS"
 
-for r in $(seq 1 "$REPS"); do
-    for s in $SIZES; do for p in $PARTS; do for a in $ACKS; do
-        for z in $CODECS; do
+for s in $SIZES; do for p in $PARTS; do for a in $ACKS; do for z in $CODECS; do
+    add_cell "produce s=$s p=$p acks=$a $z"
+done; done; done; done
+for s in $SIZES; do for p in $PARTS; do for z in $CODECS; do
+    add_cell "consume s=$s p=$p $z"
+done; done; done
+
+declare -A HWM # "X p" -> VmHWM KiB at the end of phase p
+for p in $PARTS; do
+    NUMPART=$p
+    for x in "${BROKERS[@]}"; do start_broker "$x"; done
+    for r in $(seq 1 "$REPS"); do
+        for s in $SIZES; do for a in $ACKS; do for z in $CODECS; do
             cell="produce s=$s p=$p acks=$a $z"
-            add_cell "$cell"
             for x in "${BROKERS[@]}"; do
                 run "$cell" "$x" "$r" produce -t "$(ptopic $s $p $a $z $r)" \
                     -p "$p" -n "$(n_for_size $s)" -s "$s" -a "$a" -z "$z"
             done
+        done; done; done
+        # consume what acks=1 produced in this repetition
+        for s in $SIZES; do for z in $CODECS; do
+            cell="consume s=$s p=$p $z"
+            for x in "${BROKERS[@]}"; do
+                loop=
+                [ "${KIND[$x]}" = mock ] && loop=--loop
+                run "$cell" "$x" "$r" consume -t "$(ptopic $s $p 1 $z $r)" \
+                    -n "$(n_for_size $s)" -z "$z" $loop
+            done
+        done; done
+    done
+
+    if [ "$p" = 1 ]; then
+        # 1 GiB through one partition, next to the plain-program floor.
+        for r in $(seq 1 "$REPS"); do
+            "$BIN/baseline" --bytes "$BIG_BYTES" --dir "$WORK" --label "r$r" \
+                >"$WORK/baseline.$r" 2>&1 || log "baseline failed"
+            grep -v '^baseline phase' "$WORK/baseline.$r" | sed 's/^/  /' >&2
+            cell="produce 1 GiB s=1024 p=1 acks=1 none"
+            add_cell "$cell"
+            for x in "${BROKERS[@]}"; do
+                run "$cell" "$x" "$r" produce -t "b-big-r$r" -p 1 -n "$BIG_N" \
+                    -s 1024 -a 1 -z none
+            done
+            cell="consume 1 GiB s=1024 p=1 none"
+            add_cell "$cell"
+            for x in "${BROKERS[@]}"; do
+                loop=
+                [ "${KIND[$x]}" = mock ] && loop=--loop
+                run "$cell" "$x" "$r" consume -t "b-big-r$r" -n "$BIG_N" $loop
+            done
         done
-    done; done; done
-    # consume what acks=1 produced in this repetition
-    for s in $SIZES; do for p in $PARTS; do for z in $CODECS; do
-        cell="consume s=$s p=$p $z"
-        add_cell "$cell"
-        for x in "${BROKERS[@]}"; do
-            loop=
-            [ "${KIND[$x]}" = mock ] && loop=--loop
-            run "$cell" "$x" "$r" consume -t "$(ptopic $s $p 1 $z $r)" \
-                -n "$(n_for_size $s)" -z "$z" $loop
+        for r in $(seq 1 "$REPS"); do
+            cell="latency $LAT_RATE msg/s s=100 p=1 acks=1"
+            add_cell "$cell"
+            for x in "${BROKERS[@]}"; do
+                run "$cell" "$x" "$r" latency -t "b-lat-r$r" -p 1 -s 100 \
+                    -a 1 -r "$LAT_RATE" -d "$LAT_SECS"
+            done
         done
-    done; done; done
-done
+    fi
 
-# 1 GiB through one partition, next to the plain-program floor.
-for r in $(seq 1 "$REPS"); do
-    "$BIN/baseline" --bytes "$BIG_BYTES" --dir "$WORK" --label "r$r" \
-        >"$WORK/baseline.$r" 2>&1 || log "baseline failed"
-    grep -v '^baseline phase' "$WORK/baseline.$r" | sed 's/^/  /' >&2
-    cell="produce 1 GiB s=1024 p=1 acks=1 none"
-    add_cell "$cell"
+    # Peak RSS of the long-running brokers, after the phase.
     for x in "${BROKERS[@]}"; do
-        run "$cell" "$x" "$r" produce -t "b-big-r$r" -p 1 -n "$BIG_N" \
-            -s 1024 -a 1 -z none
+        HWM[$x $p]=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' \
+            "/proc/${PID[$x]}/status")
+        stop_broker "$x"
+        du -sh "${DIR[$x]}" 2>/dev/null | sed "s/^/  broker $x data: /" >&2
+        [ "${KEEP_TMP:-0}" = 1 ] || rm -rf "${DIR[$x]}"
     done
-    cell="consume 1 GiB s=1024 p=1 none"
-    add_cell "$cell"
-    for x in "${BROKERS[@]}"; do
-        loop=
-        [ "${KIND[$x]}" = mock ] && loop=--loop
-        run "$cell" "$x" "$r" consume -t "b-big-r$r" -n "$BIG_N" $loop
-    done
-done
-
-for r in $(seq 1 "$REPS"); do
-    cell="latency $LAT_RATE msg/s s=100 p=1 acks=1"
-    add_cell "$cell"
-    for x in "${BROKERS[@]}"; do
-        run "$cell" "$x" "$r" latency -t "b-lat-r$r" -p 1 -s 100 -a 1 \
-            -r "$LAT_RATE" -d "$LAT_SECS"
-    done
-done
-
-# Peak RSS of the long-running brokers, after everything above.
-declare -A HWM RSS_END
-for x in "${BROKERS[@]}"; do
-    HWM[$x]=$(sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/${PID[$x]}/status")
-    RSS_END[$x]=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/${PID[$x]}/status")
 done
 
 # Startup: fresh processes, not the ones above.
@@ -380,7 +395,7 @@ report() {
     echo "gregor $(git -C "$top_srcdir" describe --always --dirty 2>/dev/null || echo '?'); the matrix took $((T_END - T_START)) s."
     echo
     for x in "${BROKERS[@]}"; do
-        echo "- $x = ${KIND[$x]}: \`$(broker_cmd "$x" '$DIR' | sed 's/ --topic .*/ --topic NAME:PARTS.../')\`"
+        echo "- $x = ${KIND[$x]}: \`$(NUMPART='$P' broker_cmd "$x" '$DIR' | sed 's/ --topic .*/ --topic NAME:PARTS.../')\`"
     done
     echo
     echo "Every figure is the median of $REPS runs$([ $has_b = 1 ] && echo ', alternating A B A B'). MiB = 2^20 B and GiB = 2^30 B of"
@@ -389,7 +404,9 @@ report() {
     echo "lines), per GiB of payload. \`\$BOOTSTRAP\` and \`\$BROKER_PID\` are the broker's"
     echo "address and process id. Producers send message i to partition i % P with"
     echo "librdkafka's defaults (linger.ms=5, batch.size=1000000) unless a flag says otherwise;"
-    echo "consumers read from the log start with the simple consumer (no group)."
+    echo "consumers read from the log start with the simple consumer (no group). The cells run"
+    echo "in two phases, P = 1 then P = 8 partitions, on brokers started fresh for each phase"
+    echo "(gregor gets num.partitions=P: it has no CreateTopics yet)."
     [ "${KIND[A]}" = mock ] || [ "${KIND[B]:-}" = mock ] && {
         echo "The mock keeps about 5 MiB per partition, so its consume cells reread"
         echo "that (\`--loop\`, which also sets fetch.wait.max.ms=1), while gregor reads what was produced."
@@ -444,10 +461,10 @@ report() {
 
     echo "## Startup and memory"
     echo
-    echo "| broker | exec to first Metadata answer, median (min) ms | idle RSS KiB | peak RSS after the matrix (VmHWM) KiB | command |"
+    echo "| broker | exec to first Metadata answer, median (min) ms | idle RSS KiB | peak RSS (VmHWM) KiB after the 1-partition phase (incl. 1 GiB, latency) / the 8-partition phase | command |"
     echo "| --- | ---: | ---: | ---: | --- |"
     for x in "${BROKERS[@]}"; do
-        echo "| $x (${KIND[$x]}) | $(startup_kv $x ready_ms) ($(startup_kv $x ready_min_ms)) | $(startup_kv $x rss_kb) | ${HWM[$x]:-?} | \`tests/bench/startup -n $STARTUP_RUNS -- ${STARTUP_CMD[$x]}\`; VmHWM from /proc/\$BROKER_PID/status |"
+        echo "| $x (${KIND[$x]}) | $(startup_kv $x ready_ms) ($(startup_kv $x ready_min_ms)) | $(startup_kv $x rss_kb) | ${HWM[$x 1]:-?} / ${HWM[$x 8]:-?} | \`tests/bench/startup -n $STARTUP_RUNS -- ${STARTUP_CMD[$x]}\`; VmHWM from /proc/\$BROKER_PID/status |"
     done
     echo
 
