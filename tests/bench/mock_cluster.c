@@ -29,7 +29,42 @@
 
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
+#include <pthread.h>
 #include <signal.h>
+
+#define MAX_TOPICS 1024
+
+struct topic_job {
+    rd_kafka_mock_cluster_t *mc;
+    const char *spec; /* NAME:PARTITIONS */
+    pthread_t th;
+};
+
+static void usage(void);
+
+/*
+ * rd_kafka_mock_topic_create() hands an op to the mock's thread and waits
+ * for it; in librdkafka 2.0.2 that thread sometimes misses the wake-up and
+ * sees the op only when its 1 s poll times out, so creating 50 topics one
+ * after the other took anything from 30 ms to over 15 s. Created from one
+ * thread each, they wait for the same wake-up.
+ */
+static void *
+create_topic(void *arg)
+{
+    struct topic_job *job = arg;
+    char name[256], *colon;
+    rd_kafka_resp_err_t e;
+
+    snprintf(name, sizeof name, "%s", job->spec);
+    if ((colon = strrchr(name, ':')) == NULL)
+        usage();
+    *colon = '\0';
+    e = rd_kafka_mock_topic_create(job->mc, name, atoi(colon + 1), 1);
+    if (e)
+        bench_die("topic %s: %s", name, rd_kafka_err2str(e));
+    return NULL;
+}
 
 static void
 usage(void)
@@ -62,7 +97,8 @@ int
 main(int argc, char **argv)
 {
     const char *listeners_file = NULL;
-    const char *topics[1024];
+    const char *topics[MAX_TOPICS];
+    static struct topic_job jobs[MAX_TOPICS];
     int topic_cnt = 0, brokers = 1, sig;
     rd_kafka_mock_cluster_t *mc;
     rd_kafka_conf_t *conf;
@@ -74,7 +110,7 @@ main(int argc, char **argv)
         if (!strcmp(argv[i], "--brokers") && i + 1 < argc)
             brokers = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--topic") && i + 1 < argc &&
-                 topic_cnt < 1024)
+                 topic_cnt < MAX_TOPICS)
             topics[topic_cnt++] = argv[++i];
         else if (!strcmp(argv[i], "--listeners-file") && i + 1 < argc)
             listeners_file = argv[++i];
@@ -101,20 +137,15 @@ main(int argc, char **argv)
     if ((mc = rd_kafka_mock_cluster_new(rk, brokers)) == NULL)
         bench_die("rd_kafka_mock_cluster_new failed");
 
+    /* One thread per topic: see create_topic(). */
     for (int i = 0; i < topic_cnt; i++) {
-        char name[256], *colon;
-        rd_kafka_resp_err_t e;
-        int parts;
-
-        snprintf(name, sizeof name, "%s", topics[i]);
-        if ((colon = strrchr(name, ':')) == NULL)
-            usage();
-        *colon = '\0';
-        parts = atoi(colon + 1);
-        e = rd_kafka_mock_topic_create(mc, name, parts, 1);
-        if (e)
-            bench_die("topic %s: %s", name, rd_kafka_err2str(e));
+        jobs[i].mc = mc;
+        jobs[i].spec = topics[i];
+        if (pthread_create(&jobs[i].th, NULL, create_topic, &jobs[i]) != 0)
+            bench_die("pthread_create failed");
     }
+    for (int i = 0; i < topic_cnt; i++)
+        pthread_join(jobs[i].th, NULL);
 
     printf("mock_cluster: listening on PLAINTEXT://%s\n",
            rd_kafka_mock_cluster_bootstraps(mc));
