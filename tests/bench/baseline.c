@@ -5,14 +5,20 @@
  *   baseline [--bytes N] [--chunk C] [--dir DIR] [--label TEXT]
  *
  * write:    N bytes to a new file in DIR with write() of C bytes at a time
- *           (fresh page-cache pages, no fsync: what a broker does by
- *           default), then close();
- * sendfile: the same file, still in the page cache, sent with sendfile() of
+ *           (no fsync: what a broker does by default), then close();
+ * rewrite:  the same into a second new file after the first was removed,
+ *           so on the page-cache pages it freed. On this VM a page the
+ *           guest touches for the first time costs several times a reused
+ *           one, so the two bracket what a broker's appends can cost;
+ * sendfile: the second file, still in the page cache, sent with sendfile() of
  *           C bytes at a time to a TCP connection over 127.0.0.1, which a
  *           child process reads and discards (its CPU is not counted, as a
  *           consumer's is not counted for a broker).
  * CPU is this process's utime+stime (getrusage) over each phase. The file
  * is removed at the end. Defaults: N = 1 GiB, C = 1 MiB, DIR = /tmp.
+ * --sndbuf sets SO_SNDBUF on the sending socket, as a broker does with
+ * socket.send.buffer.bytes (Kafka's default: 102400); default: the kernel's
+ * autotuning.
  *
  * Output: a "baseline key=value" line per phase, then a line for people.
  */
@@ -61,6 +67,31 @@ report(const char *phase, const char *label, long long bytes, long chunk,
            usr + sys, usr, sys, (usr + sys) / gib);
 }
 
+/* Writes <bytes> of <buf> to a new file <path>, <chunk> bytes a call;
+ * marks <a> and <b> around it. */
+static void
+write_file(const char *path, const char *buf, long long bytes, long chunk,
+           struct phase *a, struct phase *b)
+{
+    long long done;
+    int fd;
+
+    mark(a);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+        bench_die("%s: %s", path, strerror(errno));
+    for (done = 0; done < bytes;) {
+        size_t n = (size_t)(bytes - done < chunk ? bytes - done : chunk);
+        ssize_t w = write(fd, buf, n);
+
+        if (w <= 0)
+            bench_die("write %s: %s", path, strerror(errno));
+        done += w;
+    }
+    if (close(fd) != 0)
+        bench_die("close %s: %s", path, strerror(errno));
+    mark(b);
+}
+
 /* The reader end: connects to <port> and discards until EOF. */
 static void
 drain(int port)
@@ -81,8 +112,9 @@ drain(int port)
 int
 main(int argc, char **argv)
 {
-    long long bytes = 1LL << 30, done;
+    long long bytes = 1LL << 30;
     long chunk = 1 << 20;
+    int sndbuf = 0;
     const char *dir = "/tmp", *label = "-";
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -98,13 +130,15 @@ main(int argc, char **argv)
             bytes = atoll(argv[++i]);
         else if (!strcmp(argv[i], "--chunk") && i + 1 < argc)
             chunk = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--sndbuf") && i + 1 < argc)
+            sndbuf = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             dir = argv[++i];
         else if (!strcmp(argv[i], "--label") && i + 1 < argc)
             label = argv[++i];
         else {
             fprintf(stderr, "usage: baseline [--bytes N] [--chunk C] "
-                            "[--dir DIR] [--label TEXT]\n");
+                            "[--sndbuf BYTES] [--dir DIR] [--label TEXT]\n");
             return 2;
         }
     }
@@ -117,22 +151,15 @@ main(int argc, char **argv)
     for (long i = 0; i < chunk; i++)
         buf[i] = 'A' + (char)((i * 7919 + i / 26) % 26);
 
+    /* write: a first file, likely on fresh pages; rewrite: a second one
+     * after the first was removed, on the pages it freed. */
     snprintf(path, sizeof path, "%s/baseline.%d.tmp", dir, (int)getpid());
-    mark(&a);
-    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
-        bench_die("%s: %s", path, strerror(errno));
-    for (done = 0; done < bytes;) {
-        size_t n = (size_t)(bytes - done < chunk ? bytes - done : chunk);
-        ssize_t w = write(fd, buf, n);
-
-        if (w <= 0)
-            bench_die("write %s: %s", path, strerror(errno));
-        done += w;
-    }
-    if (close(fd) != 0)
-        bench_die("close %s: %s", path, strerror(errno));
-    mark(&b);
+    write_file(path, buf, bytes, chunk, &a, &b);
     report("write", label, bytes, chunk, &a, &b);
+    if (unlink(path) != 0)
+        bench_die("unlink %s: %s", path, strerror(errno));
+    write_file(path, buf, bytes, chunk, &a, &b);
+    report("rewrite", label, bytes, chunk, &a, &b);
 
     signal(SIGPIPE, SIG_IGN);
     if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
@@ -148,6 +175,9 @@ main(int argc, char **argv)
         bench_die("accept: %s", strerror(errno));
     if ((fd = open(path, O_RDONLY)) < 0)
         bench_die("%s: %s", path, strerror(errno));
+    if (sndbuf > 0 &&
+        setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) != 0)
+        bench_die("SO_SNDBUF: %s", strerror(errno));
 
     mark(&a);
     while (off < bytes) {
