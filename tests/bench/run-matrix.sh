@@ -242,7 +242,8 @@ run() {
             echo '  ```'
         } >>"$NOTES"
     fi
-    printf '%s\t%s\t%s\t%s\t%s\n' "$cell" "$x" "$rep" "$rc" "$line" >>"$RES"
+    printf '%s\t%s\t%s\t%s\t%s loadavg1=%s\n' "$cell" "$x" "$rep" "$rc" "$line" \
+        "$(cut -d' ' -f1 /proc/loadavg)" >>"$RES"
     check_broker "$x" "$cell"
 }
 
@@ -258,6 +259,7 @@ add_cell() { # keeps the report order
 # phase (gbench tries CreateTopics first; the mock gets its topics at start).
 # The brokers are started fresh for each phase and run side by side in it.
 T_START=$(date +%s)
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log "work dir $WORK; brokers: ${BROKERS[*]}; reps $REPS"
 
 for s in $SIZES; do for p in $PARTS; do for a in $ACKS; do for z in $CODECS; do
@@ -353,6 +355,7 @@ for p in $PARTS; do
 done
 
 T_END=$(date +%s)
+LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- the report --------------------------------------------------------
 # med CELL X KEY: median of KEY over the successful runs of CELL on X.
@@ -399,7 +402,9 @@ report() {
     echo "Made by \`tests/bench/run-matrix.sh --a $A_SPEC${B_SPEC:+ --b $B_SPEC} --reps $REPS$([ "$QUICK" = 1 ] && echo ' --quick')\`"
     echo "on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)),"
     echo "$(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r), librdkafka $(pkg-config --modversion rdkafka 2>/dev/null || echo '?'),"
-    echo "gregor $(git -C "$top_srcdir" describe --always --dirty 2>/dev/null || echo '?'); the matrix took $((T_END - T_START)) s."
+    echo "gregor $(git -C "$top_srcdir" describe --always --dirty 2>/dev/null || echo '?'); the matrix took $((T_END - T_START)) s;"
+    echo "load average (1, 5, 15 min) $LOAD_START at the start, $LOAD_END at the end: other"
+    echo "processes on the machine share its CPUs (each run's 1-minute load is in the raw lines)."
     echo
     for x in "${BROKERS[@]}"; do
         echo "- $x = ${KIND[$x]}: \`$(NUMPART='$P' broker_cmd "$x" '$DIR' | sed 's/ --topic .*/ --topic NAME:PARTS.../')\`"
