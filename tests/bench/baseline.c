@@ -13,7 +13,11 @@
  * sendfile: the second file, still in the page cache, sent with sendfile() of
  *           C bytes at a time to a TCP connection over 127.0.0.1, which a
  *           child process reads and discards (its CPU is not counted, as a
- *           consumer's is not counted for a broker).
+ *           consumer's is not counted for a broker);
+ * recvwrite: N bytes sent by a child process over 127.0.0.1, read() here C
+ *           bytes at a time and written to a new file (on the pages of the
+ *           removed second one): the floor under a broker's produce path,
+ *           which must take the bytes off a socket as well.
  * CPU is this process's utime+stime (getrusage) over each phase. The file
  * is removed at the end. Defaults: N = 1 GiB, C = 1 MiB, DIR = /tmp.
  * --sndbuf sets SO_SNDBUF on the sending socket, as a broker does with
@@ -92,9 +96,11 @@ write_file(const char *path, const char *buf, long long bytes, long chunk,
     mark(b);
 }
 
-/* The reader end: connects to <port> and discards until EOF. */
+/* The other end of the TCP connection, a child process: connects to
+ * <port>, then sends <bytes> from memory (send != 0) or reads and discards
+ * until EOF. */
 static void
-drain(int port)
+peer(int port, int send, long long bytes)
 {
     struct sockaddr_in sa = { .sin_family = AF_INET,
                               .sin_port = htons((uint16_t)port),
@@ -104,9 +110,55 @@ drain(int port)
 
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0)
         _exit(1);
-    while (read(fd, buf, sizeof buf) > 0)
-        ;
+    if (send) {
+        memset(buf, 'K', sizeof buf);
+        while (bytes > 0) {
+            ssize_t n = write(fd, buf,
+                              bytes < (long long)sizeof buf ? (size_t)bytes
+                                                            : sizeof buf);
+            if (n <= 0)
+                _exit(1);
+            bytes -= n;
+        }
+    } else {
+        while (read(fd, buf, sizeof buf) > 0)
+            ;
+    }
     _exit(0);
+}
+
+/* A connection from a new child peer(); returns the accepted socket. */
+static int
+connect_peer(int send, long long bytes, pid_t *child)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t salen = sizeof sa;
+    int lfd, cfd;
+
+    if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+        bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(lfd, 1) != 0 ||
+        getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0)
+        bench_die("listen: %s", strerror(errno));
+    if ((*child = fork()) < 0)
+        bench_die("fork: %s", strerror(errno));
+    if (*child == 0)
+        peer(ntohs(sa.sin_port), send, bytes);
+    if ((cfd = accept(lfd, NULL, NULL)) < 0)
+        bench_die("accept: %s", strerror(errno));
+    close(lfd);
+    return cfd;
+}
+
+static void
+wait_peer(pid_t child)
+{
+    int status;
+
+    if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0)
+        bench_die("peer process failed");
 }
 
 int
@@ -116,12 +168,9 @@ main(int argc, char **argv)
     long chunk = 1 << 20;
     int sndbuf = 0;
     const char *dir = "/tmp", *label = "-";
-    struct sockaddr_in sa = { .sin_family = AF_INET,
-                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-    socklen_t salen = sizeof sa;
     struct phase a, b;
     char path[4096], *buf;
-    int fd, lfd, cfd, status;
+    int fd, cfd;
     off_t off = 0;
     pid_t child;
 
@@ -162,23 +211,12 @@ main(int argc, char **argv)
     report("rewrite", label, bytes, chunk, &a, &b);
 
     signal(SIGPIPE, SIG_IGN);
-    if ((lfd = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
-        bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        listen(lfd, 1) != 0 ||
-        getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0)
-        bench_die("listen: %s", strerror(errno));
-    if ((child = fork()) < 0)
-        bench_die("fork: %s", strerror(errno));
-    if (child == 0)
-        drain(ntohs(sa.sin_port));
-    if ((cfd = accept(lfd, NULL, NULL)) < 0)
-        bench_die("accept: %s", strerror(errno));
+    cfd = connect_peer(0, 0, &child);
     if ((fd = open(path, O_RDONLY)) < 0)
         bench_die("%s: %s", path, strerror(errno));
     if (sndbuf > 0 &&
         setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) != 0)
         bench_die("SO_SNDBUF: %s", strerror(errno));
-
     mark(&a);
     while (off < bytes) {
         size_t n = (size_t)(bytes - off < chunk ? bytes - off : chunk);
@@ -188,12 +226,34 @@ main(int argc, char **argv)
     }
     mark(&b);
     close(cfd);
-    close(lfd);
     close(fd);
-    if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0)
-        bench_die("reader process failed");
+    wait_peer(child);
     report("sendfile", label, bytes, chunk, &a, &b);
+
+    /* recvwrite: what a broker's produce path cannot avoid, receiving the
+     * bytes from a socket and writing them to a new file (again on the
+     * pages of the removed one). */
+    if (unlink(path) != 0)
+        bench_die("unlink %s: %s", path, strerror(errno));
+    cfd = connect_peer(1, bytes, &child);
+    mark(&a);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
+        bench_die("%s: %s", path, strerror(errno));
+    for (long long done = 0; done < bytes;) {
+        ssize_t r = read(cfd, buf, (size_t)chunk), w;
+
+        if (r <= 0)
+            bench_die("read: %s", r < 0 ? strerror(errno) : "EOF");
+        if ((w = write(fd, buf, (size_t)r)) != r)
+            bench_die("write %s: %s", path, strerror(errno));
+        done += r;
+    }
+    if (close(fd) != 0)
+        bench_die("close %s: %s", path, strerror(errno));
+    mark(&b);
+    close(cfd);
+    wait_peer(child);
+    report("recvwrite", label, bytes, chunk, &a, &b);
 
     unlink(path);
     free(buf);

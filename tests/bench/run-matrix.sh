@@ -458,6 +458,7 @@ report() {
     echo "| write() to a new file, 1 MiB calls | $(fmt "$(base_med write mib_s)" 0) | $(fmt "$(base_med write cpu_s_per_gib)" 3) | \`tests/bench/baseline --bytes $BIG_BYTES --dir \$WORKDIR\` |"
     echo "| the same to a second new file, on the pages the first freed | $(fmt "$(base_med rewrite mib_s)" 0) | $(fmt "$(base_med rewrite cpu_s_per_gib)" 3) | (same run) |"
     echo "| sendfile() of the second file to a TCP socket on 127.0.0.1 | $(fmt "$(base_med sendfile mib_s)" 0) | $(fmt "$(base_med sendfile cpu_s_per_gib)" 3) | (same run) |"
+    echo "| read() from a TCP socket on 127.0.0.1 + write() to a new file (produce's floor) | $(fmt "$(base_med recvwrite mib_s)" 0) | $(fmt "$(base_med recvwrite cpu_s_per_gib)" 3) | (same run) |"
     echo
 
     echo "## Latency"
