@@ -501,9 +501,10 @@ report() {
     echo "</details>"
 }
 
+# Paths relative to the build directory, where the commands run.
 if [ "$OUT" = - ]; then
-    report
+    report | sed "s|$top_builddir/||g"
 else
-    report >"$OUT"
+    report | sed "s|$top_builddir/||g" >"$OUT"
     log "report written to $OUT"
 fi
