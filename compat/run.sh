@@ -275,6 +275,22 @@ s_idempotence_lost_response() {
         wc -l "$BROKER_DIR/kjs"; return 1; }
 }
 
+# an idempotent librdkafka producer keeps producing while the broker is
+# killed and restarted: every value once, in order
+s_idempotence_restart() {
+    local d cpid
+    start_broker || return 1
+    d=$(mktemp -d "$COMPAT_TMP/idem.XXXXXX")
+    "$COMPAT_BIN/bin/txn" idem-restart idem-restart "$d" 20000 >"$d/out" 2>&1 &
+    cpid=$!
+    for _ in $(seq 1 600); do [ -f "$d/ready" ] && break; sleep 0.05; done
+    [ -f "$d/ready" ] || { cat "$d/out"; kill $cpid; return 1; }
+    stop_broker KILL
+    REUSE_DIR=1 start_broker --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || return 1
+    wait $cpid || { tail -20 "$d/out"; return 1; }
+    tail -1 "$d/out"
+}
+
 # transactions at the byte level: every transaction API, the state machine
 # and its errors, LSO, markers, aborted transactions, Describe*/List*
 s_txn_frames() {
@@ -506,7 +522,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
            admin_raw kcat_admin_effects)
 # exactly-once: idempotence under lost responses, transactions
-SCENARIOS+=(idempotence_lost_response txn_frames txn_frames_restart)
+SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
+            txn_frames_restart)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -30,6 +30,11 @@
  *                                    redone; OUT holds each value once and
  *                                    GROUP's offsets are at the end of IN
  *   txn ctp-check IN OUT GROUP N     after a restart: the same holds
+ *   txn idem-restart TOPIC DIR N     an idempotent producer sends N values
+ *                                    to partition 0; at N/2 delivered it
+ *                                    writes DIR/ready and goes on while the
+ *                                    broker is killed and restarted; then
+ *                                    each value is there once, in order
  *   txn bench TOPIC TXNS MSGS        TXNS transactions of MSGS messages
  *                                    each, committed one after the other:
  *                                    transactions/s and commit latency
@@ -564,6 +569,65 @@ ctp_check(const char *in, const char *out, const char *group, int n)
 }
 
 static int
+idem_restart(const char *topic, const char *dir, int n)
+{
+    char err[512];
+    rd_kafka_conf_t *conf = base_conf();
+    rd_kafka_t *p;
+    seen_t s;
+    bool told = false;
+
+    conf_set(conf, "enable.idempotence", "true");
+    conf_set(conf, "linger.ms", "5");
+    conf_set(conf, "batch.num.messages", "50");
+    rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
+    p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    if (p == NULL)
+        fail("producer: %s", err);
+    for (int i = 0; i < n; i++) {
+        char v[32];
+        int len = snprintf(v, sizeof v, "c-%08d", i);
+        rd_kafka_resp_err_t e = rd_kafka_producev(
+            p, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(0),
+            RD_KAFKA_V_VALUE(v, (size_t)len),
+            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+        if (e == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+            rd_kafka_poll(p, 50);
+            i--;
+            continue;
+        }
+        if (e)
+            fail("produce: %s", rd_kafka_err2str(e));
+        rd_kafka_poll(p, 0);
+        if (!told && delivered >= n / 2) {
+            touch(dir, "ready"); /* the broker goes down now */
+            told = true;
+        }
+        if (i % 100 == 99)
+            usleep(2000); /* keep producing across the restart */
+    }
+    if (rd_kafka_flush(p, 120000))
+        fail("flush timed out");
+    if (delivered != n || dr_errors)
+        fail("delivered %d of %d, %d errors", delivered, n, dr_errors);
+    if (rd_kafka_fatal_error(p, err, sizeof err))
+        fail("fatal: %s", err);
+    rd_kafka_destroy(p);
+    consume(topic, 1, true, &s);
+    if (s.nvals != n)
+        fail("%s: %d records, want %d", topic, s.nvals, n);
+    for (int i = 0; i < n; i++) {
+        char v[32];
+        snprintf(v, sizeof v, "c-%08d", i);
+        if (strcmp(s.vals[i], v) != 0)
+            fail("%s: %s where %s belongs", topic, s.vals[i], v);
+    }
+    seen_free(&s);
+    printf("%d values once each across the restart\n", n);
+    return 0;
+}
+
+static int
 cmp_ll(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
@@ -622,6 +686,8 @@ main(int argc, char **argv)
     }
     if (strcmp(mode, "ctp") == 0 && argc == 6)
         return ctp(argv[2], argv[3], argv[4], atoi(argv[5]));
+    if (strcmp(mode, "idem-restart") == 0 && argc == 5)
+        return idem_restart(argv[2], argv[3], atoi(argv[4]));
     if (strcmp(mode, "bench") == 0 && argc == 5)
         return bench(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (strcmp(mode, "ctp-check") == 0 && argc == 6)
