@@ -368,6 +368,13 @@ s_rdkafka_txn_restart() {
     done
 }
 
+# confluent-kafka-python's transactional producer and read_committed
+# consumer (over librdkafka)
+s_confluent_txn() {
+    start_broker || return 1
+    timeout 120 $PY "$COMPAT_SRC/ck_txn.py"
+}
+
 # kafkajs transactions (commit, abort, a fenced zombie), read back by
 # librdkafka's read_committed consumer
 s_kafkajs_txn() {
