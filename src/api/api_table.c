@@ -12,7 +12,18 @@ static const gr_api_entry_t table[] = {
     {GR_API_FETCH, 0, 17, gr_api_fetch},
     {GR_API_LIST_OFFSETS, 0, 10, gr_api_list_offsets},
     {GR_API_METADATA, 0, 12, gr_api_metadata},
+    {GR_API_OFFSET_COMMIT, 0, 9, gr_api_offset_commit},
+    {GR_API_OFFSET_FETCH, 0, 9, gr_api_offset_fetch},
+    {GR_API_FIND_COORDINATOR, 0, 6, gr_api_find_coordinator},
+    {GR_API_JOIN_GROUP, 0, 9, gr_api_join_group},
+    {GR_API_HEARTBEAT, 0, 4, gr_api_heartbeat},
+    {GR_API_LEAVE_GROUP, 0, 5, gr_api_leave_group},
+    {GR_API_SYNC_GROUP, 0, 5, gr_api_sync_group},
+    {GR_API_DESCRIBE_GROUPS, 0, 5, gr_api_describe_groups},
+    {GR_API_LIST_GROUPS, 0, 5, gr_api_list_groups},
     {GR_API_API_VERSIONS, 0, 4, gr_api_api_versions},
+    {GR_API_DELETE_GROUPS, 0, 2, gr_api_delete_groups},
+    {GR_API_OFFSET_DELETE, 0, 0, gr_api_offset_delete},
 };
 
 const gr_api_entry_t *

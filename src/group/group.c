@@ -989,9 +989,8 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
     }
 }
 
-void
-gr_group_join(gr_groups_t *g, const gr_group_join_args_t *a,
-              gr_group_waiter_t *w)
+static void
+join(gr_groups_t *g, const gr_group_join_args_t *a, gr_group_waiter_t *w)
 {
     int32_t part = -1;
     gr_kerr_t err = gr_groups_validate(g, &a->group_id, false, &part);
@@ -1034,11 +1033,19 @@ gr_group_join(gr_groups_t *g, const gr_group_join_args_t *a,
         gr_groups_remove(g, grp);
 }
 
+bool
+gr_group_join(gr_groups_t *g, const gr_group_join_args_t *a,
+              gr_group_waiter_t *w)
+{
+    gr_waiter_begin(w);
+    join(g, a, w);
+    return gr_waiter_end();
+}
+
 /* --- SyncGroup */
 
-void
-gr_group_sync(gr_groups_t *g, const gr_group_sync_args_t *a,
-              gr_group_waiter_t *w)
+static void
+sync_group(gr_groups_t *g, const gr_group_sync_args_t *a, gr_group_waiter_t *w)
 {
     int32_t part;
     gr_kerr_t err = gr_groups_validate(g, &a->group_id, false, &part);
@@ -1162,6 +1169,15 @@ gr_group_sync(gr_groups_t *g, const gr_group_sync_args_t *a,
         }
         free(assign);
     }
+}
+
+bool
+gr_group_sync(gr_groups_t *g, const gr_group_sync_args_t *a,
+              gr_group_waiter_t *w)
+{
+    gr_waiter_begin(w);
+    sync_group(g, a, w);
+    return gr_waiter_end();
 }
 
 /* --- Heartbeat */

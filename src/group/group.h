@@ -144,8 +144,10 @@ typedef struct gr_group_join_result {
 } gr_group_join_result_t;
 
 /* JoinGroup: w->cb gets a gr_group_join_result_t, at once or when the
- * rebalance completes. */
-void gr_group_join(gr_groups_t *g, const gr_group_join_args_t *a,
+ * rebalance completes. Returns true when w is held (answered later);
+ * false when it was answered during the call: the caller's request may
+ * then be over already, so w and its request are not touched again. */
+bool gr_group_join(gr_groups_t *g, const gr_group_join_args_t *a,
                    gr_group_waiter_t *w);
 
 typedef struct gr_group_assignment {
@@ -172,8 +174,9 @@ typedef struct gr_group_sync_result {
 } gr_group_sync_result_t;
 
 /* SyncGroup: w->cb gets a gr_group_sync_result_t, at once or when the
- * leader's assignment is stored. */
-void gr_group_sync(gr_groups_t *g, const gr_group_sync_args_t *a,
+ * leader's assignment is stored. Returns true when w is held (see
+ * gr_group_join). */
+bool gr_group_sync(gr_groups_t *g, const gr_group_sync_args_t *a,
                    gr_group_waiter_t *w);
 
 gr_kerr_t gr_group_heartbeat(gr_groups_t *g, const gr_str_t *group_id,
@@ -219,8 +222,9 @@ typedef struct gr_group_commit_args {
 /* OffsetCommit: every part's error is set before this returns (parts are
  * not touched later). The parts written are durable as configured when
  * w->cb runs with a gr_kerr_t: NONE, or the error of a failed flush for
- * every part that was NONE. */
-void gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
+ * every part that was NONE. Returns true when w is held (see
+ * gr_group_join). */
+bool gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
                              gr_group_waiter_t *w);
 
 /* OffsetFetch/OffsetDelete/DescribeGroups validation of a group id:

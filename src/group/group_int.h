@@ -267,6 +267,10 @@ void gr_waiter_fire(gr_group_waiter_t **slot, const void *result);
 void gr_waiter_hold(gr_group_waiter_t **slot, gr_group_waiter_t *w);
 /* Answers w at once. */
 void gr_waiter_now(gr_group_waiter_t *w, const void *result);
+/* Brackets an API call that takes w: end says whether w is still held
+ * (not answered meanwhile), without touching w. */
+void gr_waiter_begin(gr_group_waiter_t *w);
+bool gr_waiter_end(void);
 
 /* --- group.c */
 void gr_group_free(gr_group_t *grp);

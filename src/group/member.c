@@ -30,6 +30,27 @@ str_is(const char *c, const gr_str_t *s)
     return c != NULL && s->len >= 0 && gr_str_eq_cstr(s, c);
 }
 
+/* The waiter of the API call in progress (loop thread only; API calls do
+ * not nest: callbacks only reply). */
+static gr_group_waiter_t *current;
+static bool current_fired;
+
+void
+gr_waiter_begin(gr_group_waiter_t *w)
+{
+    current = w;
+    current_fired = false;
+}
+
+bool
+gr_waiter_end(void)
+{
+    bool held = !current_fired;
+    current = NULL;
+    current_fired = false;
+    return held;
+}
+
 void
 gr_waiter_fire(gr_group_waiter_t **slot, const void *result)
 {
@@ -39,6 +60,8 @@ gr_waiter_fire(gr_group_waiter_t **slot, const void *result)
     *slot = NULL;
     w->slot = NULL;
     w->fired = true;
+    if (w == current)
+        current_fired = true;
     w->cb(w, result);
 }
 
@@ -55,6 +78,8 @@ gr_waiter_now(gr_group_waiter_t *w, const void *result)
 {
     GR_ASSERT(w->slot == NULL);
     w->fired = true;
+    if (w == current)
+        current_fired = true;
     w->cb(w, result);
 }
 

@@ -271,9 +271,9 @@ commit_store(gr_groups_t *g, gr_group_t *grp, const gr_group_commit_args_t *a,
         gr_waiter_now(w, &none);
 }
 
-void
-gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
-                        gr_group_waiter_t *w)
+static void
+commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
+               gr_group_waiter_t *w)
 {
     int32_t part = -1;
     gr_kerr_t err = gr_groups_validate(g, &a->group_id, true, &part);
@@ -328,6 +328,15 @@ gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
     if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 &&
         grp->protocol_type == NULL && !grp->has_metadata)
         gr_groups_remove(g, grp);
+}
+
+bool
+gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
+                        gr_group_waiter_t *w)
+{
+    gr_waiter_begin(w);
+    commit_offsets(g, a, w);
+    return gr_waiter_end();
 }
 
 /* --- OffsetFetch */
