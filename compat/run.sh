@@ -209,10 +209,82 @@ s_broker_compression() {
     $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
 }
 
+# --- consumer groups (compat/group.c, kafka_python_group.py, node/group.js)
+
+# produce_keyed TOPIC N: values 1..N, keyed, spread over the partitions
+produce_keyed() {
+    seq 1 "$2" | awk '{print "k" $1 ":" $1}' |
+        kcat -b "$GR_BOOTSTRAP" -P -t "$1" -K: -X acks=all
+}
+
+# check_exactly_once FILE N: FILE holds 1..N, each once
+check_exactly_once() {
+    local got dups
+    got=$(sort -n "$1" | uniq | wc -l)
+    dups=$(sort -n "$1" | uniq -d | wc -l)
+    echo "read $(wc -l <"$1") values, $got distinct, $dups duplicated (want $2)"
+    [ "$got" = "$2" ] && [ "$dups" = 0 ] &&
+        [ "$(sort -n "$1" | uniq | head -1)" = 1 ] &&
+        [ "$(sort -n "$1" | uniq | tail -1)" = "$2" ]
+}
+
+GROUP_OPTS=(--override num.partitions=3 --override offsets.topic.num.partitions=5)
+
+# commit and resume across consumer restarts, a clean broker restart and a
+# SIGKILL of the broker: no value lost, none read twice
+s_rdkafka_group_resume() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed gres 1000 || return 1
+    local out=$BROKER_DIR/values
+    "$COMPAT_BIN/bin/group" consume gres g1 300 "$out" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 200 "$out" || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 250 "$out" || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 100000 "$out" || return 1
+    check_exactly_once "$out" 1000 || return 1
+    grep -q 'loaded 1 group(s)' "$BROKER_DIR/broker.log" || {
+        echo "no group loaded at start-up"; return 1; }
+}
+
+s_rdkafka_group_split() {
+    start_broker --override num.partitions=6 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gsplit >/dev/null || return 1
+    for a in range roundrobin cooperative-sticky; do
+        "$COMPAT_BIN/bin/group" split gsplit "split-$a-3" "$a" 3 6 || return 1
+        "$COMPAT_BIN/bin/group" split gsplit "split-$a-2" "$a" 2 6 || return 1
+    done
+}
+
+s_rdkafka_group_session_timeout() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gkill >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" kill gkill gk-range range 4 || return 1
+    "$COMPAT_BIN/bin/group" kill gkill gk-coop cooperative-sticky 4
+}
+
+s_rdkafka_group_static() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gstatic >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" static gstatic gs 4 || return 1
+    grep -q 'static member instance-1 of group gs rejoins' "$BROKER_DIR/broker.log"
+}
+
+s_rdkafka_group_admin() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gadmin >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" admin ga gadmin
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
-           kafkajs_produce raw_data_path restart_durability broker_compression)
+           kafkajs_produce raw_data_path restart_durability broker_compression
+           rdkafka_group_resume rdkafka_group_split
+           rdkafka_group_session_timeout rdkafka_group_static
+           rdkafka_group_admin)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
