@@ -278,13 +278,72 @@ s_rdkafka_group_admin() {
     "$COMPAT_BIN/bin/group" admin ga gadmin
 }
 
+s_kafka_python_group_resume() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed kpres 600 || return 1
+    local out=$BROKER_DIR/values kpy="timeout 90 $PY $COMPAT_SRC/kafka_python_group.py"
+    $kpy consume kpres kg 150 "$out" || return 1
+    $kpy consume kpres kg 150 "$out" || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    $kpy consume kpres kg 100000 "$out" || return 1
+    check_exactly_once "$out" 600
+}
+
+s_kafka_python_group_split() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpsplit >/dev/null || return 1
+    for a in range roundrobin; do
+        timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" split kpsplit \
+            "kp-$a" "$a" 3 4 || return 1
+    done
+}
+
+s_kafka_python_group_admin() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpadmin >/dev/null || return 1
+    timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" admin kpadmin kpa
+}
+
+s_kafkajs_group_resume() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed kjres 600 || return 1
+    local out=$BROKER_DIR/values
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 150 "$out") || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 150 "$out") || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 100000 "$out") || return 1
+    check_exactly_once "$out" 600
+}
+
+s_kafkajs_group_split() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjsplit >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js split kjsplit kj-rr 3 4)
+}
+
+s_kafkajs_group_admin() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjadmin >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js admin kjadmin kja)
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            rdkafka_group_resume rdkafka_group_split
            rdkafka_group_session_timeout rdkafka_group_static
-           rdkafka_group_admin)
+           rdkafka_group_admin kafka_python_group_resume
+           kafka_python_group_split kafka_python_group_admin
+           kafkajs_group_resume kafkajs_group_split kafkajs_group_admin)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
