@@ -24,6 +24,7 @@ static const suite_entry_t suites[] = {
     {"log/logs", suite_log_logs},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},
+    {"group/group", suite_group_group},
 };
 
 int
