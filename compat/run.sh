@@ -335,6 +335,12 @@ s_kafkajs_group_admin() {
     (cd "$COMPAT_SRC/node" && timeout 90 node group.js admin kjadmin kja)
 }
 
+s_group_api_versions() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gv >/dev/null || return 1
+    timeout 60 "$COMPAT_BIN/bin/group_versions"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
@@ -343,7 +349,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_group_session_timeout rdkafka_group_static
            rdkafka_group_admin kafka_python_group_resume
            kafka_python_group_split kafka_python_group_admin
-           kafkajs_group_resume kafkajs_group_split kafkajs_group_admin)
+           kafkajs_group_resume kafkajs_group_split kafkajs_group_admin
+           group_api_versions)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
