@@ -30,6 +30,7 @@ typedef struct gt {
     gr_cluster_t *cluster;
     gr_groups_t *g;
     gr_groups_config_t cfg;
+    int64_t flush_messages; /* for every log; 0: Kafka's default */
 } gt_t;
 
 static gr_kerr_t
@@ -39,6 +40,8 @@ part_created(void *arg, gr_partition_t *p)
     gr_log_config_t cfg;
     gr_err_t err = 0;
     gr_log_config_default(&cfg);
+    if (t->flush_messages > 0)
+        cfg.flush_messages = t->flush_messages;
     p->log = gr_log_open(t->logs, p->topic->name, p->id, &p->topic->id, &cfg,
                          &err);
     ck_assert_ptr_nonnull(p->log);
@@ -1073,6 +1076,50 @@ START_TEST(test_offsets)
 }
 END_TEST
 
+/* flush.messages=1: the commit is answered once the flush is done; a
+ * cancelled waiter is not called. */
+START_TEST(test_commit_waits_for_flush)
+{
+    gt_t t;
+    gr_group_commit_part_t p;
+    gr_group_commit_args_t a;
+    cres_t c;
+    gt_init(&t);
+    t.flush_messages = 1;
+    gt_reopen(&t, true);
+    for (int round = 0; round < 2; round++) {
+        memset(&p, 0, sizeof p);
+        p.topic = S("t");
+        p.offset = 11 + round;
+        p.leader_epoch = -1;
+        p.metadata = GR_STR_NULL;
+        p.commit_timestamp = -1;
+        memset(&a, 0, sizeof a);
+        a.group_id = S("f");
+        a.member_id = S("");
+        a.group_instance_id = GR_STR_NULL;
+        a.generation_id = -1;
+        a.retention_ms = -1;
+        a.parts = &p;
+        a.nparts = 1;
+        memset(&c, 0, sizeof c);
+        gr_group_waiter_init(&c.w, commit_cb, &c);
+        ck_assert(gr_group_commit_offsets(t.g, &a, &c.w));
+        ck_assert_int_eq(c.fired, 0);
+        ck_assert_int_eq(p.error, GR_KERR_NONE);
+        if (round == 1)
+            gr_group_waiter_cancel(&c.w);
+        for (int i = 0; i < 500 && !c.fired; i++)
+            gr_loop_run_for(t.loop, 5);
+        gr_loop_run_for(t.loop, 20);
+        ck_assert_int_eq(c.fired, round == 0 ? 1 : 0);
+        ck_assert_int_eq(c.flush, GR_KERR_NONE);
+        ck_assert_int_eq(fetched(&t, "f", "t", 0, NULL), 11 + round);
+    }
+    gt_fini(&t);
+}
+END_TEST
+
 START_TEST(test_persistence)
 {
     gt_t t;
@@ -1290,6 +1337,7 @@ suite_group_group(void)
     tcase_add_test(tc, test_max_size);
     tcase_add_test(tc, test_cancelled_waiter);
     tcase_add_test(tc, test_offsets);
+    tcase_add_test(tc, test_commit_waits_for_flush);
     tcase_add_test(tc, test_persistence);
     tcase_add_test(tc, test_load_in_progress);
     tcase_add_test(tc, test_destroy_while_loading);
