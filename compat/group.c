@@ -163,7 +163,7 @@ wait_split(cons_t *cs, int n, int parts, int settle_ms, int limit_ms)
 {
     long long deadline = now_ms() + limit_ms, good_since = 0;
     while (now_ms() < deadline) {
-        int seen[MAXP] = {0}, total = 0, live = 0, lo = parts, hi = 0;
+        int seen[MAXP] = { 0 }, total = 0, live = 0, lo = parts, hi = 0;
         bool ok = true;
         for (int i = 0; i < n; i++)
             if (cs[i].rk)
@@ -221,7 +221,7 @@ cmd_consume(const char *topic, const char *group, int max, const char *out)
     long long deadline = now_ms() + 60000, idle_since = 0;
     int got = 0;
     rd_kafka_resp_err_t e;
-    int eof[MAXP] = {0};
+    int eof[MAXP] = { 0 };
 
     if (f == NULL)
         fail("cannot open %s", out);
@@ -454,7 +454,7 @@ describe(rd_kafka_t *rk, const char *group, const char *want_state,
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_event_t *ev;
     const rd_kafka_ConsumerGroupDescription_t **v;
-    const char *groups[1] = {group};
+    const char *groups[1] = { group };
     const char *state;
     size_t n;
     int members;
@@ -469,13 +469,13 @@ describe(rd_kafka_t *rk, const char *group, const char *want_state,
         fail("DescribeConsumerGroups: %zu groups", n);
     if (rd_kafka_ConsumerGroupDescription_error(v[0]))
         fail("DescribeConsumerGroups: %s",
-             rd_kafka_error_string(rd_kafka_ConsumerGroupDescription_error(v[0])));
+             rd_kafka_error_string(
+                 rd_kafka_ConsumerGroupDescription_error(v[0])));
     state = rd_kafka_consumer_group_state_name(
         rd_kafka_ConsumerGroupDescription_state(v[0]));
     members = (int)rd_kafka_ConsumerGroupDescription_member_count(v[0]);
     printf("describe %s: state %s, %d member(s), assignor %s\n", group, state,
-           members,
-           rd_kafka_ConsumerGroupDescription_partition_assignor(v[0]));
+           members, rd_kafka_ConsumerGroupDescription_partition_assignor(v[0]));
     if (strcmp(state, want_state) != 0 || members != want_members)
         fail("describe %s: want %s with %d member(s)", group, want_state,
              want_members);

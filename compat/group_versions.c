@@ -13,8 +13,8 @@
  * OffsetDelete v0, DeleteGroups v0-v2. Exit 0 or 1.
  */
 #include "proto/gen/proto_table.h"
-#include "proto/proto.h"
 #include "proto/kerr.h"
+#include "proto/proto.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -30,8 +30,8 @@ static int32_t corr;
 static gr_arena_t *arena;
 static int checks;
 
-static void
-fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
 static void
 fail(const char *fmt, ...)
 {
@@ -44,14 +44,14 @@ fail(const char *fmt, ...)
     exit(1);
 }
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        checks++;                                                              \
-        if (!(cond))                                                           \
-            fail(__VA_ARGS__);                                                 \
+#define CHECK(cond, ...)       \
+    do {                       \
+        checks++;              \
+        if (!(cond))           \
+            fail(__VA_ARGS__); \
     } while (0)
-#define CHECK_ERR(got, want, what, ver)                                        \
-    CHECK((got) == (want), "%s v%d: %s, want %s", what, ver,                   \
+#define CHECK_ERR(got, want, what, ver)                      \
+    CHECK((got) == (want), "%s v%d: %s, want %s", what, ver, \
           gr_kerr_name(got), gr_kerr_name(want))
 
 static void
@@ -92,7 +92,7 @@ static void *
 call(int16_t key, int16_t ver, const void *rq)
 {
     const gr_proto_api_t *api = gr_proto_api(key);
-    gr_req_header_t h = {key, ver, ++corr, GR_STR("gv")};
+    gr_req_header_t h = { key, ver, ++corr, GR_STR("gv") };
     size_t n = 4 + gr_req_header_size(&h) + api->request.size(rq, ver);
     uint8_t *buf = gr_arena_alloc(arena, n), sz[4];
     gr_writer_t w = gr_writer_init(buf, n, NULL);
@@ -144,7 +144,7 @@ find_coordinator(void)
     for (int16_t v = 0; v <= 6; v++) {
         gr_find_coordinator_request_t rq;
         gr_find_coordinator_response_t *rs;
-        gr_str_t keys[2] = {GR_STR("g1"), GR_STR("g2")};
+        gr_str_t keys[2] = { GR_STR("g1"), GR_STR("g2") };
         gr_find_coordinator_request_init(&rq);
         rq.key = GR_STR("g1");
         rq.coordinator_keys = keys;
@@ -183,9 +183,9 @@ static gr_bytes_t
 subscription(void)
 {
     /* ConsumerProtocolSubscription v0: topics ["gv"], null user data */
-    static const uint8_t sub[] = {0, 0, 0, 0, 0, 1, 0, 2, 'g', 'v',
-                                  0xff, 0xff, 0xff, 0xff};
-    return (gr_bytes_t){sub, sizeof sub};
+    static const uint8_t sub[] = { 0, 0,   0,   0,    0,    1,    0,
+                                   2, 'g', 'v', 0xff, 0xff, 0xff, 0xff };
+    return (gr_bytes_t){ sub, sizeof sub };
 }
 
 static gr_join_group_response_t *
@@ -240,7 +240,7 @@ sync_group(const member_t *m, int16_t v, const char *proto, gr_kerr_t want)
     gr_sync_group_response_t *rs;
     gr_sync_group_request_init(&rq);
     a.member_id = gr_str_c(m->id);
-    a.assignment = (gr_bytes_t){(const uint8_t *)"asg", 3};
+    a.assignment = (gr_bytes_t){ (const uint8_t *)"asg", 3 };
     rq.group_id = gr_str_c(m->group);
     rq.generation_id = m->gen;
     rq.member_id = gr_str_c(m->id);
@@ -317,7 +317,7 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
     *err = GR_KERR_NONE;
     *epoch = -1;
     if (v < 8) {
-        gr_offset_fetch_request_topic_t t = {GR_STR("gv"), &part0, 1};
+        gr_offset_fetch_request_topic_t t = { GR_STR("gv"), &part0, 1 };
         rq.group_id = gr_str_c(group);
         rq.topics = all ? NULL : &t;
         rq.topics_cnt = all ? -1 : 1;
@@ -336,7 +336,7 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
                 }
         return -2;
     } else {
-        gr_offset_fetch_request_topics_t t = {GR_STR("gv"), &part0, 1};
+        gr_offset_fetch_request_topics_t t = { GR_STR("gv"), &part0, 1 };
         gr_offset_fetch_request_group_t g[2];
         gr_offset_fetch_request_group_init(&g[0]);
         gr_offset_fetch_request_group_init(&g[1]);
@@ -350,8 +350,8 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
         rq.groups_cnt = 2;
         rq.require_stable = true;
         rs = call(GR_API_OFFSET_FETCH, v, &rq);
-        CHECK(rs->groups_cnt == 2 && str_is(&rs->groups[1].group_id,
-                                            "gv-other-group") &&
+        CHECK(rs->groups_cnt == 2 &&
+                  str_is(&rs->groups[1].group_id, "gv-other-group") &&
                   rs->groups[1].topics_cnt == 1 &&
                   rs->groups[1].topics[0].partitions[0].committed_offset == -1,
               "OffsetFetch v%d: the second group", v);
@@ -362,13 +362,17 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
         for (int32_t i = 0; i < rs->groups[0].topics_cnt; i++)
             for (int32_t k = 0; k < rs->groups[0].topics[i].partitions_cnt; k++)
                 if (str_is(&rs->groups[0].topics[i].name, "gv") &&
-                    rs->groups[0].topics[i].partitions[k].partition_index == 0) {
+                    rs->groups[0].topics[i].partitions[k].partition_index ==
+                        0) {
                     *err = rs->groups[0].topics[i].partitions[k].error_code;
                     *epoch = rs->groups[0]
                                  .topics[i]
                                  .partitions[k]
                                  .committed_leader_epoch;
-                    return rs->groups[0].topics[i].partitions[k].committed_offset;
+                    return rs->groups[0]
+                        .topics[i]
+                        .partitions[k]
+                        .committed_offset;
                 }
         return -2;
     }
@@ -468,7 +472,7 @@ delete_offset(const char *group, gr_kerr_t *part_err)
 {
     gr_offset_delete_request_t rq;
     gr_offset_delete_request_topic_t t;
-    gr_offset_delete_request_partition_t p = {1};
+    gr_offset_delete_request_partition_t p = { 1 };
     gr_offset_delete_response_t *rs;
     gr_offset_delete_request_init(&rq);
     t.name = GR_STR("gv");
@@ -478,8 +482,8 @@ delete_offset(const char *group, gr_kerr_t *part_err)
     rq.topics = &t;
     rq.topics_cnt = 1;
     rs = call(GR_API_OFFSET_DELETE, 0, &rq);
-    *part_err = rs->topics_cnt == 1 ? rs->topics[0].partitions[0].error_code
-                                    : -1;
+    *part_err =
+        rs->topics_cnt == 1 ? rs->topics[0].partitions[0].error_code : -1;
     return rs->error_code;
 }
 
@@ -497,23 +501,25 @@ main(void)
     /* one group per JoinGroup version; the other APIs' versions cycle */
     for (int16_t v = 0; v <= 9; v++) {
         member_t m;
-        int16_t sv = v % 6, hv = v % 5, cv = v, fv = v, lv = v % 6,
-                dv = v % 6, gv = v % 3;
+        int16_t sv = v % 6, hv = v % 5, cv = v, fv = v, lv = v % 6, dv = v % 6,
+                gv = v % 3;
         const char *st;
         snprintf(group, sizeof group, "gv-%d", v);
         m = join(group, v);
         /* before the assignment: commits are refused, heartbeats fine */
-        commit(&m, cv, 10, cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID
-                                   : GR_KERR_REBALANCE_IN_PROGRESS);
+        commit(&m, cv, 10,
+               cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID
+                       : GR_KERR_REBALANCE_IN_PROGRESS);
         heartbeat(&m, hv, m.gen, GR_KERR_NONE);
         if (sv >= 5)
-            sync_group(&m, sv, "roundrobin", GR_KERR_INCONSISTENT_GROUP_PROTOCOL);
+            sync_group(&m, sv, "roundrobin",
+                       GR_KERR_INCONSISTENT_GROUP_PROTOCOL);
         sync_group(&m, sv, "range", GR_KERR_NONE);
         heartbeat(&m, hv, m.gen + 1, GR_KERR_ILLEGAL_GENERATION);
         /* v0 commits carry no member: a simple commit, refused while the
          * group has members */
-        commit(&m, cv, 10 * v, cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID
-                                       : GR_KERR_NONE);
+        commit(&m, cv, 10 * v,
+               cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID : GR_KERR_NONE);
         if (cv == 0) {
             member_t m1 = m;
             commit(&m1, 1, 0, GR_KERR_NONE); /* v1 instead */
@@ -525,12 +531,12 @@ main(void)
               "OffsetFetch v%d: leader epoch %d", fv, epoch);
         if (fv >= 2) {
             off = fetch(group, fv, true, &err, &epoch);
-            CHECK(err == 0 && off == 10 * v, "OffsetFetch v%d (all): %lld",
-                  fv, (long long)off);
+            CHECK(err == 0 && off == 10 * v, "OffsetFetch v%d (all): %lld", fv,
+                  (long long)off);
         }
         st = describe(group, dv, &n);
-        CHECK(strcmp(st, "Stable") == 0 && n == 1, "DescribeGroups v%d: %s",
-              dv, st);
+        CHECK(strcmp(st, "Stable") == 0 && n == 1, "DescribeGroups v%d: %s", dv,
+              st);
         st = list(group, v % 6, NULL);
         CHECK(v % 6 >= 4 ? strcmp(st, "Stable") == 0 : strcmp(st, "?") == 0,
               "ListGroups v%d: %s", v % 6, st);
@@ -542,16 +548,14 @@ main(void)
         }
         CHECK_ERR(delete_group(group, gv), GR_KERR_NON_EMPTY_GROUP,
                   "DeleteGroups", gv);
-        CHECK_ERR(delete_offset(group, &perr), GR_KERR_NONE, "OffsetDelete",
-                  0);
+        CHECK_ERR(delete_offset(group, &perr), GR_KERR_NONE, "OffsetDelete", 0);
         CHECK_ERR(perr, GR_KERR_GROUP_SUBSCRIBED_TO_TOPIC, "OffsetDelete", 0);
         leave(&m, lv, GR_KERR_NONE);
         heartbeat(&m, hv, m.gen, GR_KERR_UNKNOWN_MEMBER_ID);
         st = describe(group, dv, &n);
-        CHECK(strcmp(st, "Empty") == 0 && n == 0, "DescribeGroups v%d: %s",
-              dv, st);
-        CHECK_ERR(delete_offset(group, &perr), GR_KERR_NONE, "OffsetDelete",
-                  0);
+        CHECK(strcmp(st, "Empty") == 0 && n == 0, "DescribeGroups v%d: %s", dv,
+              st);
+        CHECK_ERR(delete_offset(group, &perr), GR_KERR_NONE, "OffsetDelete", 0);
         CHECK_ERR(perr, GR_KERR_NONE, "OffsetDelete", 0);
         CHECK_ERR(delete_group(group, gv), GR_KERR_NONE, "DeleteGroups", gv);
         CHECK_ERR(delete_group(group, gv), GR_KERR_GROUP_ID_NOT_FOUND,

@@ -14,8 +14,8 @@ gr_api_delete_groups(gr_req_t *req)
     int32_t n = rq->groups_names_cnt > 0 ? rq->groups_names_cnt : 0;
 
     rs->results_cnt = n;
-    rs->results = gr_arena_zalloc(req->a, sizeof(*rs->results) *
-                                              (size_t)(n + 1));
+    rs->results =
+        gr_arena_zalloc(req->a, sizeof(*rs->results) * (size_t)(n + 1));
     if (rs->results == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {

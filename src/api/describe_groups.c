@@ -33,8 +33,8 @@ gr_api_describe_groups(gr_req_t *req)
         gr_group_summary_t s;
         gr_kerr_t err;
         gr_describe_groups_response_described_group_init(rg);
-        err = gr_group_describe(req->broker->groups, &rq->groups[i], req->a,
-                                &s);
+        err =
+            gr_group_describe(req->broker->groups, &rq->groups[i], req->a, &s);
         rg->error_code = err;
         rg->group_id = rq->groups[i];
         rg->group_state = gr_str_c(s.state);

@@ -86,9 +86,8 @@ gr_api_find_coordinator(gr_req_t *req)
         return gr_req_reply(req);
     }
     /* v4+: batched keys (KIP-699) */
-    rs->coordinators_cnt = rq->coordinator_keys_cnt > 0
-                               ? rq->coordinator_keys_cnt
-                               : 0;
+    rs->coordinators_cnt =
+        rq->coordinator_keys_cnt > 0 ? rq->coordinator_keys_cnt : 0;
     rs->coordinators = gr_arena_zalloc(
         req->a, sizeof(*rs->coordinators) *
                     (size_t)(rs->coordinators_cnt ? rs->coordinators_cnt : 1));

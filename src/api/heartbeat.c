@@ -13,8 +13,8 @@ gr_api_heartbeat(gr_req_t *req)
     gr_heartbeat_response_t *rs = req->resp;
 
     /* GroupInstanceId is a "3+" field: null before */
-    rs->error_code = gr_group_heartbeat(req->broker->groups, &rq->group_id,
-                                        &rq->member_id, &rq->group_instance_id,
-                                        rq->generation_id);
+    rs->error_code =
+        gr_group_heartbeat(req->broker->groups, &rq->group_id, &rq->member_id,
+                           &rq->group_instance_id, rq->generation_id);
     return gr_req_reply(req);
 }

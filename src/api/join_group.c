@@ -21,8 +21,8 @@ adup(gr_req_t *req, const char *s)
 {
     if (s == NULL)
         return GR_STR_NULL;
-    return (gr_str_t){gr_arena_strndup(req->a, s, strlen(s)),
-                      (int32_t)strlen(s)};
+    return (gr_str_t){ gr_arena_strndup(req->a, s, strlen(s)),
+                       (int32_t)strlen(s) };
 }
 
 static void
@@ -57,11 +57,11 @@ join_done(gr_group_waiter_t *w, const void *result)
         m->member_id = adup(req, r->members[i].member_id);
         m->group_instance_id = adup(req, r->members[i].group_instance_id);
         m->metadata.len = r->members[i].metadata.len;
-        m->metadata.ptr = m->metadata.len > 0
-                              ? gr_arena_memdup(req->a,
-                                                r->members[i].metadata.ptr,
-                                                (size_t)m->metadata.len)
-                              : NULL;
+        m->metadata.ptr =
+            m->metadata.len > 0
+                ? gr_arena_memdup(req->a, r->members[i].metadata.ptr,
+                                  (size_t)m->metadata.len)
+                : NULL;
         if (m->member_id.ptr == NULL ||
             (m->metadata.len > 0 && m->metadata.ptr == NULL)) {
             gr_req_close(req, "out of memory");
@@ -120,8 +120,8 @@ gr_api_join_group(gr_req_t *req)
     a.reason = rq->reason;
     a.session_timeout_ms = rq->session_timeout_ms;
     /* v0 has no rebalance timeout: Kafka uses the session timeout */
-    a.rebalance_timeout_ms = req->version == 0 ? rq->session_timeout_ms
-                                               : rq->rebalance_timeout_ms;
+    a.rebalance_timeout_ms =
+        req->version == 0 ? rq->session_timeout_ms : rq->rebalance_timeout_ms;
     a.protocols = protos;
     a.nprotocols = n;
     /* KIP-394: MEMBER_ID_REQUIRED only for clients that know it (v4+) */

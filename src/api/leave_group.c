@@ -13,8 +13,8 @@ gr_api_leave_group(gr_req_t *req)
     const gr_leave_group_request_t *rq = req->body;
     gr_leave_group_response_t *rs = req->resp;
     gr_group_leaver_t *l;
-    int32_t n = req->version >= 3 ? (rq->members_cnt > 0 ? rq->members_cnt : 0)
-                                  : 1;
+    int32_t n =
+        req->version >= 3 ? (rq->members_cnt > 0 ? rq->members_cnt : 0) : 1;
     gr_kerr_t err;
 
     l = gr_arena_zalloc(req->a, sizeof(*l) * (size_t)(n + 1));
@@ -38,8 +38,8 @@ gr_api_leave_group(gr_req_t *req)
     }
     rs->error_code = err;
     rs->members_cnt = err != GR_KERR_NONE ? 0 : n;
-    rs->members = gr_arena_zalloc(req->a, sizeof(*rs->members) *
-                                              (size_t)(n + 1));
+    rs->members =
+        gr_arena_zalloc(req->a, sizeof(*rs->members) * (size_t)(n + 1));
     if (rs->members == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < rs->members_cnt; i++) {

@@ -41,8 +41,8 @@ commit_done(gr_group_waiter_t *w, const void *result)
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
         rt->name = qt->name;
         rt->partitions_cnt = np;
-        rt->partitions = gr_arena_zalloc(req->a, sizeof(*rt->partitions) *
-                                                     (size_t)(np + 1));
+        rt->partitions =
+            gr_arena_zalloc(req->a, sizeof(*rt->partitions) * (size_t)(np + 1));
         if (rt->partitions == NULL) {
             gr_req_close(req, "out of memory");
             return;
@@ -51,7 +51,8 @@ commit_done(gr_group_waiter_t *w, const void *result)
             gr_kerr_t err = ctx->parts[k].error;
             if (err == GR_KERR_NONE)
                 err = flush_err;
-            rt->partitions[j].partition_index = qt->partitions[j].partition_index;
+            rt->partitions[j].partition_index =
+                qt->partitions[j].partition_index;
             rt->partitions[j].error_code = err;
         }
     }
@@ -77,8 +78,8 @@ gr_api_offset_commit(gr_req_t *req)
     if (ctx == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < rq->topics_cnt; i++)
-        n += rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt
-                                              : 0;
+        n +=
+            rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt : 0;
     ctx->req = req;
     ctx->parts = gr_arena_zalloc(req->a, sizeof(*ctx->parts) * (size_t)(n + 1));
     if (ctx->parts == NULL)
@@ -87,15 +88,14 @@ gr_api_offset_commit(gr_req_t *req)
         const gr_offset_commit_request_topic_t *qt = &rq->topics[i];
         gr_topic_t *t = gr_cluster_topic(b->cluster, &qt->name);
         for (int32_t j = 0; j < qt->partitions_cnt; j++, k++) {
-            const gr_offset_commit_request_partition_t *qp =
-                &qt->partitions[j];
+            const gr_offset_commit_request_partition_t *qp = &qt->partitions[j];
             gr_group_commit_part_t *p = &ctx->parts[k];
             p->topic = qt->name;
             p->partition = qp->partition_index;
             p->offset = qp->committed_offset;
             p->leader_epoch = qp->committed_leader_epoch; /* -1 before v6 */
             p->metadata = qp->committed_metadata;
-            p->commit_timestamp = qp->commit_timestamp;   /* -1 but in v1 */
+            p->commit_timestamp = qp->commit_timestamp; /* -1 but in v1 */
             p->error = GR_KERR_NONE;
             if (t == NULL || qp->partition_index < 0 ||
                 qp->partition_index >= t->nparts)
@@ -104,8 +104,8 @@ gr_api_offset_commit(gr_req_t *req)
     }
     a.group_id = rq->group_id;
     /* v0 has neither: a simple consumer's commit */
-    a.generation_id = req->version >= 1 ? rq->generation_id_or_member_epoch
-                                        : -1;
+    a.generation_id =
+        req->version >= 1 ? rq->generation_id_or_member_epoch : -1;
     a.member_id = rq->member_id;
     a.group_instance_id = rq->group_instance_id;
     a.retention_ms = rq->retention_time_ms; /* -1 outside v2-v4 */

@@ -19,8 +19,8 @@ gr_api_offset_delete(gr_req_t *req)
     gr_kerr_t err;
 
     for (int32_t i = 0; i < rq->topics_cnt; i++)
-        n += rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt
-                                              : 0;
+        n +=
+            rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt : 0;
     parts = gr_arena_zalloc(req->a, sizeof(*parts) * (size_t)(n + 1));
     if (parts == NULL)
         return gr_req_close(req, "out of memory");
@@ -53,8 +53,8 @@ gr_api_offset_delete(gr_req_t *req)
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
         rt->name = qt->name;
         rt->partitions_cnt = np;
-        rt->partitions = gr_arena_zalloc(req->a, sizeof(*rt->partitions) *
-                                                     (size_t)(np + 1));
+        rt->partitions =
+            gr_arena_zalloc(req->a, sizeof(*rt->partitions) * (size_t)(np + 1));
         if (rt->partitions == NULL)
             return gr_req_close(req, "out of memory");
         for (int32_t j = 0; j < np; j++, k++) {

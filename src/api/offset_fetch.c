@@ -39,7 +39,7 @@ out_topic(fetch_out_t *o, const char *name, int32_t len, int32_t nparts)
         o->cap = cap;
     }
     t = &o->topics[o->ntopics++];
-    t->name = (gr_str_t){gr_arena_strndup(o->req->a, name, (size_t)len), len};
+    t->name = (gr_str_t){ gr_arena_strndup(o->req->a, name, (size_t)len), len };
     t->partitions = gr_arena_zalloc(o->req->a, sizeof(*t->partitions) *
                                                    (size_t)(nparts + 1));
     t->partitions_cnt = 0;
@@ -55,9 +55,9 @@ put_part(gr_req_t *req, gr_offset_fetch_response_partitions_t *p,
     p->partition_index = partition;
     p->committed_offset = go->offset;
     p->committed_leader_epoch = go->leader_epoch;
-    p->metadata = (gr_str_t){gr_arena_strndup(req->a, go->metadata,
-                                              strlen(go->metadata)),
-                             (int32_t)strlen(go->metadata)};
+    p->metadata = (gr_str_t){ gr_arena_strndup(req->a, go->metadata,
+                                               strlen(go->metadata)),
+                              (int32_t)strlen(go->metadata) };
     p->error_code = go->error;
 }
 
@@ -112,7 +112,7 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
     if (err != GR_KERR_NONE)
         return err;
     if (ntopics < 0) {
-        all_ctx_t c = {o, NULL, 0};
+        all_ctx_t c = { o, NULL, 0 };
         gr_group_offsets_foreach(g, group_id, all_cb, &c);
         return GR_KERR_NONE;
     }
@@ -143,7 +143,7 @@ fetch_v0_7(gr_req_t *req)
 {
     const gr_offset_fetch_request_t *rq = req->body;
     gr_offset_fetch_response_t *rs = req->resp;
-    fetch_out_t o = {req, NULL, 0, 0, false};
+    fetch_out_t o = { req, NULL, 0, 0, false };
     gr_offset_fetch_request_topics_t *qt = NULL;
     /* v0-v1 have no null list; an empty one fetches nothing */
     int32_t n = rq->topics_cnt;
@@ -169,7 +169,7 @@ fetch_v0_7(gr_req_t *req)
     }
     if (err != GR_KERR_NONE) {
         /* v0-v1: the error in every partition asked for */
-        gr_group_offset_t none = {-1, -1, "", err};
+        gr_group_offset_t none = { -1, -1, "", err };
         for (int32_t i = 0; i < n; i++) {
             int32_t np = qt[i].partition_indexes_cnt > 0
                              ? qt[i].partition_indexes_cnt
@@ -186,17 +186,16 @@ fetch_v0_7(gr_req_t *req)
     }
     rs->error_code = GR_KERR_NONE;
     rs->topics_cnt = o.ntopics;
-    rs->topics = gr_arena_zalloc(req->a, sizeof(*rs->topics) *
-                                             (size_t)(o.ntopics + 1));
+    rs->topics =
+        gr_arena_zalloc(req->a, sizeof(*rs->topics) * (size_t)(o.ntopics + 1));
     if (rs->topics == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < o.ntopics; i++) {
         gr_offset_fetch_response_topic_t *t = &rs->topics[i];
         t->name = o.topics[i].name;
         t->partitions_cnt = o.topics[i].partitions_cnt;
-        t->partitions = gr_arena_zalloc(req->a, sizeof(*t->partitions) *
-                                                    (size_t)(t->partitions_cnt +
-                                                             1));
+        t->partitions = gr_arena_zalloc(
+            req->a, sizeof(*t->partitions) * (size_t)(t->partitions_cnt + 1));
         if (t->partitions == NULL)
             return gr_req_close(req, "out of memory");
         for (int32_t k = 0; k < t->partitions_cnt; k++) {
@@ -204,8 +203,7 @@ fetch_v0_7(gr_req_t *req)
                 &o.topics[i].partitions[k];
             t->partitions[k].partition_index = p->partition_index;
             t->partitions[k].committed_offset = p->committed_offset;
-            t->partitions[k].committed_leader_epoch =
-                p->committed_leader_epoch;
+            t->partitions[k].committed_leader_epoch = p->committed_leader_epoch;
             t->partitions[k].metadata = p->metadata;
             t->partitions[k].error_code = p->error_code;
         }
@@ -230,7 +228,7 @@ gr_api_offset_fetch(gr_req_t *req)
     for (int32_t i = 0; i < n; i++) {
         const gr_offset_fetch_request_group_t *qg = &rq->groups[i];
         gr_offset_fetch_response_group_t *rg = &rs->groups[i];
-        fetch_out_t o = {req, NULL, 0, 0, false};
+        fetch_out_t o = { req, NULL, 0, 0, false };
         rg->group_id = qg->group_id;
         rg->error_code = fetch_group(req, &qg->group_id, qg->topics,
                                      qg->topics_cnt, rq->require_stable, &o);

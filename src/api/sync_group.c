@@ -20,8 +20,8 @@ adup(gr_req_t *req, const char *s)
 {
     if (s == NULL)
         return GR_STR_NULL;
-    return (gr_str_t){gr_arena_strndup(req->a, s, strlen(s)),
-                      (int32_t)strlen(s)};
+    return (gr_str_t){ gr_arena_strndup(req->a, s, strlen(s)),
+                       (int32_t)strlen(s) };
 }
 
 static void

@@ -13,8 +13,8 @@
  * LOADING partition get COORDINATOR_LOAD_IN_PROGRESS.
  * Loop thread only.
  */
-#include "group/group_int.h"
 #include "core/time.h"
+#include "group/group_int.h"
 #include "log/log.h"
 
 #include <stdlib.h>
@@ -34,10 +34,8 @@ hash_str(const char *p, size_t n)
     return h;
 }
 
-static void
-load_tick(gr_loop_t *loop, gr_timer_t *t);
-static void
-retention_tick(gr_loop_t *loop, gr_timer_t *t);
+static void load_tick(gr_loop_t *loop, gr_timer_t *t);
+static void retention_tick(gr_loop_t *loop, gr_timer_t *t);
 
 gr_groups_t *
 gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster, int32_t node_id,
@@ -293,7 +291,7 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
     gr_log_slice_t sl;
     size_t pos = 0;
     gr_err_t rc;
-    load_ctx_t lc = {g, id};
+    load_ctx_t lc = { g, id };
 
     if (p == NULL || p->log == NULL)
         return true;
@@ -301,8 +299,8 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
         ps->next_offset = gr_log_start_offset(p->log);
     if (ps->next_offset >= ps->end_offset)
         return true;
-    rc = gr_log_read(p->log, ps->next_offset, budget, ps->end_offset, true,
-                     &sl);
+    rc =
+        gr_log_read(p->log, ps->next_offset, budget, ps->end_offset, true, &sl);
     if (rc != 0 || sl.len <= 0) {
         if (rc != 0)
             GR_LOG_ERROR("loading %s-%d at %lld: %s", OFFSETS_TOPIC, id,
@@ -326,9 +324,8 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
             break; /* the slice ends inside a batch: read it next turn */
         if (gr_batch_last_offset(&h) >= ps->next_offset && h.magic == 2 &&
             !(h.attributes & GR_ATTR_CONTROL)) {
-            gr_kerr_t k = gr_batch_foreach_record(g->rbuf.ptr + pos, n,
-                                                  &g->scratch, 64u << 20,
-                                                  load_record, &lc);
+            gr_kerr_t k = gr_batch_foreach_record(
+                g->rbuf.ptr + pos, n, &g->scratch, 64u << 20, load_record, &lc);
             if (k != GR_KERR_NONE)
                 GR_LOG_WARN("loading %s-%d: batch at %lld: %s", OFFSETS_TOPIC,
                             id, (long long)h.base_offset, gr_kerr_name(k));
@@ -337,8 +334,8 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
         pos += n;
     }
     if (pos == 0) {
-        GR_LOG_ERROR("loading %s-%d at %lld: no whole batch", OFFSETS_TOPIC,
-                     id, (long long)ps->next_offset);
+        GR_LOG_ERROR("loading %s-%d at %lld: no whole batch", OFFSETS_TOPIC, id,
+                     (long long)ps->next_offset);
         return true;
     }
     return ps->next_offset >= ps->end_offset;
@@ -378,8 +375,8 @@ void
 gr_groups_partition_added(gr_groups_t *g, gr_partition_t *p)
 {
     gr_groups_part_t *ps;
-    if (strcmp(p->topic->name, OFFSETS_TOPIC) != 0 ||
-        p->leader != g->node_id || p->log == NULL)
+    if (strcmp(p->topic->name, OFFSETS_TOPIC) != 0 || p->leader != g->node_id ||
+        p->log == NULL)
         return;
     ps = part_state(g, p->id);
     ps->next_offset = gr_log_start_offset(p->log);
@@ -474,15 +471,14 @@ expire_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
             gr_offsets_del(grp, del[i]->topic, (int32_t)strlen(del[i]->topic),
                            del[i]->partition);
         removed = ndel;
-        GR_LOG_INFO("removed %d expired offset(s) of group %s", ndel,
-                    grp->id);
+        GR_LOG_INFO("removed %d expired offset(s) of group %s", ndel, grp->id);
     }
     free(v);
     free(del);
     if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 &&
         grp->npending == 0) {
-        GR_LOG_INFO("group %s transitioned to Dead in generation %d",
-                    grp->id, grp->generation);
+        GR_LOG_INFO("group %s transitioned to Dead in generation %d", grp->id,
+                    grp->generation);
         gr_store_tombstones(grp, NULL, 0, true);
         gr_groups_remove(g, grp);
     }

@@ -15,8 +15,8 @@
  * SyncGroup after the join).
  * Loop thread only.
  */
-#include "group/group_int.h"
 #include "core/time.h"
+#include "group/group_int.h"
 #include "proto/gen/consumer_protocol_subscription.h"
 
 #include <stdlib.h>
@@ -66,8 +66,7 @@ join_error(gr_group_waiter_t *w, const char *member_id, gr_kerr_t err)
 }
 
 static void
-join_error_str(gr_group_waiter_t *w, const gr_str_t *member_id,
-               gr_kerr_t err)
+join_error_str(gr_group_waiter_t *w, const gr_str_t *member_id, gr_kerr_t err)
 {
     char *id = gr_group_strdup(member_id);
     join_error(w, id, err);
@@ -108,8 +107,8 @@ fire_join(gr_member_t *m, bool members, const char *leader_id, bool skip)
             const gr_member_proto_t *p = gr_member_proto(x, grp->protocol_name);
             v[i].member_id = x->member_id;
             v[i].group_instance_id = x->group_instance_id;
-            v[i].metadata = p ? (gr_bytes_t){p->metadata, p->metadata_len}
-                              : (gr_bytes_t){NULL, 0};
+            v[i].metadata = p ? (gr_bytes_t){ p->metadata, p->metadata_len }
+                              : (gr_bytes_t){ NULL, 0 };
         }
         r.members = v;
         r.nmembers = grp->nmembers;
@@ -151,7 +150,7 @@ fire_sync(gr_member_t *m, gr_kerr_t err)
     if (err == GR_KERR_NONE) {
         r.protocol_type = m->grp->protocol_type;
         r.protocol_name = m->grp->protocol_name;
-        r.assignment = (gr_bytes_t){m->assignment, m->assignment_len};
+        r.assignment = (gr_bytes_t){ m->assignment, m->assignment_len };
     }
     m->awaiting_sync = false;
     gr_waiter_fire(&m->sync_waiter, &r);
@@ -467,9 +466,9 @@ gr_group_compute_subscribed(gr_group_t *grp)
                 free(t);
                 continue;
             }
-            grp->subscribed = realloc(grp->subscribed,
-                                      sizeof(char *) *
-                                          (size_t)(grp->nsubscribed + 1));
+            grp->subscribed =
+                realloc(grp->subscribed,
+                        sizeof(char *) * (size_t)(grp->nsubscribed + 1));
             GR_ASSERT(grp->subscribed != NULL);
             grp->subscribed[grp->nsubscribed++] = t;
         }
@@ -514,9 +513,8 @@ join_timer_cb(gr_loop_t *loop, gr_timer_t *t)
         grp->join_remaining_ms != 0) {
         /* Kafka's InitialDelayedJoin: more members came, wait again */
         int64_t initial = grp->g->cfg.initial_rebalance_delay_ms;
-        int64_t delay = initial < grp->join_remaining_ms
-                            ? initial
-                            : grp->join_remaining_ms;
+        int64_t delay =
+            initial < grp->join_remaining_ms ? initial : grp->join_remaining_ms;
         int64_t rem = grp->join_remaining_ms - delay;
         grp->new_member_added = false;
         grp->join_remaining_ms = rem > 0 ? rem : 0;
@@ -694,16 +692,15 @@ complete_join(gr_group_t *grp)
 static bool
 accept_joining_member(gr_group_t *grp, const gr_str_t *member_id)
 {
-    gr_member_t *m = member_id->len > 0 ? gr_group_member(grp, member_id)
-                                        : NULL;
+    gr_member_t *m =
+        member_id->len > 0 ? gr_group_member(grp, member_id) : NULL;
     int32_t max = grp->g->cfg.max_size;
     switch (grp->state) {
     case GR_GROUP_EMPTY:
     case GR_GROUP_DEAD:
         return true;
     case GR_GROUP_PREPARING_REBALANCE:
-        return (m != NULL && m->awaiting_join) ||
-               grp->num_awaiting_join < max;
+        return (m != NULL && m->awaiting_join) || grp->num_awaiting_join < max;
     case GR_GROUP_COMPLETING_REBALANCE:
     case GR_GROUP_STABLE:
         return m != NULL || grp->nmembers < max;
@@ -764,8 +761,7 @@ add_member_and_rebalance(gr_group_t *grp, const char *member_id,
 
 static void
 update_member_and_rebalance(gr_group_t *grp, gr_member_t *m,
-                            const gr_group_join_args_t *a,
-                            gr_group_waiter_t *w)
+                            const gr_group_join_args_t *a, gr_group_waiter_t *w)
 {
     update_member(m, a, w);
     maybe_prepare_rebalance(grp, "member rejoining with new metadata");
@@ -886,17 +882,15 @@ new_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
         join_error(w, "", GR_KERR_INCONSISTENT_GROUP_PROTOCOL);
         return;
     }
-    new_id = gr_member_id_new(a->group_instance_id.len >= 0
-                                  ? &a->group_instance_id
-                                  : &a->client_id);
+    new_id = gr_member_id_new(
+        a->group_instance_id.len >= 0 ? &a->group_instance_id : &a->client_id);
     if (a->group_instance_id.len >= 0) {
         gr_member_t *old = gr_group_static_member(grp, &a->group_instance_id);
         if (old != NULL) {
             GR_LOG_INFO("static member %.*s of group %s rejoins with a new "
                         "member id %s, replacing %s",
-                        (int)a->group_instance_id.len,
-                        a->group_instance_id.ptr, grp->id, new_id,
-                        old->member_id);
+                        (int)a->group_instance_id.len, a->group_instance_id.ptr,
+                        grp->id, new_id, old->member_id);
             update_static_member(grp, old, new_id, a, w);
         } else {
             add_member_and_rebalance(grp, new_id, a, w);
@@ -951,9 +945,9 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
         return;
     }
     m = gr_group_member(grp, &a->member_id);
-    if (m == NULL || (a->group_instance_id.len >= 0 &&
-                      gr_group_static_member(grp, &a->group_instance_id) ==
-                          NULL)) {
+    if (m == NULL ||
+        (a->group_instance_id.len >= 0 &&
+         gr_group_static_member(grp, &a->group_instance_id) == NULL)) {
         join_error_str(w, &a->member_id, GR_KERR_UNKNOWN_MEMBER_ID);
         return;
     }
@@ -1014,9 +1008,8 @@ join(gr_groups_t *g, const gr_group_join_args_t *a, gr_group_waiter_t *w)
         grp = gr_groups_create(g, &a->group_id, part);
     }
     if (!accept_joining_member(grp, &a->member_id)) {
-        gr_member_t *m = a->member_id.len > 0
-                             ? gr_group_member(grp, &a->member_id)
-                             : NULL;
+        gr_member_t *m =
+            a->member_id.len > 0 ? gr_group_member(grp, &a->member_id) : NULL;
         if (m != NULL)
             remove_member_and_update(grp, m, "group is full");
         join_error(w, "", GR_KERR_GROUP_MAX_SIZE_REACHED);
@@ -1110,7 +1103,7 @@ sync_group(gr_groups_t *g, const gr_group_sync_args_t *a, gr_group_waiter_t *w)
             memset(&r, 0, sizeof r);
             r.protocol_type = grp->protocol_type;
             r.protocol_name = grp->protocol_name;
-            r.assignment = (gr_bytes_t){m->assignment, m->assignment_len};
+            r.assignment = (gr_bytes_t){ m->assignment, m->assignment_len };
             gr_waiter_now(w, &r);
         }
         gr_member_heartbeat(m, m->session_timeout_ms);
@@ -1127,14 +1120,13 @@ sync_group(gr_groups_t *g, const gr_group_sync_args_t *a, gr_group_waiter_t *w)
         return;
     {
         /* the leader's assignment: members it left out get none */
-        gr_bytes_t *assign = calloc((size_t)grp->nmembers + 1,
-                                    sizeof(*assign));
+        gr_bytes_t *assign = calloc((size_t)grp->nmembers + 1, sizeof(*assign));
         int32_t i = 0;
         int32_t gen = grp->generation;
         GR_ASSERT(assign != NULL);
         for (gr_member_t *x = grp->members; x; x = x->next, i++) {
             gr_str_t id = gr_str_c(x->member_id);
-            assign[i] = (gr_bytes_t){NULL, 0};
+            assign[i] = (gr_bytes_t){ NULL, 0 };
             for (int32_t k = 0; k < a->nassignments; k++)
                 if (gr_str_eq(&a->assignments[k].member_id, &id)) {
                     assign[i] = a->assignments[k].assignment;
@@ -1352,8 +1344,8 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
     out->protocol_type = grp->protocol_type ? adup(a, grp->protocol_type) : "";
     if (grp->state == GR_GROUP_STABLE && grp->protocol_name)
         out->protocol = adup(a, grp->protocol_name);
-    out->members = gr_arena_zalloc(a, sizeof(*out->members) *
-                                          (size_t)(grp->nmembers + 1));
+    out->members =
+        gr_arena_zalloc(a, sizeof(*out->members) * (size_t)(grp->nmembers + 1));
     if (out->members == NULL || out->protocol_type == NULL ||
         out->protocol == NULL)
         return GR_KERR_UNKNOWN_SERVER_ERROR;
@@ -1363,19 +1355,20 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
         s->group_instance_id = adup(a, m->group_instance_id);
         s->client_id = adup(a, m->client_id);
         s->client_host = adup(a, m->client_host);
-        s->metadata = (gr_bytes_t){NULL, 0};
-        s->assignment = (gr_bytes_t){NULL, 0};
+        s->metadata = (gr_bytes_t){ NULL, 0 };
+        s->assignment = (gr_bytes_t){ NULL, 0 };
         if (grp->state == GR_GROUP_STABLE) {
             const gr_member_proto_t *p = gr_member_proto(m, grp->protocol_name);
             if (p && p->metadata_len)
-                s->metadata = (gr_bytes_t){
-                    gr_arena_memdup(a, p->metadata, (size_t)p->metadata_len),
-                    p->metadata_len};
+                s->metadata =
+                    (gr_bytes_t){ gr_arena_memdup(a, p->metadata,
+                                                  (size_t)p->metadata_len),
+                                  p->metadata_len };
             if (m->assignment_len)
-                s->assignment = (gr_bytes_t){
-                    gr_arena_memdup(a, m->assignment,
-                                    (size_t)m->assignment_len),
-                    m->assignment_len};
+                s->assignment =
+                    (gr_bytes_t){ gr_arena_memdup(a, m->assignment,
+                                                  (size_t)m->assignment_len),
+                                  m->assignment_len };
         }
         if (s->member_id == NULL || s->client_id == NULL ||
             s->client_host == NULL)

@@ -36,8 +36,9 @@ typedef struct gr_groups_config {
     int64_t max_session_timeout_ms;     /* group.max.session.timeout.ms */
     int32_t max_size;                   /* group.max.size */
     int64_t offsets_retention_ms;       /* offsets.retention.minutes */
-    int64_t retention_check_interval_ms; /* offsets.retention.check.interval.ms */
-    int32_t offset_metadata_max_bytes;  /* offset.metadata.max.bytes */
+    int64_t
+        retention_check_interval_ms;   /* offsets.retention.check.interval.ms */
+    int32_t offset_metadata_max_bytes; /* offset.metadata.max.bytes */
     int64_t new_member_join_timeout_ms; /* Kafka's fixed 5 minutes */
     int32_t load_bytes_per_turn;        /* start-up load, per loop turn */
 } gr_groups_config_t;
@@ -114,14 +115,14 @@ typedef struct gr_group_join_args {
     gr_str_t member_id;         /* "" for a new member */
     gr_str_t group_instance_id; /* null (len -1): dynamic member */
     gr_str_t client_id;
-    gr_str_t client_host;       /* "/127.0.0.1" as Kafka prints it */
+    gr_str_t client_host; /* "/127.0.0.1" as Kafka prints it */
     gr_str_t protocol_type;
-    gr_str_t reason;            /* null when not given */
+    gr_str_t reason; /* null when not given */
     int32_t session_timeout_ms;
     int32_t rebalance_timeout_ms; /* -1 (v0): the session timeout */
     const gr_group_protocol_t *protocols;
     int32_t nprotocols;
-    bool require_known_member_id; /* JoinGroup v4+: MEMBER_ID_REQUIRED */
+    bool require_known_member_id;  /* JoinGroup v4+: MEMBER_ID_REQUIRED */
     bool supports_skip_assignment; /* JoinGroup v9+ (KIP-814) */
 } gr_group_join_args_t;
 
@@ -133,11 +134,11 @@ typedef struct gr_group_join_member {
 
 typedef struct gr_group_join_result {
     gr_kerr_t error;
-    int32_t generation_id;      /* -1 on error */
-    const char *protocol_type;  /* NULL when none */
-    const char *protocol_name;  /* NULL when none */
-    const char *leader_id;      /* "" when none */
-    const char *member_id;      /* the member's id (new or assigned) */
+    int32_t generation_id;     /* -1 on error */
+    const char *protocol_type; /* NULL when none */
+    const char *protocol_name; /* NULL when none */
+    const char *leader_id;     /* "" when none */
+    const char *member_id;     /* the member's id (new or assigned) */
     bool skip_assignment;
     const gr_group_join_member_t *members; /* the leader's copy; else none */
     int32_t nmembers;
@@ -170,7 +171,7 @@ typedef struct gr_group_sync_result {
     gr_kerr_t error;
     const char *protocol_type; /* NULL when none */
     const char *protocol_name;
-    gr_bytes_t assignment;     /* empty on error */
+    gr_bytes_t assignment; /* empty on error */
 } gr_group_sync_result_t;
 
 /* SyncGroup: w->cb gets a gr_group_sync_result_t, at once or when the
@@ -188,7 +189,7 @@ typedef struct gr_group_leaver {
     gr_str_t member_id;
     gr_str_t group_instance_id; /* null: none */
     gr_str_t reason;
-    gr_kerr_t error;            /* out */
+    gr_kerr_t error; /* out */
 } gr_group_leaver_t;
 
 /* LeaveGroup of n members (v3+ batches; older versions pass one). Returns
@@ -202,19 +203,19 @@ typedef struct gr_group_commit_part {
     gr_str_t topic;
     int32_t partition;
     int64_t offset;
-    int32_t leader_epoch;   /* -1: none */
-    gr_str_t metadata;      /* null is stored as "" */
+    int32_t leader_epoch;     /* -1: none */
+    gr_str_t metadata;        /* null is stored as "" */
     int64_t commit_timestamp; /* -1: now (v1 carries one) */
-    gr_kerr_t error;        /* in: preset by the caller (e.g. unknown
-                               topic) means skip; out: the result */
+    gr_kerr_t error;          /* in: preset by the caller (e.g. unknown
+                                 topic) means skip; out: the result */
 } gr_group_commit_part_t;
 
 typedef struct gr_group_commit_args {
     gr_str_t group_id;
-    gr_str_t member_id;        /* "" for a simple consumer */
+    gr_str_t member_id; /* "" for a simple consumer */
     gr_str_t group_instance_id;
-    int32_t generation_id;     /* -1 for a simple consumer */
-    int64_t retention_ms;      /* v2-v4 retention_time_ms; -1: broker's */
+    int32_t generation_id; /* -1 for a simple consumer */
+    int64_t retention_ms;  /* v2-v4 retention_time_ms; -1: broker's */
     gr_group_commit_part_t *parts;
     int32_t nparts;
 } gr_group_commit_args_t;
@@ -234,10 +235,10 @@ gr_kerr_t gr_group_check(gr_groups_t *g, const gr_str_t *group_id,
                          bool allow_empty);
 
 typedef struct gr_group_offset {
-    int64_t offset;         /* -1 when none is committed */
-    int32_t leader_epoch;   /* -1: none */
-    const char *metadata;   /* "" when none; valid until the next change */
-    gr_kerr_t error;        /* NONE or UNSTABLE_OFFSET_COMMIT */
+    int64_t offset;       /* -1 when none is committed */
+    int32_t leader_epoch; /* -1: none */
+    const char *metadata; /* "" when none; valid until the next change */
+    gr_kerr_t error;      /* NONE or UNSTABLE_OFFSET_COMMIT */
 } gr_group_offset_t;
 
 /* The committed offset of one partition (after gr_group_check()). */
@@ -274,9 +275,9 @@ typedef struct gr_group_member_summary {
 } gr_group_member_summary_t;
 
 typedef struct gr_group_summary {
-    const char *state;         /* "Empty", "Stable", ..., "Dead" */
-    const char *protocol_type; /* "" when none */
-    const char *protocol;      /* "" unless Stable */
+    const char *state;                  /* "Empty", "Stable", ..., "Dead" */
+    const char *protocol_type;          /* "" when none */
+    const char *protocol;               /* "" unless Stable */
     gr_group_member_summary_t *members; /* in the arena given */
     int32_t nmembers;
 } gr_group_summary_t;

@@ -51,36 +51,37 @@
  * DEAD: no members, no offsets, no metadata: the group is removed from
  *   the table at once (it exists only while its tombstones are written).
  *
- * The answers of each state to each request (error codes; "wait" holds
- * the request; "-" is success). Checks before the state: INVALID_GROUP_ID,
- * COORDINATOR_LOAD_IN_PROGRESS (Heartbeat: NONE, SyncGroup:
- * REBALANCE_IN_PROGRESS), NOT_COORDINATOR; then for a known group
- * FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION.
+ * The answers of each state to each request ("wait": held; "-": success).
+ * Checks before the state: INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS
+ * (Heartbeat: NONE, SyncGroup: REBALANCE_IN_PROGRESS), NOT_COORDINATOR;
+ * then for a known group FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION. UMI = UNKNOWN_MEMBER_ID, RIP =
+ * REBALANCE_IN_PROGRESS, NEG = NON_EMPTY_GROUP, SUB =
+ * GROUP_SUBSCRIBED_TO_TOPIC (for the subscribed topics of a consumer
+ * group; other kinds of group: NEG).
  *
- *   request       Empty           Preparing        Completing       Stable
- *   JoinGroup     new: start      wait             same md: -       follower
- *                 known: UNKNOWN_                  else rebalance   same md: -
- *                 MEMBER_ID                        and wait         else wait
- *   SyncGroup     UNKNOWN_        REBALANCE_IN_    wait (leader:    assignment
- *                 MEMBER_ID       PROGRESS         store, answer
- *                                                  all)
- *   Heartbeat     UNKNOWN_        REBALANCE_IN_    -                -
- *                 MEMBER_ID       PROGRESS
- *   LeaveGroup    UNKNOWN_        - (join may      - (rebalance)    - (rebalance)
- *                 MEMBER_ID       complete)
- *   OffsetCommit  simple: -       members: -       REBALANCE_IN_    members: -
- *                 member: UNKNOWN_                 PROGRESS         simple: UNKNOWN_
- *                 MEMBER_ID                                         MEMBER_ID
- *   OffsetFetch   -               -                -                -
- *   OffsetDelete  -               subscribed: GROUP_SUBSCRIBED_TO_TOPIC (others -)
- *                                 (not a consumer group: NON_EMPTY_GROUP)
- *   Describe      -               - (no metadata)  - (no metadata)  - (with it)
- *   DeleteGroups  - (-> Dead)     NON_EMPTY_GROUP  NON_EMPTY_GROUP  NON_EMPTY_GROUP
+ *   request        Empty        Preparing    Completing     Stable
+ *   JoinGroup new  start        wait         wait           wait
+ *   (v4+: MEMBER_ID_REQUIRED first)
+ *   JoinGroup old  UMI          wait         same: -        follower,
+ *                                            else wait      same: -
+ *                                                           else wait
+ *   SyncGroup      UMI          RIP          wait; leader:  assignment
+ *                                            store, answer
+ *   Heartbeat      UMI          RIP          -              -
+ *   LeaveGroup     UMI          -            - (rebalance)  - (rebalance)
+ *   OffsetCommit   simple: -    member: -    RIP            member: -
+ *                  member: UMI  simple: UMI  simple: UMI    simple: UMI
+ *   OffsetFetch    -            -            -              -
+ *   OffsetDelete   -            SUB or -     SUB or -       SUB or -
+ *   Describe       -            - (no        - (no          - (with
+ *                               metadata)    metadata)      metadata)
+ *   DeleteGroups   - (Dead)     NEG          NEG            NEG
+ *
  * An unknown group: JoinGroup with no member id creates it; SyncGroup,
- * Heartbeat, LeaveGroup: UNKNOWN_MEMBER_ID; OffsetCommit: generation -1
- * creates a simple group, else ILLEGAL_GENERATION; OffsetFetch: no
- * offsets; Describe: "Dead"; OffsetDelete and DeleteGroups:
- * GROUP_ID_NOT_FOUND.
+ * Heartbeat, LeaveGroup: UMI; OffsetCommit: generation -1 creates a simple
+ * group, else ILLEGAL_GENERATION; OffsetFetch: no offsets; Describe:
+ * "Dead"; OffsetDelete and DeleteGroups: GROUP_ID_NOT_FOUND.
  */
 typedef enum gr_group_state {
     GR_GROUP_EMPTY = 0,
@@ -101,10 +102,10 @@ typedef struct gr_member_proto {
 } gr_member_proto_t;
 
 struct gr_member {
-    gr_member_t *next;         /* the group's members, in join order */
+    gr_member_t *next; /* the group's members, in join order */
     gr_group_t *grp;
     char *member_id;
-    char *group_instance_id;   /* NULL: dynamic member */
+    char *group_instance_id; /* NULL: dynamic member */
     char *client_id;
     char *client_host;
     int32_t session_timeout_ms;
@@ -113,14 +114,14 @@ struct gr_member {
     int32_t nprotos;
     uint8_t *assignment;
     int32_t assignment_len;
-    bool awaiting_join;        /* counts in grp->num_awaiting_join */
+    bool awaiting_join; /* counts in grp->num_awaiting_join */
     bool awaiting_sync;
-    bool pending_sync;         /* joined this generation, not yet synced */
-    bool is_new;               /* joined, never completed a join */
+    bool pending_sync; /* joined this generation, not yet synced */
+    bool is_new;       /* joined, never completed a join */
     bool heartbeat_satisfied;
     gr_group_waiter_t *join_waiter; /* NULL once answered or cancelled */
     gr_group_waiter_t *sync_waiter;
-    gr_timer_t hb_timer;       /* session (or new-member) expiration */
+    gr_timer_t hb_timer; /* session (or new-member) expiration */
 };
 
 /* A member id handed out with MEMBER_ID_REQUIRED, not yet joined. */
@@ -139,8 +140,8 @@ typedef struct gr_offset {
     int64_t offset;
     int32_t leader_epoch;
     char *metadata;
-    int64_t commit_ts;    /* wall ms */
-    int64_t expire_ts;    /* -1: by offsets.retention.minutes */
+    int64_t commit_ts; /* wall ms */
+    int64_t expire_ts; /* -1: by offsets.retention.minutes */
 } gr_offset_t;
 
 enum join_kind { JOIN_NONE = 0, JOIN_INITIAL, JOIN_DELAYED };
@@ -149,29 +150,29 @@ struct gr_group {
     gr_group_t *hnext;
     gr_groups_t *g;
     char *id;
-    int32_t partition;         /* of __consumer_offsets */
+    int32_t partition; /* of __consumer_offsets */
     gr_group_state_t state;
-    int64_t state_ts;          /* wall ms of the last transition, -1 */
+    int64_t state_ts; /* wall ms of the last transition, -1 */
     int32_t generation;
-    char *protocol_type;       /* NULL: none (a simple group) */
-    char *protocol_name;       /* NULL: none */
+    char *protocol_type; /* NULL: none (a simple group) */
+    char *protocol_name; /* NULL: none */
     gr_member_t *members;
-    gr_member_t *leader;       /* NULL when no members */
+    gr_member_t *leader; /* NULL when no members */
     int32_t nmembers;
     int32_t num_awaiting_join;
     gr_pending_member_t *pending;
     int32_t npending;
-    bool new_member_added;     /* InitialDelayedJoin extension */
-    bool has_metadata;         /* a metadata record exists (load) */
+    bool new_member_added; /* InitialDelayedJoin extension */
+    bool has_metadata;     /* a metadata record exists (load) */
     enum join_kind join_kind;
     int64_t join_remaining_ms; /* InitialDelayedJoin */
     gr_timer_t join_timer;
     gr_timer_t sync_timer;
     int32_t sync_generation;
-    gr_offset_t **otab;        /* offsets by (topic, partition) */
+    gr_offset_t **otab; /* offsets by (topic, partition) */
     uint32_t ocap;
     uint32_t ocount;
-    char **subscribed;         /* consumer groups: the topics, or NULL */
+    char **subscribed; /* consumer groups: the topics, or NULL */
     int32_t nsubscribed;
     bool subscribed_known;
 };
@@ -181,8 +182,8 @@ enum part_state { PART_NONE = 0, PART_LOADING, PART_LOADED };
 
 typedef struct gr_groups_part {
     enum part_state state;
-    int64_t next_offset;  /* load position */
-    int64_t end_offset;   /* the LEO when the load started */
+    int64_t next_offset; /* load position */
+    int64_t end_offset;  /* the LEO when the load started */
 } gr_groups_part_t;
 
 struct gr_groups {
@@ -198,9 +199,9 @@ struct gr_groups {
     int32_t nparts;
     gr_timer_t load_timer;
     gr_timer_t retention_timer;
-    gr_buf_t rbuf;        /* load: the bytes read */
-    gr_buf_t scratch;     /* load: decompression */
-    gr_arena_t *a;        /* load: decoded records (reset per batch) */
+    gr_buf_t rbuf;    /* load: the bytes read */
+    gr_buf_t scratch; /* load: decompression */
+    gr_arena_t *a;    /* load: decoded records (reset per batch) */
 };
 
 /* --- coordinator.c */

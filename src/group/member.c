@@ -123,8 +123,7 @@ protos_free(gr_member_t *m)
 }
 
 int
-gr_member_set_protocols(gr_member_t *m, const gr_group_protocol_t *p,
-                        int32_t n)
+gr_member_set_protocols(gr_member_t *m, const gr_group_protocol_t *p, int32_t n)
 {
     gr_member_proto_t *np = calloc((size_t)(n > 0 ? n : 1), sizeof(*np));
     GR_ASSERT(np != NULL);
@@ -146,8 +145,7 @@ gr_member_set_protocols(gr_member_t *m, const gr_group_protocol_t *p,
 }
 
 bool
-gr_member_matches(const gr_member_t *m, const gr_group_protocol_t *p,
-                  int32_t n)
+gr_member_matches(const gr_member_t *m, const gr_group_protocol_t *p, int32_t n)
 {
     if (m->nprotos != n)
         return false;

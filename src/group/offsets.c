@@ -7,8 +7,8 @@
  * __consumer_offsets; the table changes once the append succeeded, and the
  * answer waits for a flush when the log asks for one. Loop thread only.
  */
-#include "group/group_int.h"
 #include "core/time.h"
+#include "group/group_int.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +67,9 @@ grow(gr_group_t *grp)
     for (uint32_t i = 0; i < grp->ocap; i++) {
         gr_offset_t *o = grp->otab[i], *next;
         for (; o; o = next) {
-            uint32_t b = ohash(o->topic, (int32_t)strlen(o->topic),
-                               o->partition) &
-                         (n - 1);
+            uint32_t b =
+                ohash(o->topic, (int32_t)strlen(o->topic), o->partition) &
+                (n - 1);
             next = o->hnext;
             o->hnext = t[b];
             t[b] = o;
@@ -226,8 +226,8 @@ commit_store(gr_groups_t *g, gr_group_t *grp, const gr_group_commit_args_t *a,
             free(topic);
             free(md);
         }
-        kb = (gr_bytes_t){k.ptr, (int32_t)k.len};
-        vb = (gr_bytes_t){v.ptr, (int32_t)v.len};
+        kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
+        vb = (gr_bytes_t){ v.ptr, (int32_t)v.len };
         gr_batch_builder_add(&bb, now, &kb, &vb, 0, NULL, 0);
         nwrite++;
     }
@@ -382,8 +382,8 @@ gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
         return;
     v = gr_offsets_sorted(grp, &n);
     for (int32_t i = 0; i < n; i++) {
-        gr_group_offset_t o = {v[i]->offset, v[i]->leader_epoch,
-                               v[i]->metadata, GR_KERR_NONE};
+        gr_group_offset_t o = { v[i]->offset, v[i]->leader_epoch,
+                                v[i]->metadata, GR_KERR_NONE };
         cb(arg, v[i]->topic, v[i]->partition, &o);
     }
     free(v);
@@ -427,9 +427,9 @@ gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
             continue;
         }
         free(topic);
-        o = p->topic.len >= 0 ? gr_offsets_find(grp, p->topic.ptr,
-                                                p->topic.len, p->partition)
-                              : NULL;
+        o = p->topic.len >= 0
+                ? gr_offsets_find(grp, p->topic.ptr, p->topic.len, p->partition)
+                : NULL;
         if (o != NULL) {
             bool dup = false;
             for (int32_t k = 0; k < ndel; k++)

@@ -17,8 +17,8 @@
  * operation, through the partition log (so Kafka's tools can read them).
  * Loop thread only.
  */
-#include "group/group_int.h"
 #include "core/time.h"
+#include "group/group_int.h"
 #include "log/log.h"
 #include "proto/gen/group_metadata_key.h"
 #include "proto/gen/group_metadata_value.h"
@@ -28,25 +28,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_OFFSET_V 1
-#define KEY_GROUP_V  2
-#define VALUE_OFFSET_V 3
+#define KEY_OFFSET_V          1
+#define KEY_GROUP_V           2
+#define VALUE_OFFSET_V        3
 #define VALUE_OFFSET_EXPIRE_V 1
-#define VALUE_GROUP_V 3
+#define VALUE_GROUP_V         3
 
 /* Encodes version + message into out, sized first. */
-#define ENCODE(out, ver, type, msg)                                            \
-    do {                                                                       \
-        size_t n_ = 2 + gr_##type##_size((msg), (ver));                        \
-        gr_writer_t w_;                                                        \
-        gr_buf_reserve((out), n_);                                             \
-        if ((out)->oom)                                                        \
-            break;                                                             \
-        w_ = gr_writer_init((out)->ptr + (out)->len, n_, NULL);                \
-        gr_wr_i16(&w_, (ver));                                                 \
-        gr_##type##_encode(&w_, (msg), (ver));                                 \
-        GR_ASSERT(!w_.err && w_.p == w_.end);                                  \
-        (out)->len += n_;                                                      \
+#define ENCODE(out, ver, type, msg)                             \
+    do {                                                        \
+        size_t n_ = 2 + gr_##type##_size((msg), (ver));         \
+        gr_writer_t w_;                                         \
+        gr_buf_reserve((out), n_);                              \
+        if ((out)->oom)                                         \
+            break;                                              \
+        w_ = gr_writer_init((out)->ptr + (out)->len, n_, NULL); \
+        gr_wr_i16(&w_, (ver));                                  \
+        gr_##type##_encode(&w_, (msg), (ver));                  \
+        GR_ASSERT(!w_.err && w_.p == w_.end);                   \
+        (out)->len += n_;                                       \
     } while (0)
 
 static gr_str_t
@@ -117,13 +117,13 @@ gr_store_group_value(gr_buf_t *out, const gr_group_t *grp,
         mm[i].client_host = cs(m->client_host);
         mm[i].rebalance_timeout = m->rebalance_timeout_ms;
         mm[i].session_timeout = m->session_timeout_ms;
-        mm[i].subscription = p ? (gr_bytes_t){p->metadata, p->metadata_len}
-                               : (gr_bytes_t){NULL, 0};
+        mm[i].subscription = p ? (gr_bytes_t){ p->metadata, p->metadata_len }
+                               : (gr_bytes_t){ NULL, 0 };
         if (assign)
-            mm[i].assignment = assign[i].len >= 0 ? assign[i]
-                                                  : (gr_bytes_t){NULL, 0};
+            mm[i].assignment =
+                assign[i].len >= 0 ? assign[i] : (gr_bytes_t){ NULL, 0 };
         else
-            mm[i].assignment = (gr_bytes_t){m->assignment, m->assignment_len};
+            mm[i].assignment = (gr_bytes_t){ m->assignment, m->assignment_len };
     }
     v.members = mm;
     v.members_cnt = grp->nmembers;
@@ -231,13 +231,13 @@ gr_store_group(gr_group_t *grp, const gr_bytes_t *assign)
 
     gr_store_group_key(&k, grp->id);
     gr_store_group_value(&v, grp, assign);
-    kb = (gr_bytes_t){k.ptr, (int32_t)k.len};
-    vb = (gr_bytes_t){v.ptr, (int32_t)v.len};
+    kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
+    vb = (gr_bytes_t){ v.ptr, (int32_t)v.len };
     gr_batch_builder_init(&bb, 0, 0, -1, -1, -1);
     gr_batch_builder_add(&bb, gr_wall_ms(), &kb, &vb, 0, NULL, 0);
-    err = k.oom || v.oom ? GR_KERR_UNKNOWN_SERVER_ERROR
-                         : gr_store_append(grp->g, grp->partition, &bb,
-                                           &flush_due);
+    err = k.oom || v.oom
+              ? GR_KERR_UNKNOWN_SERVER_ERROR
+              : gr_store_append(grp->g, grp->partition, &bb, &flush_due);
     gr_batch_builder_fini(&bb);
     gr_buf_fini(&k);
     gr_buf_fini(&v);
@@ -255,7 +255,7 @@ gr_store_tombstones(gr_group_t *grp, gr_offset_t **offs, int32_t n,
 {
     gr_batch_builder_t bb;
     gr_buf_t k = GR_BUF_INIT;
-    gr_bytes_t null = {NULL, -1};
+    gr_bytes_t null = { NULL, -1 };
     int64_t now = gr_wall_ms();
     bool flush_due;
     gr_kerr_t err;
@@ -267,14 +267,14 @@ gr_store_tombstones(gr_group_t *grp, gr_offset_t **offs, int32_t n,
         gr_bytes_t kb;
         gr_buf_reset(&k);
         gr_store_offset_key(&k, grp->id, offs[i]->topic, offs[i]->partition);
-        kb = (gr_bytes_t){k.ptr, (int32_t)k.len};
+        kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
         gr_batch_builder_add(&bb, now, &kb, &null, 0, NULL, 0);
     }
     if (tomb_group) {
         gr_bytes_t kb;
         gr_buf_reset(&k);
         gr_store_group_key(&k, grp->id);
-        kb = (gr_bytes_t){k.ptr, (int32_t)k.len};
+        kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
         gr_batch_builder_add(&bb, now, &kb, &null, 0, NULL, 0);
     }
     err = k.oom ? GR_KERR_UNKNOWN_SERVER_ERROR
@@ -301,9 +301,8 @@ load_group_value(gr_group_t *grp, const gr_group_metadata_value_t *v)
     grp->nmembers = 0;
     free(grp->protocol_type);
     free(grp->protocol_name);
-    grp->protocol_type = v->protocol_type.len > 0
-                             ? gr_group_strdup(&v->protocol_type)
-                             : NULL;
+    grp->protocol_type =
+        v->protocol_type.len > 0 ? gr_group_strdup(&v->protocol_type) : NULL;
     grp->protocol_name = gr_group_strdup(&v->protocol);
     grp->generation = v->generation;
     grp->state_ts = v->current_state_timestamp;

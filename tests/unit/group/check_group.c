@@ -7,14 +7,14 @@
  * retention, persistence across a restart, COORDINATOR_LOAD_IN_PROGRESS).
  * Timers run on a real loop for a few hundred milliseconds at most.
  */
+#include "../log/logtest.h"
+#include "../unit.h"
 #include "cluster/cluster.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "group/group.h"
 #include "log/log.h"
 #include "proto/gen/consumer_protocol_subscription.h"
-#include "../log/logtest.h"
-#include "../unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,8 +42,8 @@ part_created(void *arg, gr_partition_t *p)
     gr_log_config_default(&cfg);
     if (t->flush_messages > 0)
         cfg.flush_messages = t->flush_messages;
-    p->log = gr_log_open(t->logs, p->topic->name, p->id, &p->topic->id, &cfg,
-                         &err);
+    p->log =
+        gr_log_open(t->logs, p->topic->name, p->id, &p->topic->id, &cfg, &err);
     ck_assert_ptr_nonnull(p->log);
     p->high_watermark = gr_log_end_offset(p->log);
     if (t->g)
@@ -56,7 +56,7 @@ open_all(gt_t *t, bool start)
 {
     gr_err_t err = 0;
     gr_endpoint_t ep;
-    gr_cluster_hooks_t hooks = {part_created, NULL, t};
+    gr_cluster_hooks_t hooks = { part_created, NULL, t };
     memset(&ep, 0, sizeof ep);
     strcpy(ep.listener, "PLAINTEXT");
     strcpy(ep.host, "127.0.0.1");
@@ -75,13 +75,11 @@ open_all(gt_t *t, bool start)
         s.nparts = NPARTS;
         s.replication_factor = 1;
         s.internal = true;
-        ck_assert_int_eq(gr_cluster_create_topic(t->cluster, &s, &tp, &msg),
-                         0);
+        ck_assert_int_eq(gr_cluster_create_topic(t->cluster, &s, &tp, &msg), 0);
         s.name = "t";
         s.nparts = 4;
         s.internal = false;
-        ck_assert_int_eq(gr_cluster_create_topic(t->cluster, &s, &tp, &msg),
-                         0);
+        ck_assert_int_eq(gr_cluster_create_topic(t->cluster, &s, &tp, &msg), 0);
     }
     t->g = gr_groups_new(t->loop, t->cluster, 1, &t->cfg, NULL);
     ck_assert_ptr_nonnull(t->g);
@@ -177,7 +175,7 @@ subscription(const char *topics)
     w = gr_writer_init(b, len, NULL);
     gr_wr_i16(&w, 1);
     gr_consumer_protocol_subscription_encode(&w, &s, 1);
-    return (gr_bytes_t){b, (int32_t)len};
+    return (gr_bytes_t){ b, (int32_t)len };
 }
 
 typedef struct jres {
@@ -283,7 +281,7 @@ sync_full(gt_t *t, const char *group, const char *member, const char *inst,
     gr_group_sync_args_t a;
     for (int i = 0; i < nassign; i++) {
         as[i].member_id = S(assign[i]);
-        as[i].assignment = (gr_bytes_t){(const uint8_t *)"assigned", 8};
+        as[i].assignment = (gr_bytes_t){ (const uint8_t *)"assigned", 8 };
     }
     memset(&a, 0, sizeof a);
     a.group_id = S(group);
@@ -300,10 +298,10 @@ sync_full(gt_t *t, const char *group, const char *member, const char *inst,
 }
 
 static bool
-sync_g(gt_t *t, const char *group, const char *member, int32_t gen,
-       bool leader, sres_t *s)
+sync_g(gt_t *t, const char *group, const char *member, int32_t gen, bool leader,
+       sres_t *s)
 {
-    const char *self[1] = {member};
+    const char *self[1] = { member };
     return sync_full(t, group, member, NULL, gen, self, leader ? 1 : 0, s);
 }
 
@@ -422,8 +420,9 @@ make_stable(gt_t *t, const char *group, char *member, int32_t *gen)
 /* --- every state against every request */
 
 enum { ST_EMPTY, ST_PREPARING, ST_COMPLETING, ST_STABLE, ST_UNKNOWN, NST };
-static const char *const state_names[NST] = {
-    "Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"};
+static const char *const state_names[NST] = { "Empty", "PreparingRebalance",
+                                              "CompletingRebalance", "Stable",
+                                              "Dead" };
 
 enum {
     RQ_JOIN_KNOWN,
@@ -442,14 +441,22 @@ enum {
     RQ_DELETE_GROUP,
     NRQ
 };
-static const char *const rq_names[NRQ] = {
-    "JoinGroup(member)", "JoinGroup(new)", "SyncGroup", "Heartbeat",
-    "Heartbeat(gen+1)", "LeaveGroup", "OffsetCommit(member)",
-    "OffsetCommit(simple)", "OffsetFetch", "OffsetDelete(other)",
-    "OffsetDelete(subscribed)", "DescribeGroups", "ListGroups",
-    "DeleteGroups"};
+static const char *const rq_names[NRQ] = { "JoinGroup(member)",
+                                           "JoinGroup(new)",
+                                           "SyncGroup",
+                                           "Heartbeat",
+                                           "Heartbeat(gen+1)",
+                                           "LeaveGroup",
+                                           "OffsetCommit(member)",
+                                           "OffsetCommit(simple)",
+                                           "OffsetFetch",
+                                           "OffsetDelete(other)",
+                                           "OffsetDelete(subscribed)",
+                                           "DescribeGroups",
+                                           "ListGroups",
+                                           "DeleteGroups" };
 
-#define N_ GR_KERR_NONE
+#define N_  GR_KERR_NONE
 #define UMI GR_KERR_UNKNOWN_MEMBER_ID
 #define RIP GR_KERR_REBALANCE_IN_PROGRESS
 #define ILG GR_KERR_ILLEGAL_GENERATION
@@ -462,15 +469,18 @@ static const char *const rq_names[NRQ] = {
  * generation). Join of a known member completes at once here because
  * every other member is already waiting. */
 static const gr_kerr_t expect[NST][NRQ] = {
-    /*            JOINk JOINn SYNC HB  HB+1 LEAVE CMm  CMs FETCH DELo DELs DESC LIST DELG */
-    [ST_EMPTY] = {UMI, MIR, UMI, UMI, UMI, UMI, UMI, N_, N_, N_, N_, N_, N_, N_},
-    [ST_PREPARING] = {N_, MIR, RIP, RIP, ILG, N_, N_, UMI, N_, N_, SUB, N_, N_,
-                      NEG},
-    [ST_COMPLETING] = {N_, MIR, N_, N_, ILG, N_, RIP, UMI, N_, N_, SUB, N_, N_,
-                       NEG},
-    [ST_STABLE] = {N_, MIR, N_, N_, ILG, N_, N_, UMI, N_, N_, SUB, N_, N_, NEG},
-    [ST_UNKNOWN] = {UMI, MIR, UMI, UMI, UMI, UMI, ILG, N_, N_, GNF, GNF, N_, N_,
-                    GNF},
+    /*            JOINk JOINn SYNC HB  HB+1 LEAVE CMm  CMs FETCH DELo DELs DESC
+       LIST DELG */
+    [ST_EMPTY] = { UMI, MIR, UMI, UMI, UMI, UMI, UMI, N_, N_, N_, N_, N_, N_,
+                   N_ },
+    [ST_PREPARING] = { N_, MIR, RIP, RIP, ILG, N_, N_, UMI, N_, N_, SUB, N_, N_,
+                       NEG },
+    [ST_COMPLETING] = { N_, MIR, N_, N_, ILG, N_, RIP, UMI, N_, N_, SUB, N_, N_,
+                        NEG },
+    [ST_STABLE] = { N_, MIR, N_, N_, ILG, N_, N_, UMI, N_, N_, SUB, N_, N_,
+                    NEG },
+    [ST_UNKNOWN] = { UMI, MIR, UMI, UMI, UMI, UMI, ILG, N_, N_, GNF, GNF, N_,
+                     N_, GNF },
 };
 
 typedef struct built {
@@ -570,8 +580,8 @@ run_request(gt_t *t, const char *group, int rq, built_t *b, int st)
         gr_kerr_t err = gr_group_describe(t->g, &g, a, &s);
         ck_assert_str_eq(s.state, state_names[st]);
         ck_assert_int_eq(s.nmembers, st == ST_EMPTY || st == ST_UNKNOWN ? 0
-                                     : st == ST_PREPARING              ? 2
-                                                                       : 1);
+                                     : st == ST_PREPARING               ? 2
+                                                                        : 1);
         if (st == ST_STABLE) {
             ck_assert_str_eq(s.protocol, "range");
             ck_assert_int_eq(s.members[0].assignment.len, 8);
@@ -652,8 +662,8 @@ START_TEST(test_coordinator_errors)
     /* session timeout bounds */
     ck_assert(!join_full(&t, "g", "", NULL, "range", 5, 100, false, false, &j));
     ck_assert_int_eq(j.err, GR_KERR_INVALID_SESSION_TIMEOUT);
-    ck_assert(!join_full(&t, "g", "", NULL, "range", 60001, 100, false, false,
-                         &j));
+    ck_assert(
+        !join_full(&t, "g", "", NULL, "range", 60001, 100, false, false, &j));
     ck_assert_int_eq(j.err, GR_KERR_INVALID_SESSION_TIMEOUT);
     /* the partition is not led here */
     {
@@ -678,16 +688,16 @@ START_TEST(test_member_id_required)
     jres_t j, j2;
     char id[128];
     gt_init(&t);
-    ck_assert(!join_full(&t, "g", "", NULL, "range", 10000, 10000, true, false,
-                         &j));
+    ck_assert(
+        !join_full(&t, "g", "", NULL, "range", 10000, 10000, true, false, &j));
     ck_assert_int_eq(j.err, GR_KERR_MEMBER_ID_REQUIRED);
     ck_assert_int_eq(j.gen, -1);
     ck_assert(strncmp(j.member, "cli-", 4) == 0);
     ck_assert_int_eq(strlen(j.member), 4 + 36);
     strcpy(id, j.member);
     /* the id handed out is accepted */
-    ck_assert(join_full(&t, "g", id, NULL, "range", 10000, 10000, true, false,
-                        &j2));
+    ck_assert(
+        join_full(&t, "g", id, NULL, "range", 10000, 10000, true, false, &j2));
     gr_loop_run_for(t.loop, 20);
     ck_assert_int_eq(j2.fired, 1);
     ck_assert_int_eq(j2.err, GR_KERR_NONE);
@@ -696,8 +706,8 @@ START_TEST(test_member_id_required)
     ck_assert_int_eq(j2.gen, 1);
     ck_assert_int_eq(j2.nmembers, 1);
     /* an id never handed out is not */
-    ck_assert(!join_full(&t, "g", "made-up", NULL, "range", 10000, 10000,
-                         true, false, &j));
+    ck_assert(!join_full(&t, "g", "made-up", NULL, "range", 10000, 10000, true,
+                         false, &j));
     ck_assert_int_eq(j.err, GR_KERR_UNKNOWN_MEMBER_ID);
     gt_fini(&t);
 }
@@ -714,8 +724,8 @@ START_TEST(test_pending_member_expires)
     {
         char id[128];
         strcpy(id, j.member);
-        ck_assert(!join_full(&t, "g", id, NULL, "range", 50, 50, true, false,
-                             &j));
+        ck_assert(
+            !join_full(&t, "g", id, NULL, "range", 50, 50, true, false, &j));
         ck_assert_int_eq(j.err, GR_KERR_UNKNOWN_MEMBER_ID);
     }
     gt_fini(&t);
@@ -796,10 +806,10 @@ START_TEST(test_rebalance_on_leave_and_pending_sync)
     sres_t s;
     gr_kerr_t merr;
     gt_init(&t);
-    ck_assert(join_full(&t, "g", "", NULL, "range", 10000, 200, false, false,
-                        &a));
-    ck_assert(join_full(&t, "g", "", NULL, "range", 10000, 200, false, false,
-                        &b));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 10000, 200, false, false, &a));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 10000, 200, false, false, &b));
     gr_loop_run_for(t.loop, 20);
     ck_assert(!sync_full(&t, "g", a.member, NULL, a.gen, NULL, 0, &s));
     ck_assert_str_eq(state(&t, "g"), "Stable");
@@ -829,10 +839,10 @@ START_TEST(test_session_timeout)
     jres_t a, b;
     sres_t s;
     gt_init(&t);
-    ck_assert(join_full(&t, "g", "", NULL, "range", 100, 5000, false, false,
-                        &a));
-    ck_assert(join_full(&t, "g", "", NULL, "range", 100, 5000, false, false,
-                        &b));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 100, 5000, false, false, &a));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 100, 5000, false, false, &b));
     gr_loop_run_for(t.loop, 20);
     ck_assert(!sync_full(&t, "g", a.member, NULL, a.gen, NULL, 0, &s));
     ck_assert(!sync_full(&t, "g", b.member, NULL, b.gen, NULL, 0, &s));
@@ -858,16 +868,16 @@ START_TEST(test_rebalance_timeout_drops_silent_member)
     jres_t a, b, a2;
     sres_t s;
     gt_init(&t);
-    ck_assert(join_full(&t, "g", "", NULL, "range", 10000, 150, false, false,
-                        &a));
-    ck_assert(join_full(&t, "g", "", NULL, "range", 10000, 150, false, false,
-                        &b));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 10000, 150, false, false, &a));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 10000, 150, false, false, &b));
     gr_loop_run_for(t.loop, 20);
     ck_assert(!sync_full(&t, "g", a.member, NULL, 1, NULL, 0, &s));
     ck_assert(!sync_full(&t, "g", b.member, NULL, 1, NULL, 0, &s));
     /* a rejoins with new metadata; b does not rejoin */
-    ck_assert(join_full(&t, "g", a.member, NULL, "roundrobin,range", 10000,
-                        150, false, false, &a2));
+    ck_assert(join_full(&t, "g", a.member, NULL, "roundrobin,range", 10000, 150,
+                        false, false, &a2));
     ck_assert_str_eq(state(&t, "g"), "PreparingRebalance");
     heartbeat(&t, "g", b.member, 1); /* alive, but not rejoining */
     gr_loop_run_for(t.loop, 300);
@@ -889,8 +899,8 @@ START_TEST(test_static_member)
     gr_str_t g = S("g"), inst = S("i1");
     char old[128];
     gt_init(&t);
-    ck_assert(join_full(&t, "g", "", "i1", "range", 10000, 10000, true, false,
-                        &a));
+    ck_assert(
+        join_full(&t, "g", "", "i1", "range", 10000, 10000, true, false, &a));
     ck_assert(join(&t, "g", "", &b)); /* dynamic, v3 style */
     gr_loop_run_for(t.loop, 20);
     ck_assert_int_eq(a.err, GR_KERR_NONE); /* static: no MEMBER_ID_REQUIRED */
@@ -900,8 +910,8 @@ START_TEST(test_static_member)
     ck_assert_str_eq(state(&t, "g"), "Stable");
     strcpy(old, a.member);
     /* the instance comes back with no member id: no rebalance */
-    ck_assert(!join_full(&t, "g", "", "i1", "range", 10000, 10000, true,
-                         false, &a2));
+    ck_assert(
+        !join_full(&t, "g", "", "i1", "range", 10000, 10000, true, false, &a2));
     ck_assert_int_eq(a2.err, GR_KERR_NONE);
     ck_assert_int_eq(a2.gen, 1);
     ck_assert_str_ne(a2.member, old);
@@ -917,16 +927,16 @@ START_TEST(test_static_member)
         ck_assert_int_eq(gr_group_heartbeat(t.g, &g, &m, &inst, 1),
                          GR_KERR_NONE);
     }
-    ck_assert(!join_full(&t, "g", old, "i1", "range", 10000, 10000, true,
-                         false, &f));
+    ck_assert(
+        !join_full(&t, "g", old, "i1", "range", 10000, 10000, true, false, &f));
     ck_assert_int_eq(f.err, GR_KERR_FENCED_INSTANCE_ID);
     /* its assignment is still there */
     ck_assert(!sync_full(&t, "g", a2.member, "i1", 1, NULL, 0, &s));
     ck_assert_int_eq(s.err, GR_KERR_NONE);
     /* v9: the rejoining static leader learns it leads, skipping the
      * assignment */
-    ck_assert(!join_full(&t, "g", "", "i1", "range", 10000, 10000, true, true,
-                         &f));
+    ck_assert(
+        !join_full(&t, "g", "", "i1", "range", 10000, 10000, true, true, &f));
     ck_assert_int_eq(f.err, GR_KERR_NONE);
     ck_assert(f.skip);
     ck_assert_str_eq(f.leader, f.member);
@@ -1000,8 +1010,8 @@ START_TEST(test_cancelled_waiter)
     sres_t s;
     char id[128];
     gt_init(&t);
-    ck_assert(join_full(&t, "g", "", NULL, "range", 10000, 10000, false, false,
-                        &a));
+    ck_assert(
+        join_full(&t, "g", "", NULL, "range", 10000, 10000, false, false, &a));
     gr_group_waiter_cancel(&a.w);
     gr_loop_run_for(t.loop, 20);
     ck_assert_int_eq(a.fired, 0);
@@ -1052,14 +1062,15 @@ START_TEST(test_offsets)
     ck_assert_str_eq(o.metadata, "");
     ck_assert_int_eq(o.leader_epoch, -1);
     /* offset.metadata.max.bytes (16 here) */
-    ck_assert_int_eq(commit_full(&t, "s", "", -1, "t", 1, 43,
-                                 "0123456789abcdefX", -1),
-                     GR_KERR_OFFSET_METADATA_TOO_LARGE);
+    ck_assert_int_eq(
+        commit_full(&t, "s", "", -1, "t", 1, 43, "0123456789abcdefX", -1),
+        GR_KERR_OFFSET_METADATA_TOO_LARGE);
     ck_assert_int_eq(fetched(&t, "s", "t", 1, NULL), 42);
     /* a member commits with its generation only */
     make_stable(&t, "g", m, &gen);
     ck_assert_int_eq(commit(&t, "g", m, gen, 10), GR_KERR_NONE);
-    ck_assert_int_eq(commit(&t, "g", m, gen + 1, 11), GR_KERR_ILLEGAL_GENERATION);
+    ck_assert_int_eq(commit(&t, "g", m, gen + 1, 11),
+                     GR_KERR_ILLEGAL_GENERATION);
     ck_assert_int_eq(commit(&t, "g", "other", gen, 11),
                      GR_KERR_UNKNOWN_MEMBER_ID);
     ck_assert_int_eq(fetched(&t, "g", "t", 0, NULL), 10);
@@ -1188,8 +1199,9 @@ START_TEST(test_load_in_progress)
     sres_t s;
     gt_init(&t);
     for (int i = 0; i < 300; i++)
-        ck_assert_int_eq(commit_full(&t, "many", "", -1, "t", i % 4, i, "x", -1),
-                         GR_KERR_NONE);
+        ck_assert_int_eq(
+            commit_full(&t, "many", "", -1, "t", i % 4, i, "x", -1),
+            GR_KERR_NONE);
     t.cfg.load_bytes_per_turn = 256; /* a few batches per loop turn */
     gt_reopen(&t, false);
     ck_assert(gr_groups_loading(t.g));
@@ -1304,11 +1316,11 @@ START_TEST(test_records_format)
     ck_assert(gr_logtest_read_slice(&sl, &b));
     {
         /* the record's key: 00 01 | 00 03 "fmt" | 00 01 "t" | 00 00 00 03 */
-        static const uint8_t key[] = {0, 1, 0, 3, 'f', 'm', 't', 0,
-                                      1, 't', 0, 0, 0, 3};
+        static const uint8_t key[] = { 0, 1, 0,   3, 'f', 'm', 't',
+                                       0, 1, 't', 0, 0,   0,   3 };
         /* value: 00 03 | offset 99 | epoch 7 | 00 02 "md" | ts */
-        static const uint8_t val[] = {0, 3, 0, 0, 0, 0, 0, 0, 0, 99,
-                                      0, 0, 0, 7, 0, 2, 'm', 'd'};
+        static const uint8_t val[] = { 0,  3, 0, 0, 0, 0, 0, 0,   0,
+                                       99, 0, 0, 0, 7, 0, 2, 'm', 'd' };
         ck_assert(memmem(b.ptr, b.len, key, sizeof key) != NULL);
         ck_assert(memmem(b.ptr, b.len, val, sizeof val) != NULL);
     }
