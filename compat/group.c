@@ -20,6 +20,10 @@
  *       a static member (group.instance.id) closes and comes back within
  *       its session timeout: it gets the same partitions, and the other
  *       member sees no rebalance.
+ *   group follow TOPIC GROUP N OUTFILE
+ *       stays in GROUP until it has read N distinct values (60 s at most),
+ *       committing after each message, while the script restarts the
+ *       broker under it: the group is loaded back and the member goes on.
  *   group admin GROUP TOPIC
  *       ListConsumerGroups, DescribeConsumerGroups, DeleteGroups: while a
  *       member is in GROUP it is listed Stable with that member, deleting
@@ -263,6 +267,56 @@ cmd_consume(const char *topic, const char *group, int max, const char *out)
     printf("consumed %d message(s), committed\n", got);
     cons_close(&c);
     return 0;
+}
+
+/* --- follow */
+
+static int
+cmd_follow(const char *topic, const char *group, int n, const char *out)
+{
+    cons_t c;
+    FILE *f = fopen(out, "w");
+    char *seen = calloc((size_t)n + 1, 1);
+    long long deadline = now_ms() + 90000;
+    int distinct = 0, total = 0, commit_errors = 0;
+
+    if (f == NULL || seen == NULL)
+        fail("cannot open %s", out);
+    cons_init(&c, "follow", group, "range", NULL, "10000", topic);
+    while (distinct < n && now_ms() < deadline) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(c.rk, 100);
+        rd_kafka_resp_err_t e;
+        int v;
+        if (m == NULL)
+            continue;
+        if (m->err) {
+            if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+                printf("follow: %s\n", rd_kafka_message_errstr(m));
+            rd_kafka_message_destroy(m);
+            continue;
+        }
+        v = atoi((const char *)m->payload);
+        fprintf(f, "%d\n", v);
+        fflush(f);
+        total++;
+        if (v >= 1 && v <= n && !seen[v]) {
+            seen[v] = 1;
+            distinct++;
+        }
+        e = rd_kafka_commit_message(c.rk, m, 0 /* sync */);
+        if (e) {
+            commit_errors++;
+            printf("follow: commit: %s\n", rd_kafka_err2str(e));
+        }
+        rd_kafka_message_destroy(m);
+    }
+    fclose(f);
+    printf("follow: read %d value(s), %d distinct of %d, %d commit "
+           "error(s), %d rebalance callback(s)\n",
+           total, distinct, n, commit_errors, c.rebalances);
+    cons_close(&c);
+    free(seen);
+    return distinct == n ? 0 : 1;
 }
 
 /* --- split */
@@ -587,7 +641,10 @@ main(int argc, char **argv)
         return cmd_kill(argv[2], argv[3], argv[4], atoi(argv[5]));
     if (argc >= 5 && strcmp(argv[1], "static") == 0)
         return cmd_static(argv[2], argv[3], atoi(argv[4]));
+    if (argc >= 6 && strcmp(argv[1], "follow") == 0)
+        return cmd_follow(argv[2], argv[3], atoi(argv[4]), argv[5]);
     if (argc >= 4 && strcmp(argv[1], "admin") == 0)
         return cmd_admin(argv[2], argv[3]);
-    fail("usage: group consume|split|kill|static|admin ... (see group.c)");
+    fail("usage: group consume|follow|split|kill|static|admin ... (see "
+         "group.c)");
 }

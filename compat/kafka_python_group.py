@@ -10,10 +10,16 @@ admin client ListGroups v1, DescribeGroups v1-3, DeleteGroups v1.
   kafka_python_group.py split TOPIC GROUP ASSIGNOR N PARTS
       N consumers (range or roundrobin) share PARTS partitions evenly and
       disjointly; they leave one by one and the rest take over
+  kafka_python_group.py kill TOPIC GROUP ASSIGNOR PARTS
+      a second member in a child process is SIGKILLed: it stops
+      heartbeating, and after the session timeout (3 s) the first one
+      gets every partition
   kafka_python_group.py admin TOPIC GROUP
       list, describe and delete the group while it has a member and after
 """
 import os
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -132,6 +138,41 @@ def split(topic, group, assignor, n, parts):
     ms[0].join(30)
 
 
+def kill(topic, group, assignor, parts):
+    child = subprocess.Popen([sys.executable, __file__, "member", topic,
+                              group, assignor])
+    try:
+        m = Member(topic, group, assignor, "kpy-survivor")
+        m.start()
+        deadline = time.time() + 40
+        while time.time() < deadline and not (0 < len(m.parts) < parts):
+            time.sleep(0.05)
+        if not 0 < len(m.parts) < parts:
+            fail("the two members never split the partitions: %s" % m.parts)
+        time.sleep(1)
+        print("survivor has %s; killing the other member" % m.parts)
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    t0 = time.time()
+    while time.time() - t0 < 40 and len(m.parts) < parts:
+        time.sleep(0.05)
+    took = time.time() - t0
+    if len(m.parts) < parts:
+        fail("the survivor did not take over: %s" % m.parts)
+    print("survivor took over all %d partitions %.1f s after the kill "
+          "(session.timeout.ms 3000)" % (parts, took))
+    if took < 1.5:
+        fail("took over before the session could have expired")
+    m.stop = True
+    m.join(30)
+
+
+def member(topic, group, assignor):
+    m = Member(topic, group, assignor, "kpy-victim")
+    m.run()  # until killed
+
+
 def admin(topic, group):
     adm = KafkaAdminClient(bootstrap_servers=BOOT)
     c = consumer(topic, group, name="kpy-admin")
@@ -192,6 +233,10 @@ def main(argv):
         consume(argv[2], argv[3], int(argv[4]), argv[5])
     elif len(argv) >= 7 and argv[1] == "split":
         split(argv[2], argv[3], argv[4], int(argv[5]), int(argv[6]))
+    elif len(argv) >= 6 and argv[1] == "kill":
+        kill(argv[2], argv[3], argv[4], int(argv[5]))
+    elif len(argv) >= 5 and argv[1] == "member":
+        member(argv[2], argv[3], argv[4])
     elif len(argv) >= 4 and argv[1] == "admin":
         admin(argv[2], argv[3])
     else:

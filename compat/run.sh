@@ -249,6 +249,28 @@ s_rdkafka_group_resume() {
         echo "no group loaded at start-up"; return 1; }
 }
 
+# a member stays through a broker restart: the group is loaded back Stable,
+# its heartbeats are accepted, it reads everything exactly once
+s_rdkafka_group_broker_restart() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed gfol 400 || return 1
+    "$COMPAT_BIN/bin/group" follow gfol gf 800 "$BROKER_DIR/values" &
+    local pid=$!
+    for _ in $(seq 1 100); do
+        [ -f "$BROKER_DIR/values" ] &&
+            [ "$(wc -l <"$BROKER_DIR/values")" -ge 400 ] && break
+        sleep 0.1
+    done
+    stop_broker TERM
+    # the member keeps its bootstrap address: same port
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" \
+        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $pid; return 1; }
+    seq 401 800 | awk '{print "k" $1 ":" $1}' |
+        kcat -b "$GR_BOOTSTRAP" -P -t gfol -K: -X acks=all || { kill $pid; return 1; }
+    wait $pid || return 1
+    check_exactly_once "$BROKER_DIR/values" 800
+}
+
 s_rdkafka_group_split() {
     start_broker --override num.partitions=6 || return 1
     kcat -b "$GR_BOOTSTRAP" -L -t gsplit >/dev/null || return 1
@@ -299,6 +321,12 @@ s_kafka_python_group_split() {
     done
 }
 
+s_kafka_python_group_session_timeout() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpkill >/dev/null || return 1
+    timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" kill kpkill kpk range 4
+}
+
 s_kafka_python_group_admin() {
     start_broker --override num.partitions=2 || return 1
     kcat -b "$GR_BOOTSTRAP" -L -t kpadmin >/dev/null || return 1
@@ -327,6 +355,14 @@ s_kafkajs_group_split() {
     (cd "$COMPAT_SRC/node" && timeout 90 node group.js split kjsplit kj-rr 3 4)
 }
 
+s_kafkajs_group_session_timeout() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjkill >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js kill kjkill kjk 4)
+}
+
 s_kafkajs_group_admin() {
     need node || return 1
     node_modules_ready || return 1
@@ -345,11 +381,12 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           rdkafka_group_resume rdkafka_group_split
+           rdkafka_group_resume rdkafka_group_broker_restart rdkafka_group_split
            rdkafka_group_session_timeout rdkafka_group_static
            rdkafka_group_admin kafka_python_group_resume
-           kafka_python_group_split kafka_python_group_admin
-           kafkajs_group_resume kafkajs_group_split kafkajs_group_admin
+           kafka_python_group_split kafka_python_group_session_timeout
+           kafka_python_group_admin kafkajs_group_resume kafkajs_group_split
+           kafkajs_group_session_timeout kafkajs_group_admin
            group_api_versions)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }

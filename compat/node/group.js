@@ -10,9 +10,14 @@
 //   node group.js split TOPIC GROUP N PARTS
 //       N consumers (kafkajs' round robin assigner) share PARTS partitions
 //       evenly and disjointly; they leave one by one, the rest take over
+//   node group.js kill TOPIC GROUP PARTS
+//       a second member in a child process is SIGKILLed: it stops
+//       heartbeating, and after the session timeout (3 s) the first one
+//       gets every partition
 //   node group.js admin TOPIC GROUP
 //       list, describe and delete the group while it has a member and after
 const fs = require('fs');
+const { spawn } = require('child_process');
 const { Kafka, logLevel } = require('kafkajs');
 
 const kafka = new Kafka({ clientId: 'kjs', brokers: [process.env.GR_BOOTSTRAP],
@@ -90,6 +95,42 @@ async function split(topic, group, n, parts) {
   await ms[0].c.disconnect();
 }
 
+async function member(topic, group, name) {
+  const m = { c: newConsumer(group), parts: [] };
+  m.c.on(m.c.events.GROUP_JOIN, (e) => {
+    m.parts = (e.payload.memberAssignment[topic] || []).slice().sort((a, b) => a - b);
+  });
+  await m.c.connect();
+  await m.c.subscribe({ topic, fromBeginning: true });
+  await m.c.run({ eachMessage: async () => {} });
+  return m;
+}
+
+async function kill(topic, group, parts) {
+  const child = spawn(process.execPath, [__filename, 'member', topic, group],
+                      { stdio: 'inherit' });
+  const m = await member(topic, group);
+  let deadline = Date.now() + 40000;
+  while (Date.now() < deadline && !(m.parts.length > 0 && m.parts.length < parts))
+    await sleep(50);
+  if (!(m.parts.length > 0 && m.parts.length < parts)) {
+    child.kill('SIGKILL');
+    throw new Error('the two members never split: ' + JSON.stringify(m.parts));
+  }
+  await sleep(1000);
+  console.log('survivor has', JSON.stringify(m.parts), '; killing the other member');
+  child.kill('SIGKILL');
+  const t0 = Date.now();
+  deadline = t0 + 40000;
+  while (Date.now() < deadline && m.parts.length < parts) await sleep(50);
+  const took = Date.now() - t0;
+  if (m.parts.length < parts) throw new Error('no take-over: ' + JSON.stringify(m.parts));
+  console.log(`survivor took over all ${parts} partitions ${took} ms after the kill ` +
+              '(sessionTimeout 3000)');
+  if (took < 1500) throw new Error('took over before the session could have expired');
+  await m.c.disconnect();
+}
+
 async function admin(topic, group) {
   const adm = kafka.admin();
   await adm.connect();
@@ -139,6 +180,8 @@ async function main(argv) {
   if (argv[2] === 'consume') return consume(argv[3], argv[4], Number(argv[5]), argv[6]);
   if (argv[2] === 'split') return split(argv[3], argv[4], Number(argv[5]), Number(argv[6]));
   if (argv[2] === 'admin') return admin(argv[3], argv[4]);
+  if (argv[2] === 'kill') return kill(argv[3], argv[4], Number(argv[5]));
+  if (argv[2] === 'member') return member(argv[3], argv[4]).then(() => new Promise(() => {}));
   throw new Error('usage: see group.js');
 }
 
