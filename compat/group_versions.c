@@ -245,7 +245,7 @@ sync_group(const member_t *m, int16_t v, const char *proto, gr_kerr_t want)
     rq.generation_id = m->gen;
     rq.member_id = gr_str_c(m->id);
     rq.protocol_type = GR_STR("consumer");
-    rq.protocol_name = gr_str_c(proto);
+    rq.protocol_name = proto ? gr_str_c(proto) : GR_STR_NULL;
     rq.assignments = &a;
     rq.assignments_cnt = 1;
     rs = call(GR_API_SYNC_GROUP, v, &rq);
@@ -511,9 +511,11 @@ main(void)
                cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID
                        : GR_KERR_REBALANCE_IN_PROGRESS);
         heartbeat(&m, hv, m.gen, GR_KERR_NONE);
-        if (sv >= 5)
+        if (sv >= 5) {
             sync_group(&m, sv, "roundrobin",
                        GR_KERR_INCONSISTENT_GROUP_PROTOCOL);
+            sync_group(&m, sv, NULL, GR_KERR_INCONSISTENT_GROUP_PROTOCOL);
+        }
         sync_group(&m, sv, "range", GR_KERR_NONE);
         heartbeat(&m, hv, m.gen + 1, GR_KERR_ILLEGAL_GENERATION);
         /* v0 commits carry no member: a simple commit, refused while the

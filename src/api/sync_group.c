@@ -66,6 +66,14 @@ gr_api_sync_group(gr_req_t *req)
     as = gr_arena_zalloc(req->a, sizeof(*as) * (size_t)(n + 1));
     if (ctx == NULL || as == NULL)
         return gr_req_close(req, "out of memory");
+    /* from v5 both are mandatory (Kafka's
+     * areMandatoryProtocolTypeAndNamePresent) */
+    if (req->version >= 5 &&
+        (rq->protocol_type.len < 0 || rq->protocol_name.len < 0)) {
+        gr_sync_group_response_t *rs = req->resp;
+        rs->error_code = GR_KERR_INCONSISTENT_GROUP_PROTOCOL;
+        return gr_req_reply(req);
+    }
     for (int32_t i = 0; i < n; i++) {
         as[i].member_id = rq->assignments[i].member_id;
         as[i].assignment = rq->assignments[i].assignment;

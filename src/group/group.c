@@ -85,7 +85,8 @@ sync_error(gr_group_waiter_t *w, gr_kerr_t err)
 /* The join answer for m: the leader gets every member's metadata of the
  * selected protocol (when members is true). */
 static void
-fire_join(gr_member_t *m, bool members, const char *leader_id, bool skip)
+fire_join_to(gr_member_t *m, gr_group_waiter_t **slot, bool members,
+             const char *leader_id, bool skip)
 {
     gr_group_t *grp = m->grp;
     gr_group_join_result_t r;
@@ -115,12 +116,29 @@ fire_join(gr_member_t *m, bool members, const char *leader_id, bool skip)
     }
     /* Kafka's maybeInvokeJoinCallback: the member no longer awaits, even
      * when nobody listens any more */
-    if (m->awaiting_join) {
+    if (slot == &m->join_waiter && m->awaiting_join) {
         m->awaiting_join = false;
         grp->num_awaiting_join--;
     }
-    gr_waiter_fire(&m->join_waiter, &r);
+    gr_waiter_fire(slot, &r);
     free(v);
+}
+
+static void
+fire_join(gr_member_t *m, bool members, const char *leader_id, bool skip)
+{
+    fire_join_to(m, &m->join_waiter, members, leader_id, skip);
+}
+
+/* The current generation's join answer for m, to w at once (m's own
+ * pending join, if any, is left alone). */
+static void
+answer_join(gr_member_t *m, gr_group_waiter_t *w, bool members,
+            const char *leader_id)
+{
+    gr_group_waiter_t *slot = NULL;
+    gr_waiter_hold(&slot, w);
+    fire_join_to(m, &slot, members, leader_id, false);
 }
 
 static void
@@ -958,9 +976,8 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
     case GR_GROUP_COMPLETING_REBALANCE:
         if (gr_member_matches(m, a->protocols, a->nprotocols)) {
             /* it missed the join answer: the same again */
-            gr_waiter_hold(&m->join_waiter, w);
-            fire_join(m, m == grp->leader,
-                      grp->leader ? grp->leader->member_id : "", false);
+            answer_join(m, w, m == grp->leader,
+                        grp->leader ? grp->leader->member_id : "");
         } else {
             update_member_and_rebalance(grp, m, a, w);
         }
@@ -971,9 +988,8 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
             /* the leader may rejoin to force a rebalance (new topics) */
             update_member_and_rebalance(grp, m, a, w);
         } else {
-            gr_waiter_hold(&m->join_waiter, w);
-            fire_join(m, false, grp->leader ? grp->leader->member_id : "",
-                      false);
+            answer_join(m, w, false,
+                        grp->leader ? grp->leader->member_id : "");
         }
         break;
     case GR_GROUP_EMPTY:
