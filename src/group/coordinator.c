@@ -475,8 +475,7 @@ expire_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
     }
     free(v);
     free(del);
-    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 &&
-        grp->npending == 0) {
+    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0) {
         GR_LOG_INFO("group %s transitioned to Dead in generation %d", grp->id,
                     grp->generation);
         gr_store_tombstones(grp, NULL, 0, true);

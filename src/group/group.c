@@ -1407,7 +1407,8 @@ gr_group_delete(gr_groups_t *g, const gr_str_t *group_id)
     grp = gr_groups_find(g, group_id);
     if (grp == NULL || grp->state == GR_GROUP_DEAD)
         return GR_KERR_GROUP_ID_NOT_FOUND;
-    if (grp->state != GR_GROUP_EMPTY || grp->npending > 0)
+    /* members count, not member ids handed out (MEMBER_ID_REQUIRED) */
+    if (grp->state != GR_GROUP_EMPTY)
         return GR_KERR_NON_EMPTY_GROUP;
     v = gr_offsets_sorted(grp, &n);
     err = gr_store_tombstones(grp, v, n, true);
