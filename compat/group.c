@@ -576,6 +576,76 @@ delete_group(rd_kafka_t *rk, const char *group)
     return err;
 }
 
+/* DeleteConsumerGroupOffsets (OffsetDelete) of partition 0: the error of
+ * the request, *perr the partition's. */
+static rd_kafka_resp_err_t
+delete_offset(rd_kafka_t *rk, const char *group, const char *topic,
+              rd_kafka_resp_err_t *perr)
+{
+    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+    rd_kafka_topic_partition_list_t *parts =
+        rd_kafka_topic_partition_list_new(1);
+    rd_kafka_DeleteConsumerGroupOffsets_t *d;
+    rd_kafka_event_t *ev;
+    const rd_kafka_group_result_t **r;
+    const rd_kafka_topic_partition_list_t *res;
+    size_t n;
+    rd_kafka_resp_err_t err;
+
+    rd_kafka_topic_partition_list_add(parts, topic, 0);
+    d = rd_kafka_DeleteConsumerGroupOffsets_new(group, parts);
+    rd_kafka_DeleteConsumerGroupOffsets(rk, &d, 1, NULL, q);
+    rd_kafka_DeleteConsumerGroupOffsets_destroy(d);
+    rd_kafka_topic_partition_list_destroy(parts);
+    ev = admin_wait(q, RD_KAFKA_EVENT_DELETECONSUMERGROUPOFFSETS_RESULT);
+    err = rd_kafka_event_error(ev);
+    *perr = RD_KAFKA_RESP_ERR_NO_ERROR;
+    if (!err) {
+        r = rd_kafka_DeleteConsumerGroupOffsets_result_groups(
+            rd_kafka_event_DeleteConsumerGroupOffsets_result(ev), &n);
+        res = n == 1 ? rd_kafka_group_result_partitions(r[0]) : NULL;
+        if (n == 1 && rd_kafka_group_result_error(r[0]))
+            err = rd_kafka_error_code(rd_kafka_group_result_error(r[0]));
+        if (res && res->cnt == 1)
+            *perr = res->elems[0].err;
+    }
+    rd_kafka_event_destroy(ev);
+    rd_kafka_queue_destroy(q);
+    return err;
+}
+
+/* ListConsumerGroupOffsets (OffsetFetch) of partition 0. */
+static int64_t
+committed(rd_kafka_t *rk, const char *group, const char *topic)
+{
+    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+    rd_kafka_topic_partition_list_t *parts =
+        rd_kafka_topic_partition_list_new(1);
+    rd_kafka_ListConsumerGroupOffsets_t *l;
+    rd_kafka_event_t *ev;
+    const rd_kafka_group_result_t **r;
+    const rd_kafka_topic_partition_list_t *res;
+    size_t n;
+    int64_t off = -2;
+
+    rd_kafka_topic_partition_list_add(parts, topic, 0);
+    l = rd_kafka_ListConsumerGroupOffsets_new(group, parts);
+    rd_kafka_ListConsumerGroupOffsets(rk, &l, 1, NULL, q);
+    rd_kafka_ListConsumerGroupOffsets_destroy(l);
+    rd_kafka_topic_partition_list_destroy(parts);
+    ev = admin_wait(q, RD_KAFKA_EVENT_LISTCONSUMERGROUPOFFSETS_RESULT);
+    if (rd_kafka_event_error(ev))
+        fail("ListConsumerGroupOffsets: %s", rd_kafka_event_error_string(ev));
+    r = rd_kafka_ListConsumerGroupOffsets_result_groups(
+        rd_kafka_event_ListConsumerGroupOffsets_result(ev), &n);
+    res = n == 1 ? rd_kafka_group_result_partitions(r[0]) : NULL;
+    if (res && res->cnt == 1)
+        off = res->elems[0].offset;
+    rd_kafka_event_destroy(ev);
+    rd_kafka_queue_destroy(q);
+    return off;
+}
+
 static int
 cmd_admin(const char *group, const char *topic)
 {
@@ -602,9 +672,26 @@ cmd_admin(const char *group, const char *topic)
     printf("delete while a member is in it: %s\n", rd_kafka_err2name(e));
     if (e != RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP)
         fail("want NON_EMPTY_GROUP");
-    if (rd_kafka_commit(c.rk, NULL, 0) &&
-        rd_kafka_commit(c.rk, NULL, 0) != RD_KAFKA_RESP_ERR__NO_OFFSET)
-        fail("commit failed");
+    {
+        /* a commit, then OffsetDelete while subscribed */
+        rd_kafka_topic_partition_list_t *o =
+            rd_kafka_topic_partition_list_new(1);
+        rd_kafka_resp_err_t perr;
+        rd_kafka_topic_partition_list_add(o, topic, 0)->offset = 7;
+        e = rd_kafka_commit(c.rk, o, 0);
+        rd_kafka_topic_partition_list_destroy(o);
+        if (e)
+            fail("commit: %s", rd_kafka_err2str(e));
+        printf("committed: %lld\n", (long long)committed(admin, group, topic));
+        if (committed(admin, group, topic) != 7)
+            fail("want 7");
+        e = delete_offset(admin, group, topic, &perr);
+        printf("offset delete while subscribed: %s / %s\n",
+               rd_kafka_err2name(e), rd_kafka_err2name(perr));
+        if (e != RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC &&
+            perr != RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
+            fail("want GROUP_SUBSCRIBED_TO_TOPIC");
+    }
     cons_close(&c);
     st = listed_state(admin, group);
     printf("listed %s after the member left: %s\n", group,
@@ -612,6 +699,35 @@ cmd_admin(const char *group, const char *topic)
     if (st == NULL || strcmp(st, "Empty") != 0)
         fail("want Empty");
     describe(admin, group, "Empty", 0);
+    {
+        rd_kafka_resp_err_t perr;
+        e = delete_offset(admin, group, topic, &perr);
+        printf("offset delete of the empty group: %s / %s, committed now "
+               "%lld\n",
+               rd_kafka_err2name(e), rd_kafka_err2name(perr),
+               (long long)committed(admin, group, topic));
+        if (e || perr || committed(admin, group, topic) != -1001)
+            fail("want NO_ERROR and no committed offset");
+    }
+    /* the group went with its last offset (Kafka: Empty without offsets
+     * is Dead) */
+    e = delete_group(admin, group);
+    printf("delete of the emptied group: %s\n", rd_kafka_err2name(e));
+    if (e != RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND)
+        fail("want GROUP_ID_NOT_FOUND");
+    /* again with an offset left, for DeleteGroups proper */
+    cons_init(&c, "admin-member", group, "range", NULL, "6000", topic);
+    while (count(&c) == 0)
+        cons_poll(&c, 100);
+    {
+        rd_kafka_topic_partition_list_t *o =
+            rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(o, topic, 1)->offset = 3;
+        if (rd_kafka_commit(c.rk, o, 0))
+            fail("commit");
+        rd_kafka_topic_partition_list_destroy(o);
+    }
+    cons_close(&c);
     e = delete_group(admin, group);
     printf("delete of the empty group: %s\n", rd_kafka_err2name(e));
     if (e != RD_KAFKA_RESP_ERR_NO_ERROR)
