@@ -28,6 +28,7 @@ static const suite_entry_t suites[] = {
     {"api/admin", suite_api_admin},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},
+    {"group/group", suite_group_group},
 };
 
 int

@@ -19,5 +19,6 @@ Suite *suite_cluster_topic_config(void);
 Suite *suite_api_admin(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_compress(void);
+Suite *suite_group_group(void);
 
 #endif
