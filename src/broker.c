@@ -7,6 +7,7 @@
 #include "api/fetch_session.h"
 #include "cluster/cluster.h"
 #include "cluster/topic_config.h"
+#include "group/group.h"
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "txn/pid.h"
@@ -221,6 +222,8 @@ partition_created(void *arg, gr_partition_t *p)
         GR_LOG_WARN("%s-%d: producer state could not be rebuilt; idempotent "
                     "producers start afresh",
                     p->topic->name, p->id);
+    if (b->groups != NULL)
+        gr_groups_partition_added(b->groups, p);
     return GR_KERR_NONE;
 }
 
@@ -228,6 +231,8 @@ static void
 partition_deleted(void *arg, gr_partition_t *p)
 {
     gr_broker_t *b = arg;
+    if (b->groups != NULL)
+        gr_groups_partition_removed(b->groups, p);
     gr_partition_gone(b, p);
     gr_pstate_destroy(p->pstate);
     p->pstate = NULL;
@@ -240,6 +245,13 @@ partition_deleted(void *arg, gr_partition_t *p)
 /* txn hook: a coordinator append (state record, marker) */
 static void
 txn_appended(void *arg, gr_partition_t *p, size_t bytes)
+{
+    gr_partition_appended(arg, p, bytes);
+}
+
+/* the group coordinator appended to __consumer_offsets */
+static void
+groups_appended(void *arg, gr_partition_t *p, size_t bytes)
 {
     gr_partition_appended(arg, p, bytes);
 }
@@ -260,6 +272,37 @@ txn_coord_new(gr_broker_t *b)
         gr_conf_int(b->conf, GR_CONF_TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS);
     return gr_txn_coord_new(b->loop, b->cluster, b->pids, b->node_id, &cfg,
                             &hooks);
+}
+
+/* The group coordinator with the group.* and offsets.* settings; starts
+ * loading __consumer_offsets. */
+static int
+groups_start(gr_broker_t *b)
+{
+    gr_groups_config_t cfg;
+    gr_groups_hooks_t hooks = {groups_appended, b};
+    memset(&cfg, 0, sizeof cfg);
+    cfg.initial_rebalance_delay_ms =
+        gr_conf_int(b->conf, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS);
+    cfg.min_session_timeout_ms =
+        gr_conf_int(b->conf, GR_CONF_GROUP_MIN_SESSION_TIMEOUT_MS);
+    cfg.max_session_timeout_ms =
+        gr_conf_int(b->conf, GR_CONF_GROUP_MAX_SESSION_TIMEOUT_MS);
+    cfg.max_size = (int32_t)gr_conf_int(b->conf, GR_CONF_GROUP_MAX_SIZE);
+    cfg.offsets_retention_ms =
+        gr_conf_int(b->conf, GR_CONF_OFFSETS_RETENTION_MINUTES) * 60 * 1000;
+    cfg.retention_check_interval_ms =
+        gr_conf_int(b->conf, GR_CONF_OFFSETS_RETENTION_CHECK_INTERVAL_MS);
+    cfg.offset_metadata_max_bytes =
+        (int32_t)gr_conf_int(b->conf, GR_CONF_OFFSET_METADATA_MAX_BYTES);
+    cfg.new_member_join_timeout_ms = 5 * 60 * 1000;
+    cfg.load_bytes_per_turn =
+        (int32_t)gr_conf_int(b->conf, GR_CONF_GREGOR_GROUP_LOAD_BYTES_PER_TURN);
+    b->groups = gr_groups_new(b->loop, b->cluster, b->node_id, &cfg, &hooks);
+    if (b->groups == NULL)
+        return -1;
+    gr_groups_start(b->groups);
+    return 0;
 }
 
 static void
@@ -377,6 +420,8 @@ gr_broker_run(gr_broker_t *b)
     }
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
+    if (groups_start(b) != 0)
+        return -1;
     if ((b->txn = txn_coord_new(b)) == NULL)
         return -1;
     gr_txn_coord_start(b->txn); /* loads __transaction_state */
@@ -405,6 +450,8 @@ gr_broker_run(gr_broker_t *b)
     GR_LOG_INFO("shutting down");
     gr_listeners_close(b);
     gr_conn_close_all(b);
+    gr_groups_destroy(b->groups); /* after the connections: no waiter left */
+    b->groups = NULL;
     gr_timer_stop(b->loop, &b->maintain_timer);
     gr_timer_stop(b->loop, &b->cleaner_timer);
     return 0;
@@ -422,6 +469,8 @@ gr_broker_destroy(gr_broker_t *b)
     if (b == NULL)
         return;
     gr_txn_coord_destroy(b->txn);
+    gr_groups_destroy(b->groups);
+    b->groups = NULL;
     /* logs first: a clean shutdown writes indexes, checkpoints, marker */
     if (b->logs) {
         /* producer state snapshots at the log end (a clean restart reads

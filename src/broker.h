@@ -21,6 +21,7 @@ typedef struct gr_conn gr_conn_t;
 typedef struct gr_cluster gr_cluster_t;
 typedef struct gr_logs gr_logs_t;
 typedef struct gr_fsessions gr_fsessions_t;
+typedef struct gr_groups gr_groups_t;
 
 #define GR_MAX_LISTENERS 16
 
@@ -50,6 +51,7 @@ struct gr_broker {
     gr_fsessions_t *fetch_sessions;
     struct gr_pids *pids;     /* producer id blocks (txn/pid.h) */
     struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */
+    gr_groups_t *groups;      /* the group coordinator (src/group/) */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     size_t max_decompressed;  /* bound on a decompressed batch */

@@ -34,6 +34,18 @@ int gr_api_create_partitions(gr_req_t *req);
 int gr_api_elect_leaders(gr_req_t *req);
 int gr_api_incremental_alter_configs(gr_req_t *req);
 int gr_api_describe_cluster(gr_req_t *req);
+/* consumer groups (src/group/) */
+int gr_api_offset_commit(gr_req_t *req);
+int gr_api_offset_fetch(gr_req_t *req);
+int gr_api_find_coordinator(gr_req_t *req);
+int gr_api_join_group(gr_req_t *req);
+int gr_api_heartbeat(gr_req_t *req);
+int gr_api_leave_group(gr_req_t *req);
+int gr_api_sync_group(gr_req_t *req);
+int gr_api_describe_groups(gr_req_t *req);
+int gr_api_list_groups(gr_req_t *req);
+int gr_api_delete_groups(gr_req_t *req);
+int gr_api_offset_delete(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */

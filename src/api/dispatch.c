@@ -56,6 +56,16 @@ reply_api_versions_unsupported(gr_req_t *req, const gr_api_entry_t *e)
     gr_req_reply(req);
 }
 
+/* Bytes after the body that a known client bug leaves and Kafka (which
+ * never checks for trailing bytes) ignores: librdkafka < 2.1 writes one
+ * more empty tagged-field section in ListGroups v3+ (librdkafka PR #4207). */
+static bool
+trailing_quirk(const gr_req_t *req, const gr_reader_t *r)
+{
+    return req->hdr.api_key == GR_API_LIST_GROUPS && req->version >= 3 &&
+           gr_reader_remaining(r) == 1 && r->p[0] == 0;
+}
+
 void
 gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
 {
@@ -111,7 +121,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         return;
     }
     if (api->request.decode(&r, req->version, req->a, req->body) != 0 ||
-        gr_reader_remaining(&r) != 0) {
+        (gr_reader_remaining(&r) != 0 && !trailing_quirk(req, &r))) {
         snprintf(why, sizeof why, "%s",
                  r.err ? gr_err_str(r.err) : "trailing bytes");
         GR_LOG_WARN("closing connection %s (client %.*s): cannot decode %s "

@@ -306,6 +306,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "distinct keys in its dirty part is cleaned in several passes."),
     B(GREGOR_TEMP_DATA, BOOL, RO,
       "Gregor only: the data directory is temporary (tests)."),
+    B(GREGOR_GROUP_LOAD_BYTES_PER_TURN, INT, RO,
+      "Gregor only: bytes of __consumer_offsets the group coordinator loads "
+      "per event-loop turn at start-up."),
     B(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS, LONG, DY,
       "Default message.timestamp.before.max.ms of topics."),
     B(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS, LONG, DY,

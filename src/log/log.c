@@ -1655,7 +1655,10 @@ gr_log_close_internal(gr_log_t *l)
     bool ok = true;
 
     seg_finish(l, act);
-    for (int i = first_unflushed(l); i < l->nsegs; i++) {
+    /* closing every log: one syncfs of the file system at the end makes
+     * them all durable (gr_logs_close), instead of an fsync per log */
+    for (int i = l->m->closing_all ? l->nsegs : first_unflushed(l);
+         i < l->nsegs; i++) {
         gr_file_t *f = gr_logs_seg_file(l->m, l, l->segs[i]);
         if (f == NULL || fdatasync(f->fd) != 0) {
             GR_LOG_ERROR("%s/%020" PRId64 ".log: fsync failed: %s", l->dir,
@@ -1663,10 +1666,11 @@ gr_log_close_internal(gr_log_t *l)
             ok = false;
         }
     }
-    if (ok)
+    if (ok && !l->m->closing_all)
         l->recovery_point = l->leo;
     ck = gr_logs_ckpt_get(l->m, l->topic, l->partition);
     if (ck != NULL) {
+        ck->closing_rp = l->m->closing_all ? l->leo : -1;
         ck->recovery_point = l->recovery_point;
         ck->start_offset = l->start_offset;
         ck->clean_offset = l->clean_offset;

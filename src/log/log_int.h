@@ -40,6 +40,8 @@ typedef struct gr_ckpt {
     int64_t recovery_point; /* -1: not in the file */
     int64_t start_offset;   /* -1: not in the file */
     int64_t clean_offset;   /* -1: not in the file */
+    int64_t closing_rp;     /* gr_logs_close: the recovery point once the
+                             * final syncfs succeeds; -1 otherwise */
     gr_log_t *log;          /* the open log, or NULL */
 } gr_ckpt_t;
 
@@ -86,6 +88,7 @@ struct gr_logs {
     gr_workers_t *workers;
     int refs; /* the owner + a checkpoint job in flight */
     bool closed;
+    bool closing_all; /* gr_logs_close: one syncfs instead of fsyncs */
     bool was_clean;
 
     gr_log_t *logs; /* open logs */

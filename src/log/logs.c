@@ -409,6 +409,7 @@ gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition)
     e->recovery_point = -1;
     e->start_offset = -1;
     e->clean_offset = -1;
+    e->closing_rp = -1;
     e->log = NULL;
     slots_insert(m, m->nck++);
     return e;
@@ -662,11 +663,30 @@ gr_logs_close(gr_logs_t *m)
 
     if (m == NULL)
         return;
+    m->closing_all = true;
     while (m->logs != NULL) {
         gr_log_t *l = m->logs;
         if (!gr_log_close_internal(l))
             ok = false;
         gr_log_unref(l);
+    }
+    /* everything written (segments, indexes, files beside them such as
+     * producer snapshots) reaches the disk at once; then the recovery
+     * points may move to the log ends */
+    {
+        int fd = open(m->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || syncfs(fd) != 0) {
+            GR_LOG_ERROR("log dir %s: syncfs failed: %s", m->dir,
+                         strerror(errno));
+            ok = false;
+        }
+        if (fd >= 0)
+            close(fd);
+        for (int i = 0; i < m->nck; i++) {
+            if (ok && m->ck[i].closing_rp >= 0)
+                m->ck[i].recovery_point = m->ck[i].closing_rp;
+            m->ck[i].closing_rp = -1;
+        }
     }
     /* a checkpoint job still writing would race with ours: let it end */
     while (m->ckpt_job != NULL &&

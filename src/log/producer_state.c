@@ -738,8 +738,10 @@ gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l)
     snprintf(name, sizeof name, "%020" PRId64 ".snapshot", leo);
     snprintf(path, sizeof path, "%s/%s.tmp", dir, name);
     f = fopen(path, "wb");
-    if (f == NULL || fwrite(buf, 1, size, f) != size || fflush(f) != 0 ||
-        fsync(fileno(f)) != 0) {
+    /* no fsync: snapshots are written at shutdown, before the log
+     * manager's single syncfs (gr_logs_close); a lost snapshot only means
+     * more of the log is replayed */
+    if (f == NULL || fwrite(buf, 1, size, f) != size || fflush(f) != 0) {
         GR_LOG_ERROR("%s: cannot write producer snapshot %s: %s", ps->name,
                      path, strerror(errno));
         err = GR_ERR_IO;

@@ -113,7 +113,8 @@ int gr_pstate_expire(gr_pstate_t *ps, int64_t now_ms, int64_t expiration_ms);
  * log end and the batches after it. Snapshots above the log end are
  * removed. 0 or a GR_ERR_*. */
 gr_err_t gr_pstate_load(gr_pstate_t *ps, gr_log_t *l);
-/* Writes <log end>.snapshot (atomically) and removes older snapshots but
+/* Writes <log end>.snapshot (atomically, not fsynced: gr_logs_close's
+ * syncfs makes it durable at shutdown) and removes older snapshots but
  * the newest kept one. */
 gr_err_t gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l);
 /* Replays one batch (from the log) into the state. */

@@ -331,3 +331,22 @@ gr_loop_run(gr_loop_t *loop)
         run_timers(loop);
     }
 }
+
+static void
+run_for_stop(gr_loop_t *loop, gr_timer_t *t)
+{
+    (void)t;
+    gr_loop_stop(loop);
+}
+
+void
+gr_loop_run_for(gr_loop_t *loop, int64_t ms)
+{
+    gr_timer_t t;
+    gr_timer_init(&t, run_for_stop, NULL);
+    gr_timer_start(loop, &t, ms);
+    loop->stop = 0;
+    gr_loop_run(loop);
+    gr_timer_stop(loop, &t);
+    loop->stop = 0;
+}

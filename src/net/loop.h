@@ -66,6 +66,8 @@ int gr_loop_post(gr_loop_t *loop, gr_post_cb cb, void *arg);
 void gr_loop_drain_posts(gr_loop_t *loop);
 /* Runs until gr_loop_stop(). */
 void gr_loop_run(gr_loop_t *loop);
+/* Runs for ms milliseconds (tests): timers and I/O as gr_loop_run(). */
+void gr_loop_run_for(gr_loop_t *loop, int64_t ms);
 /* From the loop thread or a signal handler. */
 void gr_loop_stop(gr_loop_t *loop);
 bool gr_loop_stopping(const gr_loop_t *loop);

@@ -31,6 +31,7 @@ static const suite_entry_t suites[] = {
     {"log/txn_index", suite_log_txn_index},
     {"txn/txn", suite_txn_txn},
     {"txn/coordinator", suite_txn_coordinator},
+    {"group/group", suite_group_group},
 };
 
 int

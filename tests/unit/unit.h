@@ -22,5 +22,6 @@ Suite *suite_core_compress(void);
 Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);
 Suite *suite_txn_coordinator(void);
+Suite *suite_group_group(void);
 
 #endif

@@ -1,0 +1,63 @@
+/*
+ * DescribeGroups (api key 15): state, protocol and members of each group
+ * asked for. An unknown group is described as "Dead" with no error, as
+ * Kafka's classic coordinator does up to v5; member metadata and
+ * assignments are given only for a Stable group. authorized_operations
+ * (v3+, when asked): without an authorizer, every group operation (READ,
+ * DELETE, DESCRIBE).
+ */
+#include "api/api_int.h"
+#include "group/group.h"
+
+#define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8))
+
+static gr_str_t
+cs(const char *s)
+{
+    return s ? gr_str_c(s) : GR_STR_NULL;
+}
+
+int
+gr_api_describe_groups(gr_req_t *req)
+{
+    const gr_describe_groups_request_t *rq = req->body;
+    gr_describe_groups_response_t *rs = req->resp;
+    int32_t n = rq->groups_cnt > 0 ? rq->groups_cnt : 0;
+
+    rs->groups_cnt = n;
+    rs->groups = gr_arena_zalloc(req->a, sizeof(*rs->groups) * (size_t)(n + 1));
+    if (rs->groups == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        gr_describe_groups_response_described_group_t *rg = &rs->groups[i];
+        gr_group_summary_t s;
+        gr_kerr_t err;
+        gr_describe_groups_response_described_group_init(rg);
+        err =
+            gr_group_describe(req->broker->groups, &rq->groups[i], req->a, &s);
+        rg->error_code = err;
+        rg->group_id = rq->groups[i];
+        rg->group_state = gr_str_c(s.state);
+        rg->protocol_type = gr_str_c(s.protocol_type);
+        rg->protocol_data = gr_str_c(s.protocol);
+        rg->authorized_operations =
+            rq->include_authorized_operations ? GROUP_OPS : INT32_MIN;
+        rg->members_cnt = s.nmembers;
+        rg->members = gr_arena_zalloc(req->a, sizeof(*rg->members) *
+                                                  (size_t)(s.nmembers + 1));
+        if (rg->members == NULL)
+            return gr_req_close(req, "out of memory");
+        for (int32_t k = 0; k < s.nmembers; k++) {
+            gr_describe_groups_response_described_group_member_t *m =
+                &rg->members[k];
+            gr_describe_groups_response_described_group_member_init(m);
+            m->member_id = cs(s.members[k].member_id);
+            m->group_instance_id = cs(s.members[k].group_instance_id);
+            m->client_id = cs(s.members[k].client_id);
+            m->client_host = cs(s.members[k].client_host);
+            m->member_metadata = s.members[k].metadata;
+            m->member_assignment = s.members[k].assignment;
+        }
+    }
+    return gr_req_reply(req);
+}

@@ -1,0 +1,108 @@
+/*
+ * FindCoordinator (api key 10): the broker that coordinates a group
+ * (key_type 0: the leader of the __consumer_offsets partition the group id
+ * hashes to) or a transactional id (key_type 1: __transaction_state).
+ * The internal topic is created on first use, as Kafka does, but here at
+ * once, so the first answer already names the coordinator. v0-v3 carry
+ * one key and top-level fields; v4+ a batch of keys, each with its own
+ * error (find_coordinator.schema).
+ */
+#include "api/api_int.h"
+#include "api/topics.h"
+
+typedef struct coord_answer {
+    gr_kerr_t error;
+    int32_t node_id;
+    gr_str_t host;
+    int32_t port;
+} coord_answer_t;
+
+static void
+lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
+{
+    gr_broker_t *b = req->broker;
+    const char *internal;
+    gr_topic_t *t;
+    gr_partition_t *p;
+    const gr_node_t *node;
+    const gr_endpoint_t *ep;
+
+    ans->error = GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    ans->node_id = -1; /* Kafka's Node.noNode() */
+    ans->host = GR_STR("");
+    ans->port = -1;
+    switch (key_type) {
+    case GR_COORD_GROUP:
+        internal = GR_TOPIC_CONSUMER_OFFSETS;
+        break;
+    case GR_COORD_TRANSACTION:
+        internal = GR_TOPIC_TRANSACTION_STATE;
+        /* Kafka refuses an empty transactional id */
+        if (key->len <= 0) {
+            ans->error = GR_KERR_INVALID_REQUEST;
+            return;
+        }
+        break;
+    default:
+        ans->error = GR_KERR_INVALID_REQUEST;
+        return;
+    }
+    t = gr_topics_internal(b, internal);
+    if (t == NULL || t->nparts <= 0)
+        return;
+    p = t->parts[gr_cluster_coord_partition(key, t->nparts)];
+    if (p->leader < 0)
+        return;
+    node = gr_cluster_node(b->cluster, p->leader);
+    ep = node ? gr_node_endpoint(node, gr_req_listener_name(req)) : NULL;
+    if (ep == NULL)
+        return;
+    ans->error = GR_KERR_NONE;
+    ans->node_id = node->id;
+    ans->host = gr_str_c(ep->host);
+    ans->port = ep->port;
+}
+
+static gr_str_t
+message(gr_kerr_t err)
+{
+    return err == GR_KERR_NONE ? GR_STR_NULL : gr_str_c(gr_kerr_msg(err));
+}
+
+int
+gr_api_find_coordinator(gr_req_t *req)
+{
+    const gr_find_coordinator_request_t *rq = req->body;
+    gr_find_coordinator_response_t *rs = req->resp;
+    coord_answer_t ans;
+
+    if (req->version < 4) {
+        lookup(req, rq->key_type, &rq->key, &ans);
+        rs->error_code = ans.error;
+        rs->error_message = message(ans.error);
+        rs->node_id = ans.node_id;
+        rs->host = ans.host;
+        rs->port = ans.port;
+        return gr_req_reply(req);
+    }
+    /* v4+: batched keys (KIP-699) */
+    rs->coordinators_cnt =
+        rq->coordinator_keys_cnt > 0 ? rq->coordinator_keys_cnt : 0;
+    rs->coordinators = gr_arena_zalloc(
+        req->a, sizeof(*rs->coordinators) *
+                    (size_t)(rs->coordinators_cnt ? rs->coordinators_cnt : 1));
+    if (rs->coordinators == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < rs->coordinators_cnt; i++) {
+        gr_find_coordinator_response_coordinator_t *c = &rs->coordinators[i];
+        gr_find_coordinator_response_coordinator_init(c);
+        lookup(req, rq->key_type, &rq->coordinator_keys[i], &ans);
+        c->key = rq->coordinator_keys[i];
+        c->error_code = ans.error;
+        c->error_message = message(ans.error);
+        c->node_id = ans.node_id;
+        c->host = ans.host;
+        c->port = ans.port;
+    }
+    return gr_req_reply(req);
+}

@@ -1,0 +1,303 @@
+/*
+ * Private structures of the group coordinator (src/group/). See group.h for
+ * the contract and group.c for the state machine.
+ *
+ * Ownership: the coordinator (gr_groups_t) owns every group (gr_group_t),
+ * a group owns its members (gr_member_t), pending members and offsets
+ * (gr_offset_t); all strings are heap copies owned by their struct. A
+ * waiter is the caller's; a member or a flush ticket only points at it
+ * while it is pending (gr_group_waiter_t.slot points back).
+ */
+#ifndef GR_GROUP_GROUP_INT_H
+#define GR_GROUP_GROUP_INT_H
+
+#include "group/group.h"
+
+#include "core/buf.h"
+#include "core/log.h"
+#include "proto/records.h"
+
+/*
+ * Kafka's ClassicGroupState.
+ *
+ * EMPTY: no members, but the group may hold offsets (also a "simple"
+ *   group used only for offset storage).
+ *   action: answer JoinGroup (the first join starts a rebalance), commits
+ *           from simple consumers, fetches; expire offsets
+ *   transition: a member joins -> PREPARING_REBALANCE
+ *               offsets all expired or DeleteGroups -> DEAD
+ *
+ * PREPARING_REBALANCE: collecting JoinGroups of the members.
+ *   action: hold JoinGroups until all members have joined or the
+ *           rebalance timeout passes (after the initial delay when the
+ *           group was Empty); answer heartbeats REBALANCE_IN_PROGRESS;
+ *           accept commits of the previous generation
+ *   transition: the join completes with members -> COMPLETING_REBALANCE
+ *               the join completes with none -> EMPTY
+ *
+ * COMPLETING_REBALANCE: the joins are answered; waiting for the leader's
+ *   assignment in its SyncGroup.
+ *   action: hold SyncGroups until the leader's arrives; answer commits
+ *           REBALANCE_IN_PROGRESS
+ *   transition: the leader's SyncGroup is stored -> STABLE
+ *               a member joins with new metadata, leaves or fails, or
+ *               the storage fails -> PREPARING_REBALANCE
+ *
+ * STABLE: the assignment is known.
+ *   action: answer SyncGroup with the assignment, heartbeats, commits
+ *   transition: a member fails, leaves, or joins with new metadata, or
+ *               the leader rejoins -> PREPARING_REBALANCE
+ *
+ * DEAD: no members, no offsets, no metadata: the group is removed from
+ *   the table at once (it exists only while its tombstones are written).
+ *
+ * The answers of each state to each request ("wait": held; "-": success).
+ * Checks before the state: INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS
+ * (Heartbeat: NONE, SyncGroup: REBALANCE_IN_PROGRESS), NOT_COORDINATOR;
+ * then for a known group FENCED_INSTANCE_ID, UNKNOWN_MEMBER_ID,
+ * ILLEGAL_GENERATION. UMI = UNKNOWN_MEMBER_ID, RIP =
+ * REBALANCE_IN_PROGRESS, NEG = NON_EMPTY_GROUP, SUB =
+ * GROUP_SUBSCRIBED_TO_TOPIC (for the subscribed topics of a consumer
+ * group; other kinds of group: NEG).
+ *
+ *   request        Empty        Preparing    Completing     Stable
+ *   JoinGroup new  start        wait         wait           wait
+ *   (v4+: MEMBER_ID_REQUIRED first)
+ *   JoinGroup old  UMI          wait         same: -        follower,
+ *                                            else wait      same: -
+ *                                                           else wait
+ *   SyncGroup      UMI          RIP          wait; leader:  assignment
+ *                                            store, answer
+ *   Heartbeat      UMI          RIP          -              -
+ *   LeaveGroup     UMI          -            - (rebalance)  - (rebalance)
+ *   OffsetCommit   simple: -    member: -    RIP            member: -
+ *                  member: UMI  simple: UMI  simple: UMI    simple: UMI
+ *   OffsetFetch    -            -            -              -
+ *   OffsetDelete   -            SUB or -     SUB or -       SUB or -
+ *   Describe       -            - (no        - (no          - (with
+ *                               metadata)    metadata)      metadata)
+ *   DeleteGroups   - (Dead)     NEG          NEG            NEG
+ *
+ * An unknown group: JoinGroup with no member id creates it; SyncGroup,
+ * Heartbeat, LeaveGroup: UMI; OffsetCommit: generation -1 creates a simple
+ * group, else ILLEGAL_GENERATION; OffsetFetch: no offsets; Describe:
+ * "Dead"; OffsetDelete and DeleteGroups: GROUP_ID_NOT_FOUND.
+ */
+typedef enum gr_group_state {
+    GR_GROUP_EMPTY = 0,
+    GR_GROUP_PREPARING_REBALANCE,
+    GR_GROUP_COMPLETING_REBALANCE,
+    GR_GROUP_STABLE,
+    GR_GROUP_DEAD,
+} gr_group_state_t;
+
+typedef struct gr_group gr_group_t;
+typedef struct gr_member gr_member_t;
+
+/* A protocol a member supports, with its metadata (owned copies). */
+typedef struct gr_member_proto {
+    char *name;
+    uint8_t *metadata;
+    int32_t metadata_len;
+} gr_member_proto_t;
+
+struct gr_member {
+    gr_member_t *next; /* the group's members, in join order */
+    gr_group_t *grp;
+    char *member_id;
+    char *group_instance_id; /* NULL: dynamic member */
+    char *client_id;
+    char *client_host;
+    int32_t session_timeout_ms;
+    int32_t rebalance_timeout_ms;
+    gr_member_proto_t *protos;
+    int32_t nprotos;
+    uint8_t *assignment;
+    int32_t assignment_len;
+    bool awaiting_join; /* counts in grp->num_awaiting_join */
+    bool awaiting_sync;
+    bool pending_sync; /* joined this generation, not yet synced */
+    bool is_new;       /* joined, never completed a join */
+    bool heartbeat_satisfied;
+    gr_group_waiter_t *join_waiter; /* NULL once answered or cancelled */
+    gr_group_waiter_t *sync_waiter;
+    gr_timer_t hb_timer; /* session (or new-member) expiration */
+};
+
+/* A member id handed out with MEMBER_ID_REQUIRED, not yet joined. */
+typedef struct gr_pending_member {
+    struct gr_pending_member *next;
+    gr_group_t *grp;
+    char *member_id;
+    gr_timer_t timer; /* session timeout */
+} gr_pending_member_t;
+
+/* A committed offset. */
+typedef struct gr_offset {
+    struct gr_offset *hnext;
+    char *topic;
+    int32_t partition;
+    int64_t offset;
+    int32_t leader_epoch;
+    char *metadata;
+    int64_t commit_ts; /* wall ms */
+    int64_t expire_ts; /* -1: by offsets.retention.minutes */
+} gr_offset_t;
+
+enum join_kind { JOIN_NONE = 0, JOIN_INITIAL, JOIN_DELAYED };
+
+struct gr_group {
+    gr_group_t *hnext;
+    gr_groups_t *g;
+    char *id;
+    int32_t partition; /* of __consumer_offsets */
+    gr_group_state_t state;
+    int64_t state_ts; /* wall ms of the last transition, -1 */
+    int32_t generation;
+    char *protocol_type; /* NULL: none (a simple group) */
+    char *protocol_name; /* NULL: none */
+    gr_member_t *members;
+    gr_member_t *leader; /* NULL when no members */
+    int32_t nmembers;
+    int32_t num_awaiting_join;
+    gr_pending_member_t *pending;
+    int32_t npending;
+    bool new_member_added; /* InitialDelayedJoin extension */
+    bool has_metadata;     /* a metadata record exists (load) */
+    enum join_kind join_kind;
+    int64_t join_remaining_ms; /* InitialDelayedJoin */
+    gr_timer_t join_timer;
+    gr_timer_t sync_timer;
+    int32_t sync_generation;
+    gr_offset_t **otab; /* offsets by (topic, partition) */
+    uint32_t ocap;
+    uint32_t ocount;
+    char **subscribed; /* consumer groups: the topics, or NULL */
+    int32_t nsubscribed;
+    bool subscribed_known;
+};
+
+/* Load state of a __consumer_offsets partition. */
+enum part_state { PART_NONE = 0, PART_LOADING, PART_LOADED };
+
+typedef struct gr_groups_part {
+    enum part_state state;
+    int64_t next_offset; /* load position */
+    int64_t end_offset;  /* the LEO when the load started */
+} gr_groups_part_t;
+
+struct gr_groups {
+    gr_loop_t *loop;
+    gr_cluster_t *cluster;
+    int32_t node_id;
+    gr_groups_config_t cfg;
+    gr_groups_hooks_t hooks;
+    gr_group_t **htab;
+    uint32_t hsize;
+    uint32_t count;
+    gr_groups_part_t *parts;
+    int32_t nparts;
+    gr_timer_t load_timer;
+    gr_timer_t retention_timer;
+    gr_buf_t rbuf;    /* load: the bytes read */
+    gr_buf_t scratch; /* load: decompression */
+    gr_arena_t *a;    /* load: decoded records (reset per batch) */
+};
+
+/* --- coordinator.c */
+gr_group_t *gr_groups_find(gr_groups_t *g, const gr_str_t *id);
+gr_group_t *gr_groups_create(gr_groups_t *g, const gr_str_t *id,
+                             int32_t partition);
+/* Removes grp from the table and frees it (its waiters are answered
+ * NOT_COORDINATOR first when any are pending). */
+void gr_groups_remove(gr_groups_t *g, gr_group_t *grp);
+/* INVALID_GROUP_ID, NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS or NONE
+ * with *partition set. */
+gr_kerr_t gr_groups_validate(gr_groups_t *g, const gr_str_t *id,
+                             bool allow_empty, int32_t *partition);
+gr_partition_t *gr_groups_partition(gr_groups_t *g, int32_t partition);
+char *gr_group_strdup(const gr_str_t *s); /* NULL for a null slice */
+const char *gr_group_state_str(gr_group_state_t s);
+
+/* --- store.c: records of __consumer_offsets */
+void gr_store_offset_key(gr_buf_t *out, const char *group, const char *topic,
+                         int32_t partition);
+void gr_store_offset_value(gr_buf_t *out, const gr_offset_t *o);
+void gr_store_group_key(gr_buf_t *out, const char *group);
+/* The group's metadata record value: members with the assignments given
+ * (assign[i] for the i-th member; NULL: their current assignments). */
+void gr_store_group_value(gr_buf_t *out, const gr_group_t *grp,
+                          const gr_bytes_t *assign);
+/* Appends the batch in bb to the group partition's log; *flush_due when
+ * the log wants a flush before acking. NONE, NOT_COORDINATOR (storage
+ * error, not the leader) or COORDINATOR_NOT_AVAILABLE (no log). */
+gr_kerr_t gr_store_append(gr_groups_t *g, int32_t partition,
+                          gr_batch_builder_t *bb, bool *flush_due);
+/* Flushes the partition's log, then fires w with a gr_kerr_t (NONE or
+ * NOT_COORDINATOR); w NULL: just flush. */
+void gr_store_flush(gr_groups_t *g, int32_t partition, gr_group_waiter_t *w);
+/* The group's metadata record, appended (the flush is started if due,
+ * not waited for). */
+gr_kerr_t gr_store_group(gr_group_t *grp, const gr_bytes_t *assign);
+/* Tombstones for the offsets listed and, when tomb_group, the group. */
+gr_kerr_t gr_store_tombstones(gr_group_t *grp, gr_offset_t **offs, int32_t n,
+                              bool tomb_group);
+/* Applies one record of __consumer_offsets (start-up load). */
+void gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r);
+
+/* --- member.c */
+gr_member_t *gr_member_new(gr_group_t *grp, const char *member_id,
+                           const gr_group_join_args_t *a);
+void gr_member_free(gr_member_t *m);
+int gr_member_set_protocols(gr_member_t *m, const gr_group_protocol_t *p,
+                            int32_t n);
+bool gr_member_matches(const gr_member_t *m, const gr_group_protocol_t *p,
+                       int32_t n);
+const gr_member_proto_t *gr_member_proto(const gr_member_t *m,
+                                         const char *name);
+gr_member_t *gr_group_member(gr_group_t *grp, const gr_str_t *member_id);
+gr_member_t *gr_group_static_member(gr_group_t *grp, const gr_str_t *iid);
+bool gr_group_static_fenced(gr_group_t *grp, const gr_str_t *member_id,
+                            const gr_str_t *iid);
+gr_pending_member_t *gr_group_pending(gr_group_t *grp, const gr_str_t *id);
+/* A fresh id: "<prefix>-<uuid>". */
+char *gr_member_id_new(const gr_str_t *prefix);
+/* Fires *slot (if any) with result and clears it. */
+void gr_waiter_fire(gr_group_waiter_t **slot, const void *result);
+/* Points *slot at w (which must be unheld). */
+void gr_waiter_hold(gr_group_waiter_t **slot, gr_group_waiter_t *w);
+/* Answers w at once. */
+void gr_waiter_now(gr_group_waiter_t *w, const void *result);
+/* Brackets an API call that takes w: end says whether w is still held
+ * (not answered meanwhile), without touching w. */
+void gr_waiter_begin(gr_group_waiter_t *w);
+bool gr_waiter_end(void);
+
+/* --- group.c */
+void gr_group_free(gr_group_t *grp);
+/* Kafka's completeAndScheduleNextExpiration: the member showed life; its
+ * next expiration is in timeout_ms (none while it awaits a join or sync,
+ * unless it is new). */
+void gr_member_heartbeat(gr_member_t *m, int64_t timeout_ms);
+/* After a load: state and timers from the loaded metadata. */
+void gr_group_loaded(gr_group_t *grp);
+void gr_group_transition(gr_group_t *grp, gr_group_state_t s);
+void gr_group_compute_subscribed(gr_group_t *grp);
+bool gr_group_subscribed_to(const gr_group_t *grp, const char *topic);
+/* Answers every waiter of grp with err (unload). */
+void gr_group_fail_waiters(gr_group_t *grp, gr_kerr_t err);
+
+/* --- offsets.c */
+gr_offset_t *gr_offsets_find(const gr_group_t *grp, const char *topic,
+                             int32_t tlen, int32_t partition);
+/* Inserts or replaces; takes ownership of o. */
+void gr_offsets_put(gr_group_t *grp, gr_offset_t *o);
+/* Unlinks and frees the offset of (topic, partition), if any. */
+bool gr_offsets_del(gr_group_t *grp, const char *topic, int32_t tlen,
+                    int32_t partition);
+void gr_offsets_free_all(gr_group_t *grp);
+/* The group's offsets in a new array (caller frees), sorted. */
+gr_offset_t **gr_offsets_sorted(const gr_group_t *grp, int32_t *n);
+void gr_offset_free(gr_offset_t *o);
+
+#endif
