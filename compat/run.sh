@@ -705,7 +705,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            group_api_versions)
 # exactly-once: idempotence under lost responses, transactions
 SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
-            txn_frames_restart)
+            txn_frames_restart rdkafka_txn rdkafka_txn_restart kafkajs_txn
+            confluent_txn txn_consume_transform_produce txn_offsets_frames)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -256,11 +256,20 @@ groups_appended(void *arg, gr_partition_t *p, size_t bytes)
     gr_partition_appended(arg, p, bytes);
 }
 
+/* txn hook: a marker on __consumer_offsets (transactional offsets) */
+static void
+txn_offsets_marker(void *arg, gr_partition_t *p, int64_t pid, bool commit)
+{
+    gr_broker_t *b = arg;
+    if (b->groups != NULL)
+        gr_groups_txn_complete(b->groups, p->id, pid, commit);
+}
+
 static gr_txn_coord_t *
 txn_coord_new(gr_broker_t *b)
 {
     gr_txn_config_t cfg;
-    gr_txn_hooks_t hooks = { txn_appended, NULL, b };
+    gr_txn_hooks_t hooks = { txn_appended, txn_offsets_marker, b };
     memset(&cfg, 0, sizeof cfg);
     cfg.max_timeout_ms =
         (int32_t)gr_conf_int(b->conf, GR_CONF_TRANSACTION_MAX_TIMEOUT_MS);

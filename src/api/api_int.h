@@ -23,6 +23,7 @@ int gr_api_write_txn_markers(gr_req_t *req);
 int gr_api_describe_producers(gr_req_t *req);
 int gr_api_describe_transactions(gr_req_t *req);
 int gr_api_list_transactions(gr_req_t *req);
+int gr_api_txn_offset_commit(gr_req_t *req); /* to the group coordinator */
 /* admin (issue 6) */
 int gr_api_create_topics(gr_req_t *req);
 int gr_api_delete_topics(gr_req_t *req);

@@ -4,8 +4,8 @@
  * error). A partition without a commit answers offset -1 and metadata "".
  * Errors of the group: per partition in v0-v1, at the top level in v2-v7,
  * per group in v8+ (Kafka's OffsetFetchRequest.getErrorResponse).
- * require_stable (v7+): no transactional offsets exist yet, so nothing is
- * ever unstable.
+ * require_stable (v7+): an offset a transaction holds (TxnOffsetCommit,
+ * not yet committed by its marker) answers UNSTABLE_OFFSET_COMMIT.
  */
 #include "api/api_int.h"
 #include "group/group.h"

@@ -7,15 +7,19 @@
  * reads load_bytes_per_turn bytes of one partition per loop turn (a slice
  * from the log, pread into a buffer, whole batches applied record by
  * record: latest value per key wins, tombstones delete), so the loop keeps
- * serving meanwhile. A partition becomes LOADED at the LEO it had when its
- * load started (nothing else appends to it while it loads: every writer
- * goes through a group of a LOADED partition). Requests for a group of a
- * LOADING partition get COORDINATOR_LOAD_IN_PROGRESS.
+ * serving meanwhile. A partition becomes LOADED once the load reaches its
+ * log end (groups do not write to a LOADING partition: every writer goes
+ * through a group of a LOADED partition; the transaction coordinator may
+ * append markers meanwhile, which the load then replays: control batches
+ * commit or drop the pending transactional offsets of their producer,
+ * txn_offsets.c). Requests for a group of a LOADING partition get
+ * COORDINATOR_LOAD_IN_PROGRESS.
  * Loop thread only.
  */
 #include "core/time.h"
 #include "group/group_int.h"
 #include "log/log.h"
+#include "proto/wire.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -253,7 +257,7 @@ partition_loaded(gr_groups_t *g, int32_t id)
             next = grp->hnext;
             if (grp->partition != id)
                 continue;
-            if (!grp->has_metadata && grp->ocount == 0) {
+            if (!grp->has_metadata && grp->ocount == 0 && !grp->txn_offsets) {
                 /* a tombstoned group without offsets */
                 gr_groups_remove(g, grp);
                 continue;
@@ -277,9 +281,22 @@ static int
 load_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *r)
 {
     load_ctx_t *lc = arg;
-    (void)h;
-    gr_store_apply(lc->g, lc->partition, r);
+    gr_store_apply(lc->g, lc->partition, r,
+                   (h->attributes & GR_ATTR_TRANSACTIONAL) ? h->producer_id
+                                                           : -1);
     return 0;
+}
+
+/* A transaction marker (control batch): pending offsets of its producer
+ * are committed or dropped. */
+static int
+load_marker(void *arg, const gr_batch_hdr_t *h, const gr_record_t *r)
+{
+    load_ctx_t *lc = arg;
+    if (r->key.len >= 4 && gr_get_u16(r->key.ptr) == 0)
+        gr_groups_txn_marker(lc->g, lc->partition, h->producer_id,
+                               gr_get_u16(r->key.ptr + 2) == GR_CONTROL_COMMIT);
+    return 1;
 }
 
 /* Loads up to budget bytes of partition id; true when it is done. */
@@ -297,6 +314,9 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
         return true;
     if (ps->next_offset < gr_log_start_offset(p->log))
         ps->next_offset = gr_log_start_offset(p->log);
+    /* markers the transaction coordinator appends meanwhile are loaded
+     * too: the load goes on to the current log end */
+    ps->end_offset = gr_log_end_offset(p->log);
     if (ps->next_offset >= ps->end_offset)
         return true;
     rc =
@@ -323,7 +343,10 @@ load_some(gr_groups_t *g, int32_t id, int32_t budget)
         if (h.length <= 0 || pos + n > g->rbuf.len)
             break; /* the slice ends inside a batch: read it next turn */
         if (gr_batch_last_offset(&h) >= ps->next_offset && h.magic == 2 &&
-            !(h.attributes & GR_ATTR_CONTROL)) {
+            (h.attributes & GR_ATTR_CONTROL))
+            gr_batch_foreach_record(g->rbuf.ptr + pos, n, &g->scratch, 1u << 16,
+                                    load_marker, &lc);
+        else if (gr_batch_last_offset(&h) >= ps->next_offset && h.magic == 2) {
             gr_kerr_t k = gr_batch_foreach_record(
                 g->rbuf.ptr + pos, n, &g->scratch, 64u << 20, load_record, &lc);
             if (k != GR_KERR_NONE)
@@ -475,7 +498,7 @@ expire_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
     }
     free(v);
     free(del);
-    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0) {
+    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 && !grp->txn_offsets) {
         GR_LOG_INFO("group %s transitioned to Dead in generation %d", grp->id,
                     grp->generation);
         gr_store_tombstones(grp, NULL, 0, true);

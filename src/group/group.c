@@ -1038,7 +1038,8 @@ join(gr_groups_t *g, const gr_group_join_args_t *a, gr_group_waiter_t *w)
         try_complete_join(grp);
     /* a group created by a join that failed holds nothing */
     if (grp->state == GR_GROUP_EMPTY && grp->nmembers == 0 &&
-        grp->npending == 0 && grp->ocount == 0 && !grp->has_metadata)
+        grp->npending == 0 && grp->ocount == 0 && !grp->txn_offsets &&
+        !grp->has_metadata)
         gr_groups_remove(g, grp);
 }
 
@@ -1308,6 +1309,7 @@ gr_group_free(gr_group_t *grp)
         free(p);
     }
     gr_offsets_free_all(grp);
+    gr_group_txn_free_all(grp);
     free_subscribed(grp);
     free(grp->protocol_type);
     free(grp->protocol_name);

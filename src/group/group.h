@@ -228,6 +228,30 @@ typedef struct gr_group_commit_args {
 bool gr_group_commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
                              gr_group_waiter_t *w);
 
+/* TxnOffsetCommit: as gr_group_commit_offsets, for a transactional
+ * producer (Kafka's handleTxnCommitOffsets): the member id and generation
+ * are checked only when given; the offsets are appended as a batch of the
+ * producer and become the group's only when the transaction's COMMIT
+ * marker reaches the partition (gr_groups_txn_complete). */
+typedef struct gr_group_txn_commit_args {
+    gr_str_t group_id;
+    gr_str_t member_id;         /* "" when not given (v0-v2) */
+    gr_str_t group_instance_id; /* null when not given */
+    int32_t generation_id;      /* -1 when not given */
+    int64_t producer_id;
+    int16_t producer_epoch;
+    gr_group_commit_part_t *parts;
+    int32_t nparts;
+} gr_group_txn_commit_args_t;
+bool gr_group_txn_commit_offsets(gr_groups_t *g,
+                                 const gr_group_txn_commit_args_t *a,
+                                 gr_group_waiter_t *w);
+/* A COMMIT (commit) or ABORT marker of producer pid was appended to
+ * partition of __consumer_offsets: its pending offsets there become
+ * committed, or are dropped. Called by the transaction coordinator. */
+void gr_groups_txn_complete(gr_groups_t *g, int32_t partition, int64_t pid,
+                            bool commit);
+
 /* OffsetFetch/OffsetDelete/DescribeGroups validation of a group id:
  * INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR... or
  * NONE. allow_empty: "" is a valid id (offset APIs, describe, delete). */

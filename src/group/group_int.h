@@ -175,6 +175,7 @@ struct gr_group {
     char **subscribed; /* consumer groups: the topics, or NULL */
     int32_t nsubscribed;
     bool subscribed_known;
+    struct gr_txn_offset *txn_offsets; /* pending (txn_offsets.c) */
 };
 
 /* Load state of a __consumer_offsets partition. */
@@ -242,8 +243,23 @@ gr_kerr_t gr_store_group(gr_group_t *grp, const gr_bytes_t *assign);
 /* Tombstones for the offsets listed and, when tomb_group, the group. */
 gr_kerr_t gr_store_tombstones(gr_group_t *grp, gr_offset_t **offs, int32_t n,
                               bool tomb_group);
-/* Applies one record of __consumer_offsets (start-up load). */
-void gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r);
+/* Applies one record of __consumer_offsets (start-up load); an offset of a
+ * transactional batch of producer txn_pid (>= 0) stays pending. */
+void gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r,
+                    int64_t txn_pid);
+
+/* --- txn_offsets.c: transactional offset commits */
+typedef struct gr_txn_offset gr_txn_offset_t;
+/* Takes o as pending for producer pid (a load, or an append). */
+void gr_group_txn_put(gr_group_t *grp, int64_t pid, gr_offset_t *o);
+/* Whether a transaction holds an offset of topic/partition for grp. */
+bool gr_group_txn_pending(const gr_group_t *grp, const char *topic,
+                          int32_t tlen, int32_t partition);
+void gr_group_txn_free_all(gr_group_t *grp);
+/* A marker of producer pid on partition (gr_groups_txn_complete without
+ * the loading check: the load replays markers through it). */
+void gr_groups_txn_marker(gr_groups_t *g, int32_t partition, int64_t pid,
+                          bool commit);
 
 /* --- member.c */
 gr_member_t *gr_member_new(gr_group_t *grp, const char *member_id,

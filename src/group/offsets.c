@@ -325,7 +325,7 @@ commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
     }
     commit_store(g, grp, a, w);
     /* a simple group whose every commit failed holds nothing */
-    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 &&
+    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 && !grp->txn_offsets &&
         grp->protocol_type == NULL && !grp->has_metadata)
         gr_groups_remove(g, grp);
 }
@@ -355,13 +355,16 @@ gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
 {
     gr_group_t *grp = gr_groups_find(g, group_id);
     gr_offset_t *o = NULL;
-    /* no transactional commits yet: nothing is ever pending, so
-     * require_stable never finds UNSTABLE_OFFSET_COMMIT */
-    (void)require_stable;
     out->offset = -1;
     out->leader_epoch = -1;
     out->metadata = "";
     out->error = GR_KERR_NONE;
+    /* an offset a transaction holds: not stable yet (KIP-447) */
+    if (require_stable && grp != NULL && topic->len >= 0 &&
+        gr_group_txn_pending(grp, topic->ptr, topic->len, partition)) {
+        out->error = GR_KERR_UNSTABLE_OFFSET_COMMIT;
+        return;
+    }
     if (grp != NULL && topic->len >= 0)
         o = gr_offsets_find(grp, topic->ptr, topic->len, partition);
     if (o != NULL) {
@@ -451,7 +454,7 @@ gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
         return err;
     /* an Empty group with no offsets left is Dead (Kafka's
      * cleanupGroupMetadata) */
-    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0) {
+    if (grp->state == GR_GROUP_EMPTY && grp->ocount == 0 && !grp->txn_offsets) {
         gr_store_tombstones(grp, NULL, 0, true);
         gr_groups_remove(g, grp);
     }

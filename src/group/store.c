@@ -20,6 +20,7 @@
 #include "core/time.h"
 #include "group/group_int.h"
 #include "log/log.h"
+#include "log/producer_state.h"
 #include "proto/gen/group_metadata_key.h"
 #include "proto/gen/group_metadata_value.h"
 #include "proto/gen/offset_commit_key.h"
@@ -168,6 +169,13 @@ gr_store_append(gr_groups_t *g, int32_t partition, gr_batch_builder_t *bb,
         /* Kafka's storeOffsets/storeGroup: a storage error means "not the
          * coordinator any more" to the client, which looks again */
         return GR_KERR_NOT_COORDINATOR;
+    }
+    if (bb->producer_id >= 0 && p->pstate != NULL) {
+        /* a transactional offset commit opens the producer's transaction
+         * on the partition, as a Produce would */
+        gr_batch_hdr_t h;
+        gr_batch_hdr_parse(out.ptr, &h);
+        gr_pstate_append(p->pstate, &h, gr_wall_ms());
     }
     p->high_watermark = gr_log_end_offset(p->log);
     if (g->hooks.appended)
@@ -355,7 +363,8 @@ clear_group_metadata(gr_group_t *grp)
 }
 
 void
-gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r)
+gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r,
+               int64_t txn_pid)
 {
     gr_reader_t rd, vr;
     int16_t kver, vver;
@@ -399,7 +408,10 @@ gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r)
         o->commit_ts = v.commit_timestamp;
         o->expire_ts = vver == 1 ? v.expire_timestamp : -1;
         GR_ASSERT(o->topic && o->metadata);
-        gr_offsets_put(grp, o);
+        if (txn_pid >= 0)
+            gr_group_txn_put(grp, txn_pid, o);
+        else
+            gr_offsets_put(grp, o);
         return;
     }
     if (kver == 2) {

@@ -12,6 +12,7 @@
 #include "../log/logtest.h"
 #include "core/fault.h"
 #include "core/log.h"
+#include "group/group.h"
 #include "log/producer_state.h"
 #include "log/txn_index.h"
 #include "proto/records.h"
@@ -29,6 +30,7 @@ typedef struct fx {
     int marks; /* offsets hook calls */
     int64_t mark_pid;
     bool mark_commit;
+    gr_groups_t *groups; /* when a test runs the group coordinator */
 } fx_t;
 
 static int64_t fake_now = 1700000000000LL;
@@ -88,6 +90,8 @@ offsets_marker(void *arg, gr_partition_t *p, int64_t pid, bool commit)
     f->marks++;
     f->mark_pid = pid;
     f->mark_commit = commit;
+    if (f->groups)
+        gr_groups_txn_complete(f->groups, p->id, pid, commit);
 }
 
 static void
@@ -544,8 +548,7 @@ START_TEST(test_compaction_with_transactions)
     before = gr_log_segment_count(part(&f, "compact", 0)->log);
     clean(&f);
     ck_assert_int_gt(gr_logs_cleaner_stats(f.lt.m)->cleanings, 0);
-    ck_assert_int_lt(gr_log_segment_count(part(&f, "compact", 0)->log),
-                     before);
+    ck_assert_int_lt(gr_log_segment_count(part(&f, "compact", 0)->log), before);
     log_kvs(&f, &s);
     ck_assert_ptr_nonnull(strstr(s.all, "k1=committed "));
     ck_assert_ptr_null(strstr(s.all, "k1=aborted"));
@@ -692,6 +695,127 @@ START_TEST(test_loading)
 }
 END_TEST
 
+/* --- the seam with the group coordinator: TxnOffsetCommit */
+
+static void
+groups_start(fx_t *f)
+{
+    gr_groups_config_t cfg;
+    gr_topic_t *t = gr_cluster_topic_cstr(f->c, "__consumer_offsets");
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_session_timeout_ms = 300000;
+    cfg.max_size = 100;
+    cfg.offsets_retention_ms = 7 * 24 * 3600 * 1000LL;
+    cfg.retention_check_interval_ms = 600000;
+    cfg.offset_metadata_max_bytes = 4096;
+    cfg.new_member_join_timeout_ms = 300000;
+    cfg.load_bytes_per_turn = 1 << 20;
+    f->groups = gr_groups_new(f->lt.loop, f->c, 1, &cfg, NULL);
+    ck_assert_ptr_nonnull(f->groups);
+    gr_groups_start(f->groups);
+    for (int32_t i = 0; t && i < t->nparts; i++)
+        gr_groups_partition_added(f->groups, t->parts[i]);
+    gr_groups_load_all_now(f->groups);
+}
+
+static void
+groups_stop(fx_t *f)
+{
+    gr_groups_destroy(f->groups);
+    f->groups = NULL;
+}
+
+static void
+waiter_cb(gr_group_waiter_t *w, const void *result)
+{
+    *(gr_kerr_t *)w->arg = *(const gr_kerr_t *)result;
+}
+
+static gr_kerr_t
+txn_commit(fx_t *f, gr_pid_t pid, int64_t offset)
+{
+    gr_group_commit_part_t part;
+    gr_group_txn_commit_args_t a;
+    gr_group_waiter_t w;
+    gr_kerr_t res = -1;
+    memset(&part, 0, sizeof part);
+    part.topic = GR_STR("t");
+    part.partition = 0;
+    part.offset = offset;
+    part.leader_epoch = -1;
+    part.metadata = GR_STR("");
+    part.commit_timestamp = -1;
+    memset(&a, 0, sizeof a);
+    a.group_id = GR_STR("g");
+    a.member_id = GR_STR("");
+    a.group_instance_id = GR_STR_NULL;
+    a.generation_id = -1;
+    a.producer_id = pid.id;
+    a.producer_epoch = pid.epoch;
+    a.parts = &part;
+    a.nparts = 1;
+    gr_group_waiter_init(&w, waiter_cb, &res);
+    ck_assert(!gr_group_txn_commit_offsets(f->groups, &a, &w));
+    ck_assert_int_eq(res, GR_KERR_NONE);
+    return part.error;
+}
+
+static int64_t
+group_offset(fx_t *f, bool require_stable, gr_kerr_t *err)
+{
+    gr_group_offset_t o;
+    gr_str_t g = GR_STR("g"), t = GR_STR("t");
+    gr_group_offset_get(f->groups, &g, &t, 0, require_stable, &o);
+    *err = o.error;
+    return o.offset;
+}
+
+START_TEST(test_txn_offset_commit)
+{
+    fx_t f;
+    gr_pid_t pid;
+    gr_kerr_t err;
+    gr_str_t g = GR_STR("g");
+    fx_init(&f);
+    topic(&f, "__consumer_offsets", 3, true);
+    groups_start(&f);
+    pid = init(&f, 60000);
+    add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
+    ck_assert_int_eq(txn_commit(&f, pid, 17), GR_KERR_NONE);
+    /* pending: not visible, and unstable for require_stable */
+    ck_assert_int_eq(group_offset(&f, false, &err), -1);
+    ck_assert_int_eq(group_offset(&f, true, &err), -1);
+    ck_assert_int_eq(err, GR_KERR_UNSTABLE_OFFSET_COMMIT);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(group_offset(&f, true, &err), -1); /* dropped */
+    ck_assert_int_eq(err, GR_KERR_NONE);
+    add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
+    ck_assert_int_eq(txn_commit(&f, pid, 42), GR_KERR_NONE);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(group_offset(&f, true, &err), 42);
+    /* a commit left in PrepareCommit: after a restart the coordinator
+     * writes the marker while the group partition loads */
+    add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
+    ck_assert_int_eq(txn_commit(&f, pid, 99), GR_KERR_NONE);
+    gr_fault_arm_spec("txn.marker:1:0");
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    gr_fault_clear();
+    groups_stop(&f);
+    restart(&f, false); /* the txn coordinator completes it at start */
+    groups_start(&f);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    ck_assert_int_eq(group_offset(&f, true, &err), 99);
+    ck_assert_int_eq(err, GR_KERR_NONE);
+    /* and a plain restart loads the same */
+    groups_stop(&f);
+    restart(&f, true);
+    groups_start(&f);
+    ck_assert_int_eq(group_offset(&f, true, &err), 99);
+    groups_stop(&f);
+    fx_fini(&f);
+}
+END_TEST
+
 START_TEST(test_requests_need_the_topic)
 {
     fx_t f;
@@ -738,6 +862,7 @@ suite_txn_coordinator(void)
     tcase_add_test(tc, test_expiration);
     tcase_add_test(tc, test_offsets_partition_marker);
     tcase_add_test(tc, test_loading);
+    tcase_add_test(tc, test_txn_offset_commit);
     tcase_add_test(tc, test_requests_need_the_topic);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,124 @@
+/*
+ * TxnOffsetCommit (api key 28): a transactional producer commits a consumer
+ * group's offsets inside its transaction (consume-transform-produce,
+ * KIP-98); sent to the group coordinator after AddOffsetsToTxn put the
+ * group's partition of __consumer_offsets into the transaction. Partitions
+ * of unknown topics get UNKNOWN_TOPIC_OR_PARTITION here (Kafka's
+ * handleTxnOffsetCommitRequest); the rest goes to
+ * gr_group_txn_commit_offsets(), which appends them as a batch of the
+ * producer and keeps them pending until the transaction's marker. Fields
+ * by version (txn_offset_commit.schema): leader epoch v2+, generation,
+ * member id and group instance id v3+.
+ */
+#include "api/api_int.h"
+#include "group/group.h"
+
+typedef struct txn_commit_ctx {
+    gr_req_t *req;
+    gr_group_commit_part_t *parts;
+    gr_group_waiter_t w;
+} txn_commit_ctx_t;
+
+static void
+commit_done(gr_group_waiter_t *w, const void *result)
+{
+    gr_kerr_t flush_err = *(const gr_kerr_t *)result;
+    txn_commit_ctx_t *ctx = w->arg;
+    gr_req_t *req = ctx->req;
+    const gr_txn_offset_commit_request_t *rq = req->body;
+    gr_txn_offset_commit_response_t *rs = req->resp;
+    int32_t k = 0;
+
+    rs->topics_cnt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    rs->topics = gr_arena_zalloc(req->a, sizeof(*rs->topics) *
+                                             (size_t)(rs->topics_cnt + 1));
+    if (rs->topics == NULL) {
+        gr_req_close(req, "out of memory");
+        return;
+    }
+    for (int32_t i = 0; i < rs->topics_cnt; i++) {
+        const gr_txn_offset_commit_request_topic_t *qt = &rq->topics[i];
+        gr_txn_offset_commit_response_topic_t *rt = &rs->topics[i];
+        int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
+        rt->name = qt->name;
+        rt->partitions_cnt = np;
+        rt->partitions =
+            gr_arena_zalloc(req->a, sizeof(*rt->partitions) * (size_t)(np + 1));
+        if (rt->partitions == NULL) {
+            gr_req_close(req, "out of memory");
+            return;
+        }
+        for (int32_t j = 0; j < np; j++, k++) {
+            gr_kerr_t err = ctx->parts[k].error;
+            if (err == GR_KERR_NONE)
+                err = flush_err;
+            /* v0-v1 clients (before KAFKA-7296) do not know
+             * COORDINATOR_LOAD_IN_PROGRESS here */
+            if (err == GR_KERR_COORDINATOR_LOAD_IN_PROGRESS && req->version < 2)
+                err = GR_KERR_COORDINATOR_NOT_AVAILABLE;
+            rt->partitions[j].partition_index =
+                qt->partitions[j].partition_index;
+            rt->partitions[j].error_code = err;
+        }
+    }
+    gr_req_reply(req);
+}
+
+static void
+commit_abort(gr_req_t *req)
+{
+    txn_commit_ctx_t *ctx = req->owner;
+    gr_group_waiter_cancel(&ctx->w);
+}
+
+int
+gr_api_txn_offset_commit(gr_req_t *req)
+{
+    const gr_txn_offset_commit_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    txn_commit_ctx_t *ctx = gr_arena_zalloc(req->a, sizeof(*ctx));
+    gr_group_txn_commit_args_t a;
+    int32_t n = 0, k = 0;
+
+    if (ctx == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < rq->topics_cnt; i++)
+        n +=
+            rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt : 0;
+    ctx->req = req;
+    ctx->parts = gr_arena_zalloc(req->a, sizeof(*ctx->parts) * (size_t)(n + 1));
+    if (ctx->parts == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        const gr_txn_offset_commit_request_topic_t *qt = &rq->topics[i];
+        gr_topic_t *t = gr_cluster_topic(b->cluster, &qt->name);
+        for (int32_t j = 0; j < qt->partitions_cnt; j++, k++) {
+            const gr_txn_offset_commit_request_partition_t *qp =
+                &qt->partitions[j];
+            gr_group_commit_part_t *p = &ctx->parts[k];
+            p->topic = qt->name;
+            p->partition = qp->partition_index;
+            p->offset = qp->committed_offset;
+            p->leader_epoch = qp->committed_leader_epoch; /* -1 before v2 */
+            p->metadata = qp->committed_metadata;
+            p->commit_timestamp = -1;
+            p->error = GR_KERR_NONE;
+            if (t == NULL || qp->partition_index < 0 ||
+                qp->partition_index >= t->nparts)
+                p->error = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        }
+    }
+    a.group_id = rq->group_id;
+    a.member_id = rq->member_id;                 /* "" before v3 */
+    a.group_instance_id = rq->group_instance_id; /* null before v3 */
+    a.generation_id = rq->generation_id;         /* -1 before v3 */
+    a.producer_id = rq->producer_id;
+    a.producer_epoch = rq->producer_epoch;
+    a.parts = ctx->parts;
+    a.nparts = n;
+    gr_group_waiter_init(&ctx->w, commit_done, ctx);
+    /* answered during the call: req may be over already, touch nothing */
+    if (!gr_group_txn_commit_offsets(b->groups, &a, &ctx->w))
+        return 0;
+    return gr_req_defer(req, commit_abort, ctx);
+}
