@@ -704,9 +704,18 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            kafkajs_group_session_timeout kafkajs_group_admin
            group_api_versions)
 # exactly-once: idempotence under lost responses, transactions
+# compaction of transactional data: latest committed value per key at its
+# offset, aborted records gone, markers kept
+s_txn_compaction() {
+    start_broker --override log.cleaner.backoff.ms=200 \
+        --override transaction.state.log.num.partitions=3 || return 1
+    timeout 90 $PY "$COMPAT_SRC/txn_compact.py"
+}
+
 SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
             txn_frames_restart rdkafka_txn rdkafka_txn_restart kafkajs_txn
-            confluent_txn txn_consume_transform_produce txn_offsets_frames)
+            confluent_txn txn_consume_transform_produce txn_offsets_frames
+            txn_compaction)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
