@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #define RBUF_MIN       (16 * 1024)
-#define RBUF_KEEP_MAX  (1024 * 1024) /* larger buffers are freed when empty */
+#define RBUF_KEEP_MAX  (8 * 1024 * 1024) /* larger buffers are freed when empty */
 #define ARENA_CHUNK    (16 * 1024)
 
 typedef struct out_seg {
@@ -56,6 +56,8 @@ struct gr_conn {
     out_seg_t *out;
     int out_cnt;
     int out_idx;
+    bool corked; /* TCP_CORK while a response mixing memory and files
+                  * is written, so its header does not leave alone */
 };
 
 static void conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events);
@@ -310,6 +312,11 @@ conn_output_queued(gr_conn_t *conn)
     if (rc < 0)
         return;
     if (rc == 1) {
+        if (conn->corked) {
+            int zero = 0;
+            setsockopt(conn->io.fd, IPPROTO_TCP, TCP_CORK, &zero, sizeof zero);
+            conn->corked = false;
+        }
         request_end(conn);
         if (!conn->processing)
             mark_ready(conn);
@@ -535,6 +542,11 @@ gr_req_reply(gr_req_t *req)
             conn->out[k++] = (out_seg_t){buf + at, NULL, 0, mem - at};
         conn->out_cnt = k;
         conn->out_idx = 0;
+    }
+    if (w.splices_cnt > 0 && !conn->corked) {
+        int one = 1;
+        setsockopt(conn->io.fd, IPPROTO_TCP, TCP_CORK, &one, sizeof one);
+        conn->corked = true;
     }
     conn_output_queued(conn);
     return 0;
