@@ -41,6 +41,7 @@ struct gr_broker {
     gr_conn_t *ready;         /* with buffered frames to process */
     gr_conn_t *closing;       /* closed, to be freed before sleep */
     int nconns;
+    void *conn_pool;          /* idle buffers (net/conn.c) */
     int64_t max_request_bytes;
 
     gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */

@@ -60,6 +60,47 @@ struct gr_conn {
                   * is written, so its header does not leave alone */
 };
 
+/* Idle connections hold no buffers: read buffers of the base size and
+ * arenas go back to a small per-broker pool when a connection has nothing
+ * buffered, and come from it on the next request (no allocation per
+ * request in the steady state). Loop thread only. */
+#define POOL_MAX 64
+typedef struct conn_pool {
+    uint8_t *rbufs[POOL_MAX];
+    int nrbufs;
+    gr_arena_t *arenas[POOL_MAX];
+    int narenas;
+} conn_pool_t;
+
+static conn_pool_t *
+pool_of(gr_broker_t *b)
+{
+    if (b->conn_pool == NULL)
+        b->conn_pool = calloc(1, sizeof(conn_pool_t));
+    return b->conn_pool;
+}
+
+/* Gives back the connection's base-size read buffer and its arena when it
+ * has nothing buffered and no request in flight. */
+static void
+conn_park(gr_conn_t *conn)
+{
+    conn_pool_t *p = pool_of(conn->broker);
+    if (p == NULL || conn->req != NULL || conn->rpos != conn->rlen)
+        return;
+    if (conn->rbuf != NULL && conn->rcap == RBUF_MIN &&
+        p->nrbufs < POOL_MAX) {
+        p->rbufs[p->nrbufs++] = conn->rbuf;
+        conn->rbuf = NULL;
+        conn->rcap = conn->rlen = conn->rpos = 0;
+    }
+    if (conn->arena != NULL && p->narenas < POOL_MAX) {
+        gr_arena_reset(conn->arena);
+        p->arenas[p->narenas++] = conn->arena;
+        conn->arena = NULL;
+    }
+}
+
 static void conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events);
 static void conn_update_events(gr_conn_t *conn);
 static void conn_process(gr_conn_t *conn);
@@ -204,9 +245,18 @@ gr_conn_reap(gr_broker_t *b)
 void
 gr_conn_close_all(gr_broker_t *b)
 {
+    conn_pool_t *p = b->conn_pool;
     while (b->conns)
         gr_conn_close(b->conns, "broker shutting down");
     gr_conn_reap(b);
+    if (p != NULL) {
+        for (int i = 0; i < p->nrbufs; i++)
+            free(p->rbufs[i]);
+        for (int i = 0; i < p->narenas; i++)
+            gr_arena_destroy(p->arenas[i]);
+        free(p);
+        b->conn_pool = NULL;
+    }
 }
 
 static void
@@ -329,7 +379,9 @@ req_new(gr_conn_t *conn)
 {
     gr_req_t *req;
     if (conn->arena == NULL) {
-        conn->arena = gr_arena_new(ARENA_CHUNK);
+        conn_pool_t *p = pool_of(conn->broker);
+        conn->arena = p && p->narenas ? p->arenas[--p->narenas]
+                                      : gr_arena_new(ARENA_CHUNK);
         if (conn->arena == NULL)
             return NULL;
     }
@@ -357,6 +409,14 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
     }
     if (conn->rcap >= need)
         return 0;
+    if (conn->rbuf == NULL && need <= RBUF_MIN) {
+        conn_pool_t *pl = pool_of(conn->broker);
+        if (pl && pl->nrbufs) {
+            conn->rbuf = pl->rbufs[--pl->nrbufs];
+            conn->rcap = RBUF_MIN;
+            return 0;
+        }
+    }
     cap = conn->rcap ? conn->rcap : RBUF_MIN;
     while (cap < need)
         cap *= 2;
@@ -418,6 +478,7 @@ conn_process(gr_conn_t *conn)
             conn->rbuf = NULL;
             conn->rcap = 0;
         }
+        conn_park(conn);
     }
     conn->processing = false;
     conn_update_events(conn);
