@@ -523,7 +523,11 @@ load_active_tail(gr_log_t *l)
     while ((rc = gr_scan_next(&s, &h, &pos, &why)) == 1) {
         int64_t last = gr_batch_last_offset(&h);
         if (h.base_offset < l->leo || last - seg->base > INT32_MAX) {
+            /* the scan has moved past this batch: cut at its start, or
+             * what is appended next lands behind it and is lost with it
+             * at the next start-up */
             why = "offsets not increasing";
+            s.pos = pos;
             rc = GR_ERR_CORRUPT;
             break;
         }
