@@ -7,6 +7,7 @@
  * As Kafka's start script: an optional properties file, then overrides.
  */
 #include "broker.h"
+#include "core/fault.h"
 #include "core/log.h"
 
 #include <signal.h>
@@ -111,6 +112,18 @@ main(int argc, char **argv)
         GR_LOG_ERROR("invalid configuration; not starting");
         gr_conf_destroy(conf);
         return 1;
+    }
+    /* fault injection for tests (src/core/fault.h) */
+    if (getenv("GREGOR_FAULTS") && getenv("GREGOR_FAULTS")[0]) {
+        if (gr_fault_arm_spec(getenv("GREGOR_FAULTS")) != 0) {
+            GR_LOG_ERROR("GREGOR_FAULTS='%s' is malformed (point[@match]:nth"
+                         "[:count],...); not starting",
+                         getenv("GREGOR_FAULTS"));
+            gr_conf_destroy(conf);
+            return 2;
+        }
+        GR_LOG_WARN("fault injection armed: GREGOR_FAULTS=%s",
+                    getenv("GREGOR_FAULTS"));
     }
     the_broker = gr_broker_new(conf, lfile, dump);
     if (the_broker == NULL) {

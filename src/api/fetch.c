@@ -218,7 +218,7 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
         rp->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
         return 0;
     }
-    if (p->log == NULL) {
+    if (p->log == NULL || gr_log_offline(p->log)) {
         rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return 0;
     }

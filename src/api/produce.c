@@ -181,7 +181,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
                   "Cannot append to an internal topic.", -1);
         return 0;
     }
-    if (p->log == NULL) {
+    if (p->log == NULL || gr_log_offline(p->log)) {
         prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return 0;
     }

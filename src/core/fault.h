@@ -1,30 +1,44 @@
 /*
- * Fault injection points (SQLite's sqlite3FaultSim): GR_FAULT("log.write")
- * is true when a test armed that point and this is the chosen hit; the
- * caller then behaves as if its system call failed. Without
- * GR_FAULT_INJECTION (configure --enable-fault-injection) GR_FAULT() is the
- * constant 0 and the points cost nothing. Loop thread only.
+ * Fault injection points (SQLite's sqlite3FaultSim): GR_FAULT("log.write",
+ * where) is true when that point is armed for where (a path) and this is
+ * a chosen hit; the caller then behaves as if its system call failed.
+ * Points are always compiled; while nothing is armed each costs one
+ * predictable branch on a global flag. They are armed by tests
+ * (gr_fault_arm) or at start-up from the environment:
  *
- * Points: "log.write" (segment append), "log.fsync" (flush),
- * "log.segment" (creating a segment file on roll).
+ *   GREGOR_FAULTS=point[@match]:nth[:count][,...]
+ *
+ *   point  log.write        a segment append fails (EIO), nothing written
+ *          log.write.short  half of the append reaches the file, then EIO
+ *          log.nospace      half of it reaches the file, then ENOSPC
+ *          log.fsync        an fsync of a partition's segments fails
+ *          log.segment      creating a segment file (roll) fails
+ *   match  only hits whose path contains this string (e.g. "/mytopic-0")
+ *   nth    the nth matching hit is the first to fail (1: the next)
+ *   count  consecutive matching hits that fail from there (default 1;
+ *          0: every one from then on)
+ *
+ * Loop thread only.
  */
 #ifndef GR_CORE_FAULT_H
 #define GR_CORE_FAULT_H
 
 #include <stdbool.h>
 
-#ifdef GR_FAULT_INJECTION
-#define GR_FAULT(name) gr_fault_hit(name)
-#else
-#define GR_FAULT(name) 0
-#endif
+extern bool gr_fault_armed; /* some point is armed */
 
-/* Makes the nth next hit of point name fail (1: the next one), once.
- * Arming a point again replaces its count. At most 8 points at a time. */
+#define GR_FAULT(name, where)                                                  \
+    (__builtin_expect(gr_fault_armed, 0) && gr_fault_hit(name, where))
+
+/* Makes the nth next hit of point name fail (1: the next one), once, for
+ * any path. Arming a point again replaces it. At most 8 points. */
 void gr_fault_arm(const char *name, int nth);
+/* Arms points from a GREGOR_FAULTS value (above). 0, or -1 when spec is
+ * malformed (nothing armed then). */
+int gr_fault_arm_spec(const char *spec);
 /* Disarms every point. */
 void gr_fault_clear(void);
-/* Counts a hit of name; true when it is the armed one. */
-bool gr_fault_hit(const char *name);
+/* Counts a hit of name at where (may be NULL); true when it must fail. */
+bool gr_fault_hit(const char *name, const char *where);
 
 #endif

@@ -167,7 +167,7 @@ seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
     int fd;
 
     gr_segment_path(path, l->dir, base, ".log");
-    if (GR_FAULT("log.segment")) {
+    if (GR_FAULT("log.segment", path)) {
         fd = -1;
         errno = EIO;
     } else {
@@ -814,6 +814,12 @@ gr_log_segment_count(const gr_log_t *l)
     return l->nsegs;
 }
 
+bool
+gr_log_offline(const gr_log_t *l)
+{
+    return l->offline;
+}
+
 int64_t
 gr_log_recovery_point(const gr_log_t *l)
 {
@@ -937,17 +943,25 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
         return GR_ERR_IO;
     while (done < n) {
         ssize_t w;
-        if (GR_FAULT("log.write")) {
-            /* a torn write: half of it reaches the file, then EIO */
-            w = pwrite(f->fd, buf + done, (n - done) / 2,
+        int fault = 0;     /* errno of an injected failure */
+        bool torn = false; /* half of it reaches the file first */
+        if (GR_FAULT("log.write", l->dir))
+            fault = EIO;
+        else if (GR_FAULT("log.write.short", l->dir))
+            fault = EIO, torn = true;
+        else if (GR_FAULT("log.nospace", l->dir))
+            fault = ENOSPC, torn = true; /* as a full disk does */
+        if (fault == 0) {
+            w = pwrite(f->fd, buf + done, n - done,
                        (off_t)(seg->size + (int64_t)done));
+        } else {
+            w = torn ? pwrite(f->fd, buf + done, (n - done) / 2,
+                              (off_t)(seg->size + (int64_t)done))
+                     : 0;
             if (w > 0)
                 done += (size_t)w;
             w = -1;
-            errno = EIO;
-        } else {
-            w = pwrite(f->fd, buf + done, n - done,
-                       (off_t)(seg->size + (int64_t)done));
+            errno = fault;
         }
         if (w < 0 && errno == EINTR)
             continue;
@@ -962,9 +976,12 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
     GR_LOG_ERROR("%s/%020" PRId64 ".log: append of %zu bytes at %" PRId64
                  " failed after %zu: %s; truncating back",
                  l->dir, seg->base, n, seg->size, done, strerror(e));
-    if (ftruncate(f->fd, (off_t)seg->size) != 0)
-        GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot truncate: %s", l->dir,
-                     seg->base, strerror(errno));
+    if (ftruncate(f->fd, (off_t)seg->size) != 0) {
+        GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot truncate: %s; the "
+                     "partition is offline until restart",
+                     l->dir, seg->base, strerror(errno));
+        l->offline = true;
+    }
     return errno_err(e);
 }
 
@@ -978,6 +995,8 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
     gr_err_t err;
 
     GR_ASSERT(!l->dead);
+    if (l->offline)
+        return GR_ERR_IO;
     if (n < GR_BATCH_HEADER_SIZE || n > INT32_MAX)
         return GR_ERR_INVALID;
     /* offsets: only the headers are looked at (the caller validated) */
@@ -1113,6 +1132,8 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    if (l->offline)
+        return GR_ERR_IO;
     if (offset < l->start_offset || offset > l->leo)
         return GR_ERR_NOT_FOUND;
     if (offset == l->leo || offset >= max_offset)
@@ -1166,6 +1187,8 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    if (l->offline)
+        return GR_ERR_IO;
     for (int i = 0; i < l->nsegs; i++) {
         gr_segment_t *seg = l->segs[i];
         int64_t mts, from, pos;
@@ -1372,8 +1395,14 @@ flush_done(gr_loop_t *loop, void *arg)
     int nlater = 0;
 
     (void)loop;
-    if (job->err)
-        GR_LOG_ERROR("%s: fsync failed: %s", l->dir, strerror(job->err));
+    if (job->err && !l->dead) {
+        /* after a failed fsync the kernel may have dropped the dirty
+         * pages: what reads see may not be what the file will hold */
+        GR_LOG_ERROR("%s: fsync failed: %s; the partition is offline until "
+                     "restart",
+                     l->dir, strerror(job->err));
+        l->offline = true;
+    }
     l->flushing = NULL;
     if (l->deleted)
         err = GR_ERR_IO;
@@ -1430,7 +1459,7 @@ flush_start(gr_log_t *l)
         return -1;
     job->l = l;
     job->upto = l->leo;
-    job->fail = GR_FAULT("log.fsync");
+    job->fail = GR_FAULT("log.fsync", l->dir);
     /* the active segment's new index entries reach the page cache (they
      * are not fsynced: see segment.h) */
     gr_segment_path(path, l->dir, act->base, ".index");
