@@ -209,10 +209,32 @@ s_broker_compression() {
     $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
 }
 
+# storage faults armed at run time (GREGOR_FAULTS, src/core/fault.h): the
+# faulty partitions answer KAFKA_STORAGE_ERROR and keep only what they
+# acknowledged, the others keep serving, the broker stays up
+s_storage_faults() {
+    GREGOR_FAULTS=log.write@/flt-w-0:2:3,log.write.short@/flt-s-0:2:1,log.nospace@/flt-n-0:2:0,log.fsync@/flt-f-0:1:0 \
+        start_broker --override log.flush.interval.messages=1 || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/faults.py" || return 1
+    broker_alive || { echo "broker died"; return 1; }
+    grep -q 'fault injection armed' "$BROKER_DIR/broker.log" || return 1
+    # librdkafka retries a failed write (nothing was written): each
+    # message arrives once
+    stop_broker
+    GREGOR_FAULTS=log.write@/pc-fault-0:1:3 REUSE_DIR=1 start_broker || return 1
+    "$COMPAT_BIN/bin/produce_consume" pc-fault none 2000 100 1 || return 1
+    [ "$(grep -c 'pc-fault-0/00000000000000000000.log: append of' "$BROKER_DIR/broker.log")" = 3 ] || {
+        echo "expected 3 failed appends"; return 1; }
+    stop_broker
+    REUSE_DIR=1 start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/faults.py" after
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
-           kafkajs_produce raw_data_path restart_durability broker_compression)
+           kafkajs_produce raw_data_path restart_durability broker_compression
+           storage_faults)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
