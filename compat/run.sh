@@ -230,15 +230,83 @@ s_storage_faults() {
     timeout 60 $PY "$COMPAT_SRC/faults.py" after
 }
 
+# SIGKILL at random moments under acks=all producers: every acknowledged
+# record is there after the restarts, at its offset, in order; duplicates
+# (idempotence is off) are counted. GR_CRASH_CYCLES (default 10) cycles;
+# GR_CRASH_SEED picks the moments (printed, so a run can be replayed).
+s_crash_loop() {
+    local cycles=${GR_CRASH_CYCLES:-10} seed=${GR_CRASH_SEED:-$RANDOM} port pid i ms
+    local opts=(--override num.partitions=4 --override log.segment.bytes=262144
+                --override log.index.interval.bytes=1024)
+    echo "crash loop: $cycles cycles, GR_CRASH_SEED=$seed"
+    RANDOM=$seed
+    start_broker "${opts[@]}" || return 1
+    port=$GR_PORT
+    opts+=(--override "listeners=PLAINTEXT://127.0.0.1:$port")
+    "$COMPAT_BIN/bin/crash_produce" crash 4 "$BROKER_DIR/acked" >"$BROKER_DIR/producer.out" 2>&1 &
+    pid=$!
+    for i in $(seq 1 "$cycles"); do
+        ms=$((50 + RANDOM % 1200))
+        sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+        stop_broker KILL
+        if [ $((RANDOM % 4)) = 0 ]; then
+            # killed again while starting (recovery, loading)
+            "$GREGOR" "${opts[@]}" --override "log.dirs=$BROKER_DIR/data" \
+                >>"$BROKER_DIR/stdout" 2>>"$BROKER_DIR/broker.log" &
+            sleep "0.0$((RANDOM % 10))"
+            kill -KILL $! 2>/dev/null
+            wait $! 2>/dev/null
+        fi
+        REUSE_DIR=1 start_broker "${opts[@]}" || { kill $pid; return 1; }
+        kill -0 $pid 2>/dev/null || { cat "$BROKER_DIR/producer.out"; return 1; }
+    done
+    sleep 1
+    kill -TERM $pid
+    wait $pid || { cat "$BROKER_DIR/producer.out"; return 1; }
+    cat "$BROKER_DIR/producer.out"
+    [ "$(grep -c 'unclean shutdown' "$BROKER_DIR/broker.log")" -ge "$cycles" ] || return 1
+    kcat -b "$GR_BOOTSTRAP" -C -t crash -o beginning -e -q -X check.crcs=true \
+        -f '%p %o %s\n' >"$BROKER_DIR/consumed" || return 1
+    $PY "$COMPAT_SRC/crash_check.py" "$BROKER_DIR/acked" "$BROKER_DIR/consumed" 4 \
+        "$(sed -n 's/^crash_produce: \([0-9]*\) produced.*/\1/p' "$BROKER_DIR/producer.out")"
+}
+
+# torn writes: a log left by SIGKILL, its last segment cut, overwritten or
+# torn and index tails damaged at random points before each start-up; the
+# broker must come back with exactly the batches before the damage.
+# GR_TORN_ROUNDS (default 10) rounds; GR_TORN_SEED replays a run.
+s_torn_tails() {
+    local rounds=${GR_TORN_ROUNDS:-10} seed=${GR_TORN_SEED:-$RANDOM} pristine i end
+    local opts=(--override log.segment.bytes=16384 --override log.index.interval.bytes=512)
+    echo "torn tails: $rounds rounds, GR_TORN_SEED=$seed"
+    start_broker "${opts[@]}" || return 1
+    timeout 60 $PY "$COMPAT_SRC/torn.py" fill 200 || return 1
+    stop_broker KILL
+    pristine=$BROKER_DIR/pristine
+    cp -a "$BROKER_DIR/data" "$pristine"
+    for i in $(seq 1 "$rounds"); do
+        rm -rf "$BROKER_DIR/data"
+        cp -a "$pristine" "$BROKER_DIR/data"
+        end=$($PY "$COMPAT_SRC/torn.py" damage "$BROKER_DIR/data" $((seed * 1000 + i))) || return 1
+        REUSE_DIR=1 start_broker "${opts[@]}" || return 1
+        timeout 60 $PY "$COMPAT_SRC/torn.py" check "$end" || return 1
+        stop_broker KILL
+    done
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           storage_faults)
+           storage_faults crash_loop torn_tails)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
+# time bounds of the scenarios whose length is configurable
+LIMIT_crash_loop=$((60 + ${GR_CRASH_CYCLES:-10} * 3))
+LIMIT_torn_tails=$((60 + ${GR_TORN_ROUNDS:-10} * 3))
 for s in "${SCENARIOS[@]}"; do
-    run_scenario "$s" "s_$s"
+    limit=LIMIT_$s
+    run_scenario "$s" "s_$s" "${!limit:-120}"
 done
 [ "$T_FAILED" = 0 ]
