@@ -294,11 +294,30 @@ s_torn_tails() {
     done
 }
 
+# resource bounds: clients that never read, stall mid-frame or say
+# nothing; queued.max.request.bytes across connections
+s_resource_limits() {
+    start_broker --override connections.max.idle.ms=2000 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" stall || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" sessions || return 1
+    broker_alive || return 1
+    stop_broker
+    GREGOR_LOG_LEVEL=debug start_broker --override socket.request.max.bytes=4194304 \
+        --override queued.max.request.bytes=8388608 --override message.max.bytes=5000000 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" queued || return 1
+    grep -q 'waits for request memory' "$BROKER_DIR/broker.log" || return 1
+    # the bound must let the largest request in (Kafka's rule)
+    ! "$GREGOR" --override socket.request.max.bytes=4194304 \
+        --override queued.max.request.bytes=1000000 --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$BROKER_DIR/d2" 2>"$BROKER_DIR/e2" >/dev/null &&
+        grep -q 'queued.max.request.bytes' "$BROKER_DIR/e2"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           storage_faults crash_loop torn_tails)
+           storage_faults crash_loop torn_tails resource_limits)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
