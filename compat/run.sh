@@ -209,6 +209,21 @@ s_broker_compression() {
     $PY "$COMPAT_SRC/segment_attrs.py" "$BROKER_DIR/data/recomp-0/00000000000000000000.log" 3 1
 }
 
+# a partition directory whose topic metadata was never written (a crash
+# during creation, found by crash_loop) or already deleted: the topic can
+# be created again; the old directory is kept aside as <dir>.<id>-stray
+s_stray_partition_dir() {
+    need kcat || return 1
+    start_broker || return 1
+    echo old | kcat -b "$GR_BOOTSTRAP" -P -t stray -X acks=all -X message.timeout.ms=10000 || return 1
+    stop_broker KILL
+    rm "$BROKER_DIR/data/gregor-topics/stray" || return 1
+    REUSE_DIR=1 start_broker || return 1
+    echo new | kcat -b "$GR_BOOTSTRAP" -P -t stray -X acks=all -X message.timeout.ms=10000 || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t stray -o beginning -e -q)" = new ] || return 1
+    ls -d "$BROKER_DIR"/data/stray-0.*-stray || return 1
+}
+
 # storage faults armed at run time (GREGOR_FAULTS, src/core/fault.h): the
 # faulty partitions answer KAFKA_STORAGE_ERROR and keep only what they
 # acknowledged, the others keep serving, the broker stays up
@@ -317,7 +332,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           storage_faults crash_loop torn_tails resource_limits)
+           stray_partition_dir storage_faults crash_loop torn_tails
+           resource_limits)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -642,14 +642,52 @@ recover_log(gr_log_t *l, int64_t ck_rp, int64_t ck_lso)
     return 0;
 }
 
-/* partition.metadata: written once; a different topic id is refused. */
+/* Moves l->dir aside as <dir>.<old id>-stray (Kafka's name for the log of
+ * a topic incarnation the metadata no longer has: a crash between writing
+ * a partition directory and the topic's metadata, or between deleting the
+ * metadata and the directories) and makes an empty one. */
 static gr_err_t
-write_metadata(gr_log_t *l, const gr_uuid_t *id)
+move_stray(gr_log_t *l, const char *have)
+{
+    char stray[GR_SEG_PATH_MAX], id[64];
+    const char *p = strstr(have, "topic_id: ");
+    size_t n = 0;
+
+    for (p = p ? p + 10 : ""; *p && n < sizeof id - 1; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
+            id[n++] = *p;
+    id[n] = '\0';
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            snprintf(stray, sizeof stray, "%s.%s-stray", l->dir, id);
+        else
+            snprintf(stray, sizeof stray, "%s.%s.%d-stray", l->dir, id, k);
+        if (access(stray, F_OK) == 0)
+            continue;
+        if (rename(l->dir, stray) != 0)
+            break;
+        GR_LOG_WARN("%s belongs to another incarnation of the topic (id %s): "
+                    "moved aside to %s",
+                    l->dir, id, stray);
+        if (mkdir(l->dir, 0755) != 0 || gr_logs_fsync_dir(l->m->dir) != 0)
+            return GR_ERR_IO;
+        return 0;
+    }
+    GR_LOG_ERROR("cannot move %s aside: %s", l->dir, strerror(errno));
+    return GR_ERR_IO;
+}
+
+/* partition.metadata: written once. A directory holding another topic id
+ * is moved aside (*stray set) and the log starts empty. */
+static gr_err_t
+write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
 {
     char want[64], have[128], path[GR_SEG_PATH_MAX], b64[23];
     ssize_t n;
     int fd;
 
+    *stray = false;
     if (id == NULL || gr_uuid_is_zero(id))
         return 0;
     gr_uuid_to_base64(id, b64);
@@ -663,8 +701,10 @@ write_metadata(gr_log_t *l, const gr_uuid_t *id)
         if (strcmp(have, want) == 0)
             return 0;
         if (strstr(have, "topic_id: ") != NULL) {
-            GR_LOG_ERROR("%s holds another topic id than %s", path, b64);
-            return GR_ERR_INVALID;
+            gr_err_t err = move_stray(l, have);
+            if (err != 0)
+                return err;
+            *stray = true;
         }
     }
     return gr_logs_write_atomic(l->dir, GR_LOG_METADATA, want, strlen(want));
@@ -752,8 +792,12 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         GR_LOG_ERROR("cannot create %s: %s", l->dir, strerror(errno));
         *err = errno_err(errno);
     }
-    if (*err == 0)
-        *err = write_metadata(l, topic_id);
+    if (*err == 0) {
+        bool stray;
+        *err = write_metadata(l, topic_id, &stray);
+        if (stray) /* the checkpoints speak of the old incarnation */
+            ck_rp = ck_lso = -1;
+    }
     if (*err == 0)
         *err = load_segments(l);
     if (*err == 0)

@@ -677,6 +677,36 @@ START_TEST(test_fault_spec_torn_and_full)
 }
 END_TEST
 
+/* A partition directory left by another incarnation of the topic (a
+ * crash between writing it and the topic metadata) is moved aside, not
+ * refused for ever; the new log starts empty, at offset 0. */
+START_TEST(test_stray_directory_moved_aside)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_uuid_t other;
+    gr_err_t err;
+    char path[4200];
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg); /* topic id 0x11... */
+    append(l, NULL, 3, 1000, 100);
+    gr_logtest_reopen(&t, 10);
+    memset(&other, 0x22, sizeof other);
+    l = gr_log_open(t.m, "t", 0, &other, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(err, 0);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    ck_assert_int_eq(gr_log_start_offset(l), 0);
+    snprintf(path, sizeof path, "%s/t-0.EREREREREREREREREREREQ-stray", t.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    append(l, NULL, 2, 1000, 100);
+    ck_assert_int_eq(gr_log_end_offset(l), 2);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 Suite *
 suite_log_log(void)
 {
@@ -698,6 +728,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_failed_write_fsize);
     tcase_add_test(tc, test_failed_write_fault);
     tcase_add_test(tc, test_fault_spec_torn_and_full);
+    tcase_add_test(tc, test_stray_directory_moved_aside);
     suite_add_tcase(s, tc);
     return s;
 }
