@@ -33,6 +33,7 @@ static const struct {
     { "records", gr_fuzz_records, NULL },
     { "compress", gr_fuzz_compress, NULL },
     { "segment", gr_fuzz_segment, NULL },
+    { "broker", gr_fuzz_broker, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -11,6 +11,7 @@
 #   FUZZ_ARGS="..."       more libFuzzer flags; for long unattended runs
 #                         "-fork=1 -ignore_crashes=1" keeps going after a
 #                         finding
+#   FUZZ_SRC=dir          the source tree (default: where this script is)
 #   SECONDS = 0           only build (and merge)
 #
 # Findings: $FUZZ_BUILD/crashes/<target>-*; reproduce one with
@@ -18,11 +19,11 @@
 # FILE`. Each run's CPU seconds go to $FUZZ_BUILD/cpu.log (target, seconds,
 # executions, date), so the time fuzzed adds up across runs.
 set -u
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=${FUZZ_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 secs=${1:-60}
 shift 2>/dev/null
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(request records compress segment)
+[ ${#targets[@]} -gt 0 ] || targets=(request records compress segment broker)
 targets_run=("${targets[@]}")
 B=${FUZZ_BUILD:-$(pwd)/fuzz-build}
 CC=${FUZZ_CC:-clang}

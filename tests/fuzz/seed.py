@@ -10,6 +10,8 @@ from real traffic and real files (Python 3 standard library only):
   compress  the payloads of compressed batches of those logs, and the small
             vectors of tests/data/compress/
   segment   those logs' .log/.index/.timeindex, clean and unclean
+  broker    the dumped request frames with their size, one by one and as a
+            session (Metadata, then Produce, Fetch, ListOffsets)
 
 Usage: tests/fuzz/seed.py BUILD_DIR [DUMP_DIR] [COMPAT_TMP]
 (BUILD_DIR for src/proto/gen/proto_table.c: which versions are flexible).
@@ -45,6 +47,18 @@ def flex_versions(build):
         flex[name] = fv
         keys[name] = key
     return flex, keys
+
+
+def broker_seeds(dump):
+    session = b""
+    for api in ("ApiVersions", "Metadata", "Produce", "Fetch", "ListOffsets"):
+        for path in sorted(glob.glob(os.path.join(dump, api, "v*.req.bin"))):
+            data = open(path, "rb").read()
+            framed = struct.pack(">i", len(data)) + data
+            put("broker", framed)
+            if len(session) + len(framed) <= 60000:
+                session += framed
+    put("broker", session)
 
 
 def frames(dirs, flex, keys):
@@ -120,6 +134,8 @@ def main():
     if len(sys.argv) > 2:
         dirs.append(sys.argv[2])
     frames(dirs, flex, keys)
+    if len(sys.argv) > 2:
+        broker_seeds(sys.argv[2])
     for path in sorted(glob.glob(os.path.join(top, "tests/data/records/*.bin"))):
         data = open(path, "rb").read()
         put("records", bytes([0, 2 if "/m" in path else 3]) + data)
