@@ -172,8 +172,7 @@ part_hash(const uint8_t *key, size_t n, int32_t partition)
 }
 
 static uint32_t
-lookup_hash(const gr_str_t *topic, const gr_uuid_t *topic_id,
-            int32_t partition)
+lookup_hash(const gr_str_t *topic, const gr_uuid_t *topic_id, int32_t partition)
 {
     if (topic_id && !gr_uuid_is_zero(topic_id))
         return part_hash((const uint8_t *)topic_id, sizeof(*topic_id),
@@ -188,8 +187,7 @@ entry_hash(const gr_fsess_part_t *p)
     if (!gr_uuid_is_zero(&p->topic_id))
         return part_hash((const uint8_t *)&p->topic_id, sizeof(p->topic_id),
                          p->partition);
-    return part_hash((const uint8_t *)p->topic, strlen(p->topic),
-                     p->partition);
+    return part_hash((const uint8_t *)p->topic, strlen(p->topic), p->partition);
 }
 
 static void
@@ -231,8 +229,8 @@ part_find(gr_fsess_t *s, const gr_str_t *topic, const gr_uuid_t *topic_id,
     if (s->index_cap == 0)
         return NULL;
     mask = (uint32_t)s->index_cap - 1;
-    for (k = lookup_hash(topic, topic_id, partition) & mask;
-         s->index[k] >= 0; k = (k + 1) & mask)
+    for (k = lookup_hash(topic, topic_id, partition) & mask; s->index[k] >= 0;
+         k = (k + 1) & mask)
         if (part_matches(&s->parts[s->index[k]], topic, topic_id, partition))
             return &s->parts[s->index[k]];
     return NULL;

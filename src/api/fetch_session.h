@@ -43,9 +43,9 @@ typedef struct gr_fsess {
     gr_fsess_part_t *parts;
     int32_t nparts;
     int32_t cap;
-    int32_t *index;     /* open addressing: index into parts, -1 empty */
-    int32_t index_cap;  /* power of two, > 2 * nparts; 0: none yet */
-    bool dirty;         /* removed entries wait for gr_fsess_compact() */
+    int32_t *index;    /* open addressing: index into parts, -1 empty */
+    int32_t index_cap; /* power of two, > 2 * nparts; 0: none yet */
+    bool dirty;        /* removed entries wait for gr_fsess_compact() */
     struct gr_fsessions *owner;
     int64_t last_used_ms;
     struct gr_fsess *prev, *next; /* LRU list, most recent first */

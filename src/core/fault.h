@@ -27,7 +27,7 @@
 
 extern bool gr_fault_armed; /* some point is armed */
 
-#define GR_FAULT(name, where)                                                  \
+#define GR_FAULT(name, where) \
     (__builtin_expect(gr_fault_armed, 0) && gr_fault_hit(name, where))
 
 /* Makes the nth next hit of point name fail (1: the next one), once, for

@@ -367,7 +367,8 @@ gr_scan_next(gr_scan_t *s, gr_batch_hdr_t *h, int64_t *pos, const char **why)
         *why = "negative lastOffsetDelta";
         return GR_ERR_CORRUPT;
     }
-    if (h->base_offset < 0 || h->base_offset > INT64_MAX - h->last_offset_delta) {
+    if (h->base_offset < 0 ||
+        h->base_offset > INT64_MAX - h->last_offset_delta) {
         *why = "offsets out of range";
         return GR_ERR_CORRUPT;
     }

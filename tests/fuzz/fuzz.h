@@ -25,13 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define GR_FUZZ_CHECK(cond)                                                    \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__,        \
-                    __LINE__, #cond);                                          \
-            abort();                                                           \
-        }                                                                      \
+#define GR_FUZZ_CHECK(cond)                                             \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__, \
+                    __LINE__, #cond);                                   \
+            abort();                                                    \
+        }                                                               \
     } while (0)
 
 int gr_fuzz_request(const uint8_t *data, size_t n);
@@ -44,12 +44,12 @@ int gr_fuzz_broker(const uint8_t *data, size_t n);
 void gr_fuzz_init(void);
 
 #ifdef GR_LIBFUZZER
-#define GR_FUZZ_MAIN(fn)                                                       \
-    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);                 \
-    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)                  \
-    {                                                                          \
-        gr_fuzz_init();                                                        \
-        return fn(data, n);                                                    \
+#define GR_FUZZ_MAIN(fn)                                       \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n); \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)  \
+    {                                                          \
+        gr_fuzz_init();                                        \
+        return fn(data, n);                                    \
     }
 #else
 #define GR_FUZZ_MAIN(fn)

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,7 +29,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
 

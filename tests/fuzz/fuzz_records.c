@@ -30,8 +30,8 @@
 #include <limits.h>
 #include <string.h>
 
-#define NOW_MS       1700000000000LL
-#define MAX_INFLATE  (1u << 20)
+#define NOW_MS      1700000000000LL
+#define MAX_INFLATE (1u << 20)
 
 typedef struct rec_copy {
     int64_t timestamp;
@@ -115,8 +115,7 @@ rebuild_batch(const uint8_t *b, size_t size, const gr_validate_opts_t *vo,
     gr_kerr_t err;
 
     gr_batch_hdr_parse(b, &h);
-    err = gr_batch_foreach_record(b, size, &scratch, MAX_INFLATE, collect,
-                                  &l1);
+    err = gr_batch_foreach_record(b, size, &scratch, MAX_INFLATE, collect, &l1);
     GR_FUZZ_CHECK(err == GR_KERR_NONE);
     GR_FUZZ_CHECK(l1.n == h.count);
     gr_batch_builder_init(&bb, gr_batch_codec(&h),
@@ -129,8 +128,8 @@ rebuild_batch(const uint8_t *b, size_t size, const gr_validate_opts_t *vo,
     GR_FUZZ_CHECK(gr_batch_builder_finish(&bb, 0, &out) == 0);
     gr_batch_builder_fini(&bb);
 
-    err = gr_batch_foreach_record(out.ptr, out.len, &scratch, SIZE_MAX,
-                                  collect, &l2);
+    err = gr_batch_foreach_record(out.ptr, out.len, &scratch, SIZE_MAX, collect,
+                                  &l2);
     GR_FUZZ_CHECK(err == GR_KERR_NONE);
     GR_FUZZ_CHECK(l2.n == l1.n);
     for (int i = 0; i < l1.n; i++) {

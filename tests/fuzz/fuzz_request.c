@@ -28,8 +28,7 @@
 
 /* Decodes buf as a message of ops at ver and checks the round trip. */
 static void
-roundtrip(const gr_proto_ops_t *ops, int16_t ver, gr_reader_t *r,
-          gr_arena_t *a)
+roundtrip(const gr_proto_ops_t *ops, int16_t ver, gr_reader_t *r, gr_arena_t *a)
 {
     void *m1 = gr_arena_zalloc(a, ops->struct_size);
     void *m2 = gr_arena_zalloc(a, ops->struct_size);

@@ -243,8 +243,7 @@ gr_fuzz_segment(const uint8_t *data, size_t n)
         if (err == 0) {
             GR_FUZZ_CHECK(info.first_offset == leo);
             GR_FUZZ_CHECK(gr_log_end_offset(l) == leo + 2);
-            GR_FUZZ_CHECK(gr_log_read(l, leo, 1 << 20, leo + 2, true, &s) ==
-                          0);
+            GR_FUZZ_CHECK(gr_log_read(l, leo, 1 << 20, leo + 2, true, &s) == 0);
             GR_FUZZ_CHECK(s.len == (int32_t)b.len);
             check_slice(&s, true);
             leo += 2;

@@ -1,9 +1,9 @@
 /*
  * Replays the saved fuzz corpora through the fuzz targets' entry points,
  * without libFuzzer (librdkafka's WITH_MAIN idea): every `make check` runs
- * every file of tests/fuzz/corpus/<target>/ and prints TAP, one line per target. A
- * crash or a failed GR_FUZZ_CHECK() kills the run; the "# <file>" line
- * printed before each input names the culprit.
+ * every file of tests/fuzz/corpus/<target>/ and prints TAP, one line per
+ * target. A crash or a failed GR_FUZZ_CHECK() kills the run; the "# <file>"
+ * line printed before each input names the culprit.
  *
  *   replay                      every target, corpus under $top_srcdir
  *   replay -d DIR               corpora under DIR/<target>/
@@ -14,8 +14,8 @@
 #include "fuzz.h"
 
 #include <dirent.h>
-#include <glob.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,8 +109,8 @@ run_dir(target_fn fn, const char *dir)
         if (de->d_name[0] == '.')
             continue;
         if (n == cap) {
-            char **p = realloc(names, (size_t)(cap = cap * 2 + 64) *
-                                          sizeof(*names));
+            char **p =
+                realloc(names, (size_t)(cap = cap * 2 + 64) * sizeof(*names));
             if (p == NULL)
                 break;
             names = p;
@@ -196,8 +196,8 @@ main(int argc, char **argv)
         if (n > 0 && targets[t].extra)
             n += run_glob(targets[t].fn, top, targets[t].extra);
         if (n <= 0) {
-            printf("not ok %d - %s: no corpus in %s\n", t + 1,
-                   targets[t].name, dir);
+            printf("not ok %d - %s: no corpus in %s\n", t + 1, targets[t].name,
+                   dir);
             failed++;
         } else {
             printf("ok %d - %s: %d inputs\n", t + 1, targets[t].name, n);
