@@ -12,6 +12,8 @@ byte-level with kafka-python's protocol classes:
   limits.py sessions
       a fetch session naming 200000 partitions, then forgetting them: each
       request is answered in seconds (O(n), not O(n^2))
+  limits.py maxconn   (max.connections=4)
+      a fifth connection is closed at once; a freed slot is usable again
   limits.py queued    (socket.request.max.bytes=4 MiB,
                        queued.max.request.bytes=8 MiB)
       12 clients announce 3.9 MB Produce requests and send half of each:
@@ -169,6 +171,21 @@ def sessions():
         fail("fetch sessions are too slow with many partitions")
 
 
+def maxconn():
+    """max.connections=4: a fifth connection is closed at once, and a slot
+    freed by a closing client is usable again."""
+    socks = [raw() for _ in range(4)]
+    time.sleep(0.3)
+    extra = raw()
+    if not closed_within(extra, 3):
+        fail("a fifth connection was accepted with max.connections=4")
+    socks.pop().close()
+    time.sleep(0.3)
+    c = Conn()  # takes the freed slot and is served
+    c.send(MetadataRequest[1](topics=[]))
+    print("maxconn: the fifth connection was refused, a freed slot reused")
+
+
 def recv_exact(s, n):
     buf = b""
     while len(buf) < n:
@@ -180,5 +197,6 @@ def recv_exact(s, n):
 
 
 if __name__ == "__main__":
-    {"stall": stall, "queued": queued, "sessions": sessions}[sys.argv[1]]()
+    {"stall": stall, "queued": queued, "sessions": sessions,
+     "maxconn": maxconn}[sys.argv[1]]()
     print("ok")

@@ -315,6 +315,9 @@ s_resource_limits() {
     start_broker --override connections.max.idle.ms=2000 || return 1
     GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" stall || return 1
     GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" sessions || return 1
+    stop_broker
+    start_broker --override max.connections=4 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" maxconn || return 1
     broker_alive || return 1
     stop_broker
     GREGOR_LOG_LEVEL=debug start_broker --override socket.request.max.bytes=4194304 \
