@@ -24,6 +24,7 @@ static const suite_entry_t suites[] = {
     {"log/logs", suite_log_logs},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},
+    {"api/fetch_session", suite_api_fetch_session},
 };
 
 int

@@ -15,5 +15,6 @@ Suite *suite_log_log(void);
 Suite *suite_log_logs(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_compress(void);
+Suite *suite_api_fetch_session(void);
 
 #endif
