@@ -688,6 +688,128 @@ s_group_api_versions() {
     timeout 60 "$COMPAT_BIN/bin/group_versions"
 }
 
+# a partition directory whose topic metadata was never written (a crash
+# during creation, found by crash_loop) or already deleted: the topic can
+# be created again; the old directory is kept aside as <dir>.<id>-stray
+s_stray_partition_dir() {
+    need kcat || return 1
+    start_broker || return 1
+    echo old | kcat -b "$GR_BOOTSTRAP" -P -t stray -X acks=all -X message.timeout.ms=10000 || return 1
+    stop_broker KILL
+    rm "$BROKER_DIR/data/gregor-topics/stray" || return 1
+    REUSE_DIR=1 start_broker || return 1
+    echo new | kcat -b "$GR_BOOTSTRAP" -P -t stray -X acks=all -X message.timeout.ms=10000 || return 1
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t stray -o beginning -e -q)" = new ] || return 1
+    ls -d "$BROKER_DIR"/data/stray-0.*-stray || return 1
+}
+
+# storage faults armed at run time (GREGOR_FAULTS, src/core/fault.h): the
+# faulty partitions answer KAFKA_STORAGE_ERROR and keep only what they
+# acknowledged, the others keep serving, the broker stays up
+s_storage_faults() {
+    GREGOR_FAULTS=log.write@/flt-w-0:2:3,log.write.short@/flt-s-0:2:1,log.nospace@/flt-n-0:2:0,log.fsync@/flt-f-0:1:0 \
+        start_broker --override log.flush.interval.messages=1 || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/faults.py" || return 1
+    broker_alive || { echo "broker died"; return 1; }
+    grep -q 'fault injection armed' "$BROKER_DIR/broker.log" || return 1
+    # librdkafka retries a failed write (nothing was written): each
+    # message arrives once
+    stop_broker
+    GREGOR_FAULTS=log.write@/pc-fault-0:1:3 REUSE_DIR=1 start_broker || return 1
+    "$COMPAT_BIN/bin/produce_consume" pc-fault none 2000 100 1 || return 1
+    [ "$(grep -c 'pc-fault-0/00000000000000000000.log: append of' "$BROKER_DIR/broker.log")" = 3 ] || {
+        echo "expected 3 failed appends"; return 1; }
+    stop_broker
+    REUSE_DIR=1 start_broker || return 1
+    timeout 60 $PY "$COMPAT_SRC/faults.py" after
+}
+
+# SIGKILL at random moments under acks=all producers: every acknowledged
+# record is there after the restarts, at its offset, in order; duplicates
+# (idempotence is off) are counted. GR_CRASH_CYCLES (default 10) cycles;
+# GR_CRASH_SEED picks the moments (printed, so a run can be replayed).
+s_crash_loop() {
+    local cycles=${GR_CRASH_CYCLES:-10} seed=${GR_CRASH_SEED:-$RANDOM} port pid i ms
+    local opts=(--override num.partitions=4 --override log.segment.bytes=262144
+                --override log.index.interval.bytes=1024)
+    echo "crash loop: $cycles cycles, GR_CRASH_SEED=$seed"
+    RANDOM=$seed
+    start_broker "${opts[@]}" || return 1
+    port=$GR_PORT
+    opts+=(--override "listeners=PLAINTEXT://127.0.0.1:$port")
+    "$COMPAT_BIN/bin/crash_produce" crash 4 "$BROKER_DIR/acked" >"$BROKER_DIR/producer.out" 2>&1 &
+    pid=$!
+    for i in $(seq 1 "$cycles"); do
+        ms=$((50 + RANDOM % 1200))
+        sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
+        stop_broker KILL
+        if [ $((RANDOM % 4)) = 0 ]; then
+            # killed again while starting (recovery, loading)
+            "$GREGOR" "${opts[@]}" --override "log.dirs=$BROKER_DIR/data" \
+                >>"$BROKER_DIR/stdout" 2>>"$BROKER_DIR/broker.log" &
+            sleep "0.0$((RANDOM % 10))"
+            kill -KILL $! 2>/dev/null
+            wait $! 2>/dev/null
+        fi
+        REUSE_DIR=1 start_broker "${opts[@]}" || { kill $pid; return 1; }
+        kill -0 $pid 2>/dev/null || { cat "$BROKER_DIR/producer.out"; return 1; }
+    done
+    sleep 1
+    kill -TERM $pid
+    wait $pid || { cat "$BROKER_DIR/producer.out"; return 1; }
+    cat "$BROKER_DIR/producer.out"
+    [ "$(grep -c 'unclean shutdown' "$BROKER_DIR/broker.log")" -ge "$cycles" ] || return 1
+    kcat -b "$GR_BOOTSTRAP" -C -t crash -o beginning -e -q -X check.crcs=true \
+        -f '%p %o %s\n' >"$BROKER_DIR/consumed" || return 1
+    $PY "$COMPAT_SRC/crash_check.py" "$BROKER_DIR/acked" "$BROKER_DIR/consumed" 4 \
+        "$(sed -n 's/^crash_produce: \([0-9]*\) produced.*/\1/p' "$BROKER_DIR/producer.out")"
+}
+
+# torn writes: a log left by SIGKILL, its last segment cut, overwritten or
+# torn and index tails damaged at random points before each start-up; the
+# broker must come back with exactly the batches before the damage.
+# GR_TORN_ROUNDS (default 10) rounds; GR_TORN_SEED replays a run.
+s_torn_tails() {
+    local rounds=${GR_TORN_ROUNDS:-10} seed=${GR_TORN_SEED:-$RANDOM} pristine i end
+    local opts=(--override log.segment.bytes=16384 --override log.index.interval.bytes=512)
+    echo "torn tails: $rounds rounds, GR_TORN_SEED=$seed"
+    start_broker "${opts[@]}" || return 1
+    timeout 60 $PY "$COMPAT_SRC/torn.py" fill 200 || return 1
+    stop_broker KILL
+    pristine=$BROKER_DIR/pristine
+    cp -a "$BROKER_DIR/data" "$pristine"
+    for i in $(seq 1 "$rounds"); do
+        rm -rf "$BROKER_DIR/data"
+        cp -a "$pristine" "$BROKER_DIR/data"
+        end=$($PY "$COMPAT_SRC/torn.py" damage "$BROKER_DIR/data" $((seed * 1000 + i))) || return 1
+        REUSE_DIR=1 start_broker "${opts[@]}" || return 1
+        timeout 60 $PY "$COMPAT_SRC/torn.py" check "$end" || return 1
+        stop_broker KILL
+    done
+}
+
+# resource bounds: clients that never read, stall mid-frame or say
+# nothing; queued.max.request.bytes across connections
+s_resource_limits() {
+    start_broker --override connections.max.idle.ms=2000 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" stall || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" sessions || return 1
+    stop_broker
+    start_broker --override max.connections=4 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" maxconn || return 1
+    broker_alive || return 1
+    stop_broker
+    GREGOR_LOG_LEVEL=debug start_broker --override socket.request.max.bytes=4194304 \
+        --override queued.max.request.bytes=8388608 --override message.max.bytes=5000000 || return 1
+    GR_BROKER_PID=$BROKER_PID timeout 60 $PY "$COMPAT_SRC/limits.py" queued || return 1
+    grep -q 'waits for request memory' "$BROKER_DIR/broker.log" || return 1
+    # the bound must let the largest request in (Kafka's rule)
+    ! "$GREGOR" --override socket.request.max.bytes=4194304 \
+        --override queued.max.request.bytes=1000000 --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$BROKER_DIR/d2" 2>"$BROKER_DIR/e2" >/dev/null &&
+        grep -q 'queued.max.request.bytes' "$BROKER_DIR/e2"
+}
+
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
@@ -716,10 +838,16 @@ SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
             txn_frames_restart rdkafka_txn rdkafka_txn_restart kafkajs_txn
             confluent_txn txn_consume_transform_produce txn_offsets_frames
             txn_compaction)
+SCENARIOS+=(stray_partition_dir storage_faults crash_loop torn_tails
+            resource_limits)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
+# time bounds of the scenarios whose length is configurable
+LIMIT_crash_loop=$((60 + ${GR_CRASH_CYCLES:-10} * 3))
+LIMIT_torn_tails=$((60 + ${GR_TORN_ROUNDS:-10} * 3))
 for s in "${SCENARIOS[@]}"; do
-    run_scenario "$s" "s_$s"
+    limit=LIMIT_$s
+    run_scenario "$s" "s_$s" "${!limit:-120}"
 done
 [ "$T_FAILED" = 0 ]

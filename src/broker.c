@@ -390,7 +390,7 @@ gr_broker_run(gr_broker_t *b)
 {
     gr_endpoint_t eps[GR_MAX_LISTENERS];
 
-    if (gr_listeners_open(b) != 0)
+    if (gr_listeners_open(b) != 0 || gr_conn_limits_start(b) != 0)
         return -1;
     b->workers = gr_workers_new(b->loop, 2);
     if (b->workers == NULL)
@@ -463,6 +463,7 @@ gr_broker_run(gr_broker_t *b)
     b->groups = NULL;
     gr_timer_stop(b->loop, &b->maintain_timer);
     gr_timer_stop(b->loop, &b->cleaner_timer);
+    gr_conn_limits_stop(b);
     return 0;
 }
 

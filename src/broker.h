@@ -43,6 +43,13 @@ struct gr_broker {
     int nconns;
     void *conn_pool;          /* idle buffers (net/conn.c) */
     int64_t max_request_bytes;
+    /* connection limits (net/conn.c) */
+    int64_t max_idle_ms;      /* connections.max.idle.ms; <= 0: never */
+    int64_t queued_max_bytes; /* queued.max.request.bytes; <= 0: no bound */
+    int64_t queued_bytes;     /* read buffers beyond their first 16 KiB */
+    gr_conn_t *mem_waiting;   /* reading paused until queued_bytes drop */
+    gr_timer_t idle_timer;
+    int64_t stat_idle_closed, stat_mem_waits;
 
     gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */
     gr_logs_t *logs;          /* partition logs under log_dir */

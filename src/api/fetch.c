@@ -263,7 +263,7 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
         rp->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
         return 0;
     }
-    if (p->log == NULL) {
+    if (p->log == NULL || gr_log_offline(p->log)) {
         rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return 0;
     }
@@ -508,6 +508,25 @@ setup(fetch_ctx_t *ctx)
     }
 
     if (sess != NULL) {
+        /* sessions hold at most GR_FSESS_MAX_PARTITIONS together: a full
+         * fetch past that gets no session, an incremental one loses it */
+        int64_t want = 0;
+        for (int32_t i = 0; i < rq->topics_cnt; i++)
+            want += rq->topics[i].partitions_cnt > 0
+                        ? rq->topics[i].partitions_cnt
+                        : 0;
+        if (!gr_fsessions_room(b->fetch_sessions, want)) {
+            GR_LOG_DEBUG("fetch session for %s: %lld more partitions would "
+                         "pass the bound of %d, answering without one",
+                         gr_req_peer(req), (long long)want,
+                         GR_FSESS_MAX_PARTITIONS);
+            gr_fsess_remove(b->fetch_sessions, sess);
+            sess = NULL;
+            if (ctx->incremental)
+                return GR_KERR_FETCH_SESSION_ID_NOT_FOUND;
+        }
+    }
+    if (sess != NULL) {
         /* the request's partitions update the session, forgotten leave */
         for (int32_t i = 0; i < rq->topics_cnt; i++) {
             const gr_fetch_request_fetch_topic_t *ft = &rq->topics[i];
@@ -532,6 +551,7 @@ setup(fetch_ctx_t *ctx)
                                      req->version >= 13 ? &ft->topic_id : NULL,
                                      ft->partitions[k]);
         }
+        gr_fsess_compact(sess);
         if (ctx->incremental)
             sess->epoch = gr_fsess_next_epoch(sess->epoch);
         gr_fsess_touch(b->fetch_sessions, sess, now);

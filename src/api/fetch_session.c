@@ -13,6 +13,7 @@ struct gr_fsessions {
     gr_fsess_t *lru_head, *lru_tail;
     int count;
     int max;
+    int64_t nparts; /* entries of every session (removed ones too) */
 };
 
 gr_fsessions_t *
@@ -29,8 +30,16 @@ sess_free(gr_fsess_t *s)
 {
     for (int32_t i = 0; i < s->nparts; i++)
         free(s->parts[i].topic);
+    s->owner->nparts -= s->nparts;
     free(s->parts);
+    free(s->index);
     free(s);
+}
+
+bool
+gr_fsessions_room(const gr_fsessions_t *m, int64_t n)
+{
+    return m->nparts + n <= GR_FSESS_MAX_PARTITIONS;
 }
 
 void
@@ -127,6 +136,7 @@ gr_fsess_create(gr_fsessions_t *m, int64_t now_ms)
         id = (int32_t)(r & 0x7fffffff);
     } while (id == 0 || gr_fsess_find(m, id) != NULL);
     s->id = id;
+    s->owner = m;
     s->epoch = 1;
     s->last_used_ms = now_ms;
     s->hnext = m->buckets[(uint32_t)id % HBUCKETS];
@@ -140,7 +150,7 @@ static bool
 part_matches(const gr_fsess_part_t *p, const gr_str_t *topic,
              const gr_uuid_t *topic_id, int32_t partition)
 {
-    if (p->partition != partition)
+    if (p->removed || p->partition != partition)
         return false;
     if (topic_id && !gr_uuid_is_zero(topic_id))
         return gr_uuid_eq(&p->topic_id, topic_id);
@@ -148,14 +158,91 @@ part_matches(const gr_fsess_part_t *p, const gr_str_t *topic,
            memcmp(p->topic, topic->ptr, (size_t)topic->len) == 0;
 }
 
+/* FNV-1a of the key a lookup uses: the topic id when given, else the
+ * name; then the partition. */
+static uint32_t
+part_hash(const uint8_t *key, size_t n, int32_t partition)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ key[i]) * 16777619u;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ (uint8_t)((uint32_t)partition >> (8 * i))) * 16777619u;
+    return h;
+}
+
+static uint32_t
+lookup_hash(const gr_str_t *topic, const gr_uuid_t *topic_id, int32_t partition)
+{
+    if (topic_id && !gr_uuid_is_zero(topic_id))
+        return part_hash((const uint8_t *)topic_id, sizeof(*topic_id),
+                         partition);
+    return part_hash((const uint8_t *)topic->ptr,
+                     topic->len > 0 ? (size_t)topic->len : 0, partition);
+}
+
+static uint32_t
+entry_hash(const gr_fsess_part_t *p)
+{
+    if (!gr_uuid_is_zero(&p->topic_id))
+        return part_hash((const uint8_t *)&p->topic_id, sizeof(p->topic_id),
+                         p->partition);
+    return part_hash((const uint8_t *)p->topic, strlen(p->topic), p->partition);
+}
+
+static void
+index_put(gr_fsess_t *s, int32_t i)
+{
+    uint32_t mask = (uint32_t)s->index_cap - 1;
+    uint32_t k = entry_hash(&s->parts[i]) & mask;
+    while (s->index[k] >= 0)
+        k = (k + 1) & mask;
+    s->index[k] = i;
+}
+
+/* Rebuilds the index for at least want entries; -1 on ENOMEM. */
+static int
+index_rebuild(gr_fsess_t *s, int32_t want)
+{
+    int32_t cap = 16;
+    int32_t *ix;
+    while (cap <= 2 * want)
+        cap *= 2;
+    ix = malloc((size_t)cap * sizeof(*ix));
+    if (ix == NULL)
+        return -1;
+    free(s->index);
+    s->index = ix;
+    s->index_cap = cap;
+    memset(ix, 0xff, (size_t)cap * sizeof(*ix));
+    for (int32_t i = 0; i < s->nparts; i++)
+        if (!s->parts[i].removed)
+            index_put(s, i);
+    return 0;
+}
+
+static gr_fsess_part_t *
+part_find(gr_fsess_t *s, const gr_str_t *topic, const gr_uuid_t *topic_id,
+          int32_t partition)
+{
+    uint32_t mask, k;
+    if (s->index_cap == 0)
+        return NULL;
+    mask = (uint32_t)s->index_cap - 1;
+    for (k = lookup_hash(topic, topic_id, partition) & mask; s->index[k] >= 0;
+         k = (k + 1) & mask)
+        if (part_matches(&s->parts[s->index[k]], topic, topic_id, partition))
+            return &s->parts[s->index[k]];
+    return NULL;
+}
+
 gr_fsess_part_t *
 gr_fsess_part_upsert(gr_fsess_t *s, const gr_str_t *topic,
                      const gr_uuid_t *topic_id, int32_t partition)
 {
-    gr_fsess_part_t *p;
-    for (int32_t i = 0; i < s->nparts; i++)
-        if (part_matches(&s->parts[i], topic, topic_id, partition))
-            return &s->parts[i];
+    gr_fsess_part_t *p = part_find(s, topic, topic_id, partition);
+    if (p != NULL)
+        return p;
     if (s->nparts == s->cap) {
         int32_t cap = s->cap ? s->cap * 2 : 8;
         gr_fsess_part_t *np = realloc(s->parts, (size_t)cap * sizeof(*np));
@@ -164,6 +251,9 @@ gr_fsess_part_upsert(gr_fsess_t *s, const gr_str_t *topic,
         s->parts = np;
         s->cap = cap;
     }
+    if (2 * (s->nparts + 1) >= s->index_cap &&
+        index_rebuild(s, s->nparts + 1) != 0)
+        return NULL;
     p = &s->parts[s->nparts];
     memset(p, 0, sizeof *p);
     p->topic = malloc((size_t)(topic->len > 0 ? topic->len : 0) + 1);
@@ -176,7 +266,9 @@ gr_fsess_part_upsert(gr_fsess_t *s, const gr_str_t *topic,
         p->topic_id = *topic_id;
     p->partition = partition;
     p->current_leader_epoch = -1;
+    index_put(s, s->nparts);
     s->nparts++;
+    s->owner->nparts++;
     return p;
 }
 
@@ -184,14 +276,39 @@ void
 gr_fsess_part_remove(gr_fsess_t *s, const gr_str_t *topic,
                      const gr_uuid_t *topic_id, int32_t partition)
 {
+    gr_fsess_part_t *p = part_find(s, topic, topic_id, partition);
+    if (p != NULL) {
+        p->removed = true; /* stays in the index until compaction */
+        s->dirty = true;
+    }
+}
+
+void
+gr_fsess_compact(gr_fsess_t *s)
+{
+    int32_t n = 0;
+    if (!s->dirty)
+        return;
     for (int32_t i = 0; i < s->nparts; i++) {
-        if (part_matches(&s->parts[i], topic, topic_id, partition)) {
+        if (s->parts[i].removed) {
             free(s->parts[i].topic);
-            memmove(&s->parts[i], &s->parts[i + 1],
-                    (size_t)(s->nparts - i - 1) * sizeof(s->parts[0]));
-            s->nparts--;
-            return;
+            continue;
         }
+        s->parts[n++] = s->parts[i];
+    }
+    s->owner->nparts -= s->nparts - n;
+    s->nparts = n;
+    s->dirty = false;
+    if (index_rebuild(s, n) != 0) {
+        /* no memory for the index: lookups find nothing, so upserts
+         * add duplicates; empty the session instead */
+        for (int32_t i = 0; i < s->nparts; i++)
+            free(s->parts[i].topic);
+        s->owner->nparts -= s->nparts;
+        s->nparts = 0;
+        free(s->index);
+        s->index = NULL;
+        s->index_cap = 0;
     }
 }
 

@@ -103,7 +103,7 @@ list_partition(gr_req_t *req, const gr_list_offsets_request_t *rq,
         rp->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
         return;
     }
-    if (p->log == NULL) {
+    if (p->log == NULL || gr_log_offline(p->log)) {
         rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return;
     }

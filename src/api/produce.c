@@ -225,7 +225,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
                   "Cannot append to an internal topic.", -1);
         return 0;
     }
-    if (p->log == NULL) {
+    if (p->log == NULL || gr_log_offline(p->log)) {
         prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return 0;
     }
@@ -388,7 +388,7 @@ gr_api_produce(gr_req_t *req)
             fw->req = NULL;
         return gr_req_noreply(req);
     }
-    if (GR_FAULT("produce.response")) {
+    if (GR_FAULT("produce.response", NULL)) {
         /* test point: the appends are done, the answer is lost (the client
          * retries; idempotence must catch the duplicate) */
         GR_LOG_WARN("fault produce.response: dropping the Produce response "

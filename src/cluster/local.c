@@ -420,26 +420,31 @@ local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
         if (gr_topic_config_set(t, spec->config_keys[i],
                                 spec->config_values[i]) != 0)
             goto fail;
+    /* the metadata first: a crash before the partition directories exist
+     * leaves a topic whose logs are created at the next start, while the
+     * other order left directories of a topic id nobody knew */
+    if (store_topic(c, t) != 0) {
+        gr_cluster_topic_remove(c, t);
+        *msg = "The topic metadata could not be written.";
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
     if (c->hooks.partition_created) {
         for (int32_t i = 0; i < t->nparts; i++) {
             gr_kerr_t k = c->hooks.partition_created(c->hooks.arg, t->parts[i]);
             if (k != GR_KERR_NONE) {
+                char path[PATH_MAX];
                 for (int32_t j = 0; j < i; j++)
                     if (c->hooks.partition_deleted)
                         c->hooks.partition_deleted(c->hooks.arg, t->parts[j]);
+                snprintf(path, sizeof path, "%s/%s",
+                         ((local_t *)c->impl)->topics, t->name);
+                unlink(path);
+                fsync_dir(((local_t *)c->impl)->topics);
                 gr_cluster_topic_remove(c, t);
                 *msg = "The partition log could not be created.";
                 return k;
             }
         }
-    }
-    if (store_topic(c, t) != 0) {
-        if (c->hooks.partition_deleted)
-            for (int32_t j = 0; j < t->nparts; j++)
-                c->hooks.partition_deleted(c->hooks.arg, t->parts[j]);
-        gr_cluster_topic_remove(c, t);
-        *msg = "The topic metadata could not be written.";
-        return GR_KERR_KAFKA_STORAGE_ERROR;
     }
     GR_LOG_INFO("created topic %s with %d partition(s)%s", t->name, t->nparts,
                 t->internal ? " (internal)" : "");

@@ -244,6 +244,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(SOCKET_LISTEN_BACKLOG_SIZE, INT, RO, "The listen(2) backlog."),
     B(CONNECTIONS_MAX_IDLE_MS, LONG, RO,
       "Idle connections are closed after this long."),
+    B(QUEUED_MAX_REQUEST_BYTES, LONG, RO,
+      "Memory for requests read but not yet answered, all connections "
+      "together; a connection that needs more waits. -1: no bound."),
     B(MAX_CONNECTIONS, INT, DY,
       "The most client connections at once; more are refused."),
     B(OFFSETS_TOPIC_REPLICATION_FACTOR, SHORT, RO,

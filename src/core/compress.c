@@ -532,8 +532,11 @@ zstd_decompress(const uint8_t *in, size_t n, sink_t *s)
         }
         if ((err = sink_commit(s, ob.pos)) != GR_OK)
             break;
-        if (ib.pos == ib.size && ob.pos < ob.size) {
-            /* Everything read and flushed: complete only at a frame end. */
+        /* Everything read: complete at a frame end (r == 0: decoded and
+         * flushed, even when that filled the output exactly; asking
+         * again would start a next frame and want more input), cut short
+         * when room is left and the frame is not done. */
+        if (ib.pos == ib.size && (r == 0 || ob.pos < ob.size)) {
             if (r != 0)
                 err = GR_ERR_CORRUPT;
             break;

@@ -1,6 +1,7 @@
-/* Fault injection points: see fault.h. A tiny table of armed names. */
+/* Fault injection points: see fault.h. A tiny table of armed points. */
 #include "core/fault.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,10 +10,11 @@
 bool gr_fault_armed;
 
 static struct {
-    char name[32]; /* "": free slot */
-    int skip;      /* hits to let through first */
-    int fail;      /* hits that fail then */
-    bool forever;  /* every hit fails once skip is used up */
+    char name[32];   /* "": free slot */
+    char match[128]; /* "": any path */
+    int skip;        /* matching hits to let through first */
+    int fail;        /* hits that fail then; 0: all */
+    bool forever;
 } points[FAULT_MAX];
 
 static void
@@ -25,14 +27,18 @@ update_armed(void)
 }
 
 static int
-arm(const char *name, size_t nlen, int nth, int count)
+arm(const char *name, size_t nlen, const char *match, size_t mlen, int nth,
+    int count)
 {
     int slot = -1;
-    if (nlen == 0 || nlen >= sizeof points[0].name || nth < 1 || count < 0)
+    if (nlen == 0 || nlen >= sizeof points[0].name ||
+        mlen >= sizeof points[0].match || nth < 1 || count < 0)
         return -1;
     for (int i = 0; i < FAULT_MAX; i++) {
         if (points[i].name[0] && strlen(points[i].name) == nlen &&
-            strncmp(points[i].name, name, nlen) == 0) {
+            strncmp(points[i].name, name, nlen) == 0 &&
+            strlen(points[i].match) == mlen &&
+            strncmp(points[i].match, match, mlen) == 0) {
             slot = i;
             break;
         }
@@ -43,6 +49,8 @@ arm(const char *name, size_t nlen, int nth, int count)
         return -1;
     memcpy(points[slot].name, name, nlen);
     points[slot].name[nlen] = '\0';
+    memcpy(points[slot].match, match, mlen);
+    points[slot].match[mlen] = '\0';
     points[slot].skip = nth - 1;
     points[slot].fail = count;
     points[slot].forever = count == 0;
@@ -53,7 +61,7 @@ arm(const char *name, size_t nlen, int nth, int count)
 void
 gr_fault_arm(const char *name, int nth)
 {
-    arm(name, strlen(name), nth, 1);
+    arm(name, strlen(name), "", 0, nth, 1);
 }
 
 int
@@ -61,13 +69,17 @@ gr_fault_arm_spec(const char *spec)
 {
     const char *p = spec;
     while (*p) {
-        const char *end = strchr(p, ','), *colon;
+        const char *end = strchr(p, ','), *colon, *at;
+        char num[64], *e;
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        char num[32], *e;
         long nth, count = 1;
 
         colon = memchr(p, ':', len);
-        if (colon == NULL || (size_t)(p + len - colon - 1) >= sizeof num)
+        if (colon == NULL)
+            goto bad;
+        at = memchr(p, '@', (size_t)(colon - p));
+        /* nth[:count] */
+        if ((size_t)(p + len - colon - 1) >= sizeof num)
             goto bad;
         memcpy(num, colon + 1, (size_t)(p + len - colon - 1));
         num[p + len - colon - 1] = '\0';
@@ -82,7 +94,8 @@ gr_fault_arm_spec(const char *spec)
         } else if (*e != '\0') {
             goto bad;
         }
-        if (arm(p, (size_t)(colon - p), (int)nth, (int)count) != 0)
+        if (arm(p, (size_t)((at ? at : colon) - p), at ? at + 1 : "",
+                at ? (size_t)(colon - at - 1) : 0, (int)nth, (int)count) != 0)
             goto bad;
         p += len;
         if (*p == ',')
@@ -102,10 +115,13 @@ gr_fault_clear(void)
 }
 
 bool
-gr_fault_hit(const char *name)
+gr_fault_hit(const char *name, const char *where)
 {
     for (int i = 0; i < FAULT_MAX; i++) {
         if (!points[i].name[0] || strcmp(points[i].name, name) != 0)
+            continue;
+        if (points[i].match[0] &&
+            (where == NULL || strstr(where, points[i].match) == NULL))
             continue;
         if (points[i].skip > 0) {
             points[i].skip--;

@@ -390,7 +390,7 @@ reader_next(gr_clean_job_t *job, seg_reader_t *r, const uint8_t **p,
                 return -1;
             }
             n = pread(r->fd, r->buf.ptr, want, (off_t)r->pos);
-            if (n < 0 || GR_FAULT("cleaner.read")) {
+            if (n < 0 || GR_FAULT("cleaner.read", NULL)) {
                 job_fail(job, GR_ERR_IO, "read error: %s",
                          strerror(n < 0 ? errno : EIO));
                 return -1;
@@ -719,7 +719,7 @@ group_append(gr_clean_job_t *job, clean_group_t *g, int fd, const uint8_t *p,
             pwrite(fd, p + done, size - done, (off_t)(g->size + (int64_t)done));
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0 || GR_FAULT("cleaner.write")) {
+        if (w <= 0 || GR_FAULT("cleaner.write", NULL)) {
             job_fail(job, w < 0 && errno == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO,
                      "cannot write segment %" PRId64 ".log.cleaned: %s",
                      g->base, w < 0 ? strerror(errno) : "short write");
@@ -881,7 +881,7 @@ clean_group(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g)
     gr_buf_fini(&raw);
     gr_buf_fini(&out);
     free(recs);
-    if (!job->err && (fsync(fd) != 0 || GR_FAULT("cleaner.fsync")))
+    if (!job->err && (fsync(fd) != 0 || GR_FAULT("cleaner.fsync", NULL)))
         job_fail(job, GR_ERR_IO, "cannot fsync %s: %s", path, strerror(errno));
     close(fd);
     if (!job->err && __atomic_load_n(&job->cancelled, __ATOMIC_RELAXED))

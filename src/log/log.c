@@ -172,7 +172,7 @@ seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
     int fd;
 
     gr_segment_path(path, l->dir, base, ".log");
-    if (GR_FAULT("log.segment")) {
+    if (GR_FAULT("log.segment", path)) {
         fd = -1;
         errno = EIO;
     } else {
@@ -689,7 +689,11 @@ load_active_tail(gr_log_t *l)
     while ((rc = gr_scan_next(&s, &h, &pos, &why)) == 1) {
         int64_t last = gr_batch_last_offset(&h);
         if (h.base_offset < l->leo || last - seg->base > INT32_MAX) {
+            /* the scan has moved past this batch: cut at its start, or
+             * what is appended next lands behind it and is lost with it
+             * at the next start-up */
             why = "offsets not increasing";
+            s.pos = pos;
             rc = GR_ERR_CORRUPT;
             break;
         }
@@ -804,14 +808,52 @@ recover_log(gr_log_t *l, int64_t ck_rp, int64_t ck_lso)
     return 0;
 }
 
-/* partition.metadata: written once; a different topic id is refused. */
+/* Moves l->dir aside as <dir>.<old id>-stray (Kafka's name for the log of
+ * a topic incarnation the metadata no longer has: a crash between writing
+ * a partition directory and the topic's metadata, or between deleting the
+ * metadata and the directories) and makes an empty one. */
 static gr_err_t
-write_metadata(gr_log_t *l, const gr_uuid_t *id)
+move_stray(gr_log_t *l, const char *have)
+{
+    char stray[GR_SEG_PATH_MAX], id[64];
+    const char *p = strstr(have, "topic_id: ");
+    size_t n = 0;
+
+    for (p = p ? p + 10 : ""; *p && n < sizeof id - 1; p++)
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+            (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
+            id[n++] = *p;
+    id[n] = '\0';
+    for (int k = 0; k < 100; k++) {
+        if (k == 0)
+            snprintf(stray, sizeof stray, "%s.%s-stray", l->dir, id);
+        else
+            snprintf(stray, sizeof stray, "%s.%s.%d-stray", l->dir, id, k);
+        if (access(stray, F_OK) == 0)
+            continue;
+        if (rename(l->dir, stray) != 0)
+            break;
+        GR_LOG_WARN("%s belongs to another incarnation of the topic (id %s): "
+                    "moved aside to %s",
+                    l->dir, id, stray);
+        if (mkdir(l->dir, 0755) != 0 || gr_logs_fsync_dir(l->m->dir) != 0)
+            return GR_ERR_IO;
+        return 0;
+    }
+    GR_LOG_ERROR("cannot move %s aside: %s", l->dir, strerror(errno));
+    return GR_ERR_IO;
+}
+
+/* partition.metadata: written once. A directory holding another topic id
+ * is moved aside (*stray set) and the log starts empty. */
+static gr_err_t
+write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
 {
     char want[64], have[128], path[GR_SEG_PATH_MAX], b64[23];
     ssize_t n;
     int fd;
 
+    *stray = false;
     if (id == NULL || gr_uuid_is_zero(id))
         return 0;
     gr_uuid_to_base64(id, b64);
@@ -825,8 +867,10 @@ write_metadata(gr_log_t *l, const gr_uuid_t *id)
         if (strcmp(have, want) == 0)
             return 0;
         if (strstr(have, "topic_id: ") != NULL) {
-            GR_LOG_ERROR("%s holds another topic id than %s", path, b64);
-            return GR_ERR_INVALID;
+            gr_err_t err = move_stray(l, have);
+            if (err != 0)
+                return err;
+            *stray = true;
         }
     }
     /* not fsynced: the topic id is durable in the cluster metadata, and
@@ -916,8 +960,12 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         GR_LOG_ERROR("cannot create %s: %s", l->dir, strerror(errno));
         *err = errno_err(errno);
     }
-    if (*err == 0)
-        *err = write_metadata(l, topic_id);
+    if (*err == 0) {
+        bool stray;
+        *err = write_metadata(l, topic_id, &stray);
+        if (stray) /* the checkpoints speak of the old incarnation */
+            ck_rp = ck_lso = -1;
+    }
     if (*err == 0)
         *err = complete_swaps(l);
     if (*err == 0)
@@ -980,6 +1028,12 @@ int
 gr_log_segment_count(const gr_log_t *l)
 {
     return l->nsegs;
+}
+
+bool
+gr_log_offline(const gr_log_t *l)
+{
+    return l->offline;
 }
 
 int64_t
@@ -1105,17 +1159,25 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
         return GR_ERR_IO;
     while (done < n) {
         ssize_t w;
-        if (GR_FAULT("log.write")) {
-            /* a torn write: half of it reaches the file, then EIO */
-            w = pwrite(f->fd, buf + done, (n - done) / 2,
+        int fault = 0;     /* errno of an injected failure */
+        bool torn = false; /* half of it reaches the file first */
+        if (GR_FAULT("log.write", l->dir))
+            fault = EIO;
+        else if (GR_FAULT("log.write.short", l->dir))
+            fault = EIO, torn = true;
+        else if (GR_FAULT("log.nospace", l->dir))
+            fault = ENOSPC, torn = true; /* as a full disk does */
+        if (fault == 0) {
+            w = pwrite(f->fd, buf + done, n - done,
                        (off_t)(seg->size + (int64_t)done));
+        } else {
+            w = torn ? pwrite(f->fd, buf + done, (n - done) / 2,
+                              (off_t)(seg->size + (int64_t)done))
+                     : 0;
             if (w > 0)
                 done += (size_t)w;
             w = -1;
-            errno = EIO;
-        } else {
-            w = pwrite(f->fd, buf + done, n - done,
-                       (off_t)(seg->size + (int64_t)done));
+            errno = fault;
         }
         if (w < 0 && errno == EINTR)
             continue;
@@ -1130,9 +1192,12 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
     GR_LOG_ERROR("%s/%020" PRId64 ".log: append of %zu bytes at %" PRId64
                  " failed after %zu: %s; truncating back",
                  l->dir, seg->base, n, seg->size, done, strerror(e));
-    if (ftruncate(f->fd, (off_t)seg->size) != 0)
-        GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot truncate: %s", l->dir,
-                     seg->base, strerror(errno));
+    if (ftruncate(f->fd, (off_t)seg->size) != 0) {
+        GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot truncate: %s; the "
+                     "partition is offline until restart",
+                     l->dir, seg->base, strerror(errno));
+        l->offline = true;
+    }
     return errno_err(e);
 }
 
@@ -1146,6 +1211,8 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
     gr_err_t err;
 
     GR_ASSERT(!l->dead);
+    if (l->offline)
+        return GR_ERR_IO;
     if (n < GR_BATCH_HEADER_SIZE || n > INT32_MAX)
         return GR_ERR_INVALID;
     /* offsets: only the headers are looked at (the caller validated) */
@@ -1282,6 +1349,8 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
     out->len = 0;
     out->first_offset = -1;
     out->upper_offset = -1;
+    if (l->offline)
+        return GR_ERR_IO;
     if (offset < l->start_offset || offset > l->leo)
         return GR_ERR_NOT_FOUND;
     if (offset == l->leo || offset >= max_offset)
@@ -1339,6 +1408,8 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
     out->len = 0;
     out->first_offset = -1;
     out->upper_offset = -1;
+    if (l->offline)
+        return GR_ERR_IO;
     for (int i = 0; i < l->nsegs; i++) {
         gr_segment_t *seg = l->segs[i];
         int64_t mts, from, pos;
@@ -1545,8 +1616,14 @@ flush_done(gr_loop_t *loop, void *arg)
     int nlater = 0;
 
     (void)loop;
-    if (job->err)
-        GR_LOG_ERROR("%s: fsync failed: %s", l->dir, strerror(job->err));
+    if (job->err && !l->dead) {
+        /* after a failed fsync the kernel may have dropped the dirty
+         * pages: what reads see may not be what the file will hold */
+        GR_LOG_ERROR("%s: fsync failed: %s; the partition is offline until "
+                     "restart",
+                     l->dir, strerror(job->err));
+        l->offline = true;
+    }
     l->flushing = NULL;
     if (l->deleted)
         err = GR_ERR_IO;
@@ -1603,7 +1680,7 @@ flush_start(gr_log_t *l)
         return -1;
     job->l = l;
     job->upto = l->leo;
-    job->fail = GR_FAULT("log.fsync");
+    job->fail = GR_FAULT("log.fsync", l->dir);
     /* the active segment's new index entries reach the page cache (they
      * are not fsynced: see segment.h) */
     gr_segment_path(path, l->dir, act->base, ".index");

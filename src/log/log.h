@@ -245,6 +245,11 @@ const char *gr_log_dir(const gr_log_t *l);
  * deleted; l is then valid only during cb. 0, or -1 (ENOMEM). */
 typedef void (*gr_log_flush_cb)(gr_log_t *l, gr_err_t err, void *arg);
 int gr_log_flush(gr_log_t *l, gr_log_flush_cb cb, void *arg);
+/* Whether an fsync failed, or a failed append could not be cut back: the
+ * page cache may no longer hold what the file will, so appends and reads
+ * fail with GR_ERR_IO (KAFKA_STORAGE_ERROR) until the log is opened again
+ * and recovered from its recovery point. */
+bool gr_log_offline(const gr_log_t *l);
 /* Offset up to which the log is known durable (recovery point). */
 int64_t gr_log_recovery_point(const gr_log_t *l);
 

@@ -71,6 +71,8 @@ struct gr_log {
     int next_waiters_n, next_waiters_cap;
     int64_t last_flush_ms; /* wall clock of the last flush done (flush.ms) */
 
+    bool offline; /* an fsync or a cut-back failed: I/O errors until the
+                     log is opened again (Kafka takes the dir offline) */
     int refs;     /* the owner + each flush or clean job in flight */
     bool dead;    /* closed or deleted: only jobs hold it */
     bool deleted; /* its files are gone */

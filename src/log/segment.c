@@ -367,6 +367,11 @@ gr_scan_next(gr_scan_t *s, gr_batch_hdr_t *h, int64_t *pos, const char **why)
         *why = "negative lastOffsetDelta";
         return GR_ERR_CORRUPT;
     }
+    if (h->base_offset < 0 ||
+        h->base_offset > INT64_MAX - h->last_offset_delta) {
+        *why = "offsets out of range";
+        return GR_ERR_CORRUPT;
+    }
     size = (int64_t)gr_batch_size(h);
     if (size > s->end - s->pos) {
         *why = "batch goes past the end";
@@ -465,6 +470,10 @@ gr_segment_recover(gr_segment_t *seg, int fd, const char *dir, int32_t interval,
             break; /* corrupt: why is set */
 
         gr_batch_hdr_parse(buf + off, &h);
+        if (h.base_offset > INT64_MAX - h.last_offset_delta) {
+            why = "offsets out of range";
+            break;
+        }
         last = gr_batch_last_offset(&h);
         if (h.base_offset < seg->base) {
             why = "offset below the segment's base offset";

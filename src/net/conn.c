@@ -3,6 +3,20 @@
  * request points into it, so the buffer is compacted only when no request
  * is in flight. The response (header and body in the request arena, file
  * ranges by reference) is written with writev and sendfile.
+ *
+ * Memory bounds. A connection reads nothing while its request is in flight
+ * (so a client that never reads its responses stops being read once the
+ * socket's send buffer is full: one response and one read buffer per
+ * connection at most). A read buffer holds at most one frame of up to
+ * socket.request.max.bytes plus what arrived behind it, and is freed when
+ * empty. The first RBUF_MIN bytes of every buffer are free; what buffers
+ * hold beyond that, over all connections, is bounded by
+ * queued.max.request.bytes (Kafka's memory pool): a connection that would
+ * pass it stops reading until another buffer shrinks. Connections with no
+ * traffic for connections.max.idle.ms (and no request the broker is
+ * working on) are closed, which also ends half-open ones and clients that
+ * stall halfway through a frame or never read; sockets have TCP
+ * keepalive, as Kafka's.
  */
 #include "net/conn.h"
 #include "api/dispatch.h"
@@ -24,7 +38,12 @@
 #include <unistd.h>
 
 #define RBUF_MIN       (16 * 1024)
-#define RBUF_KEEP_MAX  (8 * 1024 * 1024) /* larger buffers are freed when empty */
+/* A larger buffer is kept while its connection is busy (a producer
+ * sending big batches would otherwise grow one from scratch for every
+ * request); it is freed when empty if above this, when another connection
+ * waits for request memory, or after a second without traffic. */
+#define RBUF_KEEP_MAX  (8 * 1024 * 1024)
+#define RBUF_IDLE_US   1000000
 #define ARENA_CHUNK    (16 * 1024)
 
 typedef struct out_seg {
@@ -56,8 +75,12 @@ struct gr_conn {
     out_seg_t *out;
     int out_cnt;
     int out_idx;
+
     bool corked; /* TCP_CORK while a response mixing memory and files
                   * is written, so its header does not leave alone */
+    int64_t active_us;   /* last byte read or written (idle timeout) */
+    bool mem_wait;       /* in broker->mem_waiting: reading paused */
+    gr_conn_t *mem_next; /* broker->mem_waiting */
 };
 
 /* Idle connections hold no buffers: read buffers of the base size and
@@ -127,6 +150,39 @@ list_push(gr_conn_t **head, gr_conn_t *c)
     *head = c;
 }
 
+/* Bytes of a read buffer that count against queued.max.request.bytes. */
+static int64_t
+rbuf_counted(size_t cap)
+{
+    return cap > RBUF_MIN ? (int64_t)(cap - RBUF_MIN) : 0;
+}
+
+/* Reading resumes for connections that waited for buffer memory. */
+static void
+mem_wake(gr_broker_t *b)
+{
+    while (b->mem_waiting != NULL) {
+        gr_conn_t *c = b->mem_waiting;
+        b->mem_waiting = c->mem_next;
+        c->mem_next = NULL;
+        c->mem_wait = false;
+        conn_update_events(c);
+    }
+}
+
+/* Frees conn's read buffer (nothing may point into it). */
+static void
+rbuf_release(gr_conn_t *conn)
+{
+    gr_broker_t *b = conn->broker;
+    b->queued_bytes -= rbuf_counted(conn->rcap);
+    free(conn->rbuf);
+    conn->rbuf = NULL;
+    conn->rcap = conn->rlen = conn->rpos = 0;
+    if (b->mem_waiting != NULL)
+        mem_wake(b);
+}
+
 gr_conn_t *
 gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
             const struct sockaddr *sa, socklen_t salen)
@@ -150,6 +206,8 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
         snprintf(conn->peer, sizeof conn->peer, "[%s]:%d", host, port);
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    conn->active_us = gr_mono_us();
     conn->io.fd = fd;
     conn->io.cb = conn_io_cb;
     conn->io.data = conn;
@@ -198,6 +256,13 @@ gr_conn_close(gr_conn_t *conn, const char *why)
         req->conn = NULL;
         req->abort_cb(req);
     }
+    if (conn->mem_wait) {
+        gr_conn_t **pp = &b->mem_waiting;
+        while (*pp != conn)
+            pp = &(*pp)->mem_next;
+        *pp = conn->mem_next;
+        conn->mem_wait = false;
+    }
     gr_loop_io_del(b->loop, &conn->io);
     list_remove(&b->conns, conn);
     list_push(&b->closing, conn);
@@ -210,7 +275,7 @@ conn_free(gr_conn_t *conn)
     request_end(conn);
     close(conn->io.fd);
     gr_arena_destroy(conn->arena);
-    free(conn->rbuf);
+    rbuf_release(conn);
     free(conn);
 }
 
@@ -245,10 +310,11 @@ gr_conn_reap(gr_broker_t *b)
 void
 gr_conn_close_all(gr_broker_t *b)
 {
-    conn_pool_t *p = b->conn_pool;
+    conn_pool_t *p;
     while (b->conns)
         gr_conn_close(b->conns, "broker shutting down");
     gr_conn_reap(b);
+    p = b->conn_pool;
     if (p != NULL) {
         for (int i = 0; i < p->nrbufs; i++)
             free(p->rbufs[i]);
@@ -308,6 +374,8 @@ conn_flush(gr_conn_t *conn)
         }
         /* advance over what was written */
         size_t left = (size_t)n;
+        if (n > 0)
+            conn->active_us = gr_mono_us();
         while (left > 0 && conn->out_idx < conn->out_cnt) {
             out_seg_t *o = &conn->out[conn->out_idx];
             if (left >= o->len) {
@@ -347,6 +415,8 @@ conn_update_events(gr_conn_t *conn)
         ev = GR_IO_RDHUP;
         if (conn->out_cnt > conn->out_idx)
             ev |= GR_IO_WRITE;
+    } else if (conn->mem_wait) {
+        ev = GR_IO_RDHUP; /* until queued request bytes are released */
     } else {
         ev = GR_IO_READ;
     }
@@ -395,11 +465,15 @@ req_new(gr_conn_t *conn)
     return req;
 }
 
-/* Makes room for a frame of `need` bytes from rpos. 0 or -1 (closed). */
+/* Makes room for a frame of `need` bytes from rpos. 0; 1 when the
+ * buffer may not grow now (queued.max.request.bytes: the connection waits
+ * in broker->mem_waiting, reading paused); -1 (closed). */
 static int
 rbuf_reserve(gr_conn_t *conn, size_t need)
 {
+    gr_broker_t *b = conn->broker;
     size_t cap;
+    int64_t more;
     uint8_t *p;
     if (conn->rpos > 0) {
         /* no request in flight: nothing points into the buffer */
@@ -410,7 +484,7 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
     if (conn->rcap >= need)
         return 0;
     if (conn->rbuf == NULL && need <= RBUF_MIN) {
-        conn_pool_t *pl = pool_of(conn->broker);
+        conn_pool_t *pl = pool_of(b);
         if (pl && pl->nrbufs) {
             conn->rbuf = pl->rbufs[--pl->nrbufs];
             conn->rcap = RBUF_MIN;
@@ -420,11 +494,30 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
     cap = conn->rcap ? conn->rcap : RBUF_MIN;
     while (cap < need)
         cap *= 2;
+    more = rbuf_counted(cap) - rbuf_counted(conn->rcap);
+    /* one request always fits: when no other buffer is counted, even one
+     * larger than the bound goes ahead (socket.request.max.bytes) */
+    if (more > 0 && b->queued_max_bytes > 0 && b->queued_bytes > 0 &&
+        b->queued_bytes + more > b->queued_max_bytes) {
+        if (!conn->mem_wait) {
+            GR_LOG_DEBUG("connection %s waits for request memory: %lld of "
+                         "queued.max.request.bytes=%lld in use, %lld more "
+                         "needed",
+                         conn->peer, (long long)b->queued_bytes,
+                         (long long)b->queued_max_bytes, (long long)more);
+            conn->mem_wait = true;
+            conn->mem_next = b->mem_waiting;
+            b->mem_waiting = conn;
+            b->stat_mem_waits++;
+        }
+        return 1;
+    }
     p = realloc(conn->rbuf, cap);
     if (p == NULL) {
         gr_conn_close(conn, "out of memory for the read buffer");
         return -1;
     }
+    b->queued_bytes += more;
     conn->rbuf = p;
     conn->rcap = cap;
     return 0;
@@ -472,12 +565,11 @@ conn_process(gr_conn_t *conn)
          * ended the request (conn->req == NULL) */
     }
     if (!conn->closing && conn->req == NULL && conn->rpos == conn->rlen) {
+        gr_broker_t *b = conn->broker;
         conn->rpos = conn->rlen = 0;
-        if (conn->rcap > RBUF_KEEP_MAX) {
-            free(conn->rbuf);
-            conn->rbuf = NULL;
-            conn->rcap = 0;
-        }
+        if (conn->rcap > RBUF_KEEP_MAX ||
+            (conn->rcap > RBUF_MIN && b->mem_waiting != NULL))
+            rbuf_release(conn);
         conn_park(conn);
     }
     conn->processing = false;
@@ -492,8 +584,16 @@ conn_read(gr_conn_t *conn)
         ssize_t n;
         if (conn->rcap - conn->rlen < 4096 || conn->rbuf == NULL) {
             size_t want = conn->rlen - conn->rpos + RBUF_MIN;
-            if (rbuf_reserve(conn, want) != 0)
+            int rc = rbuf_reserve(conn, want);
+            if (rc < 0)
                 return;
+            if (rc > 0) {
+                /* no room to grow: read into what is left, if anything */
+                if (conn->rcap == conn->rlen) {
+                    conn_update_events(conn);
+                    return;
+                }
+            }
         }
         n = read(conn->io.fd, conn->rbuf + conn->rlen, conn->rcap - conn->rlen);
         if (n == 0) {
@@ -513,6 +613,7 @@ conn_read(gr_conn_t *conn)
             return;
         }
         conn->rlen += (size_t)n;
+        conn->active_us = gr_mono_us();
         conn_process(conn);
         if ((size_t)n < 4096)
             return;
@@ -540,6 +641,75 @@ conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
     }
     if (events & (GR_IO_READ | GR_IO_ERROR | GR_IO_RDHUP))
         conn_read(conn);
+}
+
+/* --- limits */
+
+/* How often idle connections are looked for: a quarter of the timeout,
+ * between 10 ms and 30 s. */
+static int64_t
+idle_period_ms(const gr_broker_t *b)
+{
+    int64_t p = b->max_idle_ms / 4;
+    if (b->max_idle_ms <= 0)
+        p = 1000;
+    /* at least every second: large read buffers of quiet connections go */
+    return p < 10 ? 10 : p > 1000 ? 1000 : p;
+}
+
+static void
+idle_sweep(gr_loop_t *loop, gr_timer_t *t)
+{
+    gr_broker_t *b = t->data;
+    int64_t now = gr_mono_us(), idle_us = b->max_idle_ms * 1000;
+    gr_conn_t *c, *next;
+
+    for (c = b->conns; c != NULL; c = next) {
+        next = c->next;
+        if (!c->closing && c->req == NULL && c->rcap > RBUF_MIN &&
+            c->rpos == c->rlen && now - c->active_us >= RBUF_IDLE_US)
+            rbuf_release(c);
+        if (c->closing || b->max_idle_ms <= 0 || now - c->active_us < idle_us)
+            continue;
+        /* a request the broker holds (long poll, acks waiting for an
+         * fsync) is the broker's turn, not idleness */
+        if (c->req != NULL && c->req->deferred && !c->req->done)
+            continue;
+        GR_LOG_DEBUG("closing connection %s: no traffic for %lld ms "
+                     "(connections.max.idle.ms)%s",
+                     c->peer, (long long)((now - c->active_us) / 1000),
+                     c->out_cnt > c->out_idx ? ", response unread" : "");
+        b->stat_idle_closed++;
+        gr_conn_close(c, "idle"); /* no deferred request: no callbacks */
+    }
+    gr_timer_start(loop, t, idle_period_ms(b));
+}
+
+int
+gr_conn_limits_start(gr_broker_t *b)
+{
+    b->max_idle_ms = gr_conf_int(b->conf, GR_CONF_CONNECTIONS_MAX_IDLE_MS);
+    b->queued_max_bytes =
+        gr_conf_int(b->conf, GR_CONF_QUEUED_MAX_REQUEST_BYTES);
+    /* Kafka's rule: a bound must let the largest request in */
+    if (b->queued_max_bytes > 0 &&
+        b->queued_max_bytes < b->max_request_bytes) {
+        GR_LOG_ERROR("queued.max.request.bytes (%lld) must be -1 or at least "
+                     "socket.request.max.bytes (%lld)",
+                     (long long)b->queued_max_bytes,
+                     (long long)b->max_request_bytes);
+        return -1;
+    }
+    gr_timer_init(&b->idle_timer, idle_sweep, b);
+    gr_timer_start(b->loop, &b->idle_timer, idle_period_ms(b));
+    return 0;
+}
+
+void
+gr_conn_limits_stop(gr_broker_t *b)
+{
+    if (gr_timer_armed(&b->idle_timer))
+        gr_timer_stop(b->loop, &b->idle_timer);
 }
 
 /* --- request completion */

@@ -73,5 +73,9 @@ void gr_conn_close(gr_conn_t *conn, const char *why);
 void gr_conn_reap(gr_broker_t *broker);
 /* Closes every connection (shutdown). */
 void gr_conn_close_all(gr_broker_t *broker);
+/* Starts enforcing connections.max.idle.ms and queued.max.request.bytes
+ * (see conn.c); -1 when the configuration is inconsistent (logged). */
+int gr_conn_limits_start(gr_broker_t *broker);
+void gr_conn_limits_stop(gr_broker_t *broker);
 
 #endif

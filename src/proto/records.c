@@ -138,7 +138,7 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
             return GR_KERR_CORRUPT_MESSAGE;
         rr = gr_rd_sub(&r, (uint32_t)len);
         rec.attributes = gr_rd_i8(&rr);
-        rec.timestamp = h.base_timestamp + gr_rd_varlong(&rr);
+        rec.timestamp = gr_add_wrap(h.base_timestamp, gr_rd_varlong(&rr));
         rec.offset_delta = gr_rd_varint(&rr);
         if (rr.err)
             return GR_KERR_CORRUPT_MESSAGE;
@@ -149,7 +149,7 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
             rec.offset_delta > h.last_offset_delta)
             return GR_KERR_INVALID_RECORD;
         prev_delta = rec.offset_delta;
-        rec.offset = h.base_offset + rec.offset_delta;
+        rec.offset = gr_add_wrap(h.base_offset, rec.offset_delta);
         if (rd_varbytes(&rr, &rec.key, 1) || rd_varbytes(&rr, &rec.value, 1))
             return GR_KERR_CORRUPT_MESSAGE;
         rec.headers_cnt = gr_rd_varint(&rr);
@@ -431,7 +431,7 @@ gr_batch_builder_add(gr_batch_builder_t *b, int64_t timestamp,
         b->base_timestamp = timestamp;
     if (timestamp > b->max_timestamp)
         b->max_timestamp = timestamp;
-    tsd = timestamp - b->base_timestamp;
+    tsd = gr_sub_wrap(timestamp, b->base_timestamp); /* read back: wraps */
     body = 1 + (int64_t)varint_size(tsd) + (int64_t)varint_size(b->count) +
            (int64_t)varint_size(key->len) + (key->len > 0 ? key->len : 0) +
            (int64_t)varint_size(value->len) +

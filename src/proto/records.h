@@ -88,10 +88,27 @@ typedef struct gr_batch_hdr {
     int32_t count;
 } gr_batch_hdr_t;
 
+/* a + b and a - b as Java computes them (two's complement wrap-around):
+ * record fields are deltas that hostile bytes can push past INT64_MAX, and
+ * Kafka's readers wrap there too. */
+static inline int64_t
+gr_add_wrap(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t
+gr_sub_wrap(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* Callers check the batch's offsets do not wrap (stored batches:
+ * gr_scan_next, gr_segment_recover; produced ones get broker offsets). */
 static inline int64_t
 gr_batch_last_offset(const gr_batch_hdr_t *h)
 {
-    return h->base_offset + h->last_offset_delta;
+    return gr_add_wrap(h->base_offset, h->last_offset_delta);
 }
 
 static inline size_t

@@ -64,7 +64,8 @@ gr_reader_init(const void *p, size_t len)
 {
     gr_reader_t r;
     r.p = p;
-    r.end = (const uint8_t *)p + len;
+    r.end = len ? (const uint8_t *)p + len : (const uint8_t *)p; /* p may be
+                                                                   NULL */
     r.err = 0;
     return r;
 }

@@ -39,7 +39,7 @@ gr_txn_marker_append(gr_txn_coord_t *tc, gr_partition_t *p, int64_t pid,
     kerr = gr_pstate_check_marker(p->pstate, pid, epoch, coordinator_epoch);
     if (kerr != GR_KERR_NONE)
         return kerr;
-    if (GR_FAULT("txn.marker")) {
+    if (GR_FAULT("txn.marker", NULL)) {
         GR_LOG_WARN("fault txn.marker: the marker of producer %" PRId64
                     " for %s-%d is not written",
                     pid, p->topic->name, p->id);

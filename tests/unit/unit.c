@@ -32,6 +32,7 @@ static const suite_entry_t suites[] = {
     {"txn/txn", suite_txn_txn},
     {"txn/coordinator", suite_txn_coordinator},
     {"group/group", suite_group_group},
+    {"api/fetch_session", suite_api_fetch_session},
 };
 
 int

@@ -23,5 +23,6 @@ Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);
 Suite *suite_txn_coordinator(void);
 Suite *suite_group_group(void);
+Suite *suite_api_fetch_session(void);
 
 #endif

@@ -193,6 +193,36 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* Output that fills the buffers the decompressor grows exactly (powers
+ * of two from 16 KiB, into an empty buffer): zstd called again after its
+ * frame ended and took "wants the next frame" for a cut-short frame
+ * (found by the compress fuzz target). */
+START_TEST(test_exact_buffer_sizes)
+{
+    static const int codecs[] = { GR_COMPRESS_GZIP, GR_COMPRESS_SNAPPY,
+                                  GR_COMPRESS_LZ4, GR_COMPRESS_ZSTD };
+    for (size_t ci = 0; ci < sizeof codecs / sizeof codecs[0]; ci++) {
+        for (size_t n = 16384; n <= 262144; n *= 2) {
+            for (int kind = 0; kind < 2; kind++) {
+                uint8_t *in = payload(kind, n);
+                gr_buf_t c = GR_BUF_INIT, d = GR_BUF_INIT;
+                ck_assert_int_eq(gr_compress(codecs[ci], in, n, &c,
+                                             GR_COMPRESS_LEVEL_DEFAULT, 0),
+                                 GR_OK);
+                ck_assert_int_eq(
+                    gr_decompress(codecs[ci], c.ptr, c.len, &d, SIZE_MAX),
+                    GR_OK);
+                ck_assert_uint_eq(d.len, n);
+                ck_assert_mem_eq(d.ptr, in, n);
+                gr_buf_fini(&c);
+                gr_buf_fini(&d);
+                free(in);
+            }
+        }
+    }
+}
+END_TEST
+
 /* --- framings as clients expect them ------------------------------------ */
 
 START_TEST(test_framing)
@@ -595,6 +625,7 @@ suite_core_compress(void)
     tcase_add_test(tc, test_numbers_and_names);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_loop_test(tc, test_roundtrip, 0, N_VARIANTS);
+    tcase_add_test(tc, test_exact_buffer_sizes);
     tcase_add_test(tc, test_framing);
     tcase_add_loop_test(tc, test_vectors, 0, N_VECTORS);
     tcase_add_loop_test(tc, test_truncated, 0, N_VECTORS);

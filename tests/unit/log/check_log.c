@@ -548,7 +548,6 @@ START_TEST(test_failed_write_fsize)
 }
 END_TEST
 
-#ifdef GR_FAULT_INJECTION
 START_TEST(test_failed_write_fault)
 {
     gr_logtest_t t;
@@ -591,6 +590,22 @@ START_TEST(test_failed_write_fault)
         ck_assert_int_eq(a.err, GR_ERR_IO);
         ck_assert_int_eq(gr_log_recovery_point(l), rp);
     }
+    /* ... and the log is offline: no appends, no reads until reopened */
+    {
+        gr_log_slice_t sl;
+        ck_assert(gr_log_offline(l));
+        ck_assert_int_eq(gr_log_append(l, b.ptr, b.len, 0, &info), GR_ERR_IO);
+        ck_assert_int_eq(gr_log_read(l, 0, 1000, INT64_MAX, true, &sl),
+                         GR_ERR_IO);
+        ck_assert_int_eq(gr_log_end_offset(l), 12);
+    }
+    gr_logtest_reopen(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    ck_assert(!gr_log_offline(l));
+    ck_assert_int_eq(gr_log_end_offset(l), 12);
+    read_all(l, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
     gr_fault_clear();
     gr_buf_fini(&all);
     gr_buf_fini(&b);
@@ -598,7 +613,99 @@ START_TEST(test_failed_write_fault)
     gr_logtest_fini(&t);
 }
 END_TEST
-#endif
+
+/* Torn writes and a full disk, armed as GREGOR_FAULTS arms them: only the
+ * matching partition fails, and its file is cut back each time. */
+START_TEST(test_fault_spec_torn_and_full)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, b = GR_BUF_INIT, back = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    char path[4096];
+    gr_log_t *bad, *good;
+
+    gr_logtest_init(&t, 10);
+    bad = open_log(&t, "bad", &cfg);
+    good = open_log(&t, "good", &cfg);
+    /* a write asks the points in turn until one fails: log.nospace counts
+     * the first append and the fourth */
+    ck_assert_int_eq(gr_fault_arm_spec("log.write.short@/bad-0:2:2,"
+                                       "log.nospace@/bad-0:2"),
+                     0);
+    gr_test_batch(&b, 3, 1000, 100);
+    append(bad, &all, 3, 1000, 100); /* hit 1 of both passes */
+    ck_assert_int_eq(gr_log_append(good, b.ptr, b.len, 0, &info), 0);
+    /* hit 2 of log.write.short fails; log.nospace is not reached */
+    ck_assert_int_eq(gr_log_append(bad, b.ptr, b.len, 0, &info), GR_ERR_IO);
+    ck_assert_int_eq(gr_log_append(good, b.ptr, b.len, 0, &info), 0);
+    /* hit 3 fails too (count 2), then log.nospace's second hit */
+    ck_assert_int_eq(gr_log_append(bad, b.ptr, b.len, 0, &info), GR_ERR_IO);
+    ck_assert_int_eq(gr_log_append(bad, b.ptr, b.len, 0, &info),
+                     GR_ERR_NOSPACE);
+    ck_assert(!gr_fault_armed);
+    gr_logtest_seg_path(path, &t, "bad", 0, 0, ".log");
+    ck_assert_int_eq(gr_logtest_file_size(path), gr_log_size_bytes(bad));
+    ck_assert(!gr_log_offline(bad));
+    append(bad, &all, 3, 1000, 100);
+    ck_assert_int_eq(gr_log_end_offset(bad), 6);
+    ck_assert_int_eq(gr_log_end_offset(good), 6);
+    read_all(bad, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    /* malformed specs arm nothing */
+    ck_assert_int_eq(gr_fault_arm_spec("log.write"), -1);
+    ck_assert_int_eq(gr_fault_arm_spec("log.write:0"), -1);
+    ck_assert_int_eq(gr_fault_arm_spec("log.write:1:x"), -1);
+    ck_assert_int_eq(gr_fault_arm_spec("log.write:1,:2"), -1);
+    ck_assert(!gr_fault_armed);
+    ck_assert_int_eq(gr_fault_arm_spec("log.fsync:3:0,log.write@x:1"), 0);
+    ck_assert(gr_fault_armed);
+    ck_assert(!gr_fault_hit("log.write", "/y-0"));
+    ck_assert(gr_fault_hit("log.write", "/x-0"));
+    ck_assert(!gr_fault_hit("log.write", "/x-0"));
+    ck_assert(!gr_fault_hit("log.fsync", NULL));
+    ck_assert(!gr_fault_hit("log.fsync", NULL));
+    for (int i = 0; i < 5; i++)
+        ck_assert(gr_fault_hit("log.fsync", NULL)); /* count 0: forever */
+    gr_fault_clear();
+    ck_assert(!gr_fault_armed);
+    gr_buf_fini(&all);
+    gr_buf_fini(&b);
+    gr_buf_fini(&back);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+/* A partition directory left by another incarnation of the topic (a
+ * crash between writing it and the topic metadata) is moved aside, not
+ * refused for ever; the new log starts empty, at offset 0. */
+START_TEST(test_stray_directory_moved_aside)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_uuid_t other;
+    gr_err_t err;
+    char path[4200];
+    gr_log_t *l;
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg); /* topic id 0x11... */
+    append(l, NULL, 3, 1000, 100);
+    gr_logtest_reopen(&t, 10);
+    memset(&other, 0x22, sizeof other);
+    l = gr_log_open(t.m, "t", 0, &other, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(err, 0);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    ck_assert_int_eq(gr_log_start_offset(l), 0);
+    snprintf(path, sizeof path, "%s/t-0.EREREREREREREREREREREQ-stray", t.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    append(l, NULL, 2, 1000, 100);
+    ck_assert_int_eq(gr_log_end_offset(l), 2);
+    gr_logtest_fini(&t);
+}
+END_TEST
 
 Suite *
 suite_log_log(void)
@@ -619,9 +726,9 @@ suite_log_log(void)
     tcase_add_test(tc, test_flush);
     tcase_add_test(tc, test_delete_while_flushing);
     tcase_add_test(tc, test_failed_write_fsize);
-#ifdef GR_FAULT_INJECTION
     tcase_add_test(tc, test_failed_write_fault);
-#endif
+    tcase_add_test(tc, test_fault_spec_torn_and_full);
+    tcase_add_test(tc, test_stray_directory_moved_aside);
     suite_add_tcase(s, tc);
     return s;
 }

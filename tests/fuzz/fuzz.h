@@ -1,0 +1,58 @@
+/*
+ * Fuzz targets: one entry point per target family, each taking any bytes.
+ * A target returns normally on every input; an input it cannot handle is
+ * a bug, reported by a sanitizer or by GR_FUZZ_CHECK() (abort with the
+ * failed condition). Built two ways:
+ *
+ *   - with libFuzzer (tests/fuzz/run.sh, `make fuzz`): clang,
+ *     -fsanitize=fuzzer,address,undefined; GR_LIBFUZZER defines
+ *     LLVMFuzzerTestOneInput in the target's file;
+ *   - into replay (tests/fuzz/replay.c, every `make check`): gcc, runs
+ *     tests/fuzz/corpus/<target>/ through the same entry points.
+ *
+ * Targets: request (frames, header, every generated decoder and encoder),
+ * records (batch validation, legacy conversion, down-conversion, record
+ * iteration and rebuilding), compress (the four decompressors and a round
+ * trip through every compressor), segment (segment and index files opened,
+ * recovered and read by the partition log), broker (bytes on a connection
+ * to a running broker: framing, dispatch and every handler).
+ */
+#ifndef GR_TESTS_FUZZ_H
+#define GR_TESTS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define GR_FUZZ_CHECK(cond)                                             \
+    do {                                                                \
+        if (!(cond)) {                                                  \
+            fprintf(stderr, "%s:%d: fuzz check failed: %s\n", __FILE__, \
+                    __LINE__, #cond);                                   \
+            abort();                                                    \
+        }                                                               \
+    } while (0)
+
+int gr_fuzz_request(const uint8_t *data, size_t n);
+int gr_fuzz_records(const uint8_t *data, size_t n);
+int gr_fuzz_compress(const uint8_t *data, size_t n);
+int gr_fuzz_segment(const uint8_t *data, size_t n);
+int gr_fuzz_broker(const uint8_t *data, size_t n);
+
+/* One-time set-up shared by the targets (quiet logs). */
+void gr_fuzz_init(void);
+
+#ifdef GR_LIBFUZZER
+#define GR_FUZZ_MAIN(fn)                                       \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n); \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)  \
+    {                                                          \
+        gr_fuzz_init();                                        \
+        return fn(data, n);                                    \
+    }
+#else
+#define GR_FUZZ_MAIN(fn)
+#endif
+
+#endif
