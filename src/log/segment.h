@@ -82,6 +82,7 @@ struct gr_segment {
     int64_t max_ts_offset; /* last offset of that batch, -1: none */
     bool max_ts_known;     /* max_ts is valid (else: read the time index) */
     int64_t since_index;   /* bytes appended since the last index entry */
+    int64_t prealloc_end;  /* blocks reserved up to here (fallocate) */
     bool rebuild;          /* index files missing or damaged */
     gr_index_t oidx;       /* offset index */
     gr_index_t tidx;       /* time index */
