@@ -1415,7 +1415,7 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
         max_bytes = 0;
     for (int i = seg_find(l, offset); i >= 0 && i < l->nsegs; i++) {
         gr_segment_t *seg = l->segs[i];
-        int64_t max_pos = seg->size, len;
+        int64_t max_pos, len;
         batch_loc_t loc, mloc;
         gr_file_t *f;
         int rc = seg_locate(l, i, offset, &loc);
@@ -1424,6 +1424,9 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
             return rc;
         if (rc == 0)
             continue; /* a gap: the next segment */
+        /* after seg_locate: rebuilding damaged indexes may have cut the
+         * segment short */
+        max_pos = seg->size;
         /* as Kafka: a batch holding max_offset is not visible */
         if (loc.last >= max_offset)
             return 0;
