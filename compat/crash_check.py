@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Checks a crash loop's outcome (compat/run.sh s_crash_loop).
 
-  crash_check.py ACKFILE CONSUMED PARTITIONS PRODUCED
+  crash_check.py ACKFILE CONSUMED PARTITIONS PRODUCED [exactly-once]
 
 ACKFILE: "<partition> <offset> <i>" per delivery report that said success
 (compat/crash_produce.c); CONSUMED: "<partition> <offset> m<i>" per record
@@ -11,12 +11,14 @@ offsets have a gap, when a record sits in the wrong partition, when the
 first occurrences of the records of a partition are out of order, or when
 a produced message was never acknowledged. Duplicates (a request written
 but not answered before the kill, retried after the restart) are counted,
-not failed: without idempotence Kafka has them too."""
+not failed: without idempotence Kafka has them too. With "exactly-once"
+(an idempotent producer) a duplicate fails the check."""
 import sys
 
 
 def main():
     ackfile, consumed, parts, produced = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    once = sys.argv[5:] == ["exactly-once"]
     log = {}  # partition -> {offset: i}
     for line in open(consumed):
         p, o, v = line.split()
@@ -61,6 +63,8 @@ def main():
     print("crash_check: %d records read, %d acknowledged, %d duplicates, "
           "%d present but never acknowledged, %d lost, %d produced never acknowledged"
           % (total, len(acked), dups, unacked, bad, len(missing)))
+    if once and dups:
+        sys.exit("FAIL: %d duplicates from an idempotent producer" % dups)
     if bad or missing:
         sys.exit("FAIL: %d acknowledged records lost; %d produced never acknowledged (first %r)"
                  % (bad, len(missing), missing[:5]))

@@ -1,21 +1,24 @@
 /*
  * The producer of the crash loop (compat/run.sh s_crash_loop): librdkafka
- * with acks=all, enable.idempotence=false (Gregor has no InitProducerId
- * yet) and max.in.flight=1 (order per partition without idempotence),
- * producing "m<i>" with key "k<i>" to partition i % PARTITIONS, for ever,
- * while the broker is killed and restarted on the same port. Messages
+ * with acks=all, producing "m<i>" with key "k<i>" to partition
+ * i % PARTITIONS, for ever, while the broker is killed and restarted on
+ * the same port. With "idempotent" enable.idempotence=true and five
+ * requests in flight (the broker must keep order and drop the retried
+ * duplicates across restarts); without, enable.idempotence=false and one
+ * in flight (order per partition; duplicates are possible). Messages
  * never time out: librdkafka retries them across restarts. Every
  * delivery report that says success is appended to ACKFILE as
  * "<partition> <offset> <i>": what the broker acknowledged. On SIGTERM
  * it stops producing, waits up to 60 s for what is in flight, and exits
  * 0 if nothing failed outright (1 otherwise).
  *
- *   crash_produce TOPIC PARTITIONS ACKFILE
+ *   crash_produce TOPIC PARTITIONS ACKFILE [idempotent]
  */
 #include "common.h"
 
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 
 static volatile sig_atomic_t stopping;
 static FILE *ackf;
@@ -52,9 +55,11 @@ main(int argc, char **argv)
     rd_kafka_t *p;
     long i = 0;
     int parts;
+    bool idem;
 
-    if (argc != 4)
-        fail("usage: crash_produce TOPIC PARTITIONS ACKFILE");
+    if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "idempotent")))
+        fail("usage: crash_produce TOPIC PARTITIONS ACKFILE [idempotent]");
+    idem = argc == 5;
     topic = argv[1];
     parts = atoi(argv[2]);
     if (parts < 1 || (ackf = fopen(argv[3], "a")) == NULL)
@@ -64,8 +69,8 @@ main(int argc, char **argv)
 
     conf = base_conf();
     conf_set(conf, "acks", "all");
-    conf_set(conf, "enable.idempotence", "false");
-    conf_set(conf, "max.in.flight.requests.per.connection", "1");
+    conf_set(conf, "enable.idempotence", idem ? "true" : "false");
+    conf_set(conf, "max.in.flight.requests.per.connection", idem ? "5" : "1");
     conf_set(conf, "message.timeout.ms", "0"); /* never give up */
     conf_set(conf, "linger.ms", "2");
     conf_set(conf, "batch.num.messages", "200");

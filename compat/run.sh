@@ -724,21 +724,33 @@ s_storage_faults() {
     timeout 60 $PY "$COMPAT_SRC/faults.py" after
 }
 
-# SIGKILL at random moments under acks=all producers: every acknowledged
-# record is there after the restarts, at its offset, in order; duplicates
-# (idempotence is off) are counted. GR_CRASH_CYCLES (default 10) cycles;
-# GR_CRASH_SEED picks the moments (printed, so a run can be replayed).
+# SIGKILL at random moments under acks=all producers, one plain and one
+# idempotent, and a transactional client: every acknowledged record is
+# there after the restarts, at its offset, in order; the idempotent
+# producer's exactly once, the plain one's duplicates counted; every
+# committed transaction visible and whole, and the offsets committed in
+# them and outside them where they were acknowledged. GR_CRASH_CYCLES
+# (default 10) cycles; GR_CRASH_SEED picks the moments (printed, so a run
+# can be replayed).
 s_crash_loop() {
-    local cycles=${GR_CRASH_CYCLES:-10} seed=${GR_CRASH_SEED:-$RANDOM} port pid i ms
+    local cycles=${GR_CRASH_CYCLES:-10} seed=${GR_CRASH_SEED:-$RANDOM} port i ms pids
     local opts=(--override num.partitions=4 --override log.segment.bytes=262144
-                --override log.index.interval.bytes=1024)
+                --override log.index.interval.bytes=1024
+                --override transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
+                --override group.initial.rebalance.delay.ms=0)
     echo "crash loop: $cycles cycles, GR_CRASH_SEED=$seed"
     RANDOM=$seed
     start_broker "${opts[@]}" || return 1
     port=$GR_PORT
     opts+=(--override "listeners=PLAINTEXT://127.0.0.1:$port")
     "$COMPAT_BIN/bin/crash_produce" crash 4 "$BROKER_DIR/acked" >"$BROKER_DIR/producer.out" 2>&1 &
-    pid=$!
+    pids=($!)
+    "$COMPAT_BIN/bin/crash_produce" crash-idem 4 "$BROKER_DIR/acked-idem" idempotent \
+        >"$BROKER_DIR/producer-idem.out" 2>&1 &
+    pids+=($!)
+    "$COMPAT_BIN/bin/crash_txn" crash-txn 4 crash-group "$BROKER_DIR/acked-txn" \
+        >"$BROKER_DIR/txn.out" 2>"$BROKER_DIR/txn.err" &
+    pids+=($!)
     for i in $(seq 1 "$cycles"); do
         ms=$((50 + RANDOM % 1200))
         sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"
@@ -751,18 +763,28 @@ s_crash_loop() {
             kill -KILL $! 2>/dev/null
             wait $! 2>/dev/null
         fi
-        REUSE_DIR=1 start_broker "${opts[@]}" || { kill $pid; return 1; }
-        kill -0 $pid 2>/dev/null || { cat "$BROKER_DIR/producer.out"; return 1; }
+        REUSE_DIR=1 start_broker "${opts[@]}" || { kill "${pids[@]}"; return 1; }
+        kill -0 "${pids[@]}" 2>/dev/null || {
+            cat "$BROKER_DIR"/producer*.out "$BROKER_DIR"/txn.*; kill "${pids[@]}"; return 1; }
     done
     sleep 1
-    kill -TERM $pid
-    wait $pid || { cat "$BROKER_DIR/producer.out"; return 1; }
-    cat "$BROKER_DIR/producer.out"
+    kill -TERM "${pids[@]}"
+    for i in "${pids[@]}"; do
+        wait "$i" || { cat "$BROKER_DIR"/producer*.out "$BROKER_DIR"/txn.*; return 1; }
+    done
+    cat "$BROKER_DIR"/producer*.out "$BROKER_DIR/txn.out"
     [ "$(grep -c 'unclean shutdown' "$BROKER_DIR/broker.log")" -ge "$cycles" ] || return 1
     kcat -b "$GR_BOOTSTRAP" -C -t crash -o beginning -e -q -X check.crcs=true \
         -f '%p %o %s\n' >"$BROKER_DIR/consumed" || return 1
     $PY "$COMPAT_SRC/crash_check.py" "$BROKER_DIR/acked" "$BROKER_DIR/consumed" 4 \
-        "$(sed -n 's/^crash_produce: \([0-9]*\) produced.*/\1/p' "$BROKER_DIR/producer.out")"
+        "$(sed -n 's/^crash_produce: \([0-9]*\) produced.*/\1/p' "$BROKER_DIR/producer.out")" || return 1
+    kcat -b "$GR_BOOTSTRAP" -C -t crash-idem -o beginning -e -q -X check.crcs=true \
+        -f '%p %o %s\n' >"$BROKER_DIR/consumed-idem" || return 1
+    $PY "$COMPAT_SRC/crash_check.py" "$BROKER_DIR/acked-idem" "$BROKER_DIR/consumed-idem" 4 \
+        "$(sed -n 's/^crash_produce: \([0-9]*\) produced.*/\1/p' "$BROKER_DIR/producer-idem.out")" \
+        exactly-once || return 1
+    timeout 120 $PY "$COMPAT_SRC/crash_txn_check.py" "$BROKER_DIR/acked-txn" crash-txn 4 crash-group \
+        "$(sed -n 's/^crash_txn: \([0-9]*\) attempted.*/\1/p' "$BROKER_DIR/txn.out")"
 }
 
 # torn writes: a log left by SIGKILL, its last segment cut, overwritten or
