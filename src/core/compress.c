@@ -9,9 +9,13 @@
  * "more than max_out" is told apart from "exactly max_out".
  */
 #include "core/compress.h"
+#include "core/log.h"
 
+#include <dlfcn.h>
 #include <lz4frame.h>
+#include <pthread.h>
 #include <snappy-c.h>
+#include <stdbool.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -275,12 +279,58 @@ gzip_compress(const uint8_t *in, size_t n, gr_buf_t *out, int level)
 
 /* --- snappy ------------------------------------------------------------- */
 
+/* libsnappy is C++ underneath: linked in, it brings libstdc++, libm and
+ * libgcc_s into every broker, 1.3 MB of the idle RSS, for a codec many
+ * deployments never see. Its C API is loaded at the first snappy batch
+ * instead (a few hundred microseconds, once), by whichever thread meets it
+ * first. */
+static struct {
+    __typeof__(snappy_compress) *compress;
+    __typeof__(snappy_uncompress) *uncompress;
+    __typeof__(snappy_max_compressed_length) *max_compressed_length;
+    __typeof__(snappy_uncompressed_length) *uncompressed_length;
+} snp;
+static pthread_once_t sn_once = PTHREAD_ONCE_INIT;
+static bool sn_ok;
+
+static void
+sn_load(void)
+{
+    void *h = dlopen(GR_SNAPPY_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        GR_LOG_ERROR("snappy batches cannot be read or written: %s",
+                     dlerror());
+        return;
+    }
+    snp.compress = (__typeof__(snp.compress))dlsym(h, "snappy_compress");
+    snp.uncompress = (__typeof__(snp.uncompress))dlsym(h, "snappy_uncompress");
+    snp.max_compressed_length = (__typeof__(snp.max_compressed_length))dlsym(
+        h, "snappy_max_compressed_length");
+    snp.uncompressed_length = (__typeof__(snp.uncompressed_length))dlsym(
+        h, "snappy_uncompressed_length");
+    sn_ok = snp.compress && snp.uncompress && snp.max_compressed_length &&
+            snp.uncompressed_length;
+    if (!sn_ok)
+        GR_LOG_ERROR("%s lacks snappy's C API: snappy batches cannot be read "
+                     "or written",
+                     GR_SNAPPY_SONAME);
+}
+
+static bool
+sn_ready(void)
+{
+    pthread_once(&sn_once, sn_load);
+    return sn_ok;
+}
+
 static gr_err_t
 snappy_raw_decompress(const uint8_t *in, size_t n, sink_t *s)
 {
     size_t len, got;
 
-    if (snappy_uncompressed_length((const char *)in, n, &len) != SNAPPY_OK ||
+    if (!sn_ready())
+        return GR_ERR_UNSUPPORTED;
+    if (snp.uncompressed_length((const char *)in, n, &len) != SNAPPY_OK ||
         len / SNAPPY_MAX_RATIO > n)
         return GR_ERR_CORRUPT;
     if (len > s->max_out - sink_len(s))
@@ -288,7 +338,7 @@ snappy_raw_decompress(const uint8_t *in, size_t n, sink_t *s)
     if (gr_buf_reserve(s->out, len + 1) != 0) /* + 1: never a NULL ptr */
         return GR_ERR_NOMEM;
     got = len;
-    if (snappy_uncompress((const char *)in, n,
+    if (snp.uncompress((const char *)in, n,
                           (char *)s->out->ptr + s->out->len,
                           &got) != SNAPPY_OK ||
         got != len)
@@ -326,12 +376,15 @@ snappy_decompress(const uint8_t *in, size_t n, sink_t *s)
 static gr_err_t
 snappy_block(const uint8_t *in, size_t n, gr_buf_t *out, size_t *len)
 {
-    size_t cap = snappy_max_compressed_length(n);
+    size_t cap;
 
+    if (!sn_ready())
+        return GR_ERR_UNSUPPORTED;
+    cap = snp.max_compressed_length(n);
     if (gr_buf_reserve(out, cap) != 0)
         return GR_ERR_NOMEM;
     *len = cap;
-    if (snappy_compress((const char *)in, n, (char *)out->ptr + out->len,
+    if (snp.compress((const char *)in, n, (char *)out->ptr + out->len,
                         len) != SNAPPY_OK)
         return GR_ERR_NOMEM; /* only if cap were too small */
     out->len += *len;

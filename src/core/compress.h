@@ -69,7 +69,8 @@
  *   GR_ERR_TOO_LARGE    the output would exceed max_out, or n is over
  *                       GR_COMPRESS_MAX_INPUT
  *   GR_ERR_CORRUPT      malformed, truncated or trailing input, bad checksum
- *   GR_ERR_UNSUPPORTED  codec is not 0-4
+ *   GR_ERR_UNSUPPORTED  codec is not 0-4, or snappy's library cannot be
+ *                       loaded (it is loaded at its first use)
  *   GR_ERR_NOMEM
  */
 gr_err_t gr_decompress(int codec, const uint8_t *in, size_t n, gr_buf_t *out,
