@@ -16,13 +16,14 @@
 #
 # The matrix: produce and consume of 100 B and 1 KiB messages, 1 and 8
 # partitions, acks=1 and all, compression none, lz4 and zstd; a 1 GiB
-# produce and consume (1 KiB, 1 partition, acks=1) with broker CPU per GiB
+# produce and consume (1 KiB, 1 partition, acks=1), the same read again
+# by tests/bench/rawfetch (a minimal client), with broker CPU per GiB
 # next to tests/bench/baseline (write() of the same bytes to a new file and
 # sendfile() of it to a socket), end-to-end latency at 2,000 msg/s
 # (linger.ms=0), startup time and idle RSS (tests/bench/startup), and each
 # broker's peak RSS (VmHWM). The matrix runs in two phases, 1 and 8
-# partitions, with brokers started fresh for each (gregor with
-# num.partitions set to match, as it has no CreateTopics yet); in a phase
+# partitions, with brokers started fresh for each (gbench creates its
+# topics with CreateTopics; gregor's num.partitions matches too); in a phase
 # both brokers run side by side on 127.0.0.1 port 0, each in its own
 # directory under the work dir, removed at the end (KEEP_TMP=1 keeps it).
 #
@@ -61,7 +62,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-for p in gbench startup mock_cluster baseline; do
+for p in gbench startup mock_cluster baseline rawfetch; do
     if [ ! -x "$BIN/$p" ]; then
         echo "run-matrix.sh: $BIN/$p is missing: run 'make bench' (or" \
             "'make tests/bench/$p') in the build directory" >&2
@@ -220,17 +221,19 @@ done
 # --- running one cell --------------------------------------------------
 # run CELL X REP gbench ARGS...: runs gbench against broker X, records its
 # key=value line (or the failure) in $RES, keeps the command of A's first run.
+# (run CELL X REP rawfetch ARGS...: the same with tests/bench/rawfetch)
 run() {
-    local cell=$1 x=$2 rep=$3 out rc line
+    local cell=$1 x=$2 rep=$3 out rc line prog=gbench
     shift 3
+    [ "$1" = rawfetch ] && { prog=rawfetch; shift; }
     out=$WORK/run.$$.out
     if [ "$x" = A ] && [ "$rep" = 1 ]; then
-        CMD[$cell]="tests/bench/gbench $* -b \$BOOTSTRAP --broker-pid \$BROKER_PID"
+        CMD[$cell]="tests/bench/$prog $* -b \$BOOTSTRAP --broker-pid \$BROKER_PID"
     fi
-    timeout 120 "$BIN/gbench" "$@" -b "${BOOT[$x]}" --broker-pid "${PID[$x]}" \
+    timeout 120 "$BIN/$prog" "$@" -b "${BOOT[$x]}" --broker-pid "${PID[$x]}" \
         --label "$x" >"$out" 2>"$out.err"
     rc=$?
-    line=$(grep '^gbench ' "$out" | tail -n 1)
+    line=$(grep -E '^(gbench|rawfetch) ' "$out" | tail -n 1)
     grep -v '^gbench ' "$out" | sed "s/^/  [$x r$rep] /" >&2
     if [ $rc -ne 0 ]; then
         log "FAILED ($rc): $cell on $x rep $rep"
@@ -254,9 +257,9 @@ add_cell() { # keeps the report order
 }
 
 # --- the matrix --------------------------------------------------------
-# Two phases, by partition count: gregor has no CreateTopics yet, so its
-# topics come from auto-creation with num.partitions, which is set per
-# phase (gbench tries CreateTopics first; the mock gets its topics at start).
+# Two phases, by partition count: gbench creates its topics with
+# CreateTopics (gregor's num.partitions is set per phase as well, for
+# auto-creation; the mock gets its topics at start).
 # The brokers are started fresh for each phase and run side by side in it.
 T_START=$(date +%s)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -332,6 +335,18 @@ for p in $PARTS; do
                 loop=
                 [ "${KIND[$x]}" = mock ] && loop=--loop
                 run "$cell" "$x" "$r" consume -t "b-big-r$r" -n "$BIG_N" $loop
+            done
+            # the same bytes read by the least a client can do: where it
+            # is faster than librdkafka, the client was the limit
+            for fb in 1048576 8388608; do
+                cell="rawfetch 1 GiB p=1 fetch=$((fb >> 20)) MiB"
+                add_cell "$cell"
+                for x in "${BROKERS[@]}"; do
+                    loop=
+                    [ "${KIND[$x]}" = mock ] && loop=--loop
+                    run "$cell" "$x" "$r" rawfetch -t "b-big-r$r" -n "$BIG_BYTES" \
+                        --fetch-bytes "$fb" $loop
+                done
             done
         done
         for r in $(seq 1 "$REPS"); do
@@ -418,7 +433,7 @@ report() {
     echo "librdkafka's defaults (linger.ms=5, batch.size=1000000) unless a flag says otherwise;"
     echo "consumers read from the log start with the simple consumer (no group). The cells run"
     echo "in two phases, P = 1 then P = 8 partitions, on brokers started fresh for each phase"
-    echo "(gregor gets num.partitions=P: it has no CreateTopics yet)."
+    echo "(gbench creates each topic with CreateTopics; gregor also gets num.partitions=P)."
     [ "${KIND[A]}" = mock ] || [ "${KIND[B]:-}" = mock ] && {
         echo "The mock keeps about 5 MiB per partition, so its consume cells reread"
         echo "that (\`--loop\`, which also sets fetch.wait.max.ms=1), while gregor reads what was produced."
@@ -450,6 +465,22 @@ report() {
     table "Produce" "produce s=*"
     table "Consume" "consume s=*"
     table "1 GiB through one partition" "* 1 GiB *"
+
+    echo "## The same 1 GiB read by a minimal client"
+    echo
+    echo "tests/bench/rawfetch: one Fetch v4 in flight, responses read into one buffer and"
+    echo "walked for batch headers only (no CRC, no decompression, no per-record work)."
+    echo "Bytes are record-batch bytes on the wire."
+    echo
+    echo "| cell | broker | MiB/s | broker CPU s/GiB | reader CPU s/GiB | command (A) |"
+    echo "| --- | --- | ---: | ---: | ---: | --- |"
+    for c in "${CELLS[@]}"; do
+        case $c in rawfetch*) ;; *) continue ;; esac
+        for x in "${BROKERS[@]}"; do
+            echo "| $c | $x | $(fmt "$(med "$c" $x mib_s)" 1) | $(fmt "$(med "$c" $x broker_cpu_s_per_gib)" 3) | $(fmt "$(med "$c" $x client_cpu_s_per_gib)" 3) | \`${CMD[$c]}\` |"
+        done
+    done
+    echo
 
     echo "Plain-program floor on the same file system, same run (median of $REPS):"
     echo
