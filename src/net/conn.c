@@ -189,7 +189,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
 {
     gr_conn_t *conn = calloc(1, sizeof(*conn));
     char host[INET6_ADDRSTRLEN] = "?";
-    int port = 0, one = 1;
+    int port = 0, one = 1, sbuf;
     (void)salen;
 
     if (conn == NULL)
@@ -207,6 +207,13 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     }
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+    /* socket.send.buffer.bytes and socket.receive.buffer.bytes as Kafka's
+     * acceptor sets them; -1 leaves the kernel's autotuning */
+    if ((sbuf = (int)gr_conf_int(b->conf, GR_CONF_SOCKET_SEND_BUFFER_BYTES)) > 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sbuf, sizeof sbuf);
+    if ((sbuf = (int)gr_conf_int(b->conf, GR_CONF_SOCKET_RECEIVE_BUFFER_BYTES)) >
+        0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sbuf, sizeof sbuf);
     conn->active_us = gr_mono_us();
     conn->io.fd = fd;
     conn->io.cb = conn_io_cb;

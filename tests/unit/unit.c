@@ -33,6 +33,7 @@ static const suite_entry_t suites[] = {
     {"txn/coordinator", suite_txn_coordinator},
     {"group/group", suite_group_group},
     {"api/fetch_session", suite_api_fetch_session},
+    {"net/conn", suite_net_conn},
 };
 
 int
