@@ -5,6 +5,7 @@
  * logs at once (the cluster's partition_created hook).
  */
 #include "api/api_int.h"
+#include "api/topics.h"
 
 typedef gr_create_partitions_request_create_partitions_topic_t ptopic_t;
 
@@ -72,6 +73,7 @@ gr_api_create_partitions(gr_req_t *req)
     gr_create_partitions_response_t *rs = req->resp;
     gr_cluster_t *c = req->broker->cluster;
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    int64_t added = 0; /* partitions this request adds so far */
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
     if (n && rs->results == NULL)
@@ -110,6 +112,12 @@ gr_api_create_partitions(gr_req_t *req)
                                   "Topic currently has %d partitions, which "
                                   "is higher than the requested %d.",
                                   t->nparts, qt->count);
+        } else if ((added += (int64_t)qt->count - t->nparts) >
+                   GR_MAX_PARTITIONS_PER_REQUEST) {
+            /* as Kafka's controller, whose records for one request are
+             * bounded (MAX_RECORDS_PER_USER_OP) */
+            err = GR_KERR_POLICY_VIOLATION;
+            msg = "Excessively large number of partitions per request.";
         } else if (qt->assignments_cnt > 0 &&
                    (err = check_assignment(req, qt, t, &rows, &msg)) !=
                        GR_KERR_NONE) {

@@ -280,6 +280,21 @@ gr_api_create_topics(gr_req_t *req)
     const gr_create_topics_request_t *rq = req->body;
     gr_create_topics_response_t *rs = req->resp;
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    int64_t total = 0;
+
+    /* Kafka's controller refuses a request that would create more than
+     * MAX_PARTITIONS_PER_BATCH partitions in all, counted before any other
+     * check, for every topic in it: each partition is a directory and files
+     * made on the event loop */
+    for (int32_t i = 0; i < n; i++) {
+        const ctopic_t *qt = &rq->topics[i];
+        if (qt->assignments_cnt > 0)
+            total += qt->assignments_cnt;
+        else if (qt->num_partitions == -1)
+            total += gr_conf_int(req->broker->conf, GR_CONF_NUM_PARTITIONS);
+        else if (qt->num_partitions > 0)
+            total += qt->num_partitions;
+    }
 
     rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
     if (n && rs->topics == NULL)
@@ -306,6 +321,12 @@ gr_api_create_topics(gr_req_t *req)
                 req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
                 req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
                 qt->name.len, qt->name.ptr));
+            continue;
+        }
+        if (total > GR_MAX_PARTITIONS_PER_REQUEST) {
+            res->error_code = GR_KERR_POLICY_VIOLATION;
+            res->error_message =
+                gr_str_c("Excessively large number of partitions per request.");
             continue;
         }
         if (create_one(req, qt, res) != 0)

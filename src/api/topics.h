@@ -13,6 +13,11 @@
 #define GR_TOPIC_CONSUMER_OFFSETS "__consumer_offsets"
 #define GR_TOPIC_TRANSACTION_STATE "__transaction_state"
 
+/* The most partitions one CreateTopics or CreatePartitions request may
+ * create in all (Kafka's controller: MAX_PARTITIONS_PER_BATCH); more is
+ * POLICY_VIOLATION for the request's topics. */
+#define GR_MAX_PARTITIONS_PER_REQUEST 10000
+
 bool gr_topic_is_internal_name(const gr_str_t *name);
 /* Creates name with the broker defaults (an internal topic with its own
  * settings). *out is set on success; msg explains a failure. */

@@ -129,6 +129,63 @@ START_TEST(test_create_topics_errors)
 }
 END_TEST
 
+/* More than 10,000 partitions in one request (Kafka's controller's
+ * MAX_PARTITIONS_PER_BATCH, counted as it counts: num_partitions, the
+ * default for -1, or the assignments) is POLICY_VIOLATION for every topic
+ * of the request, and nothing is made; CreatePartitions likewise. (A
+ * fuzzed CreateTopics of 2^24 partitions held the event loop for ever.) */
+START_TEST(test_partitions_per_request_cap)
+{
+    static const char *const ov[] = { "num.partitions=4001", NULL };
+    gr_brokertest_t bt;
+    gr_create_topics_response_t *rs;
+    gr_create_partitions_request_t prq;
+    gr_create_partitions_request_create_partitions_topic_t pt;
+    gr_create_partitions_response_t *prs;
+    ctopic_t t[3];
+
+    gr_brokertest_start(&bt, ov);
+    t[0] = ctopic("big", 6000, 1);
+    t[1] = ctopic("dflt", -1, -1); /* 4001 by num.partitions */
+    t[2] = ctopic("small", 1, 1);
+    rs = create(&bt, 7, t, 3, false);
+    ck_assert_int_eq(rs->topics_cnt, 3);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(rs->topics[i].error_code, GR_KERR_POLICY_VIOLATION);
+        ck_assert(gr_str_eq_cstr(
+            &rs->topics[i].error_message,
+            "Excessively large number of partitions per request."));
+    }
+    ck_assert_int_eq(bt.b->cluster->ntopics, 0);
+    t[0] = ctopic("huge", 16777216, 1);
+    rs = create(&bt, 4, t, 1, false);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_POLICY_VIOLATION);
+    /* alone, small is made */
+    rs = create(&bt, 7, &t[2], 1, false);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(bt.b->cluster->ntopics, 1);
+
+    gr_arena_reset(bt.a);
+    gr_create_partitions_request_init(&prq);
+    gr_create_partitions_request_create_partitions_topic_init(&pt);
+    pt.name = gr_str_c("small");
+    pt.count = 10002;
+    pt.assignments_cnt = -1;
+    prq.topics = &pt;
+    prq.topics_cnt = 1;
+    prq.timeout_ms = 1000;
+    prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
+    ck_assert_int_eq(prs->results[0].error_code, GR_KERR_POLICY_VIOLATION);
+    ck_assert_int_eq(
+        gr_cluster_topic_cstr(bt.b->cluster, "small")->nparts, 1);
+    pt.count = 3;
+    prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
+    ck_assert_int_eq(prs->results[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "small")->nparts, 3);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_delete_topics_response_t *
 delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 {
@@ -366,6 +423,7 @@ suite_api_admin(void)
     TCase *tc = tcase_create("admin");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_create_topics_errors);
+    tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
