@@ -72,6 +72,8 @@ gr_api_metadata(gr_req_t *req)
     bool all = rq->topics_cnt < 0 || (req->version == 0 && rq->topics_cnt == 0);
     /* v0-v3 have no flag: those clients expect auto-creation */
     bool allow_create = req->version < 4 || rq->allow_auto_topic_creation;
+    bool capped = false; /* auto-creation stopped at the cap */
+    int64_t created = 0; /* partitions auto-created so far */
     int n = 0;
 
     /* brokers: each node's endpoint on the listener this request came in */
@@ -151,6 +153,21 @@ gr_api_metadata(gr_req_t *req)
              !gr_topic_is_internal_name(&qt->name))) {
             topic_error(rt, &qt->name, NULL,
                         GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+            continue;
+        }
+        /* as CreateTopics: at most GR_MAX_PARTITIONS_PER_REQUEST made
+         * by one request (Kafka batches auto-creations into CreateTopics,
+         * which its controller bounds); the rest are retriable and come
+         * with the client's next Metadata */
+        created += gr_conf_int(b->conf, GR_CONF_NUM_PARTITIONS);
+        if (created > GR_MAX_PARTITIONS_PER_REQUEST) {
+            if (!capped)
+                GR_LOG_WARN("Metadata from %s names more topics to create "
+                            "than %d partitions: the rest wait for the next "
+                            "request",
+                            gr_req_peer(req), GR_MAX_PARTITIONS_PER_REQUEST);
+            capped = true;
+            topic_error(rt, &qt->name, NULL, GR_KERR_LEADER_NOT_AVAILABLE);
             continue;
         }
         err = gr_topics_auto_create(b, &qt->name, &t, &msg);

@@ -186,6 +186,31 @@ START_TEST(test_partitions_per_request_cap)
 }
 END_TEST
 
+/* Metadata's auto-creation stops at the same cap: a topic that would pass
+ * it is LEADER_NOT_AVAILABLE (retriable) and not made. */
+START_TEST(test_auto_create_cap)
+{
+    static const char *const ov[] = { "num.partitions=10001", NULL };
+    gr_brokertest_t bt;
+    gr_metadata_request_t rq;
+    gr_metadata_request_topic_t qt;
+    gr_metadata_response_t *rs;
+
+    gr_brokertest_start(&bt, ov);
+    gr_metadata_request_init(&rq);
+    gr_metadata_request_topic_init(&qt);
+    qt.name = gr_str_c("auto");
+    rq.topics = &qt;
+    rq.topics_cnt = 1;
+    rq.allow_auto_topic_creation = true;
+    rs = gr_brokertest_call(&bt, GR_API_METADATA, 9, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_LEADER_NOT_AVAILABLE);
+    ck_assert_int_eq(bt.b->cluster->ntopics, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_delete_topics_response_t *
 delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 {
@@ -424,6 +449,7 @@ suite_api_admin(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_create_topics_errors);
     tcase_add_test(tc, test_partitions_per_request_cap);
+    tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
