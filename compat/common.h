@@ -55,6 +55,18 @@ base_conf(void)
     return conf;
 }
 
+/* For clients that live through broker restarts (the crash loop): retry
+ * and reconnect quickly, and keep the expected disconnects out of the log. */
+static inline void
+conf_restarts(rd_kafka_conf_t *conf)
+{
+    conf_set(conf, "retry.backoff.ms", "50");
+    conf_set(conf, "reconnect.backoff.ms", "20");
+    conf_set(conf, "reconnect.backoff.max.ms", "200");
+    conf_set(conf, "request.timeout.ms", "5000");
+    conf_set(conf, "log_level", "2");
+}
+
 static inline long long
 now_ms(void)
 {

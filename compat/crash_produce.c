@@ -75,12 +75,8 @@ main(int argc, char **argv)
     conf_set(conf, "linger.ms", "2");
     conf_set(conf, "batch.num.messages", "200");
     conf_set(conf, "queue.buffering.max.messages", "5000");
-    conf_set(conf, "retry.backoff.ms", "50");
-    conf_set(conf, "reconnect.backoff.ms", "20");
-    conf_set(conf, "reconnect.backoff.max.ms", "200");
-    conf_set(conf, "request.timeout.ms", "5000");
+    conf_restarts(conf);
     conf_set(conf, "topic.metadata.refresh.interval.ms", "1000");
-    conf_set(conf, "log_level", "2"); /* the restarts are expected */
     rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
     p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (p == NULL)

@@ -67,11 +67,7 @@ new_producer(void)
     conf_set(conf, "transaction.timeout.ms", "10000");
     conf_set(conf, "message.timeout.ms", "10000");
     conf_set(conf, "linger.ms", "2");
-    conf_set(conf, "retry.backoff.ms", "50");
-    conf_set(conf, "reconnect.backoff.ms", "20");
-    conf_set(conf, "reconnect.backoff.max.ms", "200");
-    conf_set(conf, "request.timeout.ms", "5000");
-    conf_set(conf, "log_level", "2");
+    conf_restarts(conf);
     p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (p == NULL)
         fail("producer: %s", err);
@@ -102,9 +98,7 @@ new_committer(const char *group)
 
     conf_set(conf, "group.id", group);
     conf_set(conf, "enable.auto.commit", "false");
-    conf_set(conf, "reconnect.backoff.ms", "20");
-    conf_set(conf, "reconnect.backoff.max.ms", "200");
-    conf_set(conf, "log_level", "2");
+    conf_restarts(conf);
     c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
     if (c == NULL)
         fail("consumer: %s", err);
