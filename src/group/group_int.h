@@ -223,7 +223,11 @@ const char *gr_group_state_str(gr_group_state_t s);
 /* --- store.c: records of __consumer_offsets */
 void gr_store_offset_key(gr_buf_t *out, const char *group, const char *topic,
                          int32_t partition);
-void gr_store_offset_value(gr_buf_t *out, const gr_offset_t *o);
+/* Adds to bb the offset commit record of p (k, v: scratch buffers),
+ * straight from the request's slices. */
+void gr_store_add_commit(gr_batch_builder_t *bb, gr_buf_t *k, gr_buf_t *v,
+                         const char *group, const gr_group_commit_part_t *p,
+                         int64_t commit_ts, int64_t expire_ts, int64_t now);
 void gr_store_group_key(gr_buf_t *out, const char *group);
 /* The group's metadata record value: members with the assignments given
  * (assign[i] for the i-th member; NULL: their current assignments). */

@@ -201,34 +201,16 @@ commit_store(gr_groups_t *g, gr_group_t *grp, const gr_group_commit_args_t *a,
     gr_batch_builder_init(&bb, 0, 0, -1, -1, -1);
     for (int32_t i = 0; i < a->nparts; i++) {
         gr_group_commit_part_t *p = &a->parts[i];
-        gr_offset_t o;
-        gr_bytes_t kb, vb;
         if (p->error != GR_KERR_NONE)
             continue;
         if (p->metadata.len > g->cfg.offset_metadata_max_bytes) {
             p->error = GR_KERR_OFFSET_METADATA_TOO_LARGE;
             continue;
         }
-        memset(&o, 0, sizeof o);
-        o.offset = p->offset;
-        o.leader_epoch = p->leader_epoch;
-        o.metadata = (char *)"";
-        o.commit_ts = p->commit_timestamp >= 0 ? p->commit_timestamp : now;
-        o.expire_ts = a->retention_ms >= 0 ? now + a->retention_ms : -1;
-        gr_buf_reset(&k);
-        gr_buf_reset(&v);
-        {
-            char *topic = gr_group_strdup(&p->topic);
-            char *md = gr_group_strdup(&p->metadata);
-            o.metadata = md ? md : (char *)"";
-            gr_store_offset_key(&k, grp->id, topic, p->partition);
-            gr_store_offset_value(&v, &o);
-            free(topic);
-            free(md);
-        }
-        kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
-        vb = (gr_bytes_t){ v.ptr, (int32_t)v.len };
-        gr_batch_builder_add(&bb, now, &kb, &vb, 0, NULL, 0);
+        gr_store_add_commit(
+            &bb, &k, &v, grp->id, p,
+            p->commit_timestamp >= 0 ? p->commit_timestamp : now,
+            a->retention_ms >= 0 ? now + a->retention_ms : -1, now);
         nwrite++;
     }
     gr_buf_fini(&k);

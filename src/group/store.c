@@ -69,19 +69,34 @@ gr_store_offset_key(gr_buf_t *out, const char *group, const char *topic,
 }
 
 void
-gr_store_offset_value(gr_buf_t *out, const gr_offset_t *o)
+gr_store_add_commit(gr_batch_builder_t *bb, gr_buf_t *k, gr_buf_t *v,
+                    const char *group, const gr_group_commit_part_t *p,
+                    int64_t commit_ts, int64_t expire_ts, int64_t now)
 {
-    gr_offset_commit_value_t v;
-    gr_offset_commit_value_init(&v);
-    v.offset = o->offset;
-    v.leader_epoch = o->leader_epoch;
-    v.metadata = cs(o->metadata ? o->metadata : "");
-    v.commit_timestamp = o->commit_ts;
-    v.expire_timestamp = o->expire_ts;
-    if (o->expire_ts >= 0)
-        ENCODE(out, VALUE_OFFSET_EXPIRE_V, offset_commit_value, &v);
+    gr_offset_commit_key_t key;
+    gr_offset_commit_value_t val;
+    gr_bytes_t kb, vb;
+
+    gr_offset_commit_key_init(&key);
+    key.group = cs(group);
+    key.topic = p->topic.len >= 0 ? p->topic : gr_str_c("");
+    key.partition = p->partition;
+    gr_offset_commit_value_init(&val);
+    val.offset = p->offset;
+    val.leader_epoch = p->leader_epoch;
+    val.metadata = p->metadata.len >= 0 ? p->metadata : gr_str_c("");
+    val.commit_timestamp = commit_ts;
+    val.expire_timestamp = expire_ts;
+    gr_buf_reset(k);
+    gr_buf_reset(v);
+    ENCODE(k, KEY_OFFSET_V, offset_commit_key, &key);
+    if (expire_ts >= 0)
+        ENCODE(v, VALUE_OFFSET_EXPIRE_V, offset_commit_value, &val);
     else
-        ENCODE(out, VALUE_OFFSET_V, offset_commit_value, &v);
+        ENCODE(v, VALUE_OFFSET_V, offset_commit_value, &val);
+    kb = (gr_bytes_t){ k->ptr, (int32_t)k->len };
+    vb = (gr_bytes_t){ v->ptr, (int32_t)v->len };
+    gr_batch_builder_add(bb, now, &kb, &vb, 0, NULL, 0);
 }
 
 void

@@ -185,23 +185,13 @@ txn_commit(gr_groups_t *g, const gr_group_txn_commit_args_t *a,
                           a->producer_epoch, 0);
     for (int32_t i = 0; i < a->nparts; i++) {
         gr_group_commit_part_t *p = &a->parts[i];
-        gr_offset_t *o;
-        gr_bytes_t kb, vb;
         if (p->error != GR_KERR_NONE)
             continue;
         if (p->metadata.len > g->cfg.offset_metadata_max_bytes) {
             p->error = GR_KERR_OFFSET_METADATA_TOO_LARGE;
             continue;
         }
-        o = offset_new(p, now);
-        gr_buf_reset(&k);
-        gr_buf_reset(&v);
-        gr_store_offset_key(&k, grp->id, o->topic, o->partition);
-        gr_store_offset_value(&v, o);
-        gr_offset_free(o);
-        kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
-        vb = (gr_bytes_t){ v.ptr, (int32_t)v.len };
-        gr_batch_builder_add(&bb, now, &kb, &vb, 0, NULL, 0);
+        gr_store_add_commit(&bb, &k, &v, grp->id, p, now, -1, now);
         nwrite++;
     }
     gr_buf_fini(&k);
