@@ -51,7 +51,7 @@ note(const char *what, rd_kafka_error_t *e)
     fprintf(stderr, "crash_txn: %s: %s (%s%s%s)\n", what,
             rd_kafka_error_string(e), rd_kafka_error_name(e),
             rd_kafka_error_is_retriable(e) ? ", retriable" : "",
-            rd_kafka_error_is_fatal(e)                ? ", fatal"
+            rd_kafka_error_is_fatal(e)             ? ", fatal"
             : rd_kafka_error_txn_requires_abort(e) ? ", abortable"
                                                    : "");
 }

@@ -298,8 +298,7 @@ sn_load(void)
 {
     void *h = dlopen(GR_SNAPPY_SONAME, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
-        GR_LOG_ERROR("snappy batches cannot be read or written: %s",
-                     dlerror());
+        GR_LOG_ERROR("snappy batches cannot be read or written: %s", dlerror());
         return;
     }
     snp.compress = (__typeof__(snp.compress))dlsym(h, "snappy_compress");
@@ -338,9 +337,8 @@ snappy_raw_decompress(const uint8_t *in, size_t n, sink_t *s)
     if (gr_buf_reserve(s->out, len + 1) != 0) /* + 1: never a NULL ptr */
         return GR_ERR_NOMEM;
     got = len;
-    if (snp.uncompress((const char *)in, n,
-                          (char *)s->out->ptr + s->out->len,
-                          &got) != SNAPPY_OK ||
+    if (snp.uncompress((const char *)in, n, (char *)s->out->ptr + s->out->len,
+                       &got) != SNAPPY_OK ||
         got != len)
         return GR_ERR_CORRUPT;
     return sink_commit(s, got);
@@ -384,8 +382,8 @@ snappy_block(const uint8_t *in, size_t n, gr_buf_t *out, size_t *len)
     if (gr_buf_reserve(out, cap) != 0)
         return GR_ERR_NOMEM;
     *len = cap;
-    if (snp.compress((const char *)in, n, (char *)out->ptr + out->len,
-                        len) != SNAPPY_OK)
+    if (snp.compress((const char *)in, n, (char *)out->ptr + out->len, len) !=
+        SNAPPY_OK)
         return GR_ERR_NOMEM; /* only if cap were too small */
     out->len += *len;
     return GR_OK;

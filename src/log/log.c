@@ -942,8 +942,8 @@ seg_prealloc(gr_log_t *l, gr_segment_t *seg, int fd, size_t n)
         end = need > l->cfg.segment_bytes ? need : l->cfg.segment_bytes;
     if (end <= start)
         return;
-    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)start, (off_t)(end - start)) ==
-        0)
+    if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)start,
+                  (off_t)(end - start)) == 0)
         seg->prealloc_end = end;
     else if (errno == EOPNOTSUPP || errno == ENOSYS)
         seg->prealloc_end = INT64_MAX; /* not supported here: stop trying */
@@ -960,8 +960,8 @@ seg_trim(gr_log_t *l, gr_segment_t *seg)
     f = gr_logs_seg_file(l->m, l, seg);
     if (f != NULL &&
         fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  (off_t)seg->size, (off_t)(seg->prealloc_end - seg->size)) !=
-            0)
+                  (off_t)seg->size,
+                  (off_t)(seg->prealloc_end - seg->size)) != 0)
         GR_LOG_DEBUG("%s/%020" PRId64 ".log: releasing reserved blocks: %s",
                      l->dir, seg->base, strerror(errno));
     seg->prealloc_end = seg->size;

@@ -209,10 +209,11 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     /* socket.send.buffer.bytes and socket.receive.buffer.bytes as Kafka's
      * acceptor sets them; -1 leaves the kernel's autotuning */
-    if ((sbuf = (int)gr_conf_int(b->conf, GR_CONF_SOCKET_SEND_BUFFER_BYTES)) > 0)
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sbuf, sizeof sbuf);
-    if ((sbuf = (int)gr_conf_int(b->conf, GR_CONF_SOCKET_RECEIVE_BUFFER_BYTES)) >
+    if ((sbuf = (int)gr_conf_int(b->conf, GR_CONF_SOCKET_SEND_BUFFER_BYTES)) >
         0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sbuf, sizeof sbuf);
+    if ((sbuf = (int)gr_conf_int(b->conf,
+                                 GR_CONF_SOCKET_RECEIVE_BUFFER_BYTES)) > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sbuf, sizeof sbuf);
     conn->active_us = gr_mono_us();
     conn->io.fd = fd;

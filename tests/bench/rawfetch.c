@@ -12,10 +12,11 @@
  *
  * Reads record batches from the log start until BYTES (default 1 GiB) of
  * them have arrived, or to the high watermark; --loop starts over at the
- * log start at the high watermark (librdkafka's mock keeps a few MiB per partition, as for
- * gbench consume --loop). --fetch-bytes is partition_max_bytes and
- * max_bytes (default 1 MiB, librdkafka's fetch.max.bytes per partition).
- * Bytes are record-batch bytes on the wire (headers included).
+ * log start at the high watermark (librdkafka's mock keeps a few MiB per
+ * partition, as for gbench consume --loop). --fetch-bytes is
+ * partition_max_bytes and max_bytes (default 1 MiB, librdkafka's
+ * fetch.max.bytes per partition). Bytes are record-batch bytes on the wire
+ * (headers included).
  *
  * Output: "rawfetch key=value ..." then a line for people: MiB/s, this
  * process's CPU s/GiB (getrusage) and, with --broker-pid, the broker's
@@ -236,14 +237,30 @@ main(int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, "b:t:p:n:", lo, NULL)) != -1) {
         switch (c) {
-        case 'b': boot = optarg; break;
-        case 't': topic = optarg; break;
-        case 'p': part = atoi(optarg); break;
-        case 'n': want = atoll(optarg); break;
-        case 'f': max_bytes = atoi(optarg); break;
-        case 'L': loop = 1; break;
-        case 'P': bpid = atoi(optarg); break;
-        case 'T': label = optarg; break;
+        case 'b':
+            boot = optarg;
+            break;
+        case 't':
+            topic = optarg;
+            break;
+        case 'p':
+            part = atoi(optarg);
+            break;
+        case 'n':
+            want = atoll(optarg);
+            break;
+        case 'f':
+            max_bytes = atoi(optarg);
+            break;
+        case 'L':
+            loop = 1;
+            break;
+        case 'P':
+            bpid = atoi(optarg);
+            break;
+        case 'T':
+            label = optarg;
+            break;
         default:
             fprintf(stderr, "usage: rawfetch -b HOST:PORT -t TOPIC [-p P] [-n "
                             "BYTES] [--fetch-bytes B] [--loop] [--broker-pid "
@@ -294,8 +311,8 @@ main(int argc, char **argv)
            rewinds, mine, mine / (got / (double)(1 << 30)), b1 - b0,
            bpid > 0 ? (b1 - b0) / (got / (double)(1 << 30)) : -1.0);
     printf("%s: %.1f MiB/s over %d fetches; reader %.3f CPU s/GiB%s", label,
-           got / secs / (1 << 20), fetches,
-           mine / (got / (double)(1 << 30)), bpid > 0 ? ", broker " : "\n");
+           got / secs / (1 << 20), fetches, mine / (got / (double)(1 << 30)),
+           bpid > 0 ? ", broker " : "\n");
     if (bpid > 0)
         printf("%.3f CPU s/GiB\n", (b1 - b0) / (got / (double)(1 << 30)));
     return got > 0 ? 0 : 1;

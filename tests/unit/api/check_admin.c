@@ -176,8 +176,7 @@ START_TEST(test_partitions_per_request_cap)
     prq.timeout_ms = 1000;
     prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
     ck_assert_int_eq(prs->results[0].error_code, GR_KERR_POLICY_VIOLATION);
-    ck_assert_int_eq(
-        gr_cluster_topic_cstr(bt.b->cluster, "small")->nparts, 1);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "small")->nparts, 1);
     pt.count = 3;
     prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
     ck_assert_int_eq(prs->results[0].error_code, GR_KERR_NONE);

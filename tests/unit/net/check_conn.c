@@ -1,8 +1,8 @@
 /* net/conn: what the broker does to an accepted socket, seen from the
  * broker's own end of a real connection (the broker runs in this process,
  * so its file descriptors are ours to inspect). */
-#include "../unit.h"
 #include "../api/brokertest.h"
+#include "../unit.h"
 
 #include "proto/gen/proto_table.h"
 
