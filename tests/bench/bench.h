@@ -115,4 +115,79 @@ bench_proc_status_kb(pid_t pid, const char *name)
     return kb;
 }
 
+/*
+ * Big-endian wire helpers for the programs that speak the Kafka protocol
+ * themselves (rawfetch, membroker). Writers advance *p; the full_ ones
+ * loop over short transfers and exit on failure.
+ */
+static inline void
+bench_put16(uint8_t **p, int v)
+{
+    (*p)[0] = (uint8_t)(v >> 8);
+    (*p)[1] = (uint8_t)v;
+    *p += 2;
+}
+
+static inline void
+bench_put32(uint8_t **p, int32_t v)
+{
+    uint32_t u = (uint32_t)v;
+    for (int i = 0; i < 4; i++)
+        (*p)[i] = (uint8_t)(u >> (24 - 8 * i));
+    *p += 4;
+}
+
+static inline void
+bench_put64(uint8_t **p, int64_t v)
+{
+    bench_put32(p, (int32_t)((uint64_t)v >> 32));
+    bench_put32(p, (int32_t)v);
+}
+
+static inline void
+bench_putstr(uint8_t **p, const char *s)
+{
+    size_t n = strlen(s);
+    bench_put16(p, (int)n);
+    memcpy(*p, s, n);
+    *p += n;
+}
+
+static inline uint32_t
+bench_get32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
+           p[3];
+}
+
+static inline int64_t
+bench_get64(const uint8_t *p)
+{
+    return (int64_t)((uint64_t)bench_get32(p) << 32 | bench_get32(p + 4));
+}
+
+static inline void
+bench_full_write(int fd, const uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w <= 0)
+            bench_die("write: %s", w < 0 ? strerror(errno) : "closed");
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static inline void
+bench_full_read(int fd, uint8_t *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t r = read(fd, p, n);
+        if (r <= 0)
+            bench_die("read: %s", r < 0 ? strerror(errno) : "closed");
+        p += r;
+        n -= (size_t)r;
+    }
+}
+
 #endif

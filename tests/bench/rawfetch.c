@@ -35,76 +35,6 @@
 static uint8_t *buf;
 static size_t bufcap;
 
-static void
-put16(uint8_t **p, int v)
-{
-    (*p)[0] = (uint8_t)(v >> 8);
-    (*p)[1] = (uint8_t)v;
-    *p += 2;
-}
-
-static void
-put32(uint8_t **p, int32_t v)
-{
-    uint32_t u = (uint32_t)v;
-    for (int i = 0; i < 4; i++)
-        (*p)[i] = (uint8_t)(u >> (24 - 8 * i));
-    *p += 4;
-}
-
-static void
-put64(uint8_t **p, int64_t v)
-{
-    put32(p, (int32_t)((uint64_t)v >> 32));
-    put32(p, (int32_t)v);
-}
-
-static void
-putstr(uint8_t **p, const char *s)
-{
-    size_t n = strlen(s);
-    put16(p, (int)n);
-    memcpy(*p, s, n);
-    *p += n;
-}
-
-static uint32_t
-get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 |
-           p[3];
-}
-
-static int64_t
-get64(const uint8_t *p)
-{
-    return (int64_t)((uint64_t)get32(p) << 32 | get32(p + 4));
-}
-
-static void
-full_write(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w <= 0)
-            bench_die("write: %s", w < 0 ? strerror(errno) : "closed");
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-static void
-full_read(int fd, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = read(fd, p, n);
-        if (r <= 0)
-            bench_die("read: %s", r < 0 ? strerror(errno) : "closed");
-        p += r;
-        n -= (size_t)r;
-    }
-}
-
 static int
 dial(const char *hostport)
 {
@@ -140,28 +70,28 @@ fetch(int fd, int32_t corr, const char *topic, int32_t part, int64_t offset,
     int32_t naborted, rlen;
     long long got = 0;
 
-    put16(&p, 1); /* Fetch */
-    put16(&p, 5);
-    put32(&p, corr);
-    putstr(&p, "rawfetch");
-    put32(&p, -1);  /* replica_id */
-    put32(&p, 100); /* max_wait_ms */
-    put32(&p, 1);   /* min_bytes */
-    put32(&p, max_bytes);
+    bench_put16(&p, 1); /* Fetch */
+    bench_put16(&p, 5);
+    bench_put32(&p, corr);
+    bench_putstr(&p, "rawfetch");
+    bench_put32(&p, -1);  /* replica_id */
+    bench_put32(&p, 100); /* max_wait_ms */
+    bench_put32(&p, 1);   /* min_bytes */
+    bench_put32(&p, max_bytes);
     *p++ = 0; /* read_uncommitted */
-    put32(&p, 1);
-    putstr(&p, topic);
-    put32(&p, 1);
-    put32(&p, part);
-    put64(&p, offset);
-    put64(&p, -1); /* log_start_offset (a follower's) */
-    put32(&p, max_bytes);
+    bench_put32(&p, 1);
+    bench_putstr(&p, topic);
+    bench_put32(&p, 1);
+    bench_put32(&p, part);
+    bench_put64(&p, offset);
+    bench_put64(&p, -1); /* log_start_offset (a follower's) */
+    bench_put32(&p, max_bytes);
     len = (uint32_t)(p - req - 4);
     p = req;
-    put32(&p, (int32_t)len);
-    full_write(fd, req, len + 4);
+    bench_put32(&p, (int32_t)len);
+    bench_full_write(fd, req, len + 4);
 
-    full_read(fd, (uint8_t *)&len, 4);
+    bench_full_read(fd, (uint8_t *)&len, 4);
     len = ntohl(len);
     if (len > bufcap) {
         free(buf);
@@ -169,47 +99,47 @@ fetch(int fd, int32_t corr, const char *topic, int32_t part, int64_t offset,
         if ((buf = malloc(bufcap)) == NULL)
             bench_die("out of memory");
     }
-    full_read(fd, buf, len);
+    bench_full_read(fd, buf, len);
     r = buf;
     end = buf + len;
     /* correlation id, throttle, 1 topic (name), 1 partition */
-    if (len < 4 + 4 + 4 || (int32_t)get32(r) != corr)
+    if (len < 4 + 4 + 4 || (int32_t)bench_get32(r) != corr)
         bench_die("bad response");
     r += 8;
-    if (get32(r) != 1)
+    if (bench_get32(r) != 1)
         bench_die("expected one topic in the response");
     r += 4;
     r += 2 + ((size_t)r[0] << 8 | r[1]);
-    if (end - r < 4 + 4 + 2 + 8 + 8 + 8 + 4 || get32(r) != 1)
+    if (end - r < 4 + 4 + 2 + 8 + 8 + 8 + 4 || bench_get32(r) != 1)
         bench_die("expected one partition in the response");
     r += 4 + 4; /* count, partition index */
     err = (int16_t)(r[0] << 8 | r[1]);
     r += 2;
-    *hw = get64(r);
-    *start = get64(r + 16);
+    *hw = bench_get64(r);
+    *start = bench_get64(r + 16);
     r += 24; /* high watermark, last stable offset, log start offset */
     if (err == 1 && *start >= 0)
         return -1; /* OFFSET_OUT_OF_RANGE */
     if (err != 0)
         bench_die("Fetch error %d", err);
-    naborted = (int32_t)get32(r);
+    naborted = (int32_t)bench_get32(r);
     r += 4;
     if (naborted > 0)
         r += 16 * (size_t)naborted;
     if (end - r < 4)
         bench_die("short response");
-    rlen = (int32_t)get32(r);
+    rlen = (int32_t)bench_get32(r);
     r += 4;
     if (rlen < 0 || end - r < rlen)
         bench_die("bad records length");
     end = r + rlen;
     *next = offset;
     while (end - r >= 61) {
-        int64_t base = get64(r);
-        uint32_t blen = get32(r + 8);
+        int64_t base = bench_get64(r);
+        uint32_t blen = bench_get32(r + 8);
         if ((size_t)(end - r) < 12 + (size_t)blen)
             break; /* a partial batch at the end */
-        *next = base + (int32_t)get32(r + 23) + 1;
+        *next = base + (int32_t)bench_get32(r + 23) + 1;
         got += 12 + blen;
         r += 12 + blen;
     }
