@@ -17,7 +17,8 @@
 # The matrix: produce and consume of 100 B and 1 KiB messages, 1 and 8
 # partitions, acks=1 and all, compression none, lz4 and zstd; a 1 GiB
 # produce and consume (1 KiB, 1 partition, acks=1), the same read again
-# by tests/bench/rawfetch (a minimal client), with broker CPU per GiB
+# by tests/bench/rawfetch (a minimal client) and served to librdkafka by
+# tests/bench/membroker (the least a broker can do), with broker CPU per GiB
 # next to tests/bench/baseline (write() of the same bytes to a new file and
 # sendfile() of it to a socket), end-to-end latency at 2,000 msg/s
 # (linger.ms=0), startup time and idle RSS (tests/bench/startup), and each
@@ -62,7 +63,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-for p in gbench startup mock_cluster baseline rawfetch; do
+for p in gbench startup mock_cluster baseline rawfetch membroker; do
     if [ ! -x "$BIN/$p" ]; then
         echo "run-matrix.sh: $BIN/$p is missing: run 'make bench' (or" \
             "'make tests/bench/$p') in the build directory" >&2
@@ -191,6 +192,33 @@ check_broker() { # X CELL
     start_broker "$x"
 }
 
+# The reference servers of the 1 GiB consume cell: membroker on A's copy
+# of the partition, M from memory, S with sendfile (see membroker.c).
+start_ref() { # X PARTITION_DIR TOPIC
+    local x=$1 d
+    d=$(mktemp -d "$WORK/ref-$x.XXXXXX")
+    KIND[$x]=membroker
+    DIR[$x]=$d
+    REF_CMD[$x]="tests/bench/membroker --dir \$PARTITION_DIR --topic NAME$([ "$x" = S ] && echo ' --sendfile')"
+    # shellcheck disable=SC2046
+    "$BIN/membroker" --dir "$2" --topic "$3" $([ "$x" = S ] && echo --sendfile) \
+        --listeners-file "$d/listeners" >"$d/stdout" 2>"$d/broker.log" &
+    PID[$x]=$!
+    for _ in $(seq 1 1200); do # 30 s (it reads the partition first)
+        if [ -s "$d/listeners" ]; then
+            BOOT[$x]=$(sed -n '1s|.*://||p' "$d/listeners")
+            return 0
+        fi
+        kill -0 "${PID[$x]}" 2>/dev/null || break
+        sleep 0.025
+    done
+    log "membroker $x did not start:"
+    tail -n 5 "$d/broker.log" >&2
+    echo "- membroker ($x) did not start on $2" >>"$NOTES"
+    return 1
+}
+declare -A REF_CMD
+
 BROKERS=(A)
 parse_spec A "$A_SPEC"
 if [ -n "$B_SPEC" ]; then
@@ -199,7 +227,7 @@ if [ -n "$B_SPEC" ]; then
 fi
 
 cleanup() {
-    for x in "${BROKERS[@]}"; do stop_broker "$x"; done
+    for x in "${BROKERS[@]}" M S; do stop_broker "$x"; done
     if [ "${KEEP_TMP:-0}" = 1 ]; then
         log "kept $WORK"
     else
@@ -247,7 +275,7 @@ run() {
     fi
     printf '%s\t%s\t%s\t%s\t%s loadavg1=%s\n' "$cell" "$x" "$rep" "$rc" "$line" \
         "$(cut -d' ' -f1 /proc/loadavg)" >>"$RES"
-    check_broker "$x" "$cell"
+    case $x in A | B) check_broker "$x" "$cell" ;; esac
 }
 
 add_cell() { # keeps the report order
@@ -336,6 +364,16 @@ for p in $PARTS; do
                 [ "${KIND[$x]}" = mock ] && loop=--loop
                 run "$cell" "$x" "$r" consume -t "b-big-r$r" -n "$BIG_N" $loop
             done
+            # the same bytes served by the least a broker can do
+            # (membroker, from memory and with sendfile) to the same client:
+            # the ceiling of any broker under librdkafka's consumer here
+            if [ "${KIND[A]}" = gregor ]; then
+                for x in M S; do
+                    start_ref "$x" "${DIR[A]}/data/b-big-r$r-0" "b-big-r$r" &&
+                        run "$cell" "$x" "$r" consume -t "b-big-r$r" -n "$BIG_N"
+                    stop_broker "$x"
+                done
+            fi
             # the same bytes read by the least a client can do: where it
             # is faster than librdkafka, the client was the limit
             for fb in 1048576 8388608; do
@@ -466,9 +504,29 @@ report() {
     table "Consume" "consume s=*"
     table "1 GiB through one partition" "* 1 GiB *"
 
+    if [ "${KIND[A]}" = gregor ]; then
+        c="consume 1 GiB s=1024 p=1 none"
+        echo "## The 1 GiB consume against the least a broker can do"
+        echo
+        echo "The same librdkafka consumer (\`${CMD[$c]}\`) against"
+        echo "tests/bench/membroker serving A's copy of the partition: M holds it in memory and"
+        echo "answers each Fetch with one writev() (the ceiling of any broker under this client"
+        echo "on this machine), S sends the same ranges with sendfile() (the ceiling of a broker"
+        echo "that sends from the page cache, as gregor and Kafka do). Runs follow A and B in"
+        echo "each repetition."
+        echo
+        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+        for x in "${BROKERS[@]}" M S; do
+            a=$(med "$c" $x mib_s)
+            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$c" B mib_s)" || echo -) | $(fmt "$(med "$c" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$c" $x client_cpu_s)" 3) | $(runs_ok "$c" $x) | \`${REF_CMD[$x]:-${CMD[$c]}}\` |"
+        done
+        echo
+    fi
+
     echo "## The same 1 GiB read by a minimal client"
     echo
-    echo "tests/bench/rawfetch: one Fetch v4 in flight, responses read into one buffer and"
+    echo "tests/bench/rawfetch: one Fetch v5 in flight, responses read into one buffer and"
     echo "walked for batch headers only (no CRC, no decompression, no per-record work)."
     echo "Bytes are record-batch bytes on the wire."
     echo
