@@ -76,8 +76,8 @@ struct gr_conn {
     int out_cnt;
     int out_idx;
 
-    bool corked; /* TCP_CORK while a response mixing memory and files
-                  * is written, so its header does not leave alone */
+    bool corked; /* TCP_CORK while a response with memory after a file
+                  * range is written, so no part of it leaves alone */
     int64_t active_us;   /* last byte read or written (idle timeout) */
     bool mem_wait;       /* in broker->mem_waiting: reading paused */
     gr_conn_t *mem_next; /* broker->mem_waiting */
@@ -362,15 +362,18 @@ conn_flush(gr_conn_t *conn)
             }
         } else {
             struct iovec iov[64];
-            int cnt = 0;
-            for (int i = conn->out_idx; i < conn->out_cnt && cnt < 64; i++) {
+            struct msghdr mh = { .msg_iov = iov };
+            int cnt = 0, i;
+            for (i = conn->out_idx; i < conn->out_cnt && cnt < 64; i++) {
                 if (conn->out[i].file != NULL)
                     break;
                 iov[cnt].iov_base = (void *)conn->out[i].ptr;
                 iov[cnt].iov_len = conn->out[i].len;
                 cnt++;
             }
-            n = writev(conn->io.fd, iov, cnt);
+            mh.msg_iovlen = (size_t)cnt;
+            /* a file range follows: no partial segment for this head */
+            n = sendmsg(conn->io.fd, &mh, i < conn->out_cnt ? MSG_MORE : 0);
         }
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -782,7 +785,12 @@ gr_req_reply(gr_req_t *req)
         conn->out_cnt = k;
         conn->out_idx = 0;
     }
-    if (w.splices_cnt > 0 && !conn->corked) {
+    /* A response that ends in a file range goes out as one head with
+     * MSG_MORE and a sendfile; only memory after a file range (more than
+     * one partition, or flexible versions' trailing tags) needs the cork,
+     * since sendfile pushes its last bytes out on their own. */
+    if (conn->out_cnt > 0 && conn->out[conn->out_cnt - 1].file == NULL &&
+        w.splices_cnt > 0 && !conn->corked) {
         int one = 1;
         setsockopt(conn->io.fd, IPPROTO_TCP, TCP_CORK, &one, sizeof one);
         conn->corked = true;
