@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 uint32_t
-gr_rd_uvarint(gr_reader_t *r)
+gr_rd_uvarint_any(gr_reader_t *r)
 {
     uint32_t v = 0;
     for (int shift = 0; shift < 35; shift += 7) {
@@ -24,7 +24,7 @@ gr_rd_uvarint(gr_reader_t *r)
 }
 
 uint64_t
-gr_rd_uvarlong(gr_reader_t *r)
+gr_rd_uvarlong_any(gr_reader_t *r)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
@@ -41,20 +41,6 @@ gr_rd_uvarlong(gr_reader_t *r)
     }
     gr_rd_fail(r, GR_ERR_INVALID);
     return 0;
-}
-
-int32_t
-gr_rd_varint(gr_reader_t *r)
-{
-    uint32_t u = gr_rd_uvarint(r);
-    return (int32_t)((u >> 1) ^ (uint32_t)-(int32_t)(u & 1));
-}
-
-int64_t
-gr_rd_varlong(gr_reader_t *r)
-{
-    uint64_t u = gr_rd_uvarlong(r);
-    return (int64_t)((u >> 1) ^ (uint64_t)-(int64_t)(u & 1));
 }
 
 void

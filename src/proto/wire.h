@@ -164,13 +164,61 @@ gr_rd_f64(gr_reader_t *r)
     return d;
 }
 
+/* The general varint readers; the inline ones below take the one- and
+ * two-byte forms (every field of a typical record) themselves. */
+uint32_t gr_rd_uvarint_any(gr_reader_t *r);
+uint64_t gr_rd_uvarlong_any(gr_reader_t *r);
+
 /* Unsigned varint of at most 5 bytes (32 bits). */
-uint32_t gr_rd_uvarint(gr_reader_t *r);
+static inline uint32_t
+gr_rd_uvarint(gr_reader_t *r)
+{
+    const uint8_t *p = r->p;
+    if (r->end - p >= 2) {
+        if (!(p[0] & 0x80)) {
+            r->p = p + 1;
+            return p[0];
+        }
+        if (!(p[1] & 0x80)) {
+            r->p = p + 2;
+            return (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
+        }
+    }
+    return gr_rd_uvarint_any(r);
+}
+
 /* Unsigned varlong of at most 10 bytes. */
-uint64_t gr_rd_uvarlong(gr_reader_t *r);
+static inline uint64_t
+gr_rd_uvarlong(gr_reader_t *r)
+{
+    const uint8_t *p = r->p;
+    if (r->end - p >= 2) {
+        if (!(p[0] & 0x80)) {
+            r->p = p + 1;
+            return p[0];
+        }
+        if (!(p[1] & 0x80)) {
+            r->p = p + 2;
+            return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+        }
+    }
+    return gr_rd_uvarlong_any(r);
+}
+
 /* Zigzag signed varint / varlong (record fields). */
-int32_t gr_rd_varint(gr_reader_t *r);
-int64_t gr_rd_varlong(gr_reader_t *r);
+static inline int32_t
+gr_rd_varint(gr_reader_t *r)
+{
+    uint32_t u = gr_rd_uvarint(r);
+    return (int32_t)((u >> 1) ^ (uint32_t)-(int32_t)(u & 1));
+}
+
+static inline int64_t
+gr_rd_varlong(gr_reader_t *r)
+{
+    uint64_t u = gr_rd_uvarlong(r);
+    return (int64_t)((u >> 1) ^ (uint64_t)-(int64_t)(u & 1));
+}
 void gr_rd_uuid(gr_reader_t *r, gr_uuid_t *u);
 /* flex: compact form; nullable: whether null is allowed here. */
 void gr_rd_str(gr_reader_t *r, gr_str_t *s, int flex, int nullable);
