@@ -17,9 +17,17 @@
  *
  * It listens on 127.0.0.1 on a free port, prints "membroker: listening on
  * PLAINTEXT://HOST:PORT" and writes that address to FILE; it serves until
- * SIGTERM or SIGINT. Only the named topic-partition exists. Produce v3 is
- * advertised (librdkafka enables record-batch v2 parsing only when both
- * Produce v3 and Fetch v4 are) but a Produce closes the connection.
+ * SIGTERM or SIGINT. Only the named topic-partition exists.
+ *
+ * The same for producers: --sink FILE answers Produce v3 by appending each
+ * request's record batches to FILE with one write() after setting their
+ * base offsets; nothing is checked (no CRC, no record walk), which is less
+ * than a broker must do. --sink-mmap instead receives the batches straight
+ * into a shared mapping of FILE (4 GiB of blocks reserved with fallocate,
+ * pages populated 32 MiB at a time): one copy from the socket to the page
+ * cache where write() makes two, but every new page is zeroed first. Without --sink, Produce v3 is still advertised (librdkafka parses
+ * record-batch v2 only when Produce v3 and Fetch v4 both are) but closes the
+ * connection. With --sink, --dir is optional.
  */
 #include "bench.h"
 
@@ -30,10 +38,18 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define SINK_MAP_BYTES (4LL << 30) /* --sink-mmap: the file's size */
+#define SINK_POPULATE (32LL << 20)
 
 struct batch {
     int64_t base, last; /* first and last offset */
@@ -54,6 +70,11 @@ static struct {
     struct batch *b;
     size_t nb;
     int64_t start, hw;
+    /* --sink */
+    int sink_fd, sink_mmap;
+    uint8_t *sink_map;
+    int64_t sink_pos, sink_populated, sink_next;
+    pthread_mutex_t sink_lock;
 } g;
 
 static int
@@ -458,12 +479,201 @@ fetch(int fd, struct rd *r, uint8_t *o, size_t cap, int32_t corr)
     return 1;
 }
 
+/* Sets the base offsets of the batches in p[0, n) from g.sink_next on. */
+static int
+sink_number(uint8_t *p, size_t n)
+{
+    size_t at = 0;
+    while (n - at >= 61) {
+        uint8_t *b = p + at, *w = b;
+        uint32_t len = bench_get32(b + 8);
+        if (len < 49 || n - at - 12 < len)
+            return -1;
+        bench_put64(&w, g.sink_next);
+        g.sink_next += (int32_t)bench_get32(b + 23) + 1;
+        at += 12 + (size_t)len;
+    }
+    return at == n ? 0 : -1;
+}
+
+/* Produce v3 for one topic-partition. The records are at rec (n bytes): in
+ * req for --sink, already in the mapping at *base_pos for --sink-mmap.
+ * Builds the response in o; 0 on a malformed request. */
+static size_t
+produce_reply(uint8_t *o, const uint8_t *name, size_t nl, int32_t part,
+              int16_t err, int64_t base)
+{
+    uint8_t *p = o;
+    bench_put32(&p, 1);
+    bench_put16(&p, (int)nl);
+    memcpy(p, name, nl);
+    p += nl;
+    bench_put32(&p, 1);
+    bench_put32(&p, part);
+    bench_put16(&p, err);
+    bench_put64(&p, base);
+    bench_put64(&p, -1); /* log append time */
+    bench_put32(&p, 0);  /* throttle */
+    return (size_t)(p - o);
+}
+
+/* Parses a Produce v3 body up to its (single) records field: acks, topic
+ * name, partition, records length. Returns the bytes before the records,
+ * 0 if more bytes are needed, -1 if it is not one topic and one
+ * partition. */
+static long
+produce_prefix(const uint8_t *b, size_t n, int16_t *acks, const uint8_t **name,
+               size_t *nl, int32_t *part, int32_t *rlen)
+{
+    struct rd r = { b, b + n };
+    int16_t tl;
+    if (!need(&r, 2))
+        return 0;
+    tl = rd16(&r); /* transactional id */
+    if (tl > 0) {
+        if (!need(&r, (size_t)tl))
+            return 0;
+        r.p += tl;
+    }
+    if (!need(&r, 2 + 4 + 4 + 2))
+        return 0;
+    *acks = rd16(&r);
+    rd32(&r); /* timeout */
+    if (rd32(&r) != 1)
+        return -1;
+    *name = r.p + 2;
+    tl = rd16(&r);
+    if (tl < 0)
+        return -1;
+    *nl = (size_t)tl;
+    if (!need(&r, *nl + 4 + 4 + 4))
+        return 0;
+    r.p += *nl;
+    if (rd32(&r) != 1)
+        return -1;
+    *part = rd32(&r);
+    *rlen = rd32(&r);
+    return (long)(r.p - b);
+}
+
+static void
+sink_populate(int64_t upto)
+{
+    while (g.sink_populated < upto) {
+        if (g.sink_populated + SINK_POPULATE > SINK_MAP_BYTES)
+            bench_die("--sink-mmap: the %lld-byte file is full",
+                      (long long)SINK_MAP_BYTES);
+        if (madvise(g.sink_map + g.sink_populated, SINK_POPULATE,
+                    MADV_POPULATE_WRITE) != 0)
+            bench_die("madvise(MADV_POPULATE_WRITE): %s", strerror(errno));
+        g.sink_populated += SINK_POPULATE;
+    }
+}
+
+static void
+send_reply(int fd, uint8_t *out, size_t n, int32_t corr)
+{
+    uint8_t *h = out;
+    struct iovec iov = { out, n + 8 };
+    bench_put32(&h, (int32_t)(n + 4));
+    bench_put32(&h, corr);
+    send_all(fd, &iov, 1);
+}
+
+/* --sink: the body after the request header is at r. */
+static size_t
+sink_write(struct rd *r, uint8_t *o, int16_t *acks)
+{
+    const uint8_t *name;
+    size_t nl;
+    int32_t part, rlen;
+    long pre = produce_prefix(r->p, (size_t)(r->end - r->p), acks, &name, &nl,
+                              &part, &rlen);
+    uint8_t *rec = (uint8_t *)r->p + pre;
+    int64_t base;
+    int16_t err = 0;
+
+    if (pre <= 0 || rlen < 0 || rec + rlen != r->end)
+        bench_die("--sink takes one topic and one partition per Produce");
+    pthread_mutex_lock(&g.sink_lock);
+    base = g.sink_next;
+    if (sink_number(rec, (size_t)rlen) != 0)
+        err = 2; /* CORRUPT_MESSAGE */
+    else
+        for (size_t at = 0; at < (size_t)rlen;) {
+            ssize_t w = write(g.sink_fd, rec + at, (size_t)rlen - at);
+            if (w <= 0)
+                bench_die("--sink write: %s", strerror(errno));
+            at += (size_t)w;
+        }
+    pthread_mutex_unlock(&g.sink_lock);
+    return produce_reply(o, name, nl, part, err, base);
+}
+
+/* --sink-mmap: a Produce v3 request of len bytes whose head is peeked at
+ * and read, and whose records are received into the mapping. Returns 0 if
+ * the request is not a Produce v3 (nothing consumed), 1 when answered. */
+static int
+sink_mmap_request(int fd, uint32_t len, uint8_t *out)
+{
+    uint8_t pk[1024];
+    size_t want = len < sizeof pk ? len : sizeof pk, hdr = 0;
+    const uint8_t *name = NULL;
+    size_t nl = 0;
+    int32_t part = 0, rlen = 0, corr = 0;
+    int16_t acks = 1;
+    int64_t base, pos;
+    long pre = 0;
+    uint8_t nbuf[256];
+
+    for (;;) {
+        ssize_t got = recv(fd, pk, want, MSG_PEEK);
+        if (got <= 0)
+            pthread_exit(NULL);
+        if (got >= 10) {
+            int16_t cl;
+            if (bench_get32(pk) >> 16 != 0 || (bench_get32(pk) & 0xffff) != 3)
+                return 0; /* not Produce v3 */
+            corr = (int32_t)bench_get32(pk + 4);
+            cl = (int16_t)(pk[8] << 8 | pk[9]);
+            hdr = 10 + (cl > 0 ? (size_t)cl : 0);
+            if ((size_t)got > hdr &&
+                (pre = produce_prefix(pk + hdr, (size_t)got - hdr, &acks, &name,
+                                      &nl, &part, &rlen)) != 0)
+                break;
+        }
+        if ((size_t)got == want)
+            bench_die("--sink-mmap: a Produce head over %zu bytes", want);
+        sched_yield(); /* the rest of the head is on its way */
+    }
+    if (pre < 0 || rlen < 0 || hdr + (size_t)pre + (size_t)rlen != len ||
+        nl > sizeof nbuf)
+        bench_die("--sink-mmap takes one topic and one partition per Produce");
+    memcpy(nbuf, name, nl);
+    bench_full_read(fd, pk, hdr + (size_t)pre);
+    pthread_mutex_lock(&g.sink_lock);
+    pos = g.sink_pos;
+    sink_populate(pos + rlen);
+    bench_full_read(fd, g.sink_map + pos, (size_t)rlen);
+    base = g.sink_next;
+    if (sink_number(g.sink_map + pos, (size_t)rlen) == 0)
+        g.sink_pos += rlen;
+    else
+        base = -1;
+    pthread_mutex_unlock(&g.sink_lock);
+    if (acks != 0)
+        send_reply(fd, out,
+                   produce_reply(out + 8, nbuf, nl, part, base < 0 ? 2 : 0, base),
+                   corr);
+    return 1;
+}
+
 static void *
 serve(void *arg)
 {
     int fd = (int)(intptr_t)arg, one = 1;
-    size_t cap = 1 << 16;
-    uint8_t *req = malloc(cap), *out = malloc(cap);
+    size_t cap = 1 << 16, rcap = 64 << 20; /* Produce requests are large */
+    uint8_t *req = malloc(rcap), *out = malloc(cap);
 
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     for (;;) {
@@ -479,8 +689,10 @@ serve(void *arg)
             if ((got = read(fd, hdr + h, 4 - h)) <= 0)
                 goto out;
         len = bench_get32(hdr);
-        if (len < 8 || len > cap)
+        if (len < 8 || len > rcap)
             goto out;
+        if (g.sink_mmap && sink_mmap_request(fd, len, out))
+            continue;
         for (size_t h = 0; h < len; h += (size_t)got)
             if ((got = read(fd, req + h, len - h)) <= 0)
                 goto out;
@@ -505,18 +717,21 @@ serve(void *arg)
             if (ver != 4 || !fetch(fd, &r, out, cap, corr))
                 goto out;
             continue;
+        case 0: {
+            int16_t acks = 1;
+            if (g.sink_fd < 0 || ver != 3)
+                break;
+            n = sink_write(&r, out + 8, &acks);
+            if (acks == 0)
+                continue;
+            break;
+        }
         }
         if (n == 0) {
             fprintf(stderr, "membroker: closing on api %d v%d\n", key, ver);
             goto out;
         }
-        {
-            uint8_t *h = out;
-            struct iovec iov = { out, n + 8 };
-            bench_put32(&h, (int32_t)(n + 4));
-            bench_put32(&h, corr);
-            send_all(fd, &iov, 1);
-        }
+        send_reply(fd, out, n, corr);
     }
 out:
     close(fd);
@@ -547,12 +762,12 @@ accept_loop(void *arg)
 int
 main(int argc, char **argv)
 {
-    const char *dir = NULL, *lfile = NULL;
+    const char *dir = NULL, *lfile = NULL, *sink = NULL;
     struct sockaddr_in sa = { .sin_family = AF_INET };
     socklen_t sl = sizeof sa;
     sigset_t set;
     pthread_t th;
-    int lfd, one = 1, sig;
+    int lfd, one = 1, sig, bad = 0;
 
     g.topic = NULL;
     for (int i = 1; i < argc; i++) {
@@ -566,15 +781,36 @@ main(int argc, char **argv)
             g.use_sendfile = 1;
         else if (!strcmp(argv[i], "--listeners-file") && i + 1 < argc)
             lfile = argv[++i];
+        else if (!strcmp(argv[i], "--sink") && i + 1 < argc)
+            sink = argv[++i];
+        else if (!strcmp(argv[i], "--sink-mmap"))
+            g.sink_mmap = 1;
         else
-            dir = NULL, i = argc;
+            bad = 1;
     }
-    if (dir == NULL || g.topic == NULL) {
+    if (bad || (dir == NULL && sink == NULL) || g.topic == NULL ||
+        (g.sink_mmap && sink == NULL)) {
         fprintf(stderr, "usage: membroker --dir PARTITION_DIR --topic NAME "
-                        "[--partition N] [--sendfile] [--listeners-file FILE]\n");
+                        "[--partition N] [--sendfile] [--listeners-file FILE]\n"
+                        "       membroker --sink FILE [--sink-mmap] --topic NAME "
+                        "[--dir PARTITION_DIR] ...\n");
         return 2;
     }
-    load(dir);
+    g.sink_fd = -1;
+    pthread_mutex_init(&g.sink_lock, NULL);
+    if (sink != NULL) {
+        g.sink_fd = open(sink, O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (g.sink_fd < 0)
+            bench_die("%s: %s", sink, strerror(errno));
+        if (g.sink_mmap &&
+            (fallocate(g.sink_fd, 0, 0, (off_t)SINK_MAP_BYTES) != 0 ||
+             (g.sink_map = mmap(NULL, (size_t)SINK_MAP_BYTES,
+                                PROT_READ | PROT_WRITE, MAP_SHARED, g.sink_fd,
+                                0)) == MAP_FAILED))
+            bench_die("%s: %s", sink, strerror(errno));
+    }
+    if (dir != NULL)
+        load(dir);
 
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);

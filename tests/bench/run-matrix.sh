@@ -192,16 +192,24 @@ check_broker() { # X CELL
     start_broker "$x"
 }
 
-# The reference servers of the 1 GiB consume cell: membroker on A's copy
-# of the partition, M from memory, S with sendfile (see membroker.c).
+# The reference servers of the 1 GiB cells (see membroker.c): for consume,
+# membroker on A's copy of the partition, M from memory, S with sendfile;
+# for produce, W appends with write() and P receives into a mapping.
 start_ref() { # X PARTITION_DIR TOPIC
-    local x=$1 d
+    local x=$1 d args
     d=$(mktemp -d "$WORK/ref-$x.XXXXXX")
     KIND[$x]=membroker
     DIR[$x]=$d
-    REF_CMD[$x]="tests/bench/membroker --dir \$PARTITION_DIR --topic NAME$([ "$x" = S ] && echo ' --sendfile')"
-    # shellcheck disable=SC2046
-    "$BIN/membroker" --dir "$2" --topic "$3" $([ "$x" = S ] && echo --sendfile) \
+    case $x in
+    M) args=(--dir "$2") ;;
+    S) args=(--dir "$2" --sendfile) ;;
+    W) args=(--sink "$d/sink.log") ;;
+    P) args=(--sink "$d/sink.log" --sink-mmap) ;;
+    esac
+    REF_CMD[$x]="tests/bench/membroker ${args[*]} --topic NAME"
+    REF_CMD[$x]=${REF_CMD[$x]//$2/\$PARTITION_DIR}
+    REF_CMD[$x]=${REF_CMD[$x]//$d/\$DIR}
+    "$BIN/membroker" "${args[@]}" --topic "$3" \
         --listeners-file "$d/listeners" >"$d/stdout" 2>"$d/broker.log" &
     PID[$x]=$!
     for _ in $(seq 1 1200); do # 30 s (it reads the partition first)
@@ -227,7 +235,7 @@ if [ -n "$B_SPEC" ]; then
 fi
 
 cleanup() {
-    for x in "${BROKERS[@]}" M S; do stop_broker "$x"; done
+    for x in "${BROKERS[@]}" M S W P; do stop_broker "$x"; done
     if [ "${KEEP_TMP:-0}" = 1 ]; then
         log "kept $WORK"
     else
@@ -357,6 +365,18 @@ for p in $PARTS; do
                 run "$cell" "$x" "$r" produce -t "b-big-r$r" -p 1 -n "$BIG_N" \
                     -s 1024 -a 1 -z none
             done
+            # the same producer against the least a broker that writes to
+            # disk can do (membroker --sink: write(); --sink-mmap: received
+            # into a mapping of the file)
+            if [ "${KIND[A]}" = gregor ]; then
+                for x in W P; do
+                    start_ref "$x" "" "b-big-r$r" &&
+                        run "$cell" "$x" "$r" produce -t "b-big-r$r" -p 1 \
+                            -n "$BIG_N" -s 1024 -a 1 -z none
+                    stop_broker "$x"
+                    rm -rf "${DIR[$x]}"
+                done
+            fi
             cell="consume 1 GiB s=1024 p=1 none"
             add_cell "$cell"
             for x in "${BROKERS[@]}"; do
@@ -518,6 +538,25 @@ report() {
         echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
         for x in "${BROKERS[@]}" M S; do
+            a=$(med "$c" $x mib_s)
+            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$c" B mib_s)" || echo -) | $(fmt "$(med "$c" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$c" $x client_cpu_s)" 3) | $(runs_ok "$c" $x) | \`${REF_CMD[$x]:-${CMD[$c]}}\` |"
+        done
+        echo
+    fi
+
+    if [ "${KIND[A]}" = gregor ]; then
+        c="produce 1 GiB s=1024 p=1 acks=1 none"
+        echo "## The 1 GiB produce against the least a disk-writing broker can do"
+        echo
+        echo "The same librdkafka producer (\`${CMD[$c]}\`) against"
+        echo "tests/bench/membroker --sink: W numbers each request's batches and appends them to a"
+        echo "new file with one write() (no CRC, no record walk: less than a broker must check); P"
+        echo "receives them straight into a shared mapping of the file (one copy instead of two,"
+        echo "but each new page-cache page is zeroed first). B keeps the bytes in memory only."
+        echo
+        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+        for x in "${BROKERS[@]}" W P; do
             a=$(med "$c" $x mib_s)
             echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$c" B mib_s)" || echo -) | $(fmt "$(med "$c" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$c" $x client_cpu_s)" 3) | $(runs_ok "$c" $x) | \`${REF_CMD[$x]:-${CMD[$c]}}\` |"
         done
