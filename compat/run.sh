@@ -222,6 +222,19 @@ s_many_partitions() {
     )
 }
 
+# topics made off the event loop: led and usable when CreateTopics and
+# CreatePartitions answer, Metadata served meanwhile, a topic deleted while
+# it is being made leaves nothing; all of it there after a restart
+s_topic_creation() {
+    start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" || return 1
+    broker_alive || return 1
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] || return 1
+    REUSE_DIR=1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" after
+}
+
 # retention by size and time, with small segments; flush.messages=1 makes
 # every acknowledgement wait for an fsync on the worker
 s_retention_and_flush() {
@@ -836,7 +849,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
-           acks_and_isr idempotence temp_data many_partitions
+           acks_and_isr idempotence temp_data many_partitions topic_creation
            retention_and_flush localhost_dual_stack
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
            admin_raw kcat_admin_effects

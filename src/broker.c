@@ -199,15 +199,12 @@ gr_broker_config_changed(gr_broker_t *b)
         cleaner_setup(b);
 }
 
-/* cluster hook: a partition of this broker appeared (start-up, creation) */
+/* Opens the log of a partition this broker leads. */
 static gr_kerr_t
-partition_created(void *arg, gr_partition_t *p)
+open_partition(gr_broker_t *b, gr_partition_t *p)
 {
-    gr_broker_t *b = arg;
     gr_log_config_t cfg;
     gr_err_t err = 0;
-    if (p->leader != b->node_id)
-        return GR_KERR_NONE;
     log_config(b, p->topic, &cfg);
     p->log = gr_log_open(b->logs, p->topic->name, p->id, &p->topic->id, &cfg,
                          &err);
@@ -225,6 +222,174 @@ partition_created(void *arg, gr_partition_t *p)
     if (b->groups != NULL)
         gr_groups_partition_added(b->groups, p);
     return GR_KERR_NONE;
+}
+
+/* --- partitions made off the loop (broker.h) */
+
+typedef struct gr_open_batch {
+    gr_broker_t *b;
+    gr_log_prep_t *items;
+    int n, cap;
+    int next;       /* items opened so far (batch_done) */
+    gr_req_t *req;  /* answered when done; NULL if none or gone */
+    gr_uuid_t *ids; /* the request's topics, with where their errors go */
+    int16_t **errs;
+    gr_str_t **msgs;
+    int nids;
+} open_batch_t;
+
+static void
+batch_free(open_batch_t *ob)
+{
+    for (int i = 0; i < ob->n; i++)
+        free(ob->items[i].topic);
+    free(ob->items);
+    free(ob->ids);
+    free(ob->errs);
+    free(ob->msgs);
+    free(ob);
+}
+
+static int
+batch_add(open_batch_t *ob, gr_partition_t *p)
+{
+    gr_log_prep_t *it;
+    if (ob->n == ob->cap) {
+        int cap = ob->cap ? 2 * ob->cap : 16;
+        gr_log_prep_t *v = realloc(ob->items, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        ob->items = v;
+        ob->cap = cap;
+    }
+    it = &ob->items[ob->n];
+    memset(it, 0, sizeof *it);
+    if ((it->topic = strdup(p->topic->name)) == NULL)
+        return -1;
+    it->partition = p->id;
+    it->topic_id = p->topic->id;
+    ob->n++;
+    return 0;
+}
+
+/* A partition a worker made: it gets its leader and its log. */
+static void
+open_prepared(gr_broker_t *b, open_batch_t *ob, gr_log_prep_t *it)
+{
+    gr_topic_t *t = gr_cluster_topic_by_id(b->cluster, &it->topic_id);
+    gr_partition_t *p =
+        t != NULL && it->partition < t->nparts ? t->parts[it->partition] : NULL;
+
+    if (p == NULL || !p->opening) { /* deleted meanwhile */
+        gr_logs_prepared_unused(b->logs, it);
+        return;
+    }
+    if (it->err != 0)
+        GR_LOG_WARN("%s-%d: making its directory on a worker failed (%s); "
+                    "trying on the loop",
+                    it->topic, (int)it->partition, strerror(it->err));
+    p->opening = false;
+    p->leader = b->node_id;
+    if (open_partition(b, p) == GR_KERR_NONE)
+        return;
+    for (int k = 0; k < ob->nids; k++)
+        if (ob->req != NULL && gr_uuid_eq(&ob->ids[k], &it->topic_id)) {
+            *ob->errs[k] = GR_KERR_KAFKA_STORAGE_ERROR;
+            *ob->msgs[k] = gr_str_c("The partition log could not be created.");
+        }
+}
+
+static void
+batch_abort(gr_req_t *req)
+{
+    open_batch_t *ob = req->owner;
+    ob->req = NULL;
+}
+
+/* Opens the made partitions OPEN_CHUNK at a time, one loop turn each
+ * (~5 ms here), so that 10,000 of them do not hold the loop for ~0.5 s. */
+#define OPEN_CHUNK 64
+
+static void
+batch_done(gr_loop_t *loop, void *arg)
+{
+    open_batch_t *ob = arg;
+    gr_broker_t *b = ob->b;
+
+    if (b->stopping) { /* the directories are there for the next start */
+        batch_free(ob);
+        return;
+    }
+    for (;;) {
+        int end = ob->n - ob->next > OPEN_CHUNK ? ob->next + OPEN_CHUNK : ob->n;
+        for (int i = ob->next; i < end; i++)
+            open_prepared(b, ob, &ob->items[i]);
+        ob->next = end;
+        if (ob->next == ob->n)
+            break;
+        if (gr_loop_post(loop, batch_done, ob) == 0)
+            return; /* the rest at the next turn */
+    }
+    if (ob->req != NULL)
+        gr_req_reply(ob->req);
+    batch_free(ob);
+}
+
+void
+gr_broker_open_async_begin(gr_broker_t *b)
+{
+    GR_ASSERT(b->open_batch == NULL);
+    b->open_batch = calloc(1, sizeof(open_batch_t)); /* NULL: open at once */
+    if (b->open_batch != NULL)
+        b->open_batch->b = b;
+}
+
+int
+gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
+                         int16_t **errs, gr_str_t **msgs, int n)
+{
+    open_batch_t *ob = b->open_batch;
+
+    b->open_batch = NULL;
+    if (ob == NULL || ob->n == 0) {
+        if (ob != NULL)
+            batch_free(ob);
+        return req != NULL ? gr_req_reply(req) : 0;
+    }
+    if (req != NULL && n > 0) {
+        ob->ids = malloc((size_t)n * sizeof *ob->ids);
+        ob->errs = malloc((size_t)n * sizeof *ob->errs);
+        ob->msgs = malloc((size_t)n * sizeof *ob->msgs);
+        if (ob->ids && ob->errs && ob->msgs) {
+            memcpy(ob->ids, ids, (size_t)n * sizeof *ids);
+            memcpy(ob->errs, errs, (size_t)n * sizeof *errs);
+            memcpy(ob->msgs, msgs, (size_t)n * sizeof *msgs);
+            ob->nids = n;
+        }
+    }
+    if (req != NULL) {
+        ob->req = req;
+        gr_req_defer(req, batch_abort, ob);
+    }
+    if (gr_logs_prepare(b->logs, ob->items, ob->n, batch_done, ob) != 0)
+        batch_done(b->loop, ob); /* gr_log_open makes them, on the loop */
+    return 0;
+}
+
+/* cluster hook: a partition of this broker appeared (start-up, creation) */
+static gr_kerr_t
+partition_created(void *arg, gr_partition_t *p)
+{
+    gr_broker_t *b = arg;
+    if (p->leader != b->node_id)
+        return GR_KERR_NONE;
+    if (b->open_batch != NULL && b->logs != NULL &&
+        batch_add(b->open_batch, p) == 0) {
+        p->leader = -1; /* until its log is open: batch_done() */
+        p->opening = true;
+        return GR_KERR_NONE;
+    }
+    return open_partition(b, p);
 }
 
 static void
@@ -481,6 +646,7 @@ gr_broker_destroy(gr_broker_t *b)
     gr_txn_coord_destroy(b->txn);
     gr_groups_destroy(b->groups);
     b->groups = NULL;
+    b->stopping = true; /* partitions still being made open at next start */
     /* logs first: a clean shutdown writes indexes, checkpoints, marker */
     if (b->logs) {
         /* producer state snapshots at the log end (a clean restart reads

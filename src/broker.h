@@ -15,6 +15,7 @@
 #include "net/loop.h"
 
 #include "core/buf.h"
+#include "core/str.h"
 #include "core/worker.h"
 
 typedef struct gr_conn gr_conn_t;
@@ -62,6 +63,8 @@ struct gr_broker {
     gr_groups_t *groups;      /* the group coordinator (src/group/) */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
+    struct gr_open_batch *open_batch; /* partitions to make off the loop */
+    bool stopping;            /* gr_broker_destroy: late work is dropped */
     size_t max_decompressed;  /* bound on a decompressed batch */
     int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
@@ -80,6 +83,25 @@ struct gr_topic;
 /* After a change of t's config overrides: every partition log of t takes
  * the new settings at once. Loop thread only. */
 void gr_broker_topic_config_changed(gr_broker_t *broker, struct gr_topic *t);
+struct gr_req;
+/*
+ * Partitions the cluster creates between gr_broker_open_async_begin() and
+ * gr_broker_open_async_end() get their directories and files made on a
+ * worker (creating inodes is slow: 0.1-2 ms a partition) instead of on the
+ * loop. Until that is done they have no leader (Metadata says
+ * LEADER_NOT_AVAILABLE, Produce and Fetch NOT_LEADER_OR_FOLLOWER, as for a
+ * new partition in Kafka before its leader is elected); then their logs
+ * open and this broker leads them. With req, _end() answers the request
+ * when the work is done (the handler must not reply itself): if a
+ * partition of topic ids[i] could not be made, *errs[i] and *msgs[i] say
+ * KAFKA_STORAGE_ERROR (its partitions stay offline, as after a failed log
+ * directory). Returns what gr_req_reply() returns, or 0. Loop thread only.
+ */
+void gr_broker_open_async_begin(gr_broker_t *broker);
+int gr_broker_open_async_end(gr_broker_t *broker, struct gr_req *req,
+                             const gr_uuid_t *ids, int16_t **errs,
+                             gr_str_t **msgs, int n);
+
 /* After a change of the dynamic broker configs (the cluster's lists): the
  * configuration's dynamic layers are rebuilt from them and every log and
  * the cleaner take the new settings. Loop thread only. */

@@ -74,11 +74,24 @@ gr_api_create_partitions(gr_req_t *req)
     gr_cluster_t *c = req->broker->cluster;
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
     int64_t added = 0; /* partitions this request adds so far */
+    gr_uuid_t *ids;
+    int16_t **errs;
+    gr_str_t **msgs;
+    int nids = 0;
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
     if (n && rs->results == NULL)
         return gr_req_close(req, "out of memory");
     rs->results_cnt = n;
+    /* the new partitions' directories are made on a worker; the answer
+     * waits for them */
+    ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
+    errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
+    msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
+    if (ids == NULL || errs == NULL || msgs == NULL)
+        return gr_req_close(req, "out of memory");
+    if (!rq->validate_only)
+        gr_broker_open_async_begin(req->broker);
     for (int32_t i = 0; i < n; i++) {
         const ptopic_t *qt = &rq->topics[i];
         gr_create_partitions_response_create_partitions_topic_result_t *res =
@@ -125,13 +138,19 @@ gr_api_create_partitions(gr_req_t *req)
         } else {
             err = gr_cluster_create_partitions(c, t, qt->count, rows,
                                                rq->validate_only, &msg);
-            if (err == GR_KERR_NONE && !rq->validate_only)
+            if (err == GR_KERR_NONE && !rq->validate_only) {
                 GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name,
                             t->nparts, gr_req_peer(req));
+                ids[nids] = t->id;
+                errs[nids] = &res->error_code;
+                msgs[nids++] = &res->error_message;
+            }
         }
         res->error_code = err;
         res->error_message =
             err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
     }
-    return gr_req_reply(req);
+    if (rq->validate_only)
+        return gr_req_reply(req);
+    return gr_broker_open_async_end(req->broker, req, ids, errs, msgs, nids);
 }

@@ -274,6 +274,29 @@ fail:
     return 0;
 }
 
+/* Hands the created topics to gr_broker_open_async_end(), which answers. */
+static int
+open_async_end(gr_req_t *req, gr_create_topics_response_t *rs)
+{
+    int32_t n = rs->topics_cnt, k = 0;
+    gr_uuid_t *ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
+    int16_t **errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
+    gr_str_t **msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
+
+    if (ids == NULL || errs == NULL || msgs == NULL)
+        n = 0; /* the answer then only misses a storage error */
+    for (int32_t i = 0; i < n; i++) {
+        cresult_t *res = &rs->topics[i];
+        if (res->error_code != GR_KERR_NONE || gr_uuid_is_zero(&res->topic_id))
+            continue;
+        ids[k] = res->topic_id;
+        errs[k] = &res->error_code;
+        msgs[k] = &res->error_message;
+        k++;
+    }
+    return gr_broker_open_async_end(req->broker, req, ids, errs, msgs, k);
+}
+
 int
 gr_api_create_topics(gr_req_t *req)
 {
@@ -300,6 +323,10 @@ gr_api_create_topics(gr_req_t *req)
     if (n && rs->topics == NULL)
         return gr_req_close(req, "out of memory");
     rs->topics_cnt = n;
+    /* the partitions' directories are made on a worker; the answer waits
+     * for them */
+    if (!rq->validate_only)
+        gr_broker_open_async_begin(req->broker);
     for (int32_t i = 0; i < n; i++) {
         const ctopic_t *qt = &rq->topics[i];
         cresult_t *res = &rs->topics[i];
@@ -329,8 +356,14 @@ gr_api_create_topics(gr_req_t *req)
                 gr_str_c("Excessively large number of partitions per request.");
             continue;
         }
-        if (create_one(req, qt, res) != 0)
+        if (create_one(req, qt, res) != 0) {
+            if (!rq->validate_only)
+                gr_broker_open_async_end(req->broker, NULL, NULL, NULL, NULL,
+                                         0);
             return gr_req_close(req, "out of memory");
+        }
     }
-    return gr_req_reply(req);
+    if (rq->validate_only)
+        return gr_req_reply(req);
+    return open_async_end(req, rs);
 }

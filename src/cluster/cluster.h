@@ -59,6 +59,7 @@ struct gr_partition {
     int64_t high_watermark; /* = the LEO on a single broker */
     struct gr_pstate *pstate; /* producer state (log/producer_state.h) */
     struct gr_waiter *waiters; /* requests waiting for data (api/fetch.c) */
+    bool opening; /* its directory is being made: no leader yet (broker.c) */
 };
 
 struct gr_topic {

@@ -846,18 +846,26 @@ move_stray(gr_log_t *l, const char *have)
 
 /* partition.metadata: written once. A directory holding another topic id
  * is moved aside (*stray set) and the log starts empty. */
+/* partition.metadata as Kafka writes it */
+static void
+metadata_text(const gr_uuid_t *id, char *buf, size_t size)
+{
+    char b64[23];
+    gr_uuid_to_base64(id, b64);
+    snprintf(buf, size, "version: 0\ntopic_id: %s\n", b64);
+}
+
 static gr_err_t
 write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
 {
-    char want[64], have[128], path[GR_SEG_PATH_MAX], b64[23];
+    char want[64], have[128], path[GR_SEG_PATH_MAX];
     ssize_t n;
     int fd;
 
     *stray = false;
     if (id == NULL || gr_uuid_is_zero(id))
         return 0;
-    gr_uuid_to_base64(id, b64);
-    snprintf(want, sizeof want, "version: 0\ntopic_id: %s\n", b64);
+    metadata_text(id, want, sizeof want);
     snprintf(path, sizeof path, "%s/%s", l->dir, GR_LOG_METADATA);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
@@ -1040,6 +1048,116 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     GR_LOG_DEBUG("%s: opened, %d segments, offsets %" PRId64 "..%" PRId64,
                  l->dir, l->nsegs, l->start_offset, l->leo);
     return l;
+}
+
+/* --- new partitions made off the loop */
+
+typedef struct prep_job {
+    char *dir; /* log.dirs: the manager may be closed before done() */
+    gr_log_prep_t *items;
+    int n;
+    gr_done_fn done;
+    void *arg;
+} prep_job_t;
+
+static int
+make_empty(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    return close(fd) == 0 ? 0 : errno;
+}
+
+/* On a worker: no log lines (the loop reports item->err). */
+static void
+prep_work(void *arg)
+{
+    prep_job_t *job = arg;
+    char dir[GR_SEG_PATH_MAX - 64], path[GR_SEG_PATH_MAX], text[64];
+    static const char *const suffixes[] = { ".log", ".index", ".timeindex" };
+
+    for (int i = 0; i < job->n; i++) {
+        gr_log_prep_t *it = &job->items[i];
+        snprintf(dir, sizeof dir, "%s/%s-%d", job->dir, it->topic,
+                 (int)it->partition);
+        if (mkdir(dir, 0755) != 0) {
+            it->err = errno == EEXIST ? 0 : errno;
+            continue; /* exists: gr_log_open looks at what is there */
+        }
+        /* the metadata first: a crash in between leaves a directory that
+         * gr_log_open completes, not one of an unknown topic */
+        metadata_text(&it->topic_id, text, sizeof text);
+        it->err =
+            gr_logs_replace_quiet(dir, GR_LOG_METADATA, text, strlen(text));
+        for (size_t k = 0; it->segment && k < 3 && it->err == 0; k++) {
+            gr_segment_path(path, dir, 0, suffixes[k]);
+            it->err = make_empty(path);
+        }
+    }
+}
+
+static void
+prep_done(gr_loop_t *loop, void *arg)
+{
+    prep_job_t *job = arg;
+    job->done(loop, job->arg);
+    free(job->dir);
+    free(job);
+}
+
+int
+gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
+                void *arg)
+{
+    prep_job_t *job;
+
+    if (m->workers == NULL || n <= 0 || (job = calloc(1, sizeof *job)) == NULL)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        gr_ckpt_t *ck =
+            gr_logs_ckpt_find(m, items[i].topic, items[i].partition);
+        /* a checkpointed log start (an old incarnation's) is gr_log_open's
+         * to sort out: it makes that segment itself */
+        items[i].segment = ck == NULL || ck->start_offset <= 0;
+        items[i].err = 0;
+    }
+    job->dir = strdup(m->dir);
+    job->items = items;
+    job->n = n;
+    job->done = done;
+    job->arg = arg;
+    if (job->dir == NULL ||
+        gr_workers_submit(m->workers, prep_work, prep_done, job) != 0) {
+        free(job->dir);
+        free(job);
+        return -1;
+    }
+    return 0;
+}
+
+void
+gr_logs_prepared_unused(gr_logs_t *m, const gr_log_prep_t *item)
+{
+    char dir[GR_SEG_PATH_MAX - 64], path[GR_SEG_PATH_MAX], want[64], have[64];
+    ssize_t n;
+    int fd;
+
+    snprintf(dir, sizeof dir, "%s/%s-%d", m->dir, item->topic,
+             (int)item->partition);
+    snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_METADATA);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return;
+    n = read(fd, have, sizeof have - 1);
+    close(fd);
+    have[n > 0 ? n : 0] = '\0';
+    metadata_text(&item->topic_id, want, sizeof want);
+    if (strcmp(have, want) != 0)
+        return; /* somebody else's now */
+    if (gr_logs_rmrf(dir) != 0)
+        GR_LOG_WARN("%s: cannot remove the directory of a partition deleted "
+                    "while it was made",
+                    dir);
 }
 
 void

@@ -149,6 +149,30 @@ void gr_log_set_txns(gr_log_t *l, const gr_log_txns_t *t);
 gr_log_t *gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
                       const gr_uuid_t *topic_id, const gr_log_config_t *cfg,
                       gr_err_t *err);
+
+/* A new partition's directory, made on a worker ahead of gr_log_open(). */
+typedef struct gr_log_prep {
+    char *topic; /* the caller's until done() */
+    int32_t partition;
+    gr_uuid_t topic_id;
+    bool segment; /* set by gr_logs_prepare: make the empty first segment */
+    int err;      /* errno of the worker's first failure, 0 */
+} gr_log_prep_t;
+
+/* Makes, on a worker, each item's partition directory with its
+ * partition.metadata and an empty first segment, as gr_log_open() makes
+ * them, so that gr_log_open() on the loop afterwards only opens files:
+ * creating inodes is the slow part of a new partition (0.1-2 ms each on
+ * ext4 here, 10,000 partitions in a request). A directory that exists is
+ * left alone (gr_log_open deals with it). done(loop, arg) runs on the loop;
+ * the items stay the caller's until then. 0, or -1 when nothing was queued
+ * (open directly). */
+int gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
+                    void *arg);
+/* A prepared partition that was deleted before it was opened: removes its
+ * directory if partition.metadata still names item->topic_id. */
+void gr_logs_prepared_unused(gr_logs_t *m, const gr_log_prep_t *item);
+
 /* Applies new settings (effective at once: the next append, roll or
  * retention pass). */
 void gr_log_set_config(gr_log_t *l, const gr_log_config_t *cfg);

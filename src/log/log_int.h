@@ -149,6 +149,9 @@ gr_err_t gr_logs_write_atomic(const char *dir, const char *name,
  * mix, but a crash may lose the file (what it says is known elsewhere). */
 gr_err_t gr_logs_write_replace(const char *dir, const char *name,
                                const char *data, size_t n);
+/* The same without fsync or log lines, for workers: 0 or an errno. */
+int gr_logs_replace_quiet(const char *dir, const char *name, const char *data,
+                          size_t n);
 
 /* Closes l (not freed: the caller drops its reference): writes its
  * indexes, fsyncs its unflushed segments, records its offsets in the

@@ -59,44 +59,59 @@ gr_logs_fsync_dir(const char *dir)
     return err;
 }
 
-static gr_err_t
-write_replace(const char *dir, const char *name, const char *data, size_t n,
-              bool durable)
+/* tmp file, write, optional fsync, rename; returns 0 or the errno of the
+ * failed step, logging nothing (workers call it too) */
+static int
+replace_file(const char *dir, const char *name, const char *data, size_t n,
+             bool durable)
 {
     char path[GR_SEG_PATH_MAX], tmp[GR_SEG_PATH_MAX];
-    gr_err_t err = 0;
-    int fd;
+    int fd, e = 0;
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        GR_LOG_ERROR("cannot create %s: %s", tmp, strerror(errno));
-        return errno == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
-    }
+    if (fd < 0)
+        return errno;
     while (n > 0) {
         ssize_t w = write(fd, data, n);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            err = errno == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
+            e = w < 0 ? errno : EIO;
             break;
         }
         data += w;
         n -= (size_t)w;
     }
-    if (err == 0 && durable && fsync(fd) != 0)
-        err = GR_ERR_IO;
-    if (close(fd) != 0 && err == 0)
-        err = GR_ERR_IO;
-    if (err == 0 && rename(tmp, path) != 0)
-        err = GR_ERR_IO;
-    if (err != 0) {
-        GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
+    if (e == 0 && durable && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && e == 0)
+        e = errno;
+    if (e == 0 && rename(tmp, path) != 0)
+        e = errno;
+    if (e != 0)
         unlink(tmp);
-        return err;
+    return e;
+}
+
+static gr_err_t
+write_replace(const char *dir, const char *name, const char *data, size_t n,
+              bool durable)
+{
+    int e = replace_file(dir, name, data, n, durable);
+    if (e != 0) {
+        GR_LOG_ERROR("cannot write %s/%s: %s", dir, name, strerror(e));
+        return e == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
     }
     return durable ? gr_logs_fsync_dir(dir) : 0;
+}
+
+int
+gr_logs_replace_quiet(const char *dir, const char *name, const char *data,
+                      size_t n)
+{
+    return replace_file(dir, name, data, n, false);
 }
 
 gr_err_t

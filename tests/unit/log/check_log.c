@@ -707,6 +707,92 @@ START_TEST(test_stray_directory_moved_aside)
 }
 END_TEST
 
+static void
+on_prepared(gr_loop_t *loop, void *arg)
+{
+    (void)loop;
+    *(int *)arg = 1;
+}
+
+/* Directories made on a worker: what gr_log_open would make (checked by
+ * opening them, as a restart would), an existing directory left alone, and
+ * the clean-up of a partition deleted meanwhile only while it is still the
+ * prepared topic's. */
+START_TEST(test_prepare_dirs)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_prep_t items[3];
+    gr_uuid_t id, other;
+    char path[4200];
+    gr_err_t err;
+    gr_log_t *l;
+    int done = 0;
+
+    gr_logtest_init(&t, 10);
+    memset(&id, 0x11, sizeof id);
+    memset(&other, 0x22, sizeof other);
+    /* p-2 exists, holding another topic's data */
+    l = gr_log_open(t.m, "p", 2, &other, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    append(l, NULL, 3, 1000, 100);
+    gr_logtest_reopen(&t, 10);
+    memset(items, 0, sizeof items);
+    for (int i = 0; i < 3; i++) {
+        items[i].topic = (char *)"p";
+        items[i].partition = i;
+        items[i].topic_id = id;
+    }
+    ck_assert_int_eq(gr_logs_prepare(t.m, items, 3, on_prepared, &done), 0);
+    ck_assert(gr_logtest_wait(&t, &done));
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(items[i].err, 0);
+    /* as gr_log_open makes them */
+    gr_logtest_seg_path(path, &t, "p", 0, 0, ".log");
+    ck_assert_int_eq(gr_logtest_file_size(path), 0);
+    gr_logtest_seg_path(path, &t, "p", 0, 0, ".index");
+    ck_assert_int_eq(gr_logtest_file_size(path), 0);
+    gr_logtest_seg_path(path, &t, "p", 0, 0, ".timeindex");
+    ck_assert_int_eq(gr_logtest_file_size(path), 0);
+    snprintf(path, sizeof path, "%s/p-0/partition.metadata", t.dir);
+    {
+        gr_buf_t b = { 0 };
+        ck_assert(gr_logtest_read_file(path, &b));
+        /* Kafka's form; 16 bytes of 0x11 in unpadded URL-safe base64 */
+        ck_assert_int_eq((int)b.len, 44);
+        ck_assert(memcmp(b.ptr,
+                         "version: 0\ntopic_id: EREREREREREREREREREREQ\n",
+                         44) == 0);
+        gr_buf_fini(&b);
+    }
+    /* they open as a fresh log, and take appends */
+    l = gr_log_open(t.m, "p", 0, &id, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    ck_assert_int_eq(gr_log_segment_count(l), 1);
+    append(l, NULL, 2, 1000, 100);
+    ck_assert_int_eq(gr_log_end_offset(l), 2);
+    /* the existing p-2 was not touched: still the other topic's, 3 records */
+    snprintf(path, sizeof path, "%s/p-2/partition.metadata", t.dir);
+    {
+        gr_buf_t b = { 0 };
+        ck_assert(gr_logtest_read_file(path, &b));
+        ck_assert(memmem(b.ptr, b.len, "IiIiIiIiIiIiIiIiIiIiIg", 22) != NULL);
+        gr_buf_fini(&b);
+    }
+    gr_logtest_seg_path(path, &t, "p", 2, 0, ".log");
+    ck_assert_int_gt(gr_logtest_file_size(path), 0);
+    /* deleted meanwhile: p-1 goes; p-2 (another id) stays */
+    gr_logs_prepared_unused(t.m, &items[1]);
+    gr_logs_prepared_unused(t.m, &items[2]);
+    snprintf(path, sizeof path, "%s/p-1", t.dir);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    snprintf(path, sizeof path, "%s/p-2", t.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 Suite *
 suite_log_log(void)
 {
@@ -729,6 +815,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_failed_write_fault);
     tcase_add_test(tc, test_fault_spec_torn_and_full);
     tcase_add_test(tc, test_stray_directory_moved_aside);
+    tcase_add_test(tc, test_prepare_dirs);
     suite_add_tcase(s, tc);
     return s;
 }
