@@ -169,40 +169,40 @@ gr_rd_f64(gr_reader_t *r)
 uint32_t gr_rd_uvarint_any(gr_reader_t *r);
 uint64_t gr_rd_uvarlong_any(gr_reader_t *r);
 
+/* The one- and two-byte forms: 1 with *v, 0 for the general reader. */
+static inline int
+gr_rd_uvar_short(gr_reader_t *r, uint32_t *v)
+{
+    const uint8_t *p = r->p;
+    if (r->end - p < 2)
+        return 0;
+    if (!(p[0] & 0x80)) {
+        r->p = p + 1;
+        *v = p[0];
+        return 1;
+    }
+    if (!(p[1] & 0x80)) {
+        r->p = p + 2;
+        *v = (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
+        return 1;
+    }
+    return 0;
+}
+
 /* Unsigned varint of at most 5 bytes (32 bits). */
 static inline uint32_t
 gr_rd_uvarint(gr_reader_t *r)
 {
-    const uint8_t *p = r->p;
-    if (r->end - p >= 2) {
-        if (!(p[0] & 0x80)) {
-            r->p = p + 1;
-            return p[0];
-        }
-        if (!(p[1] & 0x80)) {
-            r->p = p + 2;
-            return (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
-        }
-    }
-    return gr_rd_uvarint_any(r);
+    uint32_t v;
+    return gr_rd_uvar_short(r, &v) ? v : gr_rd_uvarint_any(r);
 }
 
 /* Unsigned varlong of at most 10 bytes. */
 static inline uint64_t
 gr_rd_uvarlong(gr_reader_t *r)
 {
-    const uint8_t *p = r->p;
-    if (r->end - p >= 2) {
-        if (!(p[0] & 0x80)) {
-            r->p = p + 1;
-            return p[0];
-        }
-        if (!(p[1] & 0x80)) {
-            r->p = p + 2;
-            return (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-        }
-    }
-    return gr_rd_uvarlong_any(r);
+    uint32_t v;
+    return gr_rd_uvar_short(r, &v) ? v : gr_rd_uvarlong_any(r);
 }
 
 /* Zigzag signed varint / varlong (record fields). */

@@ -351,6 +351,27 @@ metadata(struct rd *r, uint8_t *o, size_t cap)
     return (size_t)(p - o);
 }
 
+/* A request's topic name and partition count, copied to the response at
+ * *p (room checked for per_part bytes a partition); 0 if malformed. */
+static int
+echo_topic(struct rd *r, uint8_t **p, const uint8_t *o, size_t cap,
+           size_t per_part, int *ours, int32_t *np)
+{
+    const uint8_t *name = r->p + 2;
+    size_t nl;
+    *ours = rdtopic(r);
+    nl = (size_t)(r->p - name);
+    *np = rd32(r);
+    if (*np < 0 || *np > 64 ||
+        (size_t)(*p - o) + nl + per_part * (size_t)*np + 8 > cap)
+        return 0;
+    bench_put16(p, (int)nl);
+    memcpy(*p, name, nl);
+    *p += nl;
+    bench_put32(p, *np);
+    return 1;
+}
+
 static size_t
 list_offsets(struct rd *r, uint8_t *o, size_t cap)
 {
@@ -363,16 +384,10 @@ list_offsets(struct rd *r, uint8_t *o, size_t cap)
         return 0;
     bench_put32(&p, nt);
     for (int32_t t = 0; t < nt; t++) {
-        const uint8_t *name = r->p + 2;
-        int ours = rdtopic(r);
-        size_t nl = (size_t)(r->p - name);
-        int32_t np = rd32(r);
-        if (np < 0 || np > 64 || (size_t)(p - o) + nl + 32 * (size_t)np + 8 > cap)
+        int ours;
+        int32_t np;
+        if (!echo_topic(r, &p, o, cap, 32, &ours, &np))
             return 0;
-        bench_put16(&p, (int)nl);
-        memcpy(p, name, nl);
-        p += nl;
-        bench_put32(&p, np);
         for (int32_t i = 0; i < np; i++) {
             int32_t part = rd32(r);
             int64_t ts = rd64(r);
@@ -390,7 +405,7 @@ list_offsets(struct rd *r, uint8_t *o, size_t cap)
 static int
 fetch(int fd, struct rd *r, uint8_t *o, size_t cap, int32_t corr)
 {
-    uint8_t *p = o + 8, *count;
+    uint8_t *p = o + 8;
     int32_t max_wait, nt, parts = 0;
     struct iovec iov[2];
     size_t first = 0, last = 0; /* batches [first, last) */
@@ -409,17 +424,10 @@ fetch(int fd, struct rd *r, uint8_t *o, size_t cap, int32_t corr)
     bench_put32(&p, 0); /* throttle */
     bench_put32(&p, nt);
     for (int32_t t = 0; t < nt; t++) {
-        const uint8_t *name = r->p + 2;
-        int ours = rdtopic(r);
-        size_t nl = (size_t)(r->p - name);
-        int32_t np = rd32(r);
-        if (np < 0 || np > 64 || (size_t)(p - o) + nl + 48 * (size_t)np + 8 > cap)
+        int ours;
+        int32_t np;
+        if (!echo_topic(r, &p, o, cap, 48, &ours, &np))
             return 0;
-        bench_put16(&p, (int)nl);
-        memcpy(p, name, nl);
-        p += nl;
-        count = p;
-        bench_put32(&p, np);
         for (int32_t i = 0; i < np; i++) {
             int32_t part = rd32(r), maxb;
             int64_t off = rd64(r);
@@ -452,7 +460,6 @@ fetch(int fd, struct rd *r, uint8_t *o, size_t cap, int32_t corr)
                 bench_put32(&p, 0);
             }
         }
-        (void)count;
     }
     if (r->p != r->end)
         return 0;

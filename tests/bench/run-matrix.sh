@@ -136,6 +136,20 @@ broker_cmd() { # X DIR: the command line that starts broker X in DIR
     fi
 }
 
+# Waits up to 30 s for broker X to write ${DIR[X]}/listeners; BOOT[X].
+wait_listening() { # X
+    local x=$1
+    for _ in $(seq 1 1200); do
+        if [ -s "${DIR[$x]}/listeners" ]; then
+            BOOT[$x]=$(sed -n '1s|.*://||p' "${DIR[$x]}/listeners")
+            return 0
+        fi
+        kill -0 "${PID[$x]}" 2>/dev/null || return 1
+        sleep 0.025
+    done
+    return 1
+}
+
 start_broker() { # X
     local x=$1 d
     d=$(mktemp -d "$WORK/broker-$x.XXXXXX")
@@ -143,15 +157,10 @@ start_broker() { # X
     # shellcheck disable=SC2046 # word splitting is wanted
     $(broker_cmd "$x" "$d") >"$d/stdout" 2>"$d/broker.log" &
     PID[$x]=$!
-    for _ in $(seq 1 1200); do # 30 s
-        if [ -s "$d/listeners" ]; then
-            BOOT[$x]=$(sed -n '1s|.*://||p' "$d/listeners")
-            log "broker $x (${KIND[$x]}) pid ${PID[$x]} at ${BOOT[$x]}"
-            return 0
-        fi
-        kill -0 "${PID[$x]}" 2>/dev/null || break
-        sleep 0.025
-    done
+    if wait_listening "$x"; then
+        log "broker $x (${KIND[$x]}) pid ${PID[$x]} at ${BOOT[$x]}"
+        return 0
+    fi
     log "broker $x did not start:"
     tail -n 20 "$d/broker.log" >&2
     exit 1
@@ -212,14 +221,7 @@ start_ref() { # X PARTITION_DIR TOPIC
     "$BIN/membroker" "${args[@]}" --topic "$3" \
         --listeners-file "$d/listeners" >"$d/stdout" 2>"$d/broker.log" &
     PID[$x]=$!
-    for _ in $(seq 1 1200); do # 30 s (it reads the partition first)
-        if [ -s "$d/listeners" ]; then
-            BOOT[$x]=$(sed -n '1s|.*://||p' "$d/listeners")
-            return 0
-        fi
-        kill -0 "${PID[$x]}" 2>/dev/null || break
-        sleep 0.025
-    done
+    wait_listening "$x" && return 0
     log "membroker $x did not start:"
     tail -n 5 "$d/broker.log" >&2
     echo "- membroker ($x) did not start on $2" >>"$NOTES"
@@ -524,6 +526,16 @@ report() {
     table "Consume" "consume s=*"
     table "1 GiB through one partition" "* 1 GiB *"
 
+    ref_table() { # CELL REFS: the cell on A, B and the membroker runs
+        local x a
+        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+        for x in "${BROKERS[@]}" $2; do
+            a=$(med "$1" $x mib_s)
+            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$1" B mib_s)" || echo -) | $(fmt "$(med "$1" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$1" $x client_cpu_s)" 3) | $(runs_ok "$1" $x) | \`${REF_CMD[$x]:-${CMD[$1]}}\` |"
+        done
+        echo
+    }
     if [ "${KIND[A]}" = gregor ]; then
         c="consume 1 GiB s=1024 p=1 none"
         echo "## The 1 GiB consume against the least a broker can do"
@@ -535,16 +547,7 @@ report() {
         echo "that sends from the page cache, as gregor and Kafka do). Runs follow A and B in"
         echo "each repetition."
         echo
-        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
-        for x in "${BROKERS[@]}" M S; do
-            a=$(med "$c" $x mib_s)
-            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$c" B mib_s)" || echo -) | $(fmt "$(med "$c" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$c" $x client_cpu_s)" 3) | $(runs_ok "$c" $x) | \`${REF_CMD[$x]:-${CMD[$c]}}\` |"
-        done
-        echo
-    fi
-
-    if [ "${KIND[A]}" = gregor ]; then
+        ref_table "$c" "M S"
         c="produce 1 GiB s=1024 p=1 acks=1 none"
         echo "## The 1 GiB produce against the least a disk-writing broker can do"
         echo
@@ -554,13 +557,7 @@ report() {
         echo "receives them straight into a shared mapping of the file (one copy instead of two,"
         echo "but each new page-cache page is zeroed first). B keeps the bytes in memory only."
         echo
-        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
-        for x in "${BROKERS[@]}" W P; do
-            a=$(med "$c" $x mib_s)
-            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$c" B mib_s)" || echo -) | $(fmt "$(med "$c" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$c" $x client_cpu_s)" 3) | $(runs_ok "$c" $x) | \`${REF_CMD[$x]:-${CMD[$c]}}\` |"
-        done
-        echo
+        ref_table "$c" "W P"
     fi
 
     echo "## The same 1 GiB read by a minimal client"
