@@ -214,6 +214,86 @@ validate_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
     return 0;
 }
 
+/* Skips a record's varint-prefixed bytes; *is_null when -1. */
+static inline bool
+skip_varbytes(gr_reader_t *r, int nullable, bool *is_null)
+{
+    int32_t len = gr_rd_varint(r);
+    if (r->err || len < -1 || (len == -1 && !nullable))
+        return false;
+    if (is_null != NULL)
+        *is_null = len == -1;
+    if (len > 0) {
+        if ((size_t)len > gr_reader_remaining(r))
+            return false;
+        r->p += len;
+    }
+    return true;
+}
+
+/* gr_batch_foreach_record() with validate_record() for an uncompressed
+ * batch, in one loop without a call per record: the same checks, the same
+ * errors, on the first bad record. Small records spend most of produce's
+ * CPU here (10 million records per GiB of 100 B values). */
+static gr_kerr_t
+validate_plain(const uint8_t *payload, size_t plen, const gr_batch_hdr_t *h,
+               vstate_t *v)
+{
+    const gr_validate_opts_t *o = v->o;
+    gr_reader_t r = gr_reader_init(payload, plen);
+    bool ts_bounds = !o->log_append_time && (o->ts_before_max_ms < INT64_MAX ||
+                                             o->ts_after_max_ms < INT64_MAX);
+    int32_t prev = -1;
+
+    for (int32_t i = 0; i < h->count; i++) {
+        int32_t len = gr_rd_varint(&r), delta, nh;
+        gr_reader_t rr;
+        bool null_key;
+        int64_t ts;
+
+        if (r.err || len < 0 || (size_t)len > gr_reader_remaining(&r))
+            return GR_KERR_CORRUPT_MESSAGE;
+        rr.p = r.p;
+        rr.end = r.p + len;
+        rr.err = 0;
+        r.p += len;
+        if (rr.p == rr.end)
+            return GR_KERR_CORRUPT_MESSAGE; /* no attributes */
+        rr.p++;
+        ts = gr_add_wrap(h->base_timestamp, gr_rd_varlong(&rr));
+        delta = gr_rd_varint(&rr);
+        if (rr.err)
+            return GR_KERR_CORRUPT_MESSAGE;
+        if (delta <= prev || delta > h->last_offset_delta)
+            return GR_KERR_INVALID_RECORD;
+        prev = delta;
+        if (!skip_varbytes(&rr, 1, &null_key) || !skip_varbytes(&rr, 1, NULL))
+            return GR_KERR_CORRUPT_MESSAGE;
+        nh = gr_rd_varint(&rr);
+        if (rr.err || nh < 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        for (int32_t k = 0; k < nh; k++)
+            if (!skip_varbytes(&rr, 0, NULL) || !skip_varbytes(&rr, 1, NULL))
+                return GR_KERR_CORRUPT_MESSAGE;
+        if (rr.err || rr.p != rr.end)
+            return GR_KERR_CORRUPT_MESSAGE;
+        /* validate_record's checks */
+        if ((o->compacted && null_key) || (ts_bounds && ts >= 0)) {
+            gr_record_t rec;
+            memset(&rec, 0, sizeof rec);
+            rec.key.len = null_key ? -1 : 0;
+            rec.timestamp = ts;
+            if (validate_record(v, h, &rec))
+                return v->err;
+        } else {
+            if (ts > v->max_ts)
+                v->max_ts = ts;
+            v->index++;
+        }
+    }
+    return r.p == r.end ? GR_KERR_NONE : GR_KERR_CORRUPT_MESSAGE;
+}
+
 static void
 set_crc(uint8_t *batch, size_t n)
 {
@@ -331,10 +411,15 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
         v.max_ts = -1;
         v.index = 0;
         v.err = GR_KERR_NONE;
-        err = gr_batch_foreach_record(b, size, scratch, o->max_decompressed,
-                                      validate_record, &v);
-        if (err == GR_KERR_NONE)
-            err = v.err;
+        if (gr_batch_codec(&h) == GR_CODEC_NONE) {
+            err = validate_plain(b + GR_BATCH_HEADER_SIZE,
+                                 size - GR_BATCH_HEADER_SIZE, &h, &v);
+        } else {
+            err = gr_batch_foreach_record(b, size, scratch, o->max_decompressed,
+                                          validate_record, &v);
+            if (err == GR_KERR_NONE)
+                err = v.err;
+        }
         if (err != GR_KERR_NONE) {
             if (res->message == NULL)
                 res->message = err == GR_KERR_INVALID_RECORD

@@ -244,6 +244,130 @@ START_TEST(test_keyless_compacted)
 }
 END_TEST
 
+/* A v2 batch (no codec) around a records payload written by hand from the
+ * record format: length, attributes, timestampDelta, offsetDelta, key,
+ * value, headers, the varints zigzag-encoded. */
+static size_t
+hand_batch(uint8_t *out, const uint8_t *recs, size_t n, int32_t count,
+           int64_t base_ts)
+{
+    memset(out, 0, 61);
+    gr_put_u32(out + 8, (uint32_t)(49 + n));
+    out[16] = 2;                                   /* magic */
+    gr_put_u32(out + 23, (uint32_t)(count - 1));   /* lastOffsetDelta */
+    gr_put_u64(out + 27, (uint64_t)base_ts);       /* baseTimestamp */
+    gr_put_u64(out + 35, (uint64_t)base_ts);       /* maxTimestamp */
+    gr_put_u64(out + 43, (uint64_t)-1);            /* producerId */
+    gr_put_u16(out + 51, 0xffff);                  /* producerEpoch */
+    gr_put_u32(out + 53, 0xffffffff);              /* baseSequence */
+    gr_put_u32(out + 57, (uint32_t)count);
+    memcpy(out + 61, recs, n);
+    gr_put_u32(out + 17, gr_crc32c(out + 21, 40 + n));
+    return 61 + n;
+}
+
+/* Each record's errors, on the record that has them: the walk over
+ * uncompressed records and the one over decompressed ones agree. */
+START_TEST(test_record_errors)
+{
+    /* three records: key "a".."c", value "x", timestamp deltas 0, 1, 2 */
+    static const uint8_t good[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x02, 0x02, 0x02, 'b', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x04, 0x04, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    /* the second record without a key (length -1) */
+    static const uint8_t nokey[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x0e, 0x00, 0x02, 0x02, 0x01, 0x02, 'x', 0x00,
+        0x10, 0x00, 0x04, 0x04, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    /* the second record 5 s before the base timestamp (delta -5000) */
+    static const uint8_t old[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x12, 0x00, 0x8f, 0x4e, 0x02, 0x02, 'b', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x04, 0x04, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    /* offset deltas 0, 2, 1 */
+    static const uint8_t order[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x02, 0x04, 0x02, 'b', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x04, 0x02, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    /* a header whose key is null */
+    static const uint8_t hdr[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x14, 0x00, 0x02, 0x02, 0x02, 'b', 0x02, 'x', 0x02, 0x01, 0x01,
+        0x10, 0x00, 0x04, 0x04, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    /* the second record's length one byte short of its fields */
+    static const uint8_t shortlen[] = {
+        0x10, 0x00, 0x00, 0x00, 0x02, 'a', 0x02, 'x', 0x00,
+        0x0e, 0x00, 0x02, 0x02, 0x02, 'b', 0x02, 'x', 0x00,
+        0x10, 0x00, 0x04, 0x04, 0x02, 'c', 0x02, 'x', 0x00,
+    };
+    static const struct {
+        const uint8_t *recs;
+        size_t n;
+        bool compacted, bounds;
+        gr_kerr_t err;
+        int32_t bad;
+    } cases[] = {
+        {good, sizeof good, true, true, GR_KERR_NONE, -1},
+        {nokey, sizeof nokey, false, false, GR_KERR_NONE, -1},
+        {nokey, sizeof nokey, true, false, GR_KERR_INVALID_RECORD, 1},
+        {old, sizeof old, false, false, GR_KERR_NONE, -1},
+        {old, sizeof old, false, true, GR_KERR_INVALID_TIMESTAMP, 1},
+        {order, sizeof order, false, false, GR_KERR_INVALID_RECORD, -1},
+        {hdr, sizeof hdr, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
+        {shortlen, sizeof shortlen, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
+        {good, sizeof good - 1, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
+    };
+    uint8_t b[128];
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = hand_batch(b, cases[i].recs, cases[i].n, 3, 1700000000000);
+        opts(&o, 7);
+        o.compacted = cases[i].compacted;
+        if (cases[i].bounds)
+            o.ts_before_max_ms = 1000;
+        ck_assert_msg(gr_records_validate(b, n, &o, NULL, &r) == cases[i].err,
+                      "case %zu: %d", i, (int)gr_records_validate(b, n, &o,
+                                                                  NULL, &r));
+        ck_assert_int_eq(r.bad_record, cases[i].bad);
+        if (cases[i].err == GR_KERR_NONE) {
+            ck_assert_int_eq(r.records, 3);
+            ck_assert_int_eq(r.max_timestamp, 1700000000002LL);
+        }
+    }
+    /* the same records through a codec: the same errors */
+    {
+        gr_batch_builder_t bb;
+        gr_buf_t out = GR_BUF_INIT;
+        gr_bytes_t k = {(const uint8_t *)"a", 1}, nk = {NULL, -1},
+                   v = {(const uint8_t *)"x", 1};
+        gr_batch_builder_init(&bb, GR_CODEC_LZ4, 0, -1, -1, -1);
+        gr_batch_builder_add(&bb, 1700000000000, &k, &v, 0, NULL, 0);
+        gr_batch_builder_add(&bb, 1700000000000 - 5000, &nk, &v, 0, NULL, 0);
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+        opts(&o, 7);
+        o.compacted = true;
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                         GR_KERR_INVALID_RECORD);
+        ck_assert_int_eq(r.bad_record, 1);
+        o.compacted = false;
+        o.ts_before_max_ms = 1000;
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                         GR_KERR_INVALID_TIMESTAMP);
+        ck_assert_int_eq(r.bad_record, 1);
+        gr_batch_builder_fini(&bb);
+        gr_buf_fini(&out);
+    }
+}
+END_TEST
+
 START_TEST(test_legacy_conversion)
 {
     static const char *names[] = {"m0_none.bin", "m0_gzip.bin", "m1_none.bin",
@@ -389,6 +513,7 @@ suite_proto_records(void)
     tcase_add_test(tc, test_log_append_time);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_keyless_compacted);
+    tcase_add_test(tc, test_record_errors);
     tcase_add_test(tc, test_legacy_conversion);
     tcase_add_test(tc, test_down_convert);
     tcase_add_test(tc, test_builder_and_control);
