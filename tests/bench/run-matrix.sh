@@ -379,6 +379,10 @@ for p in $PARTS; do
                     rm -rf "${DIR[$x]}"
                 done
             fi
+            # the data held, not still being written back: the produce
+            # above left 1 GiB of dirty pages whose writeback would share
+            # the CPUs with the first consume only
+            sync
             cell="consume 1 GiB s=1024 p=1 none"
             add_cell "$cell"
             for x in "${BROKERS[@]}"; do
