@@ -94,6 +94,22 @@ bench_proc_cpu_total(pid_t pid)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * CPU time of thread <tid> of this process, to the nanosecond: the kernel's
+ * per-thread CPU clock, whose id is built as the kernel defines it
+ * (~tid << 3 | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED). Seconds, or -1.
+ */
+static inline double
+bench_thread_cpu(pid_t tid)
+{
+    clockid_t id = (clockid_t)((~(unsigned)tid << 3) | 6);
+    struct timespec ts;
+
+    if (clock_gettime(id, &ts) != 0)
+        return -1;
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /* A "Name:   1234 kB" line of /proc/<pid>/status, in KiB; -1 if absent. */
 static inline long
 bench_proc_status_kb(pid_t pid, const char *name)

@@ -38,6 +38,7 @@
  */
 #include "bench.h"
 
+#include <dirent.h>
 #include <getopt.h>
 #include <librdkafka/rdkafka.h>
 #include <math.h>
@@ -253,7 +254,50 @@ struct sample {
     double broker_cpu;             /* ns precision; NAN without --broker-pid */
     double broker_usr, broker_sys; /* 10 ms ticks: the split only */
     double client_cpu;
+    int nthr; /* this process's threads, each with its CPU time */
+    struct {
+        pid_t tid;
+        double cpu;
+        char name[20];
+    } thr[64];
 };
+
+/* Each thread of this process: which one is busiest tells whether the
+ * client (its broker thread, say) is what limits a run. */
+static void
+sample_threads(struct sample *s)
+{
+    struct dirent *de;
+    DIR *d = opendir("/proc/self/task");
+
+    s->nthr = 0;
+    if (d == NULL)
+        return;
+    while ((de = readdir(d)) != NULL && s->nthr < 64) {
+        char path[64];
+        pid_t tid = (pid_t)atoi(de->d_name);
+        FILE *f;
+
+        if (tid <= 0)
+            continue;
+        s->thr[s->nthr].tid = tid;
+        s->thr[s->nthr].cpu = bench_thread_cpu(tid);
+        strcpy(s->thr[s->nthr].name, "?");
+        snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
+        if ((f = fopen(path, "r")) != NULL) {
+            char *c = s->thr[s->nthr].name;
+            if (fgets(c, sizeof s->thr[0].name, f) == NULL)
+                strcpy(c, "?");
+            for (; *c; c++)
+                if (*c == '\n' || *c == ' ')
+                    *c = *c == ' ' ? '_' : '\0';
+            fclose(f);
+        }
+        if (s->thr[s->nthr].cpu >= 0)
+            s->nthr++;
+    }
+    closedir(d);
+}
 
 static void
 sample(struct sample *s)
@@ -269,6 +313,7 @@ sample(struct sample *s)
     getrusage(RUSAGE_SELF, &ru);
     s->client_cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
                     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    sample_threads(s);
     s->t_ns = bench_now_ns();
 }
 
@@ -291,6 +336,21 @@ report_common(const struct sample *a, const struct sample *b, long long msgs,
            opt.acks, opt.compression, msgs, bytes, secs,
            secs > 0 ? msgs / secs : 0, secs > 0 ? bytes / secs / (1 << 20) : 0,
            b->client_cpu - a->client_cpu);
+    {
+        int best = -1;
+        double best_cpu = 0;
+        for (int i = 0; i < b->nthr; i++) {
+            double c = b->thr[i].cpu;
+            for (int j = 0; j < a->nthr; j++)
+                if (a->thr[j].tid == b->thr[i].tid)
+                    c -= a->thr[j].cpu;
+            if (best < 0 || c > best_cpu)
+                best = i, best_cpu = c;
+        }
+        if (best >= 0)
+            printf(" client_busiest_thread=%s client_busiest_cpu_s=%.3f",
+                   b->thr[best].name, best_cpu);
+    }
     if (opt.broker_pid > 0)
         printf(" broker_cpu_s=%.3f broker_usr_s=%.3f broker_sys_s=%.3f "
                "cpu_s_per_gib=%.3f",
