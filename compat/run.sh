@@ -235,6 +235,20 @@ s_topic_creation() {
     GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" after
 }
 
+# a topic whose metadata file cannot be written (fault point topic.store)
+# is not created: KAFKA_STORAGE_ERROR, not listed, no directory, not there
+# after a restart; the other topic of the request is
+s_topic_store_fault() {
+    GREGOR_FAULTS=topic.store@/bad:1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/topic_creation.py" fault || return 1
+    grep -q 'cannot write .*gregor-topics/bad' "$BROKER_DIR/broker.log" || { echo "no error logged"; return 1; }
+    broker_alive || return 1
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] || return 1
+    REUSE_DIR=1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/topic_creation.py" fault-after
+}
+
 # retention by size and time, with small segments; flush.messages=1 makes
 # every acknowledgement wait for an fsync on the worker
 s_retention_and_flush() {
@@ -850,6 +864,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions topic_creation
+           topic_store_fault
            retention_and_flush localhost_dual_stack
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
            admin_raw kcat_admin_effects

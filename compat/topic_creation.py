@@ -11,8 +11,19 @@ data directory is GR_DATA_DIR:
       LEADER_NOT_AVAILABLE (a partition being made); CreatePartitions to
       4,000: the same for the new ones; a 5,000-partition topic deleted by
       another client while it is being made leaves no directory behind
+      1,000 topics in one CreateTopics, each with a config: all led when it
+      answers and each one's metadata file written; DeleteTopics of 500 of
+      them: their files gone when it answers; IncrementalAlterConfigs: the
+      file says the new value when it answers; 300 topics auto-created by a
+      producer's Metadata: each takes its record. Meanwhile another
+      client's Metadata requests are answered (the longest wait printed)
   topic_creation.py after   (the broker restarted on the same directory)
-      the 4,000 partitions are there, led, with their 4,000 records
+      the 4,000 partitions are there, led, with their 4,000 records; so are
+      the 500 topics left with their configs and the 300 auto-created ones
+  topic_creation.py fault   (fault point topic.store armed for topic "bad")
+      CreateTopics of "bad" and "good": bad fails with KAFKA_STORAGE_ERROR
+      and is not listed, nor does it leave a directory; good is made
+  topic_creation.py fault-after   (restarted): good is there, bad is not
 
 Exit 0 or 1."""
 
@@ -24,7 +35,8 @@ import time
 
 from confluent_kafka import KafkaError, Producer, TopicPartition
 from confluent_kafka import Consumer
-from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions
+from confluent_kafka.admin import NewTopic
 
 BOOT = os.environ["GR_BOOTSTRAP"]
 DATA = os.environ["GR_DATA_DIR"]
@@ -179,7 +191,94 @@ def main():
         time.sleep(0.1)
     if "gone" in admin.list_topics(timeout=10).topics:
         fail("gone is listed after its deletion")
+    many_topics(admin)
     print("topic_creation: ok")
+
+
+class Timer(threading.Thread):
+    """Another client's Metadata (all topics), timed."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.stop = False
+        self.longest = 0.0
+        self.answers = 0
+        self.bad = None
+
+    def run(self):
+        admin = AdminClient({"bootstrap.servers": BOOT})
+        while not self.stop:
+            t0 = time.time()
+            try:
+                admin.list_topics(timeout=10)
+            except Exception as e:
+                self.bad = "Metadata failed: %s" % e
+                return
+            self.longest = max(self.longest, time.time() - t0)
+            self.answers += 1
+
+
+def topic_file(name):
+    return os.path.join(DATA, "gregor-topics", name)
+
+
+def many_topics(admin):
+    timer = Timer()
+    timer.start()
+    names = ["m%d" % i for i in range(1000)]
+    fs = admin.create_topics(
+        [NewTopic(n, 1, 1, config={"retention.ms": "3600000"})
+         for n in names], operation_timeout=60, request_timeout=120)
+    for n, f in fs.items():
+        try:
+            f.result(120)
+        except Exception as e:
+            fail("CreateTopics %s: %s" % (n, e))
+        if not os.path.exists(topic_file(n)):
+            fail("%s: no metadata file when CreateTopics answered" % n)
+    md = admin.list_topics(timeout=10).topics
+    for n in names:
+        if n not in md or md[n].error is not None or \
+                md[n].partitions[0].leader != 1:
+            fail("%s not led after CreateTopics answered" % n)
+
+    fs = admin.delete_topics(names[500:], operation_timeout=60,
+                             request_timeout=120)
+    for n, f in fs.items():
+        try:
+            f.result(120)
+        except Exception as e:
+            fail("DeleteTopics %s: %s" % (n, e))
+        if os.path.exists(topic_file(n)):
+            fail("%s: metadata file left when DeleteTopics answered" % n)
+
+    res = ConfigResource("topic", "m0",
+                         set_config={"retention.ms": "7200000"})
+    admin.alter_configs([res])[res].result(30)
+    if "config.retention.ms=7200000\n" not in open(topic_file("m0")).read():
+        fail("m0: the file lacks the new retention.ms when AlterConfigs "
+             "answered")
+
+    p = Producer({"bootstrap.servers": BOOT, "linger.ms": 20})
+    done = []
+
+    def cb(err, msg):
+        done.append(err)
+
+    for i in range(300):
+        p.produce("auto%d" % i, value=b"a%d" % i, on_delivery=cb)
+        p.poll(0)
+    p.flush(60)
+    if len(done) != 300 or any(e is not None for e in done):
+        fail("auto-created topics: %d delivered, errors %s" % (
+            len(done), [e for e in done if e is not None][:3]))
+    timer.stop = True
+    timer.join(30)
+    if timer.bad:
+        fail("the other client: " + timer.bad)
+    print("topic_creation: 1000 topics made, 500 deleted, 300 auto-created; "
+          "the other client's longest Metadata wait %.0f ms over %d" % (
+              timer.longest * 1000, timer.answers))
 
 
 def after():
@@ -199,8 +298,56 @@ def after():
     c.close()
     if len(got) != 4000:
         fail("records of %d partitions read back, not 4000" % len(got))
+    md = admin.list_topics(timeout=10).topics
+    for i in range(1000):
+        if (i < 500) != ("m%d" % i in md):
+            fail("m%d %s after the restart" % (
+                i, "missing" if i < 500 else "back"))
+    for i in range(300):
+        if "auto%d" % i not in md:
+            fail("auto%d missing after the restart" % i)
+    res = ConfigResource("topic", "m0")
+    cfg = admin.describe_configs([res])[res].result(30)
+    if cfg["retention.ms"].value != "7200000":
+        fail("m0 retention.ms is %s after the restart" %
+             cfg["retention.ms"].value)
+    res = ConfigResource("topic", "m1")
+    cfg = admin.describe_configs([res])[res].result(30)
+    if cfg["retention.ms"].value != "3600000":
+        fail("m1 retention.ms is %s after the restart" %
+             cfg["retention.ms"].value)
     print("topic_creation after: ok")
 
 
+def fault():
+    admin = AdminClient({"bootstrap.servers": BOOT})
+    fs = admin.create_topics([NewTopic("bad", 3, 1), NewTopic("good", 3, 1)],
+                             operation_timeout=30, request_timeout=60)
+    fs["good"].result(60)
+    try:
+        fs["bad"].result(60)
+        fail("bad was created although its metadata file was not written")
+    except Exception as e:
+        if "KAFKA_STORAGE_ERROR" not in str(e):
+            fail("bad: %s, not KAFKA_STORAGE_ERROR" % e)
+    md = admin.list_topics(timeout=10).topics
+    if "bad" in md:
+        fail("bad is listed")
+    led(admin, "good", 3)
+    if any(d.startswith("bad-") for d in os.listdir(DATA)):
+        fail("bad left directories")
+    print("topic_creation fault: ok")
+
+
+def fault_after():
+    admin = AdminClient({"bootstrap.servers": BOOT})
+    md = admin.list_topics(timeout=10).topics
+    if "bad" in md:
+        fail("bad is there after the restart")
+    led(admin, "good", 3)
+    print("topic_creation fault-after: ok")
+
+
 if __name__ == "__main__":
-    after() if sys.argv[1:] == ["after"] else main()
+    {"after": after, "fault": fault, "fault-after": fault_after}.get(
+        sys.argv[1] if len(sys.argv) > 1 else "", main)()

@@ -344,18 +344,56 @@ gr_broker_open_async_begin(gr_broker_t *b)
         b->open_batch->b = b;
 }
 
-int
-gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
-                         int16_t **errs, gr_str_t **msgs, int n)
+/* The cluster persisted the batch's topics: the directories next (the
+ * metadata first: a crash between leaves no directories of a topic id
+ * nobody knows). */
+static void
+batch_stored(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
 {
-    open_batch_t *ob = b->open_batch;
+    open_batch_t *ob = arg;
+    gr_broker_t *b = ob->b;
+    int keep = 0;
 
-    b->open_batch = NULL;
-    if (ob == NULL || ob->n == 0) {
-        if (ob != NULL)
-            batch_free(ob);
-        return req != NULL ? gr_req_reply(req) : 0;
+    if (cancelled || b->stopping) {
+        if (ob->req != NULL)
+            gr_req_reply(ob->req);
+        batch_free(ob);
+        return;
     }
+    for (int i = 0; i < nfailed; i++)
+        for (int k = 0; k < ob->nids; k++)
+            if (ob->req != NULL && gr_uuid_eq(&ob->ids[k], &failed[i])) {
+                *ob->errs[k] = GR_KERR_KAFKA_STORAGE_ERROR;
+                *ob->msgs[k] =
+                    gr_str_c("The topic metadata could not be written.");
+            }
+    /* partitions of topics gone meanwhile (removed again) need nothing */
+    for (int i = 0; i < ob->n; i++) {
+        if (gr_cluster_topic_by_id(b->cluster, &ob->items[i].topic_id) ==
+            NULL) {
+            free(ob->items[i].topic);
+            continue;
+        }
+        ob->items[keep++] = ob->items[i];
+    }
+    ob->n = keep;
+    if (ob->n == 0) {
+        if (ob->req != NULL)
+            gr_req_reply(ob->req);
+        batch_free(ob);
+        return;
+    }
+    if (gr_logs_prepare(b->logs, ob->items, ob->n, batch_done, ob) != 0)
+        batch_done(b->loop, ob); /* gr_log_open makes them, on the loop */
+}
+
+static int
+batch_wait(gr_broker_t *b, open_batch_t *ob, gr_req_t *req,
+           const gr_uuid_t *ids, int16_t **errs, gr_str_t **msgs, int n)
+{
+    if (ob == NULL) /* out of memory: what was done is done */
+        return req != NULL ? gr_req_reply(req) : 0;
+    ob->b = b;
     if (req != NULL && n > 0) {
         ob->ids = malloc((size_t)n * sizeof *ob->ids);
         ob->errs = malloc((size_t)n * sizeof *ob->errs);
@@ -371,9 +409,26 @@ gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
         ob->req = req;
         gr_req_defer(req, batch_abort, ob);
     }
-    if (gr_logs_prepare(b->logs, ob->items, ob->n, batch_done, ob) != 0)
-        batch_done(b->loop, ob); /* gr_log_open makes them, on the loop */
+    gr_cluster_sync(b->cluster, batch_stored, ob);
     return 0;
+}
+
+int
+gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
+                         int16_t **errs, gr_str_t **msgs, int n)
+{
+    open_batch_t *ob = b->open_batch;
+
+    b->open_batch = NULL;
+    return batch_wait(b, ob, req, ids, errs, msgs, n);
+}
+
+int
+gr_broker_reply_when_stored(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
+                            int16_t **errs, gr_str_t **msgs, int n)
+{
+    return batch_wait(b, calloc(1, sizeof(open_batch_t)), req, ids, errs, msgs,
+                      n);
 }
 
 /* cluster hook: a partition of this broker appeared (start-up, creation) */
@@ -594,6 +649,7 @@ gr_broker_run(gr_broker_t *b)
     }
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
+    b->cluster->workers = b->workers; /* topic files written there */
     if (groups_start(b) != 0)
         return -1;
     if ((b->txn = txn_coord_new(b)) == NULL)
@@ -647,6 +703,8 @@ gr_broker_destroy(gr_broker_t *b)
     gr_groups_destroy(b->groups);
     b->groups = NULL;
     b->stopping = true; /* partitions still being made open at next start */
+    if (b->cluster != NULL) /* its last topic files are written at once */
+        b->cluster->stopping = true;
     /* logs first: a clean shutdown writes indexes, checkpoints, marker */
     if (b->logs) {
         /* producer state snapshots at the log end (a clean restart reads

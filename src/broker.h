@@ -95,12 +95,21 @@ struct gr_req;
  * when the work is done (the handler must not reply itself): if a
  * partition of topic ids[i] could not be made, *errs[i] and *msgs[i] say
  * KAFKA_STORAGE_ERROR (its partitions stay offline, as after a failed log
- * directory). Returns what gr_req_reply() returns, or 0. Loop thread only.
+ * directory). The directories are made once the cluster has persisted the
+ * topics (gr_cluster_sync); a topic it could not persist is gone again and
+ * its *errs[i] says KAFKA_STORAGE_ERROR too. Returns what gr_req_reply()
+ * returns, or 0. Loop thread only.
  */
 void gr_broker_open_async_begin(gr_broker_t *broker);
 int gr_broker_open_async_end(gr_broker_t *broker, struct gr_req *req,
                              const gr_uuid_t *ids, int16_t **errs,
                              gr_str_t **msgs, int n);
+/* Answers req once the cluster has persisted the topic changes made so far
+ * (gr_cluster_sync); *errs[i] and *msgs[i] say KAFKA_STORAGE_ERROR for a
+ * topic ids[i] whose change could not be. Returns 0. Loop thread only. */
+int gr_broker_reply_when_stored(gr_broker_t *broker, struct gr_req *req,
+                                const gr_uuid_t *ids, int16_t **errs,
+                                gr_str_t **msgs, int n);
 
 /* After a change of the dynamic broker configs (the cluster's lists): the
  * configuration's dynamic layers are rebuilt from them and every log and

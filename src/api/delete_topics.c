@@ -78,6 +78,30 @@ delete_one(gr_req_t *req, const gr_str_t *name, const gr_uuid_t *id, bool dup,
     }
 }
 
+/* The answer waits until the deletions are persisted. */
+static int
+reply_when_stored(gr_req_t *req, gr_delete_topics_response_t *rs)
+{
+    int32_t n = rs->responses_cnt, k = 0;
+    gr_uuid_t *ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
+    int16_t **errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
+    gr_str_t **msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
+
+    if (ids == NULL || errs == NULL || msgs == NULL)
+        n = 0; /* the answer then only misses a storage error */
+    for (int32_t i = 0; i < n; i++) {
+        gr_delete_topics_response_deletable_topic_result_t *res =
+            &rs->responses[i];
+        if (res->error_code != GR_KERR_NONE || gr_uuid_is_zero(&res->topic_id))
+            continue;
+        ids[k] = res->topic_id;
+        errs[k] = &res->error_code;
+        msgs[k] = &res->error_message;
+        k++;
+    }
+    return gr_broker_reply_when_stored(req->broker, req, ids, errs, msgs, k);
+}
+
 int
 gr_api_delete_topics(gr_req_t *req)
 {
@@ -109,5 +133,5 @@ gr_api_delete_topics(gr_req_t *req)
         }
         delete_one(req, name, id, dup, &rs->responses[i]);
     }
-    return gr_req_reply(req);
+    return reply_when_stored(req, rs);
 }

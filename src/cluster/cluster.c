@@ -306,6 +306,12 @@ gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker)
     return c->ops->store_broker_config(c, per_broker);
 }
 
+void
+gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
+{
+    c->ops->sync(c, cb, arg);
+}
+
 int
 gr_cluster_load(gr_cluster_t *c)
 {

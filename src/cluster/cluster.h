@@ -23,6 +23,14 @@ typedef struct gr_cluster gr_cluster_t;
 typedef struct gr_topic gr_topic_t;
 typedef struct gr_partition gr_partition_t;
 struct gr_log;
+struct gr_workers;
+
+/* gr_cluster_sync(): the metadata changes made before it are durable.
+ * failed lists the topics whose change could not be made durable since the
+ * previous sync (a topic being created is removed again); cancelled: the
+ * broker is stopping, only free what arg holds. */
+typedef void (*gr_cluster_sync_cb)(void *arg, const gr_uuid_t *failed,
+                                   int nfailed, bool cancelled);
 
 #define GR_TOPIC_NAME_MAX 249
 
@@ -115,6 +123,11 @@ typedef struct gr_cluster_ops {
     /* Persists the dynamic broker configs (already set on c): this
      * broker's (per_broker) or the cluster-wide defaults. */
     gr_kerr_t (*store_broker_config)(gr_cluster_t *c, bool per_broker);
+    /* Calls cb once the topic changes made so far are durable. The three
+     * operations above change the model at once and persist the change in
+     * the background; a request that must not be answered before that
+     * waits here (cb may run before this returns). */
+    void (*sync)(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
     void (*destroy)(gr_cluster_t *c);
 } gr_cluster_ops_t;
 
@@ -145,6 +158,9 @@ struct gr_cluster {
      * this broker and resource "" (every broker); loaded by load() */
     gr_topic_config_t *broker_configs;
     gr_topic_config_t *default_broker_configs;
+    /* where the persisting is done (NULL: at once, on the loop) */
+    struct gr_workers *workers;
+    bool stopping; /* gr_broker_destroy(): nothing more is started */
 };
 
 /* The in-process implementation for a single broker. State is kept under
@@ -179,6 +195,7 @@ gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
                                        bool validate_only, const char **msg);
 gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
 gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
+void gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
 
 /* The topic-level override of key, or NULL. */
 const char *gr_topic_config_get(const gr_topic_t *t, const char *key);

@@ -6,7 +6,9 @@
  * and the cluster id in <log.dirs>/meta.properties as Kafka keeps it.
  */
 #include "cluster/cluster.h"
+#include "core/fault.h"
 #include "core/log.h"
+#include "core/worker.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,10 +20,34 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* A change to gregor-topics/ waiting for a worker, or a sync waiting for
+ * the changes before it. */
+typedef enum { OP_WRITE, OP_UNLINK, OP_SYNC } op_kind_t;
+
+typedef struct meta_op {
+    struct meta_op *next;
+    op_kind_t kind;
+    char *path; /* WRITE, UNLINK */
+    char *data; /* WRITE: the file */
+    size_t len;
+    gr_uuid_t id;          /* the topic */
+    bool created;          /* WRITE of a new topic: removed again if it fails */
+    bool fault;            /* WRITE: fails (fault point topic.store) */
+    int err;               /* errno, set on the worker */
+    gr_cluster_sync_cb cb; /* SYNC */
+    void *arg;
+} meta_op_t;
+
 typedef struct local {
     char *dir;     /* log dir */
     char *topics;  /* <dir>/gregor-topics */
     char *configs; /* <dir>/gregor-configs: dynamic broker configs */
+    /* Changes are made in order, one worker job at a time, each job taking
+     * all that was queued (one directory fsync for them) */
+    meta_op_t *qhead, *qtail;
+    meta_op_t *running; /* the list a worker has */
+    gr_uuid_t *failed;  /* since the last sync */
+    int nfailed, failed_cap;
 } local_t;
 
 /* Values are written escaped ('\\', '\n', '\r'), so any string fits on
@@ -91,16 +117,194 @@ write_atomic(const char *dir, const char *path, const char *data, size_t len)
     return fsync_dir(dir);
 }
 
-static int
-store_topic(gr_cluster_t *c, gr_topic_t *t)
+/* --- persisting off the loop */
+
+static void
+op_free(meta_op_t *op)
+{
+    free(op->path);
+    free(op->data);
+    free(op);
+}
+
+/* On a worker: makes the changes of the list in order, then one fsync of
+ * the directory for all of them. */
+static void
+ops_work(void *arg)
+{
+    gr_cluster_t *c = arg;
+    local_t *l = c->impl;
+    bool changed = false;
+    int dir_err = 0;
+
+    for (meta_op_t *op = l->running; op; op = op->next) {
+        if (op->kind == OP_WRITE) {
+            char tmp[PATH_MAX];
+            int fd;
+            snprintf(tmp, sizeof tmp, "%s.tmp", op->path);
+            fd = op->fault ? (errno = EIO, -1)
+                           : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                                  0644);
+            if (fd < 0 || write(fd, op->data, op->len) != (ssize_t)op->len ||
+                fsync(fd) != 0 || rename(tmp, op->path) != 0) {
+                op->err = errno ? errno : EIO;
+                if (fd >= 0)
+                    unlink(tmp);
+            } else {
+                changed = true;
+            }
+            if (fd >= 0)
+                close(fd);
+        } else if (op->kind == OP_UNLINK) {
+            if (unlink(op->path) != 0 && errno != ENOENT)
+                op->err = errno;
+            else
+                changed = true;
+        }
+    }
+    if (changed && fsync_dir(l->topics) != 0)
+        dir_err = errno ? errno : EIO;
+    if (dir_err != 0)
+        for (meta_op_t *op = l->running; op; op = op->next)
+            if (op->kind != OP_SYNC && op->err == 0)
+                op->err = dir_err;
+}
+
+static void ops_kick(gr_cluster_t *c);
+
+static void
+note_failed(local_t *l, const gr_uuid_t *id)
+{
+    if (l->nfailed == l->failed_cap) {
+        int cap = l->failed_cap ? 2 * l->failed_cap : 8;
+        gr_uuid_t *v = realloc(l->failed, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return; /* the error was logged; the answer misses it */
+        l->failed = v;
+        l->failed_cap = cap;
+    }
+    l->failed[l->nfailed++] = *id;
+}
+
+/* A topic whose creation could not be persisted goes again: it would
+ * vanish at the next start. */
+static void
+unmake_topic(gr_cluster_t *c, const gr_uuid_t *id)
+{
+    gr_topic_t *t = gr_cluster_topic_by_id(c, id);
+    if (t == NULL)
+        return;
+    GR_LOG_ERROR("topic %s removed again: its metadata could not be written",
+                 t->name);
+    if (c->hooks.partition_deleted)
+        for (int32_t i = 0; i < t->nparts; i++)
+            c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
+    gr_cluster_topic_remove(c, t);
+}
+
+/* The results of a list, in order. */
+static void
+ops_finish(gr_cluster_t *c, meta_op_t *list)
 {
     local_t *l = c->impl;
-    char path[PATH_MAX], id[23];
-    char *data = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&data, &len);
-    int rc;
-    if (f == NULL)
+    while (list != NULL) {
+        meta_op_t *op = list;
+        list = op->next;
+        if (op->kind == OP_SYNC) {
+            op->cb(op->arg, l->failed, l->nfailed, c->stopping);
+            l->nfailed = 0;
+        } else if (op->err != 0) {
+            GR_LOG_ERROR("cannot %s %s: %s",
+                         op->kind == OP_WRITE ? "write" : "remove", op->path,
+                         strerror(op->err));
+            note_failed(l, &op->id);
+            if (op->created && !c->stopping)
+                unmake_topic(c, &op->id);
+        }
+        op_free(op);
+    }
+}
+
+static void
+ops_done(gr_loop_t *loop, void *arg)
+{
+    gr_cluster_t *c = arg;
+    local_t *l = c->impl;
+    meta_op_t *list = l->running;
+    (void)loop;
+    l->running = NULL;
+    ops_finish(c, list);
+    ops_kick(c);
+}
+
+/* Hands what is queued to a worker, if none has a list; when stopping or
+ * without workers the changes are made here. */
+static void
+ops_kick(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    meta_op_t *list;
+    while (l->running == NULL && l->qhead != NULL) {
+        l->running = l->qhead;
+        l->qhead = l->qtail = NULL;
+        if (!c->stopping && c->workers != NULL &&
+            gr_workers_submit(c->workers, ops_work, ops_done, c) == 0)
+            return;
+        ops_work(c);
+        list = l->running;
+        l->running = NULL;
+        ops_finish(c, list);
+    }
+}
+
+static void
+ops_push(gr_cluster_t *c, meta_op_t *op)
+{
+    local_t *l = c->impl;
+    if (l->qtail)
+        l->qtail->next = op;
+    else
+        l->qhead = op;
+    l->qtail = op;
+    ops_kick(c);
+}
+
+static void
+local_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
+{
+    local_t *l = c->impl;
+    meta_op_t *op;
+    if (l->running == NULL && l->qhead == NULL) {
+        cb(arg, l->failed, l->nfailed, c->stopping);
+        l->nfailed = 0;
+        return;
+    }
+    op = calloc(1, sizeof *op);
+    if (op == NULL) {
+        /* cannot wait in order: answer now, as before the background */
+        GR_LOG_ERROR("out of memory: answering before topic metadata is "
+                     "written");
+        cb(arg, l->failed, l->nfailed, c->stopping);
+        return;
+    }
+    op->kind = OP_SYNC;
+    op->cb = cb;
+    op->arg = arg;
+    ops_push(c, op);
+}
+
+/* The file of a topic: *data malloc'ed. 0 or -1. */
+static int
+topic_file(gr_cluster_t *c, gr_topic_t *t, char **path, char **data,
+           size_t *len)
+{
+    local_t *l = c->impl;
+    char p[PATH_MAX], id[23];
+    FILE *f;
+
+    *data = NULL;
+    *len = 0;
+    if ((f = open_memstream(data, len)) == NULL)
         return -1;
     gr_uuid_to_base64(&t->id, id);
     fprintf(f, "# Gregor topic metadata; written by the broker.\n");
@@ -113,14 +317,68 @@ store_topic(gr_cluster_t *c, gr_topic_t *t)
         put_escaped(f, cf->value);
         fputc('\n', f);
     }
-    fclose(f);
-    snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
+    if (fclose(f) != 0) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    snprintf(p, sizeof p, "%s/%s", l->topics, t->name);
+    if ((*path = strdup(p)) == NULL) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes t's file now, on the loop: without workers (tests), or when the
+ * queue cannot take it. 0 or -1 (logged). */
+static int
+store_topic_now(gr_cluster_t *c, gr_topic_t *t)
+{
+    local_t *l = c->impl;
+    char *path, *data;
+    size_t len;
+    int rc;
+    if (topic_file(c, t, &path, &data, &len) != 0) {
+        GR_LOG_ERROR("cannot persist topic %s: out of memory", t->name);
+        return -1;
+    }
     rc = write_atomic(l->topics, path, data, len);
     if (rc != 0)
         GR_LOG_ERROR("cannot persist topic %s to %s: %s", t->name, path,
                      strerror(errno));
+    free(path);
     free(data);
     return rc;
+}
+
+/* Whether changes go to the workers' queue (else they are made at once). */
+static bool
+queued(gr_cluster_t *c)
+{
+    return c->workers != NULL && !c->stopping;
+}
+
+/* Queues t's file; created: t is new and goes again if this fails. 0, or
+ * -1 when out of memory (then written now: the result is returned). */
+static int
+store_topic(gr_cluster_t *c, gr_topic_t *t, bool created)
+{
+    meta_op_t *op;
+    if (!queued(c))
+        return store_topic_now(c, t);
+    if ((op = calloc(1, sizeof *op)) == NULL ||
+        topic_file(c, t, &op->path, &op->data, &op->len) != 0) {
+        free(op);
+        return store_topic_now(c, t);
+    }
+    op->kind = OP_WRITE;
+    op->id = t->id;
+    op->created = created;
+    op->fault = GR_FAULT("topic.store", op->path);
+    ops_push(c, op);
+    return 0;
 }
 
 static int
@@ -420,13 +678,16 @@ local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
         if (gr_topic_config_set(t, spec->config_keys[i],
                                 spec->config_values[i]) != 0)
             goto fail;
-    /* the metadata first: a crash before the partition directories exist
-     * leaves a topic whose logs are created at the next start, while the
-     * other order left directories of a topic id nobody knew */
-    if (store_topic(c, t) != 0) {
-        gr_cluster_topic_remove(c, t);
-        *msg = "The topic metadata could not be written.";
-        return GR_KERR_KAFKA_STORAGE_ERROR;
+    if (!queued(c)) {
+        /* the metadata first: a crash before the partition directories
+         * exist leaves a topic whose logs are created at the next start,
+         * while the other order left directories of a topic id nobody
+         * knew (queued, the broker makes the directories after a sync) */
+        if (store_topic_now(c, t) != 0) {
+            gr_cluster_topic_remove(c, t);
+            *msg = "The topic metadata could not be written.";
+            return GR_KERR_KAFKA_STORAGE_ERROR;
+        }
     }
     if (c->hooks.partition_created) {
         for (int32_t i = 0; i < t->nparts; i++) {
@@ -436,15 +697,26 @@ local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                 for (int32_t j = 0; j < i; j++)
                     if (c->hooks.partition_deleted)
                         c->hooks.partition_deleted(c->hooks.arg, t->parts[j]);
-                snprintf(path, sizeof path, "%s/%s",
-                         ((local_t *)c->impl)->topics, t->name);
-                unlink(path);
-                fsync_dir(((local_t *)c->impl)->topics);
+                if (!queued(c)) {
+                    snprintf(path, sizeof path, "%s/%s",
+                             ((local_t *)c->impl)->topics, t->name);
+                    unlink(path);
+                    fsync_dir(((local_t *)c->impl)->topics);
+                }
                 gr_cluster_topic_remove(c, t);
                 *msg = "The partition log could not be created.";
                 return k;
             }
         }
+    }
+    /* queued last: its failure removes the topic again, later */
+    if (queued(c) && store_topic(c, t, true) != 0) {
+        if (c->hooks.partition_deleted)
+            for (int32_t i = 0; i < t->nparts; i++)
+                c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
+        gr_cluster_topic_remove(c, t);
+        *msg = "The topic metadata could not be written.";
+        return GR_KERR_KAFKA_STORAGE_ERROR;
     }
     GR_LOG_INFO("created topic %s with %d partition(s)%s", t->name, t->nparts,
                 t->internal ? " (internal)" : "");
@@ -461,13 +733,25 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
 {
     local_t *l = c->impl;
     char path[PATH_MAX];
+    meta_op_t *op;
     snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
-    if (unlink(path) != 0 && errno != ENOENT) {
-        GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
-                     strerror(errno));
-        return GR_KERR_KAFKA_STORAGE_ERROR;
+    if (queued(c) && (op = calloc(1, sizeof *op)) != NULL) {
+        if ((op->path = strdup(path)) == NULL) {
+            free(op);
+            goto now;
+        }
+        op->kind = OP_UNLINK;
+        op->id = t->id;
+        ops_push(c, op);
+    } else {
+    now:
+        if (unlink(path) != 0 && errno != ENOENT) {
+            GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
+                         strerror(errno));
+            return GR_KERR_KAFKA_STORAGE_ERROR;
+        }
+        fsync_dir(l->topics);
     }
-    fsync_dir(l->topics);
     if (c->hooks.partition_deleted)
         for (int32_t i = 0; i < t->nparts; i++)
             c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
@@ -513,7 +797,7 @@ local_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
                 return k;
             }
         }
-    if (store_topic(c, t) != 0) {
+    if (store_topic(c, t, false) != 0) {
         *msg = "The topic metadata could not be written.";
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
@@ -523,13 +807,20 @@ local_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
 static gr_kerr_t
 local_store_topic_config(gr_cluster_t *c, gr_topic_t *t)
 {
-    return store_topic(c, t) == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+    return store_topic(c, t, false) == 0 ? GR_KERR_NONE
+                                         : GR_KERR_KAFKA_STORAGE_ERROR;
 }
 
 static void
 local_destroy(gr_cluster_t *c)
 {
     local_t *l = c->impl;
+    /* what is still queued is made now, and nobody waits for it; a
+     * worker's list must be back (gr_workers_destroy, then the posts) */
+    GR_ASSERT(l->running == NULL);
+    c->stopping = true;
+    ops_kick(c);
+    free(l->failed);
     gr_cluster_model_fini(c);
     free(l->dir);
     free(l->topics);
@@ -545,6 +836,7 @@ static const gr_cluster_ops_t local_ops = {
     .create_partitions = local_create_partitions,
     .store_topic_config = local_store_topic_config,
     .store_broker_config = local_store_broker_config,
+    .sync = local_sync,
     .destroy = local_destroy,
 };
 

@@ -17,6 +17,8 @@
  *          produce.response a Produce whose records were appended loses
  *                           its response (the client retries)
  *          txn.marker       writing a transaction marker fails
+ *          topic.store      writing a topic's metadata file fails (EIO;
+ *                           where: the file's path)
  *   match  only hits whose path contains this string (e.g. "/mytopic-0")
  *   nth    the nth matching hit is the first to fail (1: the next)
  *   count  consecutive matching hits that fail from there (default 1;

@@ -25,6 +25,7 @@ static const suite_entry_t suites[] = {
     {"log/logs", suite_log_logs},
     {"log/cleaner", suite_log_cleaner},
     {"cluster/topic_config", suite_cluster_topic_config},
+    {"cluster/store", suite_cluster_store},
     {"api/admin", suite_api_admin},
     {"core/crc32c", suite_core_crc32c},
     {"core/compress", suite_core_compress},

@@ -1,0 +1,223 @@
+/* The single-broker cluster persists topic changes on a worker: in order,
+ * durable when gr_cluster_sync() calls back, a failed creation undone, and
+ * what is queued at the end written before the cluster goes. */
+#include "../unit.h"
+#include "../log/logtest.h"
+
+#include "cluster/cluster.h"
+#include "core/fault.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    int called;
+    int nfailed;
+    gr_uuid_t failed[4];
+    bool cancelled;
+} synced_t;
+
+static void
+on_sync(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
+{
+    synced_t *s = arg;
+    s->called++;
+    s->nfailed = nfailed;
+    for (int i = 0; i < nfailed && i < 4; i++)
+        s->failed[i] = failed[i];
+    s->cancelled = cancelled;
+}
+
+static gr_cluster_t *
+cluster_open(gr_logtest_t *t)
+{
+    gr_endpoint_t ep = { "PLAINTEXT", "127.0.0.1", 9092 };
+    gr_cluster_hooks_t hooks = { NULL, NULL, NULL };
+    gr_cluster_t *c = gr_cluster_local_new(t->dir, 1, &ep, 1, &hooks);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(gr_cluster_load(c), 0);
+    c->workers = t->workers;
+    return c;
+}
+
+static gr_topic_t *
+create(gr_cluster_t *c, const char *name, const char *retention)
+{
+    const char *keys[] = { "retention.ms" }, *vals[] = { retention };
+    gr_topic_spec_t s;
+    gr_topic_t *tp = NULL;
+    const char *msg = NULL;
+    memset(&s, 0, sizeof s);
+    s.name = name;
+    s.nparts = 2;
+    s.replication_factor = 1;
+    s.config_keys = keys;
+    s.config_values = vals;
+    s.nconfigs = retention != NULL ? 1 : 0;
+    ck_assert_int_eq(gr_cluster_create_topic(c, &s, &tp, &msg), GR_KERR_NONE);
+    ck_assert_ptr_nonnull(tp);
+    return tp;
+}
+
+/* The text of <dir>/gregor-topics/<name>, or "" when there is none. */
+static const char *
+topic_file(gr_logtest_t *t, const char *name)
+{
+    static char text[4096];
+    char path[256];
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "%s/gregor-topics/%s", t->dir, name);
+    text[0] = '\0';
+    if ((f = fopen(path, "r")) == NULL)
+        return text;
+    n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static void
+sync_wait(gr_logtest_t *t, gr_cluster_t *c, synced_t *s)
+{
+    memset(s, 0, sizeof *s);
+    gr_cluster_sync(c, on_sync, s);
+    ck_assert(gr_logtest_wait(t, &s->called));
+    ck_assert_int_eq(s->called, 1);
+}
+
+START_TEST(test_changes_durable_at_sync)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_topic_t *a, *b;
+    synced_t s;
+    char id[23];
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    a = create(c, "a", NULL);
+    b = create(c, "b", "1000");
+    gr_uuid_to_base64(&b->id, id);
+    /* the model has them at once */
+    ck_assert_ptr_eq(gr_cluster_topic_cstr(c, "a"), a);
+    sync_wait(&t, c, &s);
+    ck_assert_int_eq(s.nfailed, 0);
+    ck_assert(!s.cancelled);
+    ck_assert_ptr_nonnull(strstr(topic_file(&t, "a"), "partitions=2\n"));
+    ck_assert_ptr_nonnull(strstr(topic_file(&t, "b"), id));
+    ck_assert_ptr_nonnull(
+        strstr(topic_file(&t, "b"), "config.retention.ms=1000\n"));
+
+    /* a deletion, a config change and a new partition count, in order */
+    ck_assert_int_eq(gr_cluster_delete_topic(c, a), GR_KERR_NONE);
+    ck_assert_ptr_null(gr_cluster_topic_cstr(c, "a"));
+    ck_assert_int_eq(gr_topic_config_set(b, "retention.ms", "2000"), 0);
+    ck_assert_int_eq(gr_cluster_store_topic_config(c, b), GR_KERR_NONE);
+    ck_assert_int_eq(gr_topic_config_set(b, "retention.ms", "3000"), 0);
+    ck_assert_int_eq(gr_cluster_store_topic_config(c, b), GR_KERR_NONE);
+    a = create(c, "a", "5");
+    sync_wait(&t, c, &s);
+    ck_assert_int_eq(s.nfailed, 0);
+    ck_assert_ptr_nonnull(
+        strstr(topic_file(&t, "b"), "config.retention.ms=3000\n"));
+    ck_assert_ptr_nonnull(
+        strstr(topic_file(&t, "a"), "config.retention.ms=5\n"));
+    gr_uuid_to_base64(&a->id, id);
+    ck_assert_ptr_nonnull(strstr(topic_file(&t, "a"), id));
+
+    /* nothing queued: the callback runs at once */
+    memset(&s, 0, sizeof s);
+    gr_cluster_sync(c, on_sync, &s);
+    ck_assert_int_eq(s.called, 1);
+
+    ck_assert_int_eq(gr_cluster_delete_topic(c, a), GR_KERR_NONE);
+    /* as gr_broker_destroy: the workers' results, then the end */
+    c->stopping = true;
+    gr_logtest_settle(&t);
+    gr_cluster_destroy(c);
+    ck_assert_str_eq(topic_file(&t, "a"), "");
+    c = cluster_open(&t);
+    ck_assert_ptr_null(gr_cluster_topic_cstr(c, "a"));
+    b = gr_cluster_topic_cstr(c, "b");
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(gr_topic_config_get(b, "retention.ms"), "3000");
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_failed_creation_undone)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_topic_t *x;
+    gr_uuid_t xid;
+    synced_t s;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    create(c, "ok1", NULL);
+    ck_assert_int_eq(gr_fault_arm_spec("topic.store@/x:1"), 0);
+    x = create(c, "x", NULL);
+    xid = x->id;
+    create(c, "ok2", NULL);
+    sync_wait(&t, c, &s);
+    gr_fault_clear();
+    ck_assert_int_eq(s.nfailed, 1);
+    ck_assert(gr_uuid_eq(&s.failed[0], &xid));
+    ck_assert_ptr_null(gr_cluster_topic_cstr(c, "x"));
+    ck_assert_ptr_null(gr_cluster_topic_by_id(c, &xid));
+    ck_assert_str_eq(topic_file(&t, "x"), "");
+    ck_assert_str_ne(topic_file(&t, "ok1"), "");
+    ck_assert_str_ne(topic_file(&t, "ok2"), "");
+    /* the failure was reported once */
+    sync_wait(&t, c, &s);
+    ck_assert_int_eq(s.nfailed, 0);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+START_TEST(test_stopping_writes_the_rest)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    synced_t s;
+    char name[16];
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    for (int i = 0; i < 50; i++) {
+        snprintf(name, sizeof name, "t%d", i);
+        create(c, name, NULL);
+    }
+    memset(&s, 0, sizeof s);
+    gr_cluster_sync(c, on_sync, &s);
+    /* as gr_broker_destroy: stopping, the workers' results, then the end */
+    c->stopping = true;
+    gr_logtest_settle(&t);
+    gr_cluster_destroy(c);
+    ck_assert_int_eq(s.called, 1);
+    ck_assert(s.cancelled);
+    c = cluster_open(&t);
+    ck_assert_int_eq(c->ntopics, 50);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+Suite *
+suite_cluster_store(void)
+{
+    Suite *s = suite_create("cluster/store");
+    TCase *tc = tcase_create("store");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_changes_durable_at_sync);
+    tcase_add_test(tc, test_failed_creation_undone);
+    tcase_add_test(tc, test_stopping_writes_the_rest);
+    suite_add_tcase(s, tc);
+    return s;
+}
