@@ -158,13 +158,23 @@ gr_logs_rmrf(const char *dir)
 
 typedef struct trash_job {
     int err;
-    char path[]; /* the directory to remove */
+    bool renamed; /* path was renamed in its parent: fsync that first */
+    char path[];  /* the directory to remove */
 } trash_job_t;
 
 static void
 trash_work(void *arg)
 {
     trash_job_t *job = arg;
+    if (job->renamed) {
+        /* the rename durable, so no crash brings the name back */
+        char *slash = strrchr(job->path, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            gr_logs_fsync_dir(job->path[0] ? job->path : "/");
+            *slash = '/';
+        }
+    }
     if (gr_logs_rmrf(job->path) != 0)
         job->err = errno;
 }
@@ -181,19 +191,23 @@ trash_done(gr_loop_t *loop, void *arg)
     free(job);
 }
 
-/* Removes path on a worker (or here when that cannot be arranged). */
+/* Removes path on a worker (or here when that cannot be arranged);
+ * renamed: after an fsync of its parent directory. */
 static void
-trash_submit(gr_logs_t *m, const char *path)
+trash_submit(gr_logs_t *m, const char *path, bool renamed)
 {
     size_t n = strlen(path) + 1;
     trash_job_t *job = calloc(1, sizeof(*job) + n);
     if (job != NULL) {
         memcpy(job->path, path, n);
+        job->renamed = renamed;
         if (m->workers != NULL &&
             gr_workers_submit(m->workers, trash_work, trash_done, job) == 0)
             return;
         free(job);
     }
+    if (renamed)
+        gr_logs_fsync_dir(m->dir);
     if (gr_logs_rmrf(path) != 0)
         GR_LOG_ERROR("cannot remove %s: %s", path, strerror(errno));
 }
@@ -224,8 +238,7 @@ gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
             GR_LOG_ERROR("cannot remove %s: %s", dir, strerror(errno));
         return;
     }
-    gr_logs_fsync_dir(m->dir);
-    trash_submit(m, to);
+    trash_submit(m, to, true);
 }
 
 /* Directories a deletion left behind (a stop before the worker removed
@@ -244,7 +257,7 @@ trash_leftovers(gr_logs_t *m)
         if (n > 7 && strcmp(de->d_name + n - 7, "-delete") == 0) {
             snprintf(path, sizeof path, "%s/%s", m->dir, de->d_name);
             GR_LOG_INFO("removing %s, left by a topic deletion", path);
-            trash_submit(m, path);
+            trash_submit(m, path, false);
         }
     }
     closedir(d);
