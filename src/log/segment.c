@@ -135,6 +135,21 @@ gr_oidx_lookup(const gr_index_t *ix, int64_t rel)
     return lo == 0 ? 0 : oidx_pos(ix, lo - 1);
 }
 
+uint32_t
+gr_oidx_pos_floor(const gr_index_t *ix, int64_t pos)
+{
+    /* positions grow with the entries: the first above pos, less one */
+    uint32_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((int64_t)oidx_pos(ix, mid) <= pos)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo == 0 ? 0 : oidx_pos(ix, lo - 1);
+}
+
 void
 gr_tidx_last(const gr_index_t *ix, int64_t *ts, uint32_t *rel)
 {

@@ -107,6 +107,8 @@ void gr_index_reset(gr_index_t *ix);
 bool gr_oidx_append(gr_index_t *ix, uint32_t rel, uint32_t pos);
 /* Position of the largest entry whose relative offset <= rel; 0 if none. */
 uint32_t gr_oidx_lookup(const gr_index_t *ix, int64_t rel);
+/* The largest entry position <= pos (a batch's start); 0 if none. */
+uint32_t gr_oidx_pos_floor(const gr_index_t *ix, int64_t pos);
 /* Kafka's TimeIndex.maybeAppend: appends (ts, rel) when ts is above the
  * last entry's timestamp (-1 when empty) and rel not below its offset. */
 bool gr_tidx_maybe_append(gr_index_t *ix, int64_t ts, uint32_t rel);

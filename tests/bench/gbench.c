@@ -348,8 +348,9 @@ report_common(const struct sample *a, const struct sample *b, long long msgs,
                 best = i, best_cpu = c;
         }
         if (best >= 0)
-            printf(" client_busiest_thread=%s client_busiest_cpu_s=%.3f",
-                   b->thr[best].name, best_cpu);
+            printf(" client_busiest_thread=%s client_busiest_cpu_s=%.3f "
+                   "client_busiest_share=%.2f",
+                   b->thr[best].name, best_cpu, secs > 0 ? best_cpu / secs : 0);
     }
     if (opt.broker_pid > 0)
         printf(" broker_cpu_s=%.3f broker_usr_s=%.3f broker_sys_s=%.3f "

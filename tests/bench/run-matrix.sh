@@ -532,11 +532,11 @@ report() {
 
     ref_table() { # CELL REFS: the cell on A, B and the membroker runs
         local x a
-        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | runs | command |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | client's busiest thread, share of the run | runs | command |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
         for x in "${BROKERS[@]}" $2; do
             a=$(med "$1" $x mib_s)
-            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$1" B mib_s)" || echo -) | $(fmt "$(med "$1" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$1" $x client_cpu_s)" 3) | $(runs_ok "$1" $x) | \`${REF_CMD[$x]:-${CMD[$1]}}\` |"
+            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$1" B mib_s)" || echo -) | $(fmt "$(med "$1" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$1" $x client_cpu_s)" 3) | $(fmt "$(med "$1" $x client_busiest_share)" 2) | $(runs_ok "$1" $x) | \`${REF_CMD[$x]:-${CMD[$1]}}\` |"
         done
         echo
     }

@@ -159,15 +159,68 @@ START_TEST(test_max_bytes)
     ck_assert_int_eq(s.len, size);
     ck_assert_int_eq(gr_log_read(l, 0, 0, INT64_MAX, false, &s), 0);
     ck_assert_int_eq(s.len, 0);
-    /* two and a half batches: cut inside the third */
+    /* two and a half batches: the two whole ones (Kafka would send the
+     * half too, for the client to drop) */
     ck_assert_int_eq(
         gr_log_read(l, 4, (int32_t)(size * 5 / 2), INT64_MAX, true, &s), 0);
     ck_assert_int_eq(s.pos, size);
-    ck_assert_int_eq(s.len, size * 5 / 2);
+    ck_assert_int_eq(s.len, size * 2);
+    /* one and a bit: the one */
+    ck_assert_int_eq(gr_log_read(l, 8, (int32_t)(size + 1), INT64_MAX, false,
+                                 &s),
+                     0);
+    ck_assert_int_eq(s.pos, size * 2);
+    ck_assert_int_eq(s.len, size);
     /* more than there is: to the end */
     ck_assert_int_eq(gr_log_read(l, 36, 1 << 20, INT64_MAX, true, &s), 0);
     ck_assert_int_eq(s.pos, size * 9);
     ck_assert_int_eq(s.len, size);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+/* Whole batches where the remembered last batches of the active segment
+ * do not reach: found from the offset index and a header or two, in the
+ * active segment and in an older one. */
+START_TEST(test_max_bytes_whole_batches)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_log_slice_t s;
+    int64_t size;
+    gr_log_t *l;
+
+    cfg.index_interval_bytes = 700; /* an entry every few batches */
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "t", &cfg);
+    for (int i = 0; i < 100; i++) /* more than the 32 remembered */
+        append(l, NULL, 2, 1000, 100);
+    size = gr_log_size_bytes(l) / 100;
+    for (int k = 1; k <= 12; k++) {
+        /* from batch 3, k whole batches and most of one more */
+        ck_assert_int_eq(gr_log_read(l, 6, (int32_t)(size * k + size - 7),
+                                     INT64_MAX, true, &s),
+                         0);
+        ck_assert_int_eq(s.pos, size * 3);
+        ck_assert_int_eq(s.len, size * k);
+        /* near the end: the remembered ones */
+        ck_assert_int_eq(gr_log_read(l, 160, (int32_t)(size * k + 1),
+                                     INT64_MAX, true, &s),
+                         0);
+        ck_assert_int_eq(s.pos, size * 80);
+        ck_assert_int_eq(s.len, size * (k < 20 ? k : 20));
+    }
+    /* an older segment: ~17 batches each */
+    cfg.segment_bytes = (int32_t)(size * 17 + size / 2);
+    l = open_log(&t, "u", &cfg);
+    for (int i = 0; i < 40; i++)
+        append(l, NULL, 2, 1000, 100);
+    ck_assert_int_gt(gr_log_segment_count(l), 2);
+    ck_assert_int_eq(
+        gr_log_read(l, 10, (int32_t)(size * 7 + size / 2), INT64_MAX, true, &s),
+        0);
+    ck_assert_int_eq(s.pos, size * 5);
+    ck_assert_int_eq(s.len, size * 7);
     gr_logtest_fini(&t);
 }
 END_TEST
@@ -802,6 +855,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_append_read_back);
     tcase_add_test(tc, test_read_inside_batch);
     tcase_add_test(tc, test_max_bytes);
+    tcase_add_test(tc, test_max_bytes_whole_batches);
     tcase_add_test(tc, test_max_offset_and_range);
     tcase_add_test(tc, test_roll_by_size_many_segments);
     tcase_add_test(tc, test_roll_by_time);
