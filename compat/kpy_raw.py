@@ -3,7 +3,8 @@
 kafka-python's protocol classes and record builders as the independent
 encoder (Debian python3-kafka 2.0.2): legacy Produce v0-v2 with magic 0/1
 message sets (plain and gzip-wrapped) stored as v2 batches and read back by
-Fetch v0-v3 (down-converted) and v4+; the per-partition errors Kafka gives
+Fetch v0-v3 (down-converted) and v4+, whole batches within max_bytes;
+the per-partition errors Kafka gives
 for bad records, bad acks and unknown partitions; ListOffsets v0/v1; fetch
 sessions (KIP-227, Fetch v7+) full and incremental. Exit 0 or 1."""
 
@@ -193,6 +194,23 @@ def main():
     offs = [o for o, _, _ in records_of(part, 4)]
     if offs[0] != 3 or 4 not in offs:
         fail("Fetch at offset 4 returned offsets %r" % offs)
+    # a max_bytes that cuts a batch: the whole batches before it only
+    # (Kafka sends the cut part too, for the client to drop); below one
+    # batch: the first one whole (KIP-74)
+    raw = fetch(c, 4, 9).topics[0][1][0][-1]
+    sizes, pos = [], 0
+    while pos + 12 <= len(raw):
+        sizes.append(struct.unpack(">i", raw[pos + 8:pos + 12])[0] + 12)
+        pos += sizes[-1]
+    if len(sizes) < 3 or pos != len(raw):
+        fail("Fetch at offset 9: batches of %r bytes in %d" % (sizes, len(raw)))
+    for lim, want in ((sizes[0] + sizes[1] // 2, sizes[0]),
+                      (sizes[0] + sizes[1] + 1, sizes[0] + sizes[1]),
+                      (10, sizes[0])):
+        got = fetch(c, 4, 9, max_bytes=lim).topics[0][1][0][-1]
+        if len(got) != want:
+            fail("Fetch at offset 9, max_bytes %d: %d bytes, not %d" % (
+                lim, len(got), want))
 
     # --- per-partition errors
     bad = bytearray(v2_batch([b"x"]))
