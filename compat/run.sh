@@ -235,6 +235,18 @@ s_topic_creation() {
     GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" after
 }
 
+# a broker stopped while a worker makes the directories of 3,000 topics
+# that one Metadata request auto-created stops cleanly and has them all,
+# led, after a restart
+s_topic_creation_stop() {
+    start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/topic_creation.py" stop || return 1
+    stop_broker TERM
+    [ "$BROKER_RC" = 0 ] || return 1
+    REUSE_DIR=1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" stop-after
+}
+
 # a topic whose metadata file cannot be written (fault point topic.store)
 # is not created: KAFKA_STORAGE_ERROR, not listed, no directory, not there
 # after a restart; the other topic of the request is
@@ -864,7 +876,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions topic_creation
-           topic_store_fault
+           topic_store_fault topic_creation_stop
            retention_and_flush localhost_dual_stack
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
            admin_raw kcat_admin_effects

@@ -24,6 +24,11 @@ data directory is GR_DATA_DIR:
       CreateTopics of "bad" and "good": bad fails with KAFKA_STORAGE_ERROR
       and is not listed, nor does it leave a directory; good is made
   topic_creation.py fault-after   (restarted): good is there, bad is not
+  topic_creation.py stop    one Metadata request auto-creates 3,000 topics
+      (their directories made on a worker), and the broker is stopped at
+      once (by compat/run.sh)
+  topic_creation.py stop-after   (restarted): all 3,000 are there, led,
+      each with its directory
 
 Exit 0 or 1."""
 
@@ -348,6 +353,47 @@ def fault_after():
     print("topic_creation fault-after: ok")
 
 
+def stop():
+    """Metadata v4 naming s0..s2999 with allow_auto_topic_creation."""
+    import socket
+    import struct
+    host, port = BOOT.rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=30)
+    names = [b"s%d" % i for i in range(3000)]
+    body = struct.pack(">i", len(names)) + b"".join(
+        struct.pack(">h", len(x)) + x for x in names) + b"\x01"
+    req = struct.pack(">hhih", 3, 4, 7, 2) + b"tc" + body
+    s.sendall(struct.pack(">i", len(req)) + req)
+    got = b""
+    while len(got) < 4:
+        got += s.recv(4 - len(got))
+    left = struct.unpack(">i", got)[0]
+    while left > 0:
+        left -= len(s.recv(left))
+    s.close()
+    print("topic_creation stop: Metadata answered")
+
+
+def stop_after():
+    admin = AdminClient({"bootstrap.servers": BOOT})
+    deadline = time.time() + 60
+    while True:
+        md = admin.list_topics(timeout=10).topics
+        unled = [n for n in ("s%d" % i for i in range(3000))
+                 if n not in md or md[n].error is not None or
+                 md[n].partitions[0].leader != 1]
+        if not unled:
+            break
+        if time.time() > deadline:
+            fail("%d auto-created topics missing or unled after the "
+                 "restart, e.g. %s" % (len(unled), unled[0]))
+        time.sleep(0.2)
+    for i in range(3000):
+        dirs_ok("s%d" % i, 0, 1)
+    print("topic_creation stop-after: ok")
+
+
 if __name__ == "__main__":
-    {"after": after, "fault": fault, "fault-after": fault_after}.get(
+    {"after": after, "fault": fault, "fault-after": fault_after,
+     "stop": stop, "stop-after": stop_after}.get(
         sys.argv[1] if len(sys.argv) > 1 else "", main)()

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1056,9 +1057,21 @@ typedef struct prep_job {
     char *dir; /* log.dirs: the manager may be closed before done() */
     gr_log_prep_t *items;
     int n;
+    unsigned gen; /* prep_gen when queued */
     gr_done_fn done;
     void *arg;
 } prep_job_t;
+
+/* Moved by gr_logs_close(): the jobs queued before stop making directories
+ * (a stopping broker opens what they did not make at its next start; any
+ * other manager's cut short job leaves gr_log_open to make the rest). */
+static atomic_uint prep_gen;
+
+void
+gr_logs_prepare_cancel(void)
+{
+    atomic_fetch_add_explicit(&prep_gen, 1, memory_order_relaxed);
+}
 
 static int
 make_empty(const char *path)
@@ -1079,6 +1092,8 @@ prep_work(void *arg)
 
     for (int i = 0; i < job->n; i++) {
         gr_log_prep_t *it = &job->items[i];
+        if (atomic_load_explicit(&prep_gen, memory_order_relaxed) != job->gen)
+            break; /* a manager closes: the rest is left to gr_log_open */
         snprintf(dir, sizeof dir, "%s/%s-%d", job->dir, it->topic,
                  (int)it->partition);
         if (mkdir(dir, 0755) != 0) {
@@ -1125,6 +1140,7 @@ gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
     job->dir = strdup(m->dir);
     job->items = items;
     job->n = n;
+    job->gen = atomic_load_explicit(&prep_gen, memory_order_relaxed);
     job->done = done;
     job->arg = arg;
     if (job->dir == NULL ||

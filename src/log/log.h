@@ -169,6 +169,8 @@ typedef struct gr_log_prep {
  * (open directly). */
 int gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
                     void *arg);
+/* Makes the queued gr_logs_prepare() jobs stop early (gr_logs_close). */
+void gr_logs_prepare_cancel(void);
 /* A prepared partition that was deleted before it was opened: removes its
  * directory if partition.metadata still names item->topic_id. */
 void gr_logs_prepared_unused(gr_logs_t *m, const gr_log_prep_t *item);

@@ -691,6 +691,7 @@ gr_logs_close(gr_logs_t *m)
 
     if (m == NULL)
         return;
+    gr_logs_prepare_cancel(); /* the next start makes what they did not */
     m->closing_all = true;
     while (m->logs != NULL) {
         gr_log_t *l = m->logs;
