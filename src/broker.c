@@ -389,8 +389,9 @@ batch_stored(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
 
 static int
 batch_wait(gr_broker_t *b, open_batch_t *ob, gr_req_t *req,
-           const gr_uuid_t *ids, int16_t **errs, gr_str_t **msgs, int n)
+           const gr_topic_waits_t *w)
 {
+    int n = w != NULL ? w->n : 0;
     if (ob == NULL) /* out of memory: what was done is done */
         return req != NULL ? gr_req_reply(req) : 0;
     ob->b = b;
@@ -399,9 +400,9 @@ batch_wait(gr_broker_t *b, open_batch_t *ob, gr_req_t *req,
         ob->errs = malloc((size_t)n * sizeof *ob->errs);
         ob->msgs = malloc((size_t)n * sizeof *ob->msgs);
         if (ob->ids && ob->errs && ob->msgs) {
-            memcpy(ob->ids, ids, (size_t)n * sizeof *ids);
-            memcpy(ob->errs, errs, (size_t)n * sizeof *errs);
-            memcpy(ob->msgs, msgs, (size_t)n * sizeof *msgs);
+            memcpy(ob->ids, w->ids, (size_t)n * sizeof *ob->ids);
+            memcpy(ob->errs, w->errs, (size_t)n * sizeof *ob->errs);
+            memcpy(ob->msgs, w->msgs, (size_t)n * sizeof *ob->msgs);
             ob->nids = n;
         }
     }
@@ -414,21 +415,46 @@ batch_wait(gr_broker_t *b, open_batch_t *ob, gr_req_t *req,
 }
 
 int
-gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
-                         int16_t **errs, gr_str_t **msgs, int n)
+gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req,
+                         const gr_topic_waits_t *w)
 {
     open_batch_t *ob = b->open_batch;
 
     b->open_batch = NULL;
-    return batch_wait(b, ob, req, ids, errs, msgs, n);
+    return batch_wait(b, ob, req, w);
 }
 
 int
-gr_broker_reply_when_stored(gr_broker_t *b, gr_req_t *req, const gr_uuid_t *ids,
-                            int16_t **errs, gr_str_t **msgs, int n)
+gr_broker_reply_when_stored(gr_broker_t *b, gr_req_t *req,
+                            const gr_topic_waits_t *w)
 {
-    return batch_wait(b, calloc(1, sizeof(open_batch_t)), req, ids, errs, msgs,
-                      n);
+    return batch_wait(b, calloc(1, sizeof(open_batch_t)), req, w);
+}
+
+int
+gr_topic_waits_init(gr_req_t *req, gr_topic_waits_t *w, int cap)
+{
+    w->n = 0;
+    w->cap = cap > 0 ? cap : 0;
+    w->ids = gr_arena_alloc(req->a, (size_t)w->cap * sizeof *w->ids + 1);
+    w->errs = gr_arena_alloc(req->a, (size_t)w->cap * sizeof *w->errs + 1);
+    w->msgs = gr_arena_alloc(req->a, (size_t)w->cap * sizeof *w->msgs + 1);
+    if (w->ids == NULL || w->errs == NULL || w->msgs == NULL) {
+        w->cap = 0;
+        return -1;
+    }
+    return 0;
+}
+
+void
+gr_topic_waits_add(gr_topic_waits_t *w, const gr_uuid_t *id, int16_t *err,
+                   gr_str_t *msg)
+{
+    if (w->n == w->cap)
+        return;
+    w->ids[w->n] = *id;
+    w->errs[w->n] = err;
+    w->msgs[w->n++] = msg;
 }
 
 /* cluster hook: a partition of this broker appeared (start-up, creation) */

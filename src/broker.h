@@ -93,23 +93,36 @@ struct gr_req;
  * new partition in Kafka before its leader is elected); then their logs
  * open and this broker leads them. With req, _end() answers the request
  * when the work is done (the handler must not reply itself): if a
- * partition of topic ids[i] could not be made, *errs[i] and *msgs[i] say
+ * partition of a topic in w could not be made, its error and message say
  * KAFKA_STORAGE_ERROR (its partitions stay offline, as after a failed log
  * directory). The directories are made once the cluster has persisted the
  * topics (gr_cluster_sync); a topic it could not persist is gone again and
- * its *errs[i] says KAFKA_STORAGE_ERROR too. Returns what gr_req_reply()
+ * its error says KAFKA_STORAGE_ERROR too. Returns what gr_req_reply()
  * returns, or 0. Loop thread only.
  */
+/* The topics of a request whose answer waits (below): where each one's
+ * error code and message go. */
+typedef struct gr_topic_waits {
+    gr_uuid_t *ids;
+    int16_t **errs;
+    gr_str_t **msgs;
+    int n, cap;
+} gr_topic_waits_t;
+/* Room for cap topics in req's arena: 0, or -1 when out of memory. */
+int gr_topic_waits_init(struct gr_req *req, gr_topic_waits_t *w, int cap);
+/* Adds a topic (ignored when the room is full). */
+void gr_topic_waits_add(gr_topic_waits_t *w, const gr_uuid_t *id,
+                        int16_t *err, gr_str_t *msg);
+
 void gr_broker_open_async_begin(gr_broker_t *broker);
+/* w: the request's topics (NULL: none). */
 int gr_broker_open_async_end(gr_broker_t *broker, struct gr_req *req,
-                             const gr_uuid_t *ids, int16_t **errs,
-                             gr_str_t **msgs, int n);
+                             const gr_topic_waits_t *w);
 /* Answers req once the cluster has persisted the topic changes made so far
- * (gr_cluster_sync); *errs[i] and *msgs[i] say KAFKA_STORAGE_ERROR for a
- * topic ids[i] whose change could not be. Returns 0. Loop thread only. */
+ * (gr_cluster_sync); the error of a topic in w whose change could not be
+ * says KAFKA_STORAGE_ERROR. Returns 0. Loop thread only. */
 int gr_broker_reply_when_stored(gr_broker_t *broker, struct gr_req *req,
-                                const gr_uuid_t *ids, int16_t **errs,
-                                gr_str_t **msgs, int n);
+                                const gr_topic_waits_t *w);
 
 /* After a change of the dynamic broker configs (the cluster's lists): the
  * configuration's dynamic layers are rebuilt from them and every log and

@@ -74,10 +74,7 @@ gr_api_create_partitions(gr_req_t *req)
     gr_cluster_t *c = req->broker->cluster;
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
     int64_t added = 0; /* partitions this request adds so far */
-    gr_uuid_t *ids;
-    int16_t **errs;
-    gr_str_t **msgs;
-    int nids = 0;
+    gr_topic_waits_t w;
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
     if (n && rs->results == NULL)
@@ -85,10 +82,7 @@ gr_api_create_partitions(gr_req_t *req)
     rs->results_cnt = n;
     /* the new partitions' directories are made on a worker; the answer
      * waits for them */
-    ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
-    errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
-    msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
-    if (ids == NULL || errs == NULL || msgs == NULL)
+    if (gr_topic_waits_init(req, &w, n) != 0)
         return gr_req_close(req, "out of memory");
     if (!rq->validate_only)
         gr_broker_open_async_begin(req->broker);
@@ -141,9 +135,8 @@ gr_api_create_partitions(gr_req_t *req)
             if (err == GR_KERR_NONE && !rq->validate_only) {
                 GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name,
                             t->nparts, gr_req_peer(req));
-                ids[nids] = t->id;
-                errs[nids] = &res->error_code;
-                msgs[nids++] = &res->error_message;
+                gr_topic_waits_add(&w, &t->id, &res->error_code,
+                                   &res->error_message);
             }
         }
         res->error_code = err;
@@ -152,5 +145,5 @@ gr_api_create_partitions(gr_req_t *req)
     }
     if (rq->validate_only)
         return gr_req_reply(req);
-    return gr_broker_open_async_end(req->broker, req, ids, errs, msgs, nids);
+    return gr_broker_open_async_end(req->broker, req, &w);
 }

@@ -278,23 +278,17 @@ fail:
 static int
 open_async_end(gr_req_t *req, gr_create_topics_response_t *rs)
 {
-    int32_t n = rs->topics_cnt, k = 0;
-    gr_uuid_t *ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
-    int16_t **errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
-    gr_str_t **msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
+    gr_topic_waits_t w;
 
-    if (ids == NULL || errs == NULL || msgs == NULL)
-        n = 0; /* the answer then only misses a storage error */
-    for (int32_t i = 0; i < n; i++) {
+    /* out of memory: the answer then only misses a storage error */
+    gr_topic_waits_init(req, &w, rs->topics_cnt);
+    for (int32_t i = 0; i < rs->topics_cnt; i++) {
         cresult_t *res = &rs->topics[i];
-        if (res->error_code != GR_KERR_NONE || gr_uuid_is_zero(&res->topic_id))
-            continue;
-        ids[k] = res->topic_id;
-        errs[k] = &res->error_code;
-        msgs[k] = &res->error_message;
-        k++;
+        if (res->error_code == GR_KERR_NONE && !gr_uuid_is_zero(&res->topic_id))
+            gr_topic_waits_add(&w, &res->topic_id, &res->error_code,
+                               &res->error_message);
     }
-    return gr_broker_open_async_end(req->broker, req, ids, errs, msgs, k);
+    return gr_broker_open_async_end(req->broker, req, &w);
 }
 
 int
@@ -358,8 +352,7 @@ gr_api_create_topics(gr_req_t *req)
         }
         if (create_one(req, qt, res) != 0) {
             if (!rq->validate_only)
-                gr_broker_open_async_end(req->broker, NULL, NULL, NULL, NULL,
-                                         0);
+                gr_broker_open_async_end(req->broker, NULL, NULL);
             return gr_req_close(req, "out of memory");
         }
     }

@@ -48,20 +48,15 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     const gr_incremental_alter_configs_request_t *rq = req->body;
     gr_incremental_alter_configs_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
-    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0, nids = 0;
-    gr_uuid_t *ids;
-    int16_t **errs;
-    gr_str_t **msgs;
+    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+    gr_topic_waits_t w;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
     if (n && rs->responses == NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = n;
     /* topics changed: the answer waits until they are persisted */
-    ids = gr_arena_alloc(req->a, (size_t)n * sizeof *ids + 1);
-    errs = gr_arena_alloc(req->a, (size_t)n * sizeof *errs + 1);
-    msgs = gr_arena_alloc(req->a, (size_t)n * sizeof *msgs + 1);
-    if (ids == NULL || errs == NULL || msgs == NULL)
+    if (gr_topic_waits_init(req, &w, n) != 0)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         const resource_t *r = &rq->resources[i];
@@ -91,11 +86,9 @@ gr_api_incremental_alter_configs(gr_req_t *req)
             else
                 err = gr_configs_alter_topic(b, t, ch, nch, false,
                                              rq->validate_only, req->a, &msg);
-            if (err == GR_KERR_NONE && !rq->validate_only) {
-                ids[nids] = t->id;
-                errs[nids] = &res->error_code;
-                msgs[nids++] = &res->error_message;
-            }
+            if (err == GR_KERR_NONE && !rq->validate_only)
+                gr_topic_waits_add(&w, &t->id, &res->error_code,
+                                   &res->error_message);
         } else if (r->resource_type == GR_RESOURCE_BROKER) {
             err = gr_configs_broker_resource(b, &r->resource_name, false,
                                              &per_broker, req->a, &msg);
@@ -117,5 +110,5 @@ gr_api_incremental_alter_configs(gr_req_t *req)
         res->error_message =
             err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
     }
-    return gr_broker_reply_when_stored(b, req, ids, errs, msgs, nids);
+    return gr_broker_reply_when_stored(b, req, &w);
 }

@@ -235,7 +235,7 @@ gr_api_metadata(gr_req_t *req)
         gr_broker_open_async_begin(b);
     rc = named_topics(req, rq, rs, allow_create);
     if (async)
-        gr_broker_open_async_end(b, NULL, NULL, NULL, NULL, 0);
+        gr_broker_open_async_end(b, NULL, NULL);
     if (rc != 0)
         return gr_req_close(req, "out of memory");
     return gr_req_reply(req);
