@@ -120,34 +120,34 @@ gr_oidx_append(gr_index_t *ix, uint32_t rel, uint32_t pos)
     return true;
 }
 
-uint32_t
-gr_oidx_lookup(const gr_index_t *ix, int64_t rel)
+/* The number of entries whose relative offset (by_pos: position) is at
+ * most key: both grow with the entries. */
+static uint32_t
+oidx_upper(const gr_index_t *ix, int64_t key, bool by_pos)
 {
-    /* largest i with rel(i) <= rel: binary search for the first above */
     uint32_t lo = 0, hi = ix->n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)oidx_rel(ix, mid) <= rel)
+        if ((int64_t)(by_pos ? oidx_pos(ix, mid) : oidx_rel(ix, mid)) <= key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo == 0 ? 0 : oidx_pos(ix, lo - 1);
+    return lo;
+}
+
+uint32_t
+gr_oidx_lookup(const gr_index_t *ix, int64_t rel)
+{
+    uint32_t k = oidx_upper(ix, rel, false);
+    return k == 0 ? 0 : oidx_pos(ix, k - 1);
 }
 
 uint32_t
 gr_oidx_pos_floor(const gr_index_t *ix, int64_t pos)
 {
-    /* positions grow with the entries: the first above pos, less one */
-    uint32_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if ((int64_t)oidx_pos(ix, mid) <= pos)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo == 0 ? 0 : oidx_pos(ix, lo - 1);
+    uint32_t k = oidx_upper(ix, pos, true);
+    return k == 0 ? 0 : oidx_pos(ix, k - 1);
 }
 
 void
