@@ -354,23 +354,11 @@ def fault_after():
 
 
 def stop():
-    """Metadata v4 naming s0..s2999 with allow_auto_topic_creation."""
-    import socket
-    import struct
-    host, port = BOOT.rsplit(":", 1)
-    s = socket.create_connection((host, int(port)), timeout=30)
-    names = [b"s%d" % i for i in range(3000)]
-    body = struct.pack(">i", len(names)) + b"".join(
-        struct.pack(">h", len(x)) + x for x in names) + b"\x01"
-    req = struct.pack(">hhih", 3, 4, 7, 2) + b"tc" + body
-    s.sendall(struct.pack(">i", len(req)) + req)
-    got = b""
-    while len(got) < 4:
-        got += s.recv(4 - len(got))
-    left = struct.unpack(">i", got)[0]
-    while left > 0:
-        left -= len(s.recv(left))
-    s.close()
+    """One Metadata request auto-creates s0..s2999."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "tests", "bench"))
+    from many_topics import metadata_auto_create
+    metadata_auto_create(BOOT, ["s%d" % i for i in range(3000)])
     print("topic_creation stop: Metadata answered")
 
 

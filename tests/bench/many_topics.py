@@ -19,12 +19,13 @@ from many_partitions import Pinger  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
 
-def metadata_auto_create(boot, n):
-    """One Metadata v4 (allow_auto_topic_creation) naming a0..a<n-1>."""
+def metadata_auto_create(boot, names):
+    """One Metadata v4 (allow_auto_topic_creation) naming names; returns
+    when it is answered."""
     host, port = boot.rsplit(":", 1)
-    s = socket.create_connection((host, int(port)))
-    names = [b"a%d" % i for i in range(n)]
-    body = struct.pack(">i", n) + b"".join(
+    s = socket.create_connection((host, int(port)), timeout=60)
+    names = [x.encode() for x in names]
+    body = struct.pack(">i", len(names)) + b"".join(
         struct.pack(">h", len(x)) + x for x in names) + b"\x01"
     req = struct.pack(">hhih", 3, 4, 7, 5) + b"bench" + body
     s.sendall(struct.pack(">i", len(req)) + req)
@@ -51,7 +52,7 @@ def main():
                                  operation_timeout=120, request_timeout=180)
     elif mode == "meta":
         fs = {}
-        metadata_auto_create(boot, n)
+        metadata_auto_create(boot, ["a%d" % i for i in range(n)])
     else:
         sys.exit(__doc__)
     for f in fs.values():
