@@ -142,12 +142,13 @@ ops_work(void *arg)
             char tmp[PATH_MAX];
             int fd;
             snprintf(tmp, sizeof tmp, "%s.tmp", op->path);
-            fd = op->fault ? (errno = EIO, -1)
+            errno = EIO; /* a short write sets none */
+            fd = op->fault ? -1
                            : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
                                   0644);
             if (fd < 0 || write(fd, op->data, op->len) != (ssize_t)op->len ||
                 fsync(fd) != 0 || rename(tmp, op->path) != 0) {
-                op->err = errno ? errno : EIO;
+                op->err = errno;
                 if (fd >= 0)
                     unlink(tmp);
             } else {
@@ -166,8 +167,11 @@ ops_work(void *arg)
         dir_err = errno ? errno : EIO;
     if (dir_err != 0)
         for (meta_op_t *op = l->running; op; op = op->next)
-            if (op->kind != OP_SYNC && op->err == 0)
+            if (op->kind != OP_SYNC && op->err == 0) {
                 op->err = dir_err;
+                if (op->created) /* removed again: not on disk either */
+                    unlink(op->path);
+            }
 }
 
 static void ops_kick(gr_cluster_t *c);
