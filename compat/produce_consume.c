@@ -60,6 +60,11 @@ main(int argc, char **argv)
     conf_set(conf, "acks", "all");
     conf_set(conf, "compression.codec", codec);
     conf_set(conf, "linger.ms", "5");
+    /* PC_MAX_IN_FLIGHT=1: a retried request keeps its place (without
+     * idempotence, a later request in flight may land first otherwise) */
+    if (getenv("PC_MAX_IN_FLIGHT") != NULL)
+        conf_set(conf, "max.in.flight.requests.per.connection",
+                 getenv("PC_MAX_IN_FLIGHT"));
     rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
     p = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
     if (p == NULL)

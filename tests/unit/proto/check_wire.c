@@ -9,6 +9,8 @@
 #include "proto/gen/api_keys.h"
 #include "../unit.h"
 
+#include <string.h>
+
 static gr_writer_t
 wr(uint8_t *buf, size_t n)
 {
@@ -69,6 +71,8 @@ START_TEST(test_uvarint)
         {300, {0xac, 0x02}, 2},
         {16383, {0xff, 0x7f}, 2},
         {16384, {0x80, 0x80, 0x01}, 3},
+        {2097151, {0xff, 0xff, 0x7f}, 3},
+        {2097152, {0x80, 0x80, 0x80, 0x01}, 4},
         {UINT32_MAX, {0xff, 0xff, 0xff, 0xff, 0x0f}, 5},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -81,6 +85,20 @@ START_TEST(test_uvarint)
         ck_assert_uint_eq(gr_sz_uvarint(cases[i].v), (size_t)cases[i].n);
         ck_assert_uint_eq(gr_rd_uvarint(&r), cases[i].v);
         ck_assert_int_eq(r.err, 0);
+        /* with bytes after it (the inline short forms read ahead) */
+        {
+            uint8_t pad[12];
+            gr_reader_t q;
+            memset(pad, 0xaa, sizeof pad);
+            memcpy(pad, cases[i].b, (size_t)cases[i].n);
+            q = gr_reader_init(pad, sizeof pad);
+            ck_assert_uint_eq(gr_rd_uvarint(&q), cases[i].v);
+            ck_assert_int_eq((int)(q.p - pad), cases[i].n);
+            q = gr_reader_init(pad, sizeof pad);
+            ck_assert_uint_eq(gr_rd_uvarlong(&q), cases[i].v);
+            ck_assert_int_eq((int)(q.p - pad), cases[i].n);
+            ck_assert_int_eq(q.err, 0);
+        }
     }
 }
 END_TEST
