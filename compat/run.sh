@@ -901,14 +901,39 @@ SCENARIOS+=(idempotence_lost_response idempotence_restart txn_frames
             txn_frames_restart rdkafka_txn rdkafka_txn_restart kafkajs_txn
             confluent_txn txn_consume_transform_produce txn_offsets_frames
             txn_compaction)
+# the benchmark harness of issue 8 (tests/bench/run-matrix.sh), a tenth of
+# its matrix once against gregor and librdkafka's mock: every run of every
+# cell completes (gbench fails a run that loses or misses messages) and the
+# report has a figure in every place. No figure is compared: benchmarks are
+# not timed tests.
+s_bench_harness() {
+    local d=$COMPAT_TMP/bench rep
+    mkdir -p "$d" || return 1
+    rep=$d/report.md
+    timeout 180 "$top_srcdir/tests/bench/run-matrix.sh" --b mock --workdir "$d" \
+        --reps 1 --quick --out "$rep" >"$d/progress.log" 2>&1 || {
+        tail -n 30 "$d/progress.log"
+        return 1
+    }
+    # the raw lines: cell, broker, rep, exit status, figures
+    awk -F'\t' 'NF >= 5 { n++; if ($4 != 0) { bad++; print "failed run: " $0 } }
+        END { print n " runs, " bad + 0 " failed"; exit !(n >= 60 && bad == 0) }' "$rep" ||
+        return 1
+    if grep -n 'FAIL\|DIED\|died' "$rep"; then
+        return 1
+    fi
+    grep -q '^## The 1 GiB produce against the least a disk-writing broker can do' "$rep"
+}
+
 SCENARIOS+=(stray_partition_dir storage_faults crash_loop torn_tails
-            resource_limits)
+            resource_limits bench_harness)
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"
 # time bounds of the scenarios whose length is configurable
 LIMIT_crash_loop=$((60 + ${GR_CRASH_CYCLES:-10} * 3))
 LIMIT_torn_tails=$((60 + ${GR_TORN_ROUNDS:-10} * 3))
+LIMIT_bench_harness=200
 for s in "${SCENARIOS[@]}"; do
     limit=LIMIT_$s
     run_scenario "$s" "s_$s" "${!limit:-120}"

@@ -192,7 +192,7 @@ static void
 ensure_topic(rd_kafka_t *rk, const char *topic, int parts)
 {
     rd_kafka_NewTopic_t *nt;
-    rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
+    rd_kafka_queue_t *q;
     rd_kafka_AdminOptions_t *ao;
     rd_kafka_event_t *ev;
     rd_kafka_resp_err_t e = RD_KAFKA_RESP_ERR__TIMED_OUT;
@@ -211,6 +211,7 @@ ensure_topic(rd_kafka_t *rk, const char *topic, int parts)
     nt = rd_kafka_NewTopic_new(topic, parts, 1, err, sizeof err);
     if (nt == NULL)
         bench_die("NewTopic: %s", err);
+    q = rd_kafka_queue_new(rk);
     ao = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
     rd_kafka_AdminOptions_set_operation_timeout(ao, 10000, err, sizeof err);
     rd_kafka_AdminOptions_set_request_timeout(ao, 10000, err, sizeof err);

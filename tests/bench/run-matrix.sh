@@ -516,6 +516,7 @@ report() {
         fi
         for c in "${CELLS[@]}"; do
             case $c in $2) ;; *) continue ;; esac
+            case $c in rawfetch*) continue ;; esac # a table of its own
             a=$(med "$c" A mib_s)
             if [ $has_b = 1 ]; then
                 b=$(med "$c" B mib_s)
