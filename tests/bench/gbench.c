@@ -29,7 +29,11 @@
  *
  * --broker-pid: the broker's CPU time (its process CPU clock, to the ns;
  * the usr/sys split from /proc/PID/stat, in 10 ms ticks) is sampled before
- * and after and reported, also as seconds per GiB of payload.
+ * and after and reported, also as seconds per GiB of payload; with it,
+ * pair_cpus_busy is the client's and the broker's CPU seconds over the
+ * run's, and pair_cpu_ceiling_mib_s the rate at which the two, at the CPU
+ * per byte they spent, would keep all cpus busy: the most any scheduling
+ * of the same work could reach on this machine.
  * Sizes are payload bytes (uncompressed values); MiB = 2^20, GiB = 2^30.
  *
  * Output: one "gbench key=value ..." line for scripts, then one line for
@@ -353,10 +357,20 @@ report_common(const struct sample *a, const struct sample *b, long long msgs,
                    "client_busiest_share=%.2f",
                    b->thr[best].name, best_cpu, secs > 0 ? best_cpu / secs : 0);
     }
-    if (opt.broker_pid > 0)
+    if (opt.broker_pid > 0) {
+        /* client and broker together: how many CPUs they kept busy, and
+         * the rate at which their CPU per byte would fill every CPU of the
+         * machine (what no faster scheduling of the same work can pass) */
+        double pair = b->client_cpu - a->client_cpu + bcpu;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
         printf(" broker_cpu_s=%.3f broker_usr_s=%.3f broker_sys_s=%.3f "
-               "cpu_s_per_gib=%.3f",
-               bcpu, busr, bsys, gib > 0 ? bcpu / gib : 0);
+               "cpu_s_per_gib=%.3f pair_cpus_busy=%.2f cpus=%ld "
+               "pair_cpu_ceiling_mib_s=%.0f",
+               bcpu, busr, bsys, gib > 0 ? bcpu / gib : 0,
+               secs > 0 ? pair / secs : 0, ncpu,
+               pair > 0 ? ncpu * (bytes / pair) / (1 << 20) : 0);
+    }
     snprintf(human, human_sz, "%.3f s, %.0f msg/s, %.1f MiB/s", secs,
              secs > 0 ? msgs / secs : 0,
              secs > 0 ? bytes / secs / (1 << 20) : 0);

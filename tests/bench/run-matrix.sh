@@ -533,12 +533,16 @@ report() {
 
     ref_table() { # CELL REFS: the cell on A, B and the membroker runs
         local x a
-        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | client's busiest thread, share of the run | runs | command |"
-        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+        echo "| server | MiB/s | vs B | broker CPU s/GiB | client CPU s | client's busiest thread, share of the run | CPUs busy (client + server) | at all CPUs, MiB/s | runs | command |"
+        echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
         for x in "${BROKERS[@]}" $2; do
             a=$(med "$1" $x mib_s)
-            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$1" B mib_s)" || echo -) | $(fmt "$(med "$1" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$1" $x client_cpu_s)" 3) | $(fmt "$(med "$1" $x client_busiest_share)" 2) | $(runs_ok "$1" $x) | \`${REF_CMD[$x]:-${CMD[$1]}}\` |"
+            echo "| $x (${KIND[$x]:-membroker}) | $(fmt "$a" 1) | $([ $has_b = 1 ] && ratio "$a" "$(med "$1" B mib_s)" || echo -) | $(fmt "$(med "$1" $x cpu_s_per_gib)" 2) | $(fmt "$(med "$1" $x client_cpu_s)" 3) | $(fmt "$(med "$1" $x client_busiest_share)" 2) | $(fmt "$(med "$1" $x pair_cpus_busy)" 2) | $(fmt "$(med "$1" $x pair_cpu_ceiling_mib_s)" 0) | $(runs_ok "$1" $x) | \`${REF_CMD[$x]:-${CMD[$1]}}\` |"
         done
+        echo
+        echo "CPUs busy: the client's and the server's CPU seconds over the run's;"
+        echo "at all CPUs: the rate at which that CPU per byte would keep all $(nproc)"
+        echo "CPUs busy (no scheduling of the same work passes it)."
         echo
     }
     if [ "${KIND[A]}" = gregor ]; then
@@ -563,6 +567,25 @@ report() {
         echo "but each new page-cache page is zeroed first). B keeps the bytes in memory only."
         echo
         ref_table "$c" "W P"
+        if [ $has_b = 1 ]; then
+            # what the CPUs allow any broker that writes to disk, with the
+            # client B's run needed (its CPU per GiB of payload)
+            local cc fl fw fr
+            cc=$(awk -v c="$(med "$c" B client_cpu_s)" -v b="$BIG_BYTES" \
+                'BEGIN { print c * 1073741824 / b }')
+            fl=$(base_med recvwrite cpu_s_per_gib)
+            fw=$(base_med write cpu_s_per_gib)
+            fr=$(base_med rewrite cpu_s_per_gib)
+            echo "A broker that spent no more than the floor of the baseline table below"
+            echo "(a socket read and a write() into reused page-cache pages: $(fmt "$fl" 3) s/GiB),"
+            echo "with B's client ($(fmt "$cc" 3) CPU s per GiB), would keep all CPUs busy at"
+            echo "$(awk -v n="$(nproc)" -v a="$cc" -v b="$fl" \
+                'BEGIN { if (a + b > 0) printf "%.0f", n * 1024 / (a + b); else print "-" }') MiB/s;"
+            echo "on new page-cache pages (write() to a new file $(fmt "$fw" 3) s/GiB against $(fmt "$fr" 3)"
+            echo "on reused ones, same run), at $(awk -v n="$(nproc)" -v a="$cc" -v b="$fl" -v w="$fw" -v r="$fr" \
+                'BEGIN { x = w > r ? w - r : 0; if (a + b + x > 0) printf "%.0f", n * 1024 / (a + b + x); else print "-" }') MiB/s."
+            echo
+        fi
     fi
 
     echo "## The same 1 GiB read by a minimal client"
