@@ -75,9 +75,12 @@ gr_api_create_partitions(gr_req_t *req)
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
     int64_t added = 0; /* partitions this request adds so far */
     gr_topic_waits_t w;
+    bool *dup;
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
-    if (n && rs->results == NULL)
+    dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
+                         sizeof(rq->topics[0]), n);
+    if ((n && rs->results == NULL) || dup == NULL)
         return gr_req_close(req, "out of memory");
     rs->results_cnt = n;
     /* the new partitions' directories are made on a worker; the answer
@@ -97,11 +100,10 @@ gr_api_create_partitions(gr_req_t *req)
 
         gr_create_partitions_response_create_partitions_topic_result_init(res);
         res->name = qt->name;
-        for (int32_t k = 0; k < n; k++)
-            if (k != i && gr_str_eq(&rq->topics[k].name, &qt->name)) {
-                err = GR_KERR_INVALID_REQUEST;
-                msg = "Duplicate topic in request.";
-            }
+        if (dup[i]) {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = "Duplicate topic in request.";
+        }
         t = gr_cluster_topic(c, &qt->name);
         if (err != GR_KERR_NONE) {
             /* the duplicate, as set */

@@ -298,6 +298,7 @@ gr_api_create_topics(gr_req_t *req)
     gr_create_topics_response_t *rs = req->resp;
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
     int64_t total = 0;
+    bool *dup;
 
     /* Kafka's controller refuses a request that would create more than
      * MAX_PARTITIONS_PER_BATCH partitions in all, counted before any other
@@ -314,7 +315,9 @@ gr_api_create_topics(gr_req_t *req)
     }
 
     rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
-    if (n && rs->topics == NULL)
+    dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
+                         sizeof(rq->topics[0]), n);
+    if ((n && rs->topics == NULL) || dup == NULL)
         return gr_req_close(req, "out of memory");
     rs->topics_cnt = n;
     /* the partitions' directories are made on a worker; the answer waits
@@ -324,15 +327,11 @@ gr_api_create_topics(gr_req_t *req)
     for (int32_t i = 0; i < n; i++) {
         const ctopic_t *qt = &rq->topics[i];
         cresult_t *res = &rs->topics[i];
-        bool dup = false;
 
         gr_create_topics_response_creatable_topic_result_init(res);
         res->name = qt->name;
         res->error_message = GR_STR_NULL;
-        for (int32_t k = 0; k < n; k++)
-            if (k != i && gr_str_eq(&rq->topics[k].name, &qt->name))
-                dup = true;
-        if (dup) {
+        if (dup[i]) {
             /* Kafka: every entry of a repeated name is refused */
             res->error_code = GR_KERR_INVALID_REQUEST;
             res->error_message = gr_str_c(gr_arena_printf(

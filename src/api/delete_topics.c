@@ -103,28 +103,34 @@ gr_api_delete_topics(gr_req_t *req)
     /* v6 lists topics (name or id), before it topic_names */
     bool v6 = req->version >= 6;
     int32_t n = v6 ? rq->topics_cnt : rq->topic_names_cnt;
+    gr_str_t *ids = NULL; /* v6 entries by id: the id's bytes, else null */
+    bool *dup_name, *dup_id;
 
     if (n < 0)
         n = 0;
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
-    if (n && rs->responses == NULL)
+    if (v6) {
+        dup_name = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
+                                  sizeof(rq->topics[0]), n);
+        ids = gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*ids));
+        for (int32_t i = 0; ids != NULL && i < n; i++)
+            ids[i] = rq->topics[i].name.len < 0
+                         ? (gr_str_t){ (const char *)rq->topics[i].topic_id.b,
+                                       (int32_t)sizeof(gr_uuid_t) }
+                         : GR_STR_NULL;
+        dup_id = ids ? gr_str_repeats(req->a, ids, sizeof(*ids), n) : NULL;
+    } else {
+        dup_name = gr_str_repeats(req->a, rq->topic_names,
+                                  sizeof(*rq->topic_names), n);
+        dup_id = dup_name;
+    }
+    if ((n && rs->responses == NULL) || dup_name == NULL || dup_id == NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = n;
     for (int32_t i = 0; i < n; i++) {
         const gr_str_t *name = v6 ? &rq->topics[i].name : &rq->topic_names[i];
         const gr_uuid_t *id = v6 ? &rq->topics[i].topic_id : NULL;
-        bool dup = false;
-        for (int32_t k = 0; k < n && !dup; k++) {
-            if (k == i)
-                continue;
-            if (name->len >= 0)
-                dup = gr_str_eq(name,
-                                v6 ? &rq->topics[k].name : &rq->topic_names[k]);
-            else
-                dup = rq->topics[k].name.len < 0 &&
-                      gr_uuid_eq(id, &rq->topics[k].topic_id);
-        }
-        delete_one(req, name, id, dup, &rs->responses[i]);
+        delete_one(req, name, id, dup_name[i] || dup_id[i], &rs->responses[i]);
     }
     return reply_when_stored(req, rs);
 }

@@ -6,6 +6,8 @@
 #ifndef GR_CORE_STR_H
 #define GR_CORE_STR_H
 
+#include "core/arena.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +73,15 @@ gr_uuid_eq(const gr_uuid_t *a, const gr_uuid_t *b)
 {
     return memcmp(a, b, sizeof *a) == 0;
 }
+
+/* Which of n keys another one repeats; the keys are gr_str_t stride bytes
+ * apart from first (a field of each element of an array of structs; first
+ * may be NULL when n is 0). dup[i] is true when another key equals key i;
+ * null keys (len < 0) are never marked. Sorts copies (O(n log n)), so a
+ * request listing many names cannot hold the loop for n^2 compares. dup is
+ * allocated from a; NULL when that fails. */
+bool *gr_str_repeats(gr_arena_t *a, const gr_str_t *first, size_t stride,
+                     int32_t n);
 
 /* Kafka prints topic ids as URL-safe base64 without padding (22 chars). */
 void gr_uuid_to_base64(const gr_uuid_t *u, char out[23]);

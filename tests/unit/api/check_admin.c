@@ -13,6 +13,7 @@
 #include "proto/kerr.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -269,6 +270,113 @@ START_TEST(test_delete_topics)
 }
 END_TEST
 
+/* Repeated names and ids are refused entry by entry, as Kafka refuses
+ * them, also in requests of many entries (found by sorting: comparing each
+ * entry with every other held the loop for n^2 compares). */
+START_TEST(test_duplicates_in_requests)
+{
+    enum { N = 20000 };
+    gr_brokertest_t bt;
+    ctopic_t *t;
+    gr_create_topics_response_t *cr;
+    gr_create_partitions_request_t prq;
+    gr_create_partitions_request_create_partitions_topic_t pt[3];
+    gr_create_partitions_response_t *prs;
+    gr_delete_topics_request_t drq;
+    gr_delete_topics_request_delete_topic_state_t st[6];
+    gr_delete_topics_response_t *drs;
+    gr_uuid_t id_x;
+    char name[32];
+
+    gr_brokertest_start(&bt, NULL);
+    /* N entries: the first N - 2 name (N - 2) / 2 topics twice each, far
+     * apart; the last two are alone. Far over the partition cap, so
+     * nothing is made, but the repeated ones are INVALID_REQUEST first */
+    t = calloc(N, sizeof(*t));
+    ck_assert_ptr_nonnull(t);
+    for (int i = 0; i < N; i++) {
+        if (i < N - 2)
+            snprintf(name, sizeof name, "dup-%d", i % ((N - 2) / 2));
+        else
+            snprintf(name, sizeof name, "solo-%d", i);
+        t[i] = ctopic(gr_arena_strndup(bt.a, name, strlen(name)), 1, 1);
+    }
+    cr = create(&bt, 7, t, N, false);
+    ck_assert_int_eq(cr->topics_cnt, N);
+    for (int i = 0; i < N - 2; i++)
+        ck_assert_int_eq(cr->topics[i].error_code, GR_KERR_INVALID_REQUEST);
+    {
+        static const char want[] = "contains multiple entries for the "
+                                   "following topics: dup-0";
+        const gr_str_t *m = &cr->topics[0].error_message;
+        ck_assert_int_gt(m->len, 0);
+        ck_assert_ptr_nonnull(
+            memmem(m->ptr, (size_t)m->len, want, sizeof want - 1));
+    }
+    ck_assert_int_eq(cr->topics[N - 2].error_code, GR_KERR_POLICY_VIOLATION);
+    ck_assert_int_eq(cr->topics[N - 1].error_code, GR_KERR_POLICY_VIOLATION);
+    ck_assert_int_eq(bt.b->cluster->ntopics, 0);
+    free(t);
+
+    /* x and y made; CreatePartitions names x twice: both refused, y grows */
+    gr_arena_reset(bt.a);
+    {
+        ctopic_t two[2] = { ctopic("x", 1, 1), ctopic("y", 1, 1) };
+        cr = create(&bt, 7, two, 2, false);
+        ck_assert_int_eq(cr->topics[0].error_code, GR_KERR_NONE);
+        ck_assert_int_eq(cr->topics[1].error_code, GR_KERR_NONE);
+        id_x = cr->topics[0].topic_id;
+    }
+    gr_create_partitions_request_init(&prq);
+    for (int i = 0; i < 3; i++) {
+        gr_create_partitions_request_create_partitions_topic_init(&pt[i]);
+        pt[i].name = gr_str_c(i == 1 ? "y" : "x");
+        pt[i].count = 2;
+        pt[i].assignments_cnt = -1;
+    }
+    prq.topics = pt;
+    prq.topics_cnt = 3;
+    prq.timeout_ms = 1000;
+    prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
+    ck_assert_int_eq(prs->results[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&prs->results[0].error_message,
+                             "Duplicate topic in request."));
+    ck_assert_int_eq(prs->results[1].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(prs->results[2].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "x")->nparts, 1);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "y")->nparts, 2);
+
+    /* DeleteTopics v6: x's id twice, y's name twice, an unknown id, and
+     * the name "x" once: only that last one deletes */
+    gr_delete_topics_request_init(&drq);
+    for (int i = 0; i < 6; i++)
+        gr_delete_topics_request_delete_topic_state_init(&st[i]);
+    st[0].topic_id = id_x;
+    st[1].name = gr_str_c("y");
+    st[2].topic_id = id_x;
+    st[3].name = gr_str_c("y");
+    memset(&st[4].topic_id, 0x33, sizeof st[4].topic_id);
+    st[5].name = gr_str_c("x");
+    drq.topics = st;
+    drq.topics_cnt = 6;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &drq);
+    ck_assert_int_eq(drs->responses_cnt, 6);
+    ck_assert_int_eq(drs->responses[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&drs->responses[0].error_message,
+                             "Duplicate topic id."));
+    ck_assert_int_eq(drs->responses[1].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&drs->responses[1].error_message,
+                             "Duplicate topic name."));
+    ck_assert_int_eq(drs->responses[2].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(drs->responses[3].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(drs->responses[4].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
+    ck_assert_int_eq(drs->responses[5].error_code, GR_KERR_NONE);
+    ck_assert_ptr_null(gr_cluster_topic_cstr(bt.b->cluster, "x"));
+    ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "y"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_incremental_alter_configs_response_t *
 ialter(gr_brokertest_t *bt, int8_t type, const char *name, const char *key,
        int8_t op, const char *value)
@@ -450,6 +558,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_delete_topics);
+    tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
     suite_add_tcase(s, tc);
