@@ -257,14 +257,23 @@ list_edit(gr_arena_t *a, const char *cur, const char *items, bool append)
 }
 
 static gr_kerr_t
-dup_keys(const gr_config_change_t *ch, int n, const char **msg)
+dup_keys(const gr_config_change_t *ch, int n, gr_arena_t *a, const char **msg)
 {
+    gr_str_t *keys = gr_arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof(*keys));
+    bool *dup = NULL;
+
+    for (int i = 0; keys != NULL && i < n; i++)
+        keys[i] = gr_str_c(ch[i].key);
+    if (keys == NULL ||
+        (dup = gr_str_repeats(a, keys, sizeof(*keys), n)) == NULL) {
+        *msg = "Out of memory";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
     for (int i = 0; i < n; i++)
-        for (int k = i + 1; k < n; k++)
-            if (strcmp(ch[i].key, ch[k].key) == 0) {
-                *msg = "Error due to duplicate config keys";
-                return GR_KERR_INVALID_REQUEST;
-            }
+        if (dup[i]) {
+            *msg = "Error due to duplicate config keys";
+            return GR_KERR_INVALID_REQUEST;
+        }
     return GR_KERR_NONE;
 }
 
@@ -391,7 +400,7 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
     gr_kerr_t err;
     bool oom;
 
-    if (!replace && (err = dup_keys(ch, n, msg)) != GR_KERR_NONE)
+    if (!replace && (err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
         return err;
     list = replace ? NULL : list_copy(t->configs, &oom);
     if (!replace && oom) {
@@ -470,7 +479,7 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
     gr_kerr_t err;
     bool oom;
 
-    if (!replace && (err = dup_keys(ch, n, msg)) != GR_KERR_NONE)
+    if (!replace && (err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
         return err;
     list = replace ? NULL : list_copy(*target, &oom);
     if (!replace && oom) {
@@ -528,7 +537,7 @@ gr_configs_alter_logger(const gr_config_change_t *ch, int n, bool validate_only,
     int level = -1;
     gr_kerr_t err;
 
-    if ((err = dup_keys(ch, n, msg)) != GR_KERR_NONE)
+    if ((err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
         return err;
     for (int i = 0; i < n; i++) {
         if (strcmp(ch[i].key, "root") != 0) {

@@ -51,17 +51,22 @@ check_assignment(gr_req_t *req, const ctopic_t *qt, int32_t *nparts,
     gr_cluster_t *c = req->broker->cluster;
     int32_t n = qt->assignments_cnt;
     const int32_t **out = gr_arena_zalloc(req->a, (size_t)n * sizeof(*out));
+    /* each partition's assignment (the last one listed for it) */
+    const gr_create_topics_request_creatable_replica_assignment_t **at =
+        gr_arena_zalloc(req->a, (size_t)n * sizeof(*at));
 
-    if (out == NULL) {
+    if (out == NULL || at == NULL) {
         *msg = "Out of memory";
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
+    for (int32_t k = 0; k < n; k++) {
+        int32_t p = qt->assignments[k].partition_index;
+        if (p >= 0 && p < n)
+            at[p] = &qt->assignments[k];
+    }
     for (int32_t p = 0; p < n; p++) {
         const gr_create_topics_request_creatable_replica_assignment_t *ra =
-            NULL;
-        for (int32_t k = 0; k < n; k++)
-            if (qt->assignments[k].partition_index == p)
-                ra = &qt->assignments[k];
+            at[p];
         if (ra == NULL) {
             *msg = "Partitions should be a consecutive 0-based integer "
                    "sequence";

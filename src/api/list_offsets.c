@@ -10,6 +10,7 @@
 #include "proto/records.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define TS_LATEST          (-1)
@@ -176,16 +177,55 @@ list_partition(gr_req_t *req, const gr_list_offsets_request_t *rq,
     rp->leader_epoch = offset >= 0 ? p->leader_epoch : -1;
 }
 
+/* Which of the request's partitions, in order, name a (topic, partition)
+ * listed more than once: Kafka answers every such entry INVALID_REQUEST.
+ * The keys are the topic name's bytes and then the index's, so a topic
+ * repeated across entries counts too. NULL when out of memory. */
+static bool *
+repeated_partitions(gr_req_t *req, const gr_list_offsets_request_t *rq,
+                    int32_t nt)
+{
+    int64_t n = 0;
+    int32_t m = 0;
+    gr_str_t *keys;
+
+    for (int32_t i = 0; i < nt; i++)
+        n +=
+            rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt : 0;
+    if (n > INT32_MAX)
+        return NULL;
+    keys = gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*keys));
+    if (keys == NULL)
+        return NULL;
+    for (int32_t i = 0; i < nt; i++) {
+        const gr_str_t *name = &rq->topics[i].name;
+        size_t len = name->len > 0 ? (size_t)name->len : 0;
+        for (int32_t k = 0; k < rq->topics[i].partitions_cnt; k++) {
+            char *b = gr_arena_alloc(req->a, len + sizeof(int32_t));
+            if (b == NULL)
+                return NULL;
+            if (len)
+                memcpy(b, name->ptr, len);
+            memcpy(b + len, &rq->topics[i].partitions[k].partition_index,
+                   sizeof(int32_t));
+            keys[m++] = (gr_str_t){ b, (int32_t)(len + sizeof(int32_t)) };
+        }
+    }
+    return gr_str_repeats(req->a, keys, sizeof(*keys), m);
+}
+
 int
 gr_api_list_offsets(gr_req_t *req)
 {
     const gr_list_offsets_request_t *rq = req->body;
     gr_list_offsets_response_t *rs = req->resp;
     int32_t nt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    bool *dup = repeated_partitions(req, rq, nt);
+    int32_t e = 0; /* the entry's place among all partitions */
 
     rs->topics = gr_arena_zalloc(req->a, (size_t)(nt ? nt : 1) *
                                              sizeof(*rs->topics));
-    if (rs->topics == NULL)
+    if (rs->topics == NULL || dup == NULL)
         return gr_req_close(req, "out of memory");
     rs->topics_cnt = nt;
     for (int32_t i = 0; i < nt; i++) {
@@ -201,14 +241,8 @@ gr_api_list_offsets(gr_req_t *req)
             return gr_req_close(req, "out of memory");
         rt->partitions_cnt = np;
         for (int32_t k = 0; k < np; k++) {
-            bool dup = false;
-            /* Kafka answers a partition listed twice with INVALID_REQUEST */
-            for (int32_t j = 0; j < k; j++)
-                if (qt->partitions[j].partition_index ==
-                    qt->partitions[k].partition_index)
-                    dup = true;
             list_partition(req, rq, t, &qt->partitions[k], &rt->partitions[k]);
-            if (dup) {
+            if (dup[e++]) {
                 rt->partitions[k].error_code = GR_KERR_INVALID_REQUEST;
                 rt->partitions[k].offset = -1;
                 rt->partitions[k].timestamp = -1;

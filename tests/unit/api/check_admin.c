@@ -377,6 +377,122 @@ START_TEST(test_duplicates_in_requests)
 }
 END_TEST
 
+/* The other places a request may repeat itself: replica assignments
+ * (listed in any order, each partition once), ListOffsets (every entry of a
+ * partition listed twice, also across topic entries, is INVALID_REQUEST, as
+ * Kafka answers) and config keys. */
+START_TEST(test_repeats_in_entries)
+{
+    gr_brokertest_t bt;
+    gr_create_topics_request_creatable_replica_assignment_t asg[3];
+    gr_create_topics_response_t *cr;
+    gr_list_offsets_request_t lrq;
+    gr_list_offsets_request_list_offsets_topic_t lt[2];
+    gr_list_offsets_request_list_offsets_partition_t lp[5];
+    gr_list_offsets_response_t *lrs;
+    gr_incremental_alter_configs_request_t arq;
+    gr_incremental_alter_configs_request_alter_configs_resource_t ar;
+    gr_incremental_alter_configs_request_alterable_config_t ac[3];
+    gr_incremental_alter_configs_response_t *ars;
+    int32_t one = 1;
+    ctopic_t t[3];
+
+    gr_brokertest_start(&bt, NULL);
+    for (int i = 0; i < 3; i++) {
+        asg[i].broker_ids = &one;
+        asg[i].broker_ids_cnt = 1;
+    }
+    /* 1, 0, 2: made with 3 partitions; 0, 0: partition 1 is missing;
+     * 0, 2: so is 1 */
+    asg[0].partition_index = 1;
+    asg[1].partition_index = 0;
+    asg[2].partition_index = 2;
+    t[0] = ctopic("asg-any-order", -1, -1);
+    t[0].assignments = asg;
+    t[0].assignments_cnt = 3;
+    t[1] = ctopic("asg-twice", -1, -1);
+    t[1].assignments = &asg[1];
+    t[1].assignments_cnt = 1;
+    cr = create(&bt, 5, t, 2, false);
+    ck_assert_int_eq(cr->topics[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(cr->topics[0].num_partitions, 3);
+    ck_assert_int_eq(cr->topics[1].error_code, GR_KERR_NONE);
+    asg[0].partition_index = 0;
+    t[0] = ctopic("asg-dup", -1, -1);
+    t[0].assignments = asg;
+    t[0].assignments_cnt = 2;
+    t[1] = ctopic("asg-gap", -1, -1);
+    t[1].assignments = &asg[1];
+    t[1].assignments_cnt = 2;
+    cr = create(&bt, 5, t, 2, false);
+    ck_assert_int_eq(cr->topics[0].error_code,
+                     GR_KERR_INVALID_REPLICA_ASSIGNMENT);
+    ck_assert_int_eq(cr->topics[1].error_code,
+                     GR_KERR_INVALID_REPLICA_ASSIGNMENT);
+    ck_assert(gr_str_eq_cstr(&cr->topics[1].error_message,
+                             "Partitions should be a consecutive 0-based "
+                             "integer sequence"));
+
+    /* ListOffsets v1: asg-any-order [0, 1, 0] and again [1, 2]: only 2 is
+     * listed once */
+    gr_list_offsets_request_init(&lrq);
+    for (int i = 0; i < 2; i++) {
+        gr_list_offsets_request_list_offsets_topic_init(&lt[i]);
+        lt[i].name = gr_str_c("asg-any-order");
+    }
+    for (int i = 0; i < 5; i++) {
+        static const int32_t idx[5] = { 0, 1, 0, 1, 2 };
+        gr_list_offsets_request_list_offsets_partition_init(&lp[i]);
+        lp[i].partition_index = idx[i];
+        lp[i].timestamp = -1;
+    }
+    lt[0].partitions = lp;
+    lt[0].partitions_cnt = 3;
+    lt[1].partitions = &lp[3];
+    lt[1].partitions_cnt = 2;
+    lrq.replica_id = -1;
+    lrq.topics = lt;
+    lrq.topics_cnt = 2;
+    lrs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 1, &lrq);
+    ck_assert_int_eq(lrs->topics_cnt, 2);
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(lrs->topics[0].partitions[k].error_code,
+                         GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(lrs->topics[1].partitions[0].error_code,
+                     GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(lrs->topics[1].partitions[1].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(lrs->topics[1].partitions[1].offset, 0);
+
+    /* IncrementalAlterConfigs: a key twice refuses the resource */
+    gr_incremental_alter_configs_request_init(&arq);
+    gr_incremental_alter_configs_request_alter_configs_resource_init(&ar);
+    for (int i = 0; i < 3; i++) {
+        gr_incremental_alter_configs_request_alterable_config_init(&ac[i]);
+        ac[i].config_operation = 0;
+    }
+    ac[0].name = gr_str_c("retention.ms");
+    ac[0].value = gr_str_c("1000");
+    ac[1].name = gr_str_c("segment.ms");
+    ac[1].value = gr_str_c("60000");
+    ac[2].name = gr_str_c("retention.ms");
+    ac[2].value = gr_str_c("2000");
+    ar.resource_type = 2; /* topic */
+    ar.resource_name = gr_str_c("asg-any-order");
+    ar.configs = ac;
+    ar.configs_cnt = 3;
+    arq.resources = &ar;
+    arq.resources_cnt = 1;
+    ars = gr_brokertest_call(&bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &arq);
+    ck_assert_int_eq(ars->responses[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&ars->responses[0].error_message,
+                             "Error due to duplicate config keys"));
+    ar.configs_cnt = 2;
+    ars = gr_brokertest_call(&bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &arq);
+    ck_assert_int_eq(ars->responses[0].error_code, GR_KERR_NONE);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_incremental_alter_configs_response_t *
 ialter(gr_brokertest_t *bt, int8_t type, const char *name, const char *key,
        int8_t op, const char *value)
@@ -559,6 +675,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_duplicates_in_requests);
+    tcase_add_test(tc, test_repeats_in_entries);
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
     suite_add_tcase(s, tc);
