@@ -32,6 +32,17 @@ ctopic(const char *name, int32_t np, int16_t rf)
     return t;
 }
 
+/* A topic given by its replica assignments. */
+static ctopic_t
+ctopic_asg(const char *name,
+           gr_create_topics_request_creatable_replica_assignment_t *asg, int n)
+{
+    ctopic_t t = ctopic(name, -1, -1);
+    t.assignments = asg;
+    t.assignments_cnt = n;
+    return t;
+}
+
 static void
 ctopic_config(gr_brokertest_t *bt, ctopic_t *t, const char *k, const char *v)
 {
@@ -407,23 +418,15 @@ START_TEST(test_repeats_in_entries)
     asg[0].partition_index = 1;
     asg[1].partition_index = 0;
     asg[2].partition_index = 2;
-    t[0] = ctopic("asg-any-order", -1, -1);
-    t[0].assignments = asg;
-    t[0].assignments_cnt = 3;
-    t[1] = ctopic("asg-twice", -1, -1);
-    t[1].assignments = &asg[1];
-    t[1].assignments_cnt = 1;
+    t[0] = ctopic_asg("asg-any-order", asg, 3);
+    t[1] = ctopic_asg("asg-one", &asg[1], 1);
     cr = create(&bt, 5, t, 2, false);
     ck_assert_int_eq(cr->topics[0].error_code, GR_KERR_NONE);
     ck_assert_int_eq(cr->topics[0].num_partitions, 3);
     ck_assert_int_eq(cr->topics[1].error_code, GR_KERR_NONE);
     asg[0].partition_index = 0;
-    t[0] = ctopic("asg-dup", -1, -1);
-    t[0].assignments = asg;
-    t[0].assignments_cnt = 2;
-    t[1] = ctopic("asg-gap", -1, -1);
-    t[1].assignments = &asg[1];
-    t[1].assignments_cnt = 2;
+    t[0] = ctopic_asg("asg-dup", asg, 2);
+    t[1] = ctopic_asg("asg-gap", &asg[1], 2);
     cr = create(&bt, 5, t, 2, false);
     ck_assert_int_eq(cr->topics[0].error_code,
                      GR_KERR_INVALID_REPLICA_ASSIGNMENT);
