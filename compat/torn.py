@@ -93,9 +93,7 @@ def damage(d, seed):
             at = pos + 21 + rnd.randrange(0, size - 21)
         else:
             at = rnd.randrange(0, len(data) + 1)
-        hit = [b for b in bs if b[0] + b[1] > at]
-        if hit:
-            end = hit[0][2]
+        first_bad = at  # the first byte that differs from what was written
         with open(last, "r+b") as f:
             if kind == "cut":
                 f.truncate(at)
@@ -111,7 +109,18 @@ def damage(d, seed):
                 f.truncate(at)
                 f.seek(at)
                 n = rnd.randrange(1, 5000)
-                f.write(b"\0" * n if rnd.random() < 0.5 else os.urandom(n))
+                garbage = b"\0" * n if rnd.random() < 0.5 else os.urandom(n)
+                f.write(garbage)
+                # garbage that happens to repeat the bytes it replaced (a
+                # record's last byte is often 0) leaves that batch whole
+                tail = data[at:]
+                same = 0
+                while same < min(len(tail), n) and garbage[same] == tail[same]:
+                    same += 1
+                first_bad = at + same if same < len(tail) else len(data)
+        hit = [b for b in bs if b[0] + b[1] > first_bad]
+        if hit:
+            end = hit[0][2]
         what.append("%s .log at %d of %d" % (kind, at, len(data)))
     # index tails
     for path in sorted(glob.glob(os.path.join(pdir, "*index"))):
