@@ -581,20 +581,24 @@ report() {
         if [ $has_b = 1 ]; then
             # what the CPUs allow any broker that writes to disk, with the
             # client B's run needed (its CPU per GiB of payload)
-            local cc fl fw fr
+            local cc fl fw fr extra
             cc=$(awk -v c="$(med "$c" B client_cpu_s)" -v b="$BIG_BYTES" \
                 'BEGIN { print c * 1073741824 / b }')
             fl=$(base_med recvwrite cpu_s_per_gib)
             fw=$(base_med write cpu_s_per_gib)
             fr=$(base_med rewrite cpu_s_per_gib)
+            # what new pages cost over reused ones
+            extra=$(awk -v w="$fw" -v r="$fr" 'BEGIN { print w > r ? w - r : 0 }')
+            all_cpus() { # CPU s per GiB... -> MiB/s that keeps every CPU busy
+                awk -v n="$(nproc)" 'BEGIN { t = 0; for (i = 1; i < ARGC; i++) t += ARGV[i]
+                    if (t > 0) printf "%.0f", n * 1024 / t; else print "-" }' "$@"
+            }
             echo "A broker that spent no more than the floor of the baseline table below"
             echo "(a socket read and a write() into reused page-cache pages: $(fmt "$fl" 3) s/GiB),"
             echo "with B's client ($(fmt "$cc" 3) CPU s per GiB), would keep all CPUs busy at"
-            echo "$(awk -v n="$(nproc)" -v a="$cc" -v b="$fl" \
-                'BEGIN { if (a + b > 0) printf "%.0f", n * 1024 / (a + b); else print "-" }') MiB/s;"
+            echo "$(all_cpus "$cc" "$fl") MiB/s;"
             echo "on new page-cache pages (write() to a new file $(fmt "$fw" 3) s/GiB against $(fmt "$fr" 3)"
-            echo "on reused ones, same run), at $(awk -v n="$(nproc)" -v a="$cc" -v b="$fl" -v w="$fw" -v r="$fr" \
-                'BEGIN { x = w > r ? w - r : 0; if (a + b + x > 0) printf "%.0f", n * 1024 / (a + b + x); else print "-" }') MiB/s."
+            echo "on reused ones, same run), at $(all_cpus "$cc" "$fl" "$extra") MiB/s."
             echo
         fi
     fi
