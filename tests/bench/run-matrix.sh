@@ -588,7 +588,7 @@ report() {
             fw=$(base_med write cpu_s_per_gib)
             fr=$(base_med rewrite cpu_s_per_gib)
             # what new pages cost over reused ones
-            extra=$(awk -v w="$fw" -v r="$fr" 'BEGIN { print w > r ? w - r : 0 }')
+            extra=$(awk -v w="$fw" -v r="$fr" 'BEGIN { print (w > r ? w - r : 0) }')
             all_cpus() { # CPU s per GiB... -> MiB/s that keeps every CPU busy
                 awk -v n="$(nproc)" 'BEGIN { t = 0; for (i = 1; i < ARGC; i++) t += ARGV[i]
                     if (t > 0) printf "%.0f", n * 1024 / t; else print "-" }' "$@"
