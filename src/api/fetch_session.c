@@ -158,36 +158,23 @@ part_matches(const gr_fsess_part_t *p, const gr_str_t *topic,
            memcmp(p->topic, topic->ptr, (size_t)topic->len) == 0;
 }
 
-/* FNV-1a of the key a lookup uses: the topic id when given, else the
+/* The hash of the key a lookup uses: the topic id when given, else the
  * name; then the partition. */
-static uint32_t
-part_hash(const uint8_t *key, size_t n, int32_t partition)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ key[i]) * 16777619u;
-    for (int i = 0; i < 4; i++)
-        h = (h ^ (uint8_t)((uint32_t)partition >> (8 * i))) * 16777619u;
-    return h;
-}
-
 static uint32_t
 lookup_hash(const gr_str_t *topic, const gr_uuid_t *topic_id, int32_t partition)
 {
     if (topic_id && !gr_uuid_is_zero(topic_id))
-        return part_hash((const uint8_t *)topic_id, sizeof(*topic_id),
-                         partition);
-    return part_hash((const uint8_t *)topic->ptr,
-                     topic->len > 0 ? (size_t)topic->len : 0, partition);
+        return gr_hash_tp(topic_id, sizeof(*topic_id), partition);
+    return gr_hash_tp(topic->ptr, topic->len > 0 ? (size_t)topic->len : 0,
+                      partition);
 }
 
 static uint32_t
 entry_hash(const gr_fsess_part_t *p)
 {
     if (!gr_uuid_is_zero(&p->topic_id))
-        return part_hash((const uint8_t *)&p->topic_id, sizeof(p->topic_id),
-                         p->partition);
-    return part_hash((const uint8_t *)p->topic, strlen(p->topic), p->partition);
+        return gr_hash_tp(&p->topic_id, sizeof(p->topic_id), p->partition);
+    return gr_hash_tp(p->topic, strlen(p->topic), p->partition);
 }
 
 static void

@@ -11,18 +11,6 @@
 
 #define HSIZE_INIT 64
 
-static uint32_t
-hash_bytes(const void *p, size_t n)
-{
-    const uint8_t *s = p;
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 16777619u;
-    }
-    return h;
-}
-
 void
 gr_cluster_model_init(gr_cluster_t *c)
 {
@@ -86,8 +74,8 @@ rehash(gr_cluster_t *c)
     gr_topic_t **h = calloc(n, sizeof(*h)), **i = calloc(n, sizeof(*i));
     GR_ASSERT(h && i);
     for (gr_topic_t *t = c->topics; t; t = t->lnext) {
-        uint32_t a = hash_bytes(t->name, strlen(t->name)) & (n - 1);
-        uint32_t b = hash_bytes(t->id.b, 16) & (n - 1);
+        uint32_t a = gr_hash(t->name, strlen(t->name)) & (n - 1);
+        uint32_t b = gr_hash(t->id.b, 16) & (n - 1);
         t->hnext = h[a];
         h[a] = t;
         t->inext = i[b];
@@ -116,8 +104,8 @@ gr_cluster_topic_add(gr_cluster_t *c, const char *name, const gr_uuid_t *id,
     (void)nparts;
     if ((uint32_t)c->ntopics + 1 > c->hsize)
         rehash(c);
-    a = hash_bytes(name, strlen(name)) & (c->hsize - 1);
-    b = hash_bytes(id->b, 16) & (c->hsize - 1);
+    a = gr_hash(name, strlen(name)) & (c->hsize - 1);
+    b = gr_hash(id->b, 16) & (c->hsize - 1);
     t->hnext = c->htab[a];
     c->htab[a] = t;
     t->inext = c->itab[b];
@@ -135,8 +123,8 @@ void
 gr_cluster_topic_remove(gr_cluster_t *c, gr_topic_t *t)
 {
     gr_topic_t **pp, *prev = NULL;
-    uint32_t a = hash_bytes(t->name, strlen(t->name)) & (c->hsize - 1);
-    uint32_t b = hash_bytes(t->id.b, 16) & (c->hsize - 1);
+    uint32_t a = gr_hash(t->name, strlen(t->name)) & (c->hsize - 1);
+    uint32_t b = gr_hash(t->id.b, 16) & (c->hsize - 1);
     for (pp = &c->htab[a]; *pp; pp = &(*pp)->hnext)
         if (*pp == t) {
             *pp = t->hnext;
@@ -200,7 +188,7 @@ gr_cluster_topic(gr_cluster_t *c, const gr_str_t *name)
     uint32_t a;
     if (name->len <= 0)
         return NULL;
-    a = hash_bytes(name->ptr, (size_t)name->len) & (c->hsize - 1);
+    a = gr_hash(name->ptr, (size_t)name->len) & (c->hsize - 1);
     for (gr_topic_t *t = c->htab[a]; t; t = t->hnext)
         if (strlen(t->name) == (size_t)name->len &&
             memcmp(t->name, name->ptr, (size_t)name->len) == 0)
@@ -218,7 +206,7 @@ gr_cluster_topic_cstr(gr_cluster_t *c, const char *name)
 gr_topic_t *
 gr_cluster_topic_by_id(gr_cluster_t *c, const gr_uuid_t *id)
 {
-    uint32_t b = hash_bytes(id->b, 16) & (c->hsize - 1);
+    uint32_t b = gr_hash(id->b, 16) & (c->hsize - 1);
     for (gr_topic_t *t = c->itab[b]; t; t = t->inext)
         if (gr_uuid_eq(&t->id, id))
             return t;

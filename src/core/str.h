@@ -74,6 +74,28 @@ gr_uuid_eq(const gr_uuid_t *a, const gr_uuid_t *b)
     return memcmp(a, b, sizeof *a) == 0;
 }
 
+/* FNV-1a, the hash of the broker's tables (names, ids, partitions). */
+static inline uint32_t
+gr_hash(const void *p, size_t n)
+{
+    const uint8_t *s = p;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ s[i]) * 16777619u;
+    return h;
+}
+
+/* A topic (n bytes at name) and a partition, the key of per-partition
+ * tables. */
+static inline uint32_t
+gr_hash_tp(const void *name, size_t n, int32_t partition)
+{
+    uint32_t h = gr_hash(name, n);
+    for (int i = 0; i < 4; i++)
+        h = (h ^ (uint8_t)((uint32_t)partition >> (8 * i))) * 16777619u;
+    return h;
+}
+
 /* Which of n keys another one repeats; the keys are gr_str_t stride bytes
  * apart from first (a field of each element of an array of structs; first
  * may be NULL when n is 0). dup[i] is true when another key equals key i;

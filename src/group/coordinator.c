@@ -27,17 +27,6 @@
 
 #define OFFSETS_TOPIC "__consumer_offsets"
 
-static uint32_t
-hash_str(const char *p, size_t n)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (uint8_t)p[i];
-        h *= 16777619u;
-    }
-    return h;
-}
-
 static void load_tick(gr_loop_t *loop, gr_timer_t *t);
 static void retention_tick(gr_loop_t *loop, gr_timer_t *t);
 
@@ -103,7 +92,7 @@ gr_groups_find(gr_groups_t *g, const gr_str_t *id)
     gr_group_t *grp;
     if (id->len < 0)
         return NULL;
-    grp = g->htab[hash_str(id->ptr, (size_t)id->len) & (g->hsize - 1)];
+    grp = g->htab[gr_hash(id->ptr, (size_t)id->len) & (g->hsize - 1)];
     for (; grp; grp = grp->hnext)
         if (gr_str_eq_cstr(id, grp->id))
             return grp;
@@ -120,7 +109,7 @@ rehash(gr_groups_t *g)
     for (uint32_t i = 0; i < g->hsize; i++) {
         gr_group_t *grp = g->htab[i], *next;
         for (; grp; grp = next) {
-            uint32_t b = hash_str(grp->id, strlen(grp->id)) & (n - 1);
+            uint32_t b = gr_hash(grp->id, strlen(grp->id)) & (n - 1);
             next = grp->hnext;
             grp->hnext = t[b];
             t[b] = grp;
@@ -147,7 +136,7 @@ gr_groups_create(gr_groups_t *g, const gr_str_t *id, int32_t partition)
     gr_timer_init(&grp->sync_timer, NULL, grp);
     if (g->count + 1 > g->hsize)
         rehash(g);
-    b = hash_str(grp->id, strlen(grp->id)) & (g->hsize - 1);
+    b = gr_hash(grp->id, strlen(grp->id)) & (g->hsize - 1);
     grp->hnext = g->htab[b];
     g->htab[b] = grp;
     g->count++;
@@ -158,7 +147,7 @@ void
 gr_groups_remove(gr_groups_t *g, gr_group_t *grp)
 {
     gr_group_t **pp =
-        &g->htab[hash_str(grp->id, strlen(grp->id)) & (g->hsize - 1)];
+        &g->htab[gr_hash(grp->id, strlen(grp->id)) & (g->hsize - 1)];
     while (*pp && *pp != grp)
         pp = &(*pp)->hnext;
     GR_ASSERT(*pp == grp);

@@ -345,22 +345,13 @@ gr_logs_seg_file(gr_logs_t *m, const gr_log_t *l, gr_segment_t *seg)
 
 /* --- the checkpoint table */
 
-static uint32_t
-ckpt_hash(const char *topic, int32_t partition)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (const char *p = topic; *p; p++)
-        h = (h ^ (uint8_t)*p) * 16777619u;
-    for (int i = 0; i < 4; i++)
-        h = (h ^ (uint8_t)((uint32_t)partition >> (8 * i))) * 16777619u;
-    return h;
-}
-
 static void
 slots_insert(gr_logs_t *m, int idx)
 {
     uint32_t mask = (uint32_t)m->nslots - 1;
-    uint32_t h = ckpt_hash(m->ck[idx].topic, m->ck[idx].partition) & mask;
+    uint32_t h = gr_hash_tp(m->ck[idx].topic, strlen(m->ck[idx].topic),
+                            m->ck[idx].partition) &
+                 mask;
     while (m->slots[h] != -1)
         h = (h + 1) & mask;
     m->slots[h] = idx;
@@ -396,8 +387,8 @@ gr_logs_ckpt_find(gr_logs_t *m, const char *topic, int32_t partition)
     if (m->nslots == 0)
         return NULL;
     mask = (uint32_t)m->nslots - 1;
-    for (h = ckpt_hash(topic, partition) & mask; m->slots[h] != -1;
-         h = (h + 1) & mask) {
+    for (h = gr_hash_tp(topic, strlen(topic), partition) & mask;
+         m->slots[h] != -1; h = (h + 1) & mask) {
         gr_ckpt_t *e = &m->ck[m->slots[h]];
         if (e->topic != NULL && e->partition == partition &&
             strcmp(e->topic, topic) == 0)

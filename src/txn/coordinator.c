@@ -38,19 +38,10 @@ gr_txn_now(const gr_txn_coord_t *tc)
 
 /* --- the id hash */
 
-static uint32_t
-hash_id(const char *p, int32_t n)
-{
-    uint32_t h = 2166136261u;
-    for (int32_t i = 0; i < n; i++)
-        h = (h ^ (uint8_t)p[i]) * 16777619u;
-    return h;
-}
-
 static gr_txn_t *
 find(const gr_txn_coord_t *tc, const gr_str_t *id)
 {
-    uint32_t h = hash_id(id->ptr, id->len) & (tc->tab_size - 1);
+    uint32_t h = gr_hash(id->ptr, (size_t)id->len) & (tc->tab_size - 1);
     for (gr_txn_t *t = tc->tab[h]; t; t = t->hnext)
         if (t->id_len == id->len &&
             memcmp(t->id, id->ptr, (size_t)id->len) == 0)
@@ -71,7 +62,7 @@ insert(gr_txn_coord_t *tc, gr_txn_t *txn)
             gr_txn_t *t = tc->tab[i], *next;
             for (; t; t = next) {
                 next = t->hnext;
-                h = hash_id(t->id, t->id_len) & (n - 1);
+                h = gr_hash(t->id, (size_t)t->id_len) & (n - 1);
                 t->hnext = tab[h];
                 tab[h] = t;
             }
@@ -80,7 +71,7 @@ insert(gr_txn_coord_t *tc, gr_txn_t *txn)
         tc->tab = tab;
         tc->tab_size = n;
     }
-    h = hash_id(txn->id, txn->id_len) & (tc->tab_size - 1);
+    h = gr_hash(txn->id, (size_t)txn->id_len) & (tc->tab_size - 1);
     txn->hnext = tc->tab[h];
     tc->tab[h] = txn;
     tc->count++;
@@ -91,7 +82,7 @@ static void
 remove_txn(gr_txn_coord_t *tc, gr_txn_t *txn)
 {
     gr_txn_t **pp =
-        &tc->tab[hash_id(txn->id, txn->id_len) & (tc->tab_size - 1)];
+        &tc->tab[gr_hash(txn->id, (size_t)txn->id_len) & (tc->tab_size - 1)];
     while (*pp && *pp != txn)
         pp = &(*pp)->hnext;
     if (*pp) {
@@ -413,9 +404,7 @@ load_value(load_ctx_t *lc, const gr_str_t *id, const gr_bytes_t *value)
     txn->client_version = v.client_transaction_version;
     txn->completing = false;
     txn->failed_fence = false;
-    for (int i = 0; i < txn->nparts; i++)
-        free(txn->parts[i].topic);
-    txn->nparts = 0;
+    gr_txn_clear_parts(txn);
     if (txn->state != GR_TXN_EMPTY) {
         for (int32_t i = 0; i < v.transaction_partitions_cnt; i++) {
             const gr_transaction_log_value_partitions_schema_t *ps =

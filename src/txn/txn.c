@@ -84,6 +84,7 @@ gr_txn_free(gr_txn_t *txn)
     for (int i = 0; i < txn->nparts; i++)
         free(txn->parts[i].topic);
     free(txn->parts);
+    free(txn->slots);
     free(txn->id);
     free(txn);
 }
@@ -91,11 +92,27 @@ gr_txn_free(gr_txn_t *txn)
 bool
 gr_txn_has_part(const gr_txn_t *txn, const gr_str_t *topic, int32_t partition)
 {
-    for (int i = 0; i < txn->nparts; i++)
-        if (txn->parts[i].partition == partition &&
-            gr_str_eq_cstr(topic, txn->parts[i].topic))
+    uint32_t mask = (uint32_t)txn->nslots - 1, h;
+    if (txn->nslots == 0 || topic->len < 0)
+        return false;
+    for (h = gr_hash_tp(topic->ptr, (size_t)topic->len, partition) & mask;
+         txn->slots[h] >= 0; h = (h + 1) & mask) {
+        const gr_txn_part_t *p = &txn->parts[txn->slots[h]];
+        if (p->partition == partition && gr_str_eq_cstr(topic, p->topic))
             return true;
+    }
     return false;
+}
+
+static void
+slot_put(gr_txn_t *txn, int32_t i)
+{
+    const gr_txn_part_t *p = &txn->parts[i];
+    uint32_t mask = (uint32_t)txn->nslots - 1;
+    uint32_t h = gr_hash_tp(p->topic, strlen(p->topic), p->partition) & mask;
+    while (txn->slots[h] >= 0)
+        h = (h + 1) & mask;
+    txn->slots[h] = i;
 }
 
 /* A transition from txn keeping what the new state does not change. */
@@ -374,6 +391,18 @@ gr_txn_add_part(gr_txn_t *txn, const gr_str_t *topic, int32_t partition)
     gr_txn_part_t *p;
     if (gr_txn_has_part(txn, topic, partition))
         return 0;
+    if (2 * (txn->nparts + 1) >= txn->nslots) { /* grow and rehash */
+        int n = txn->nslots ? txn->nslots * 2 : 16;
+        int32_t *v = malloc((size_t)n * sizeof(*v));
+        if (v == NULL)
+            return -1;
+        memset(v, 0xff, (size_t)n * sizeof(*v));
+        free(txn->slots);
+        txn->slots = v;
+        txn->nslots = n;
+        for (int32_t i = 0; i < txn->nparts; i++)
+            slot_put(txn, i);
+    }
     if (txn->nparts == txn->parts_cap) {
         int cap = txn->parts_cap ? txn->parts_cap * 2 : 4;
         gr_txn_part_t *v = realloc(txn->parts, (size_t)cap * sizeof(*v));
@@ -390,16 +419,18 @@ gr_txn_add_part(gr_txn_t *txn, const gr_str_t *topic, int32_t partition)
     p->topic[topic->len] = '\0';
     p->partition = partition;
     p->marked = false;
-    txn->nparts++;
+    slot_put(txn, txn->nparts++);
     return 0;
 }
 
-static void
-clear_parts(gr_txn_t *txn)
+void
+gr_txn_clear_parts(gr_txn_t *txn)
 {
     for (int i = 0; i < txn->nparts; i++)
         free(txn->parts[i].topic);
     txn->nparts = 0;
+    if (txn->nslots > 0)
+        memset(txn->slots, 0xff, (size_t)txn->nslots * sizeof(*txn->slots));
 }
 
 int
@@ -414,7 +445,7 @@ gr_txn_apply(gr_txn_t *txn, const gr_txn_transit_t *t)
         txn->epoch = t->epoch;
         txn->last_epoch = t->last_epoch;
         txn->start_ms = -1;
-        clear_parts(txn);
+        gr_txn_clear_parts(txn);
         break;
     case GR_TXN_ONGOING: /* AddPartitions */
         txn->start_ms = t->start_ms;
@@ -432,7 +463,7 @@ gr_txn_apply(gr_txn_t *txn, const gr_txn_transit_t *t)
         txn->start_ms = t->start_ms;
         txn->completing = false;
         txn->failed_fence = false;
-        clear_parts(txn);
+        gr_txn_clear_parts(txn);
         break;
     case GR_TXN_DEAD:
     case GR_TXN_PREPARE_EPOCH_FENCE:

@@ -35,6 +35,8 @@ typedef struct gr_txn {
     int64_t update_ms; /* last transition */
     gr_txn_part_t *parts;
     int nparts, parts_cap;
+    int32_t *slots;         /* open addressing over parts: index, -1 empty */
+    int nslots;             /* 0 or a power of two > 2 * nparts */
     int16_t client_version; /* ClientTransactionVersion, kept */
     bool failed_fence;      /* a bumped fence epoch was not logged */
     bool completing;        /* PrepareX: markers or Complete to write */
@@ -105,9 +107,11 @@ bool gr_txn_timed_out(const gr_txn_t *txn, int64_t now_ms);
 int gr_txn_apply(gr_txn_t *txn, const gr_txn_transit_t *t);
 /* Adds topic/partition to txn's set unless there: 0, or -1 on ENOMEM. */
 int gr_txn_add_part(gr_txn_t *txn, const gr_str_t *topic, int32_t partition);
-/* Whether txn has topic/partition. */
+/* Whether txn has topic/partition (a hash lookup). */
 bool gr_txn_has_part(const gr_txn_t *txn, const gr_str_t *topic,
                      int32_t partition);
+/* Empties txn's partition set. */
+void gr_txn_clear_parts(gr_txn_t *txn);
 
 /* A new id (Empty, epoch -1, no log record yet); NULL on ENOMEM. */
 gr_txn_t *gr_txn_new(const gr_str_t *id, int64_t producer_id,

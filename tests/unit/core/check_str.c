@@ -76,6 +76,19 @@ START_TEST(test_repeats_random)
 }
 END_TEST
 
+/* FNV-1a's published 32-bit vectors; the partition is hashed as its four
+ * bytes, least significant first, after the name. */
+START_TEST(test_hash)
+{
+    const uint8_t le7[] = { 'a', 7, 0, 0, 0 };
+    ck_assert_uint_eq(gr_hash("", 0), 0x811c9dc5u);
+    ck_assert_uint_eq(gr_hash("a", 1), 0xe40c292cu);
+    ck_assert_uint_eq(gr_hash("foobar", 6), 0xbf9cf968u);
+    ck_assert_uint_eq(gr_hash_tp("a", 1, 7), gr_hash(le7, sizeof le7));
+    ck_assert_uint_ne(gr_hash_tp("a", 1, 7), gr_hash_tp("a", 1, 7 << 8));
+}
+END_TEST
+
 Suite *
 suite_core_str(void)
 {
@@ -83,6 +96,7 @@ suite_core_str(void)
     TCase *tc = tcase_create("str");
     tcase_add_test(tc, test_repeats_fixed);
     tcase_add_test(tc, test_repeats_random);
+    tcase_add_test(tc, test_hash);
     suite_add_tcase(s, tc);
     return s;
 }

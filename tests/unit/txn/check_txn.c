@@ -215,6 +215,48 @@ START_TEST(test_add_known_partition)
 }
 END_TEST
 
+/* The partition set: 20,000 partitions of two topics whose names share a
+ * prefix, each found, their neighbours not, repeats not added twice; an
+ * AddPartitions of all of them is a no-op; cleared, none is found. */
+START_TEST(test_many_partitions)
+{
+    enum { N = 10000 };
+    gr_txn_t *txn = make(GR_TXN_ONGOING); /* holds t-0 */
+    gr_str_t a = GR_STR("many"), b = GR_STR("many2"), c = GR_STR("man");
+    static gr_txn_tp_t all[2 * N];
+    gr_txn_transit_t t;
+    bool noop;
+    for (int32_t i = 0; i < N; i++) {
+        ck_assert_int_eq(gr_txn_add_part(txn, &a, i), 0);
+        ck_assert_int_eq(gr_txn_add_part(txn, &b, N - 1 - i), 0);
+    }
+    for (int32_t i = 0; i < N; i += 7) /* repeats */
+        ck_assert_int_eq(gr_txn_add_part(txn, &b, i), 0);
+    ck_assert_int_eq(txn->nparts, 2 * N + 1);
+    for (int32_t i = 0; i < N; i++) {
+        ck_assert(gr_txn_has_part(txn, &a, i));
+        ck_assert(gr_txn_has_part(txn, &b, i));
+        ck_assert(!gr_txn_has_part(txn, &c, i));
+        all[2 * i] = (gr_txn_tp_t){ a, i };
+        all[2 * i + 1] = (gr_txn_tp_t){ b, i };
+    }
+    ck_assert(!gr_txn_has_part(txn, &a, N));
+    ck_assert(!gr_txn_has_part(txn, &a, -1));
+    ck_assert(gr_txn_has_part(txn, &old_tp[0].topic, 0));
+    ck_assert_int_eq(gr_txn_prepare_add(txn, me, all, 2 * N, NOW, &t, &noop),
+                     GR_KERR_NONE);
+    ck_assert(noop);
+    gr_txn_clear_parts(txn);
+    ck_assert_int_eq(txn->nparts, 0);
+    ck_assert(!gr_txn_has_part(txn, &a, 0));
+    ck_assert(!gr_txn_has_part(txn, &old_tp[0].topic, 0));
+    ck_assert_int_eq(gr_txn_add_part(txn, &b, 5), 0);
+    ck_assert(gr_txn_has_part(txn, &b, 5));
+    ck_assert(!gr_txn_has_part(txn, &a, 5));
+    gr_txn_free(txn);
+}
+END_TEST
+
 /* --- verify_only (AddPartitionsToTxn v4+) */
 
 static const gr_kerr_t verify_err[GR_TXN_NSTATES] = {
@@ -420,6 +462,7 @@ suite_txn_txn(void)
     tcase_add_test(tc, test_init_exhausted);
     tcase_add_loop_test(tc, test_add_by_state, 0, GR_TXN_NSTATES);
     tcase_add_test(tc, test_add_known_partition);
+    tcase_add_test(tc, test_many_partitions);
     tcase_add_loop_test(tc, test_verify_by_state, 0, GR_TXN_NSTATES);
     tcase_add_loop_test(tc, test_commit_by_state, 0, GR_TXN_NSTATES);
     tcase_add_loop_test(tc, test_abort_by_state, 0, GR_TXN_NSTATES);
