@@ -11,6 +11,8 @@ data directory is GR_DATA_DIR:
       LEADER_NOT_AVAILABLE (a partition being made); CreatePartitions to
       4,000: the same for the new ones; a 5,000-partition topic deleted by
       another client while it is being made leaves no directory behind
+      a 2,000-partition topic with records deleted and created again at
+      once: empty, takes records, nothing of the old one left;
       1,000 topics in one CreateTopics, each with a config: all led when it
       answers and each one's metadata file written; DeleteTopics of 500 of
       them: their files gone when it answers; IncrementalAlterConfigs: the
@@ -196,8 +198,46 @@ def main():
         time.sleep(0.1)
     if "gone" in admin.list_topics(timeout=10).topics:
         fail("gone is listed after its deletion")
+    recreated(admin)
     many_topics(admin)
     print("topic_creation: ok")
+
+
+def recreated(admin):
+    """A topic of 2,000 partitions, one record each, deleted and created
+    again at once (the old directories' renames may still be waiting): the
+    new one is empty, takes its records, and of the old incarnation nothing
+    is left (no -delete, no -stray directory)."""
+    def create():
+        admin.create_topics([NewTopic("again", 2000, 1)], operation_timeout=60,
+                            request_timeout=120)["again"].result(120)
+    create()
+    produce_each("again", 0, 2000)
+    admin.delete_topics(["again"], operation_timeout=30,
+                        request_timeout=60)["again"].result(60)
+    create()
+    led(admin, "again", 2000)
+    dirs_ok("again", 0, 2000)
+    c = Consumer({"bootstrap.servers": BOOT, "group.id": "again"})
+    for p in list(range(0, 2000, 97)) + [1999]:
+        lo, hi = c.get_watermark_offsets(TopicPartition("again", p), 10)
+        if (lo, hi) != (0, 0):
+            fail("again-%d of the new topic has offsets %d..%d" % (p, lo, hi))
+    produce_each("again", 0, 2000)
+    lo, hi = c.get_watermark_offsets(TopicPartition("again", 1999), 10)
+    if (lo, hi) != (0, 1):
+        fail("again-1999 has offsets %d..%d after one record" % (lo, hi))
+    c.close()
+    pat = re.compile(r"^again-\d+\..*-(delete|stray)$")
+    deadline = time.time() + 30
+    while True:
+        left = [d for d in os.listdir(DATA) if pat.match(d)]
+        if not left:
+            break
+        if time.time() > deadline:
+            fail("%d directories of the old incarnation left, e.g. %s" % (
+                len(left), left[0]))
+        time.sleep(0.1)
 
 
 class Timer(threading.Thread):

@@ -988,6 +988,7 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     size_t n;
 
     *err = 0;
+    gr_logs_trash_flush(m); /* no rename waits that could take this dir */
     if (ck && ck->log) {
         *err = GR_ERR_EXISTS;
         return NULL;
@@ -1127,6 +1128,7 @@ gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
 {
     prep_job_t *job;
 
+    gr_logs_trash_flush(m); /* before any directory is made */
     if (m->workers == NULL || n <= 0 || (job = calloc(1, sizeof *job)) == NULL)
         return -1;
     for (int i = 0; i < n; i++) {

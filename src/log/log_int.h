@@ -88,7 +88,7 @@ struct gr_logs {
     char *dir;
     gr_loop_t *loop;
     gr_workers_t *workers;
-    int refs; /* the owner + a checkpoint job in flight */
+    int refs; /* the owner + a checkpoint job in flight + a trash turn */
     bool closed;
     bool closing_all; /* gr_logs_close: one syncfs instead of fsyncs */
     bool was_clean;
@@ -107,6 +107,10 @@ struct gr_logs {
     int nslots;     /* power of two, > 2 * nck */
     bool ckpt_dirty;
     struct gr_ckpt_job *ckpt_job; /* in flight, or NULL */
+
+    /* deleted partition directories waiting to be renamed (logs.c) */
+    struct trash_wait *trash_head, *trash_tail;
+    bool trash_posted; /* a loop turn is posted (holds a reference) */
 
     /* the cleaner (cleaner.c) */
     int cleaner_threads;  /* cleanings at once; 0: off */
@@ -163,9 +167,12 @@ int gr_log_periodic(gr_log_t *l, int64_t now_ms);
 /* Removes dir and everything in it (any thread). 0 or -1 (errno). */
 int gr_logs_rmrf(const char *dir);
 /* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
- * name) and removes it on a worker. */
+ * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
                        int32_t partition);
+/* Moves aside at once every directory gr_logs_trash_dir queued: before a
+ * partition directory is made or opened, and at close. */
+void gr_logs_trash_flush(gr_logs_t *m);
 /* The cleaner's part of closing or deleting l (cleaner.c): a cleaning in
  * flight is left to finish and be thrown away. */
 void gr_log_cleaner_forget(gr_log_t *l);

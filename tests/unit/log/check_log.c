@@ -8,6 +8,7 @@
 #include "log/log_int.h"
 #include "proto/wire.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -546,10 +547,93 @@ START_TEST(test_delete_while_flushing)
     append(l, NULL, 2, 1000, 10);
     ck_assert_int_eq(gr_log_flush(l, on_flush, &a), 0);
     ck_assert_int_eq(gr_log_delete(l), 0);
-    snprintf(path, sizeof path, "%s/gone-0", t.dir);
-    ck_assert_int_eq(access(path, F_OK), -1);
     ck_assert(gr_logtest_wait(&t, &a.calls));
     ck_assert_int_eq(a.err, GR_ERR_IO); /* its data is gone */
+    gr_logtest_settle(&t);
+    snprintf(path, sizeof path, "%s/gone-0", t.dir);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
+/* Directories in t.dir whose name ends with suffix. */
+static int
+count_dirs(const gr_logtest_t *t, const char *suffix)
+{
+    struct dirent *de;
+    DIR *d = opendir(t->dir);
+    size_t k = strlen(suffix);
+    int n = 0;
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (de->d_name[0] != '.' && len >= k &&
+            strcmp(de->d_name + len - k, suffix) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* How many of many-0 .. many-<n-1> are in t.dir. */
+static int
+left_dirs(const gr_logtest_t *t, int n)
+{
+    char path[4096];
+    int k = 0;
+    for (int p = 0; p < n; p++) {
+        snprintf(path, sizeof path, "%s/many-%d", t->dir, p);
+        k += access(path, F_OK) == 0;
+    }
+    return k;
+}
+
+/* Deleting 200 logs renames their directories a chunk per loop turn, not
+ * all at once; opening a log of the same name while renames wait makes
+ * them first, so the new incarnation's directory is never moved away. */
+START_TEST(test_delete_many_then_reopen)
+{
+    enum { N = 200 };
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_uuid_t old_id, new_id;
+    gr_log_t *l, *ls[N];
+    gr_err_t err;
+    int left;
+
+    memset(&old_id, 0x11, sizeof old_id);
+    memset(&new_id, 0x22, sizeof new_id);
+    gr_logtest_init(&t, 10);
+    for (int32_t p = 0; p < N; p++) {
+        ls[p] = gr_log_open(t.m, "many", p, &old_id, &cfg, &err);
+        ck_assert_ptr_nonnull(ls[p]);
+        append(ls[p], NULL, 2, 1000, 10);
+    }
+    for (int32_t p = 0; p < N; p++)
+        ck_assert_int_eq(gr_log_delete(ls[p]), 0);
+    ck_assert_int_eq(left_dirs(&t, N), N); /* none renamed yet */
+    gr_loop_drain_posts(t.loop);           /* one turn */
+    left = left_dirs(&t, N);
+    ck_assert_int_gt(left, 0);
+    ck_assert_int_lt(left, N);
+    /* the same name again: every waiting rename happens first */
+    l = gr_log_open(t.m, "many", N - 1, &new_id, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    append(l, NULL, 3, 1000, 10);
+    gr_logtest_settle(&t);
+    /* the old directories are gone, the new one stays with its batch */
+    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
+    ck_assert_int_eq(count_dirs(&t, "-stray"), 0);
+    ck_assert_int_eq(left_dirs(&t, N - 1), 0);
+    ck_assert_int_eq(count_dirs(&t, "-199"), 1);
+    ck_assert_int_eq(gr_log_end_offset(l), 3);
+    gr_log_close(l);
+    gr_logtest_reopen(&t, 10);
+    l = gr_log_open(t.m, "many", N - 1, &new_id, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(gr_log_end_offset(l), 3);
+    gr_log_close(l);
     gr_logtest_fini(&t);
 }
 END_TEST
@@ -865,6 +949,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_delete_records);
     tcase_add_test(tc, test_flush);
     tcase_add_test(tc, test_delete_while_flushing);
+    tcase_add_test(tc, test_delete_many_then_reopen);
     tcase_add_test(tc, test_failed_write_fsize);
     tcase_add_test(tc, test_failed_write_fault);
     tcase_add_test(tc, test_fault_spec_torn_and_full);
