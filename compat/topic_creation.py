@@ -84,6 +84,20 @@ def dirs_ok(topic, lo, hi):
                 fail("%s/partition.metadata" % d)
 
 
+def wait_gone(pattern, what):
+    """Waits up to 30 s until no entry of DATA matches pattern."""
+    pat = re.compile(pattern)
+    deadline = time.time() + 30
+    while True:
+        left = [d for d in os.listdir(DATA) if pat.match(d)]
+        if not left:
+            return
+        if time.time() > deadline:
+            fail("%d directories of %s left, e.g. %s" % (len(left), what,
+                                                        left[0]))
+        time.sleep(0.1)
+
+
 def produce_each(topic, lo, hi):
     p = Producer({"bootstrap.servers": BOOT, "acks": "all", "linger.ms": 20,
                   "message.timeout.ms": 30000})
@@ -186,16 +200,7 @@ def main():
         fail("CreateTopics of the deleted topic: %s" % e)
     if not deleted:
         fail("the topic never appeared for DeleteTopics")
-    pat = re.compile(r"^gone-\d+$")
-    deadline = time.time() + 30
-    while True:
-        left = [d for d in os.listdir(DATA) if pat.match(d)]
-        if not left:
-            break
-        if time.time() > deadline:
-            fail("%d directories of the deleted topic left, e.g. %s" % (
-                len(left), left[0]))
-        time.sleep(0.1)
+    wait_gone(r"^gone-\d+$", "the deleted topic")
     if "gone" in admin.list_topics(timeout=10).topics:
         fail("gone is listed after its deletion")
     recreated(admin)
@@ -228,16 +233,7 @@ def recreated(admin):
     if (lo, hi) != (0, 1):
         fail("again-1999 has offsets %d..%d after one record" % (lo, hi))
     c.close()
-    pat = re.compile(r"^again-\d+\..*-(delete|stray)$")
-    deadline = time.time() + 30
-    while True:
-        left = [d for d in os.listdir(DATA) if pat.match(d)]
-        if not left:
-            break
-        if time.time() > deadline:
-            fail("%d directories of the old incarnation left, e.g. %s" % (
-                len(left), left[0]))
-        time.sleep(0.1)
+    wait_gone(r"^again-\d+\..*-(delete|stray)$", "the old incarnation")
 
 
 class Timer(threading.Thread):
