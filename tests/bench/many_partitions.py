@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 """Memory per partition: creates one topic of N partitions (default 10,000,
 CreateTopics' cap per request) with confluent-kafka's AdminClient, then
-produces one 100 B record into each; prints the time of each step and the
-broker's RSS (/proc/PID/status VmRSS) before and after. Meanwhile another
-connection sends ApiVersions every millisecond: the longest answer says how
-long the creation held the broker's event loop.
+produces one 100 B record into each, then deletes the topic; prints the
+time of each step and the broker's RSS (/proc/PID/status VmRSS) before and
+after. During the creation and the deletion another connection sends
+ApiVersions every millisecond: the longest answer says how long each held
+the broker's event loop.
 
   tests/bench/many_partitions.py BOOTSTRAP BROKER_PID [N]"""
 import socket
@@ -85,6 +86,19 @@ def main():
           "connection's %d ApiVersions waited %.1f ms at most"
           % (n, t1 - t0, r0, r1, (r1 - r0) / n, t2 - t1, left, r2, (r2 - r0) / n,
              ping.n, ping.longest * 1000))
+    ping = Pinger(boot)
+    ping.start()
+    time.sleep(0.2)
+    t3 = time.time()
+    admin.delete_topics(["many"], operation_timeout=120,
+                        request_timeout=180)["many"].result(180)
+    t4 = time.time()
+    time.sleep(0.2)
+    ping.stop = True
+    ping.join(10)
+    print("many_partitions: deleted in %.3f s; meanwhile another connection's "
+          "%d ApiVersions waited %.1f ms at most"
+          % (t4 - t3, ping.n, ping.longest * 1000))
     return 1 if left else 0
 
 
