@@ -278,7 +278,9 @@ s_localhost_dual_stack() {
     kcat -b "[::1]:$GR_PORT" -L -m 10 | grep -q 'broker 1 at localhost'
 }
 
-# CI mode: data in a temporary directory that is gone after the broker
+# CI mode: data in a temporary directory that is gone after the broker;
+# a test broker's defaults (no initial rebalance delay, one partition per
+# internal topic)
 s_temp_data() {
     local d
     d=$(mktemp -d "$COMPAT_TMP/td.XXXXXX")
@@ -292,6 +294,7 @@ s_temp_data() {
     local data
     data=$(grep -o '/tmp/gregor-data\.[A-Za-z0-9]*' "$d/e" | head -1)
     [ -n "$data" ] && [ -d "$data/td-0" ] || { cat "$d/e"; return 1; }
+    GR_BOOTSTRAP=$GR_BOOTSTRAP timeout 120 $PY "$COMPAT_SRC/ck_temp_data.py" "$data" || return 1
     stop_broker TERM
     [ "$BROKER_RC" = 0 ] && [ ! -e "$data" ]
 }

@@ -50,7 +50,11 @@ usage(FILE *f)
             "removed at exit\n"
             "                         (gregor.temp.data=true), for a "
             "broker that lives\n"
-            "                         as long as a test run\n"
+            "                         as long as a test run; unless given, "
+            "group.initial.\n"
+            "                         rebalance.delay.ms=0 and one "
+            "partition for each\n"
+            "                         internal topic\n"
             "  --version              print the version and exit\n"
             "  --help                 print this help and exit\n");
 }

@@ -311,7 +311,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Memory for the cleaner's key map (24 bytes a key); a log with more "
       "distinct keys in its dirty part is cleaned in several passes."),
     B(GREGOR_TEMP_DATA, BOOL, RO,
-      "Gregor only: the data directory is temporary (tests)."),
+      "Gregor only: the data directory is temporary, removed at exit, "
+      "and group.initial.rebalance.delay.ms, offsets.topic.num.partitions "
+      "and transaction.state.log.num.partitions default to 0, 1 and 1 "
+      "(a broker for one test run)."),
     B(GREGOR_GROUP_LOAD_BYTES_PER_TURN, INT, RO,
       "Gregor only: bytes of __consumer_offsets the group coordinator loads "
       "per event-loop turn at start-up."),

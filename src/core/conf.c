@@ -306,10 +306,44 @@ is_kafka_key(const char *k)
     return 0;
 }
 
+/* gregor.temp.data=true (--temp-data) is for a broker that lives as long
+ * as a test run: these keys, unless given, take the values test setups
+ * give Kafka (Testcontainers' among them): a consumer group's first
+ * rebalance does not wait 3 s for more members, and the internal topics
+ * are made with one partition each instead of 50. */
+static const struct {
+    gr_conf_id_t id;
+    const char *value;
+} test_defaults[] = {
+    { GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS, "0" },
+    { GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS, "1" },
+    { GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS, "1" },
+};
+
+static void
+apply_test_defaults(gr_conf_t *conf)
+{
+    const char *v = conf->vals[GR_CONF_GREGOR_TEMP_DATA];
+    if (v == NULL || parse_bool(v) != 1)
+        return;
+    for (size_t i = 0; i < sizeof test_defaults / sizeof test_defaults[0];
+         i++) {
+        gr_conf_id_t id = test_defaults[i].id;
+        if (conf->vals[id] != NULL)
+            continue; /* given: it wins */
+        if ((conf->vals[id] = strdup(test_defaults[i].value)) == NULL)
+            continue; /* Kafka's default then */
+        GR_LOG_INFO("gregor.temp.data: %s=%s (a test broker's default; "
+                    "set it to override)",
+                    keys[id].name, conf->vals[id]);
+    }
+}
+
 int
 gr_conf_finish(gr_conf_t *conf)
 {
     int rc = 0;
+    apply_test_defaults(conf);
     for (int i = 0; i < GR_CONF__COUNT; i++) {
         const char *v = conf->vals[i] ? conf->vals[i] : keys[i].def;
         if (v == NULL)

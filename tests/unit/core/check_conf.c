@@ -87,6 +87,43 @@ START_TEST(test_precedence)
 }
 END_TEST
 
+/* gregor.temp.data=true: the keys a test broker wants at other values
+ * take them unless given; without it, Kafka's defaults. */
+START_TEST(test_temp_data_defaults)
+{
+    gr_conf_t *c = gr_conf_new();
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
+                     3000);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS), 50);
+    ck_assert_int_eq(
+        gr_conf_int(c, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS), 50);
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "gregor.temp.data", "TRUE");
+    gr_conf_set(c, "offsets.topic.num.partitions", "3");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
+                     0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS), 3);
+    ck_assert_int_eq(
+        gr_conf_int(c, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS), 1);
+    ck_assert_str_eq(gr_conf_layer_str(c,
+                                       GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS,
+                                       GR_CONF_STATIC),
+                     "0");
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "gregor.temp.data", "false");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
+                     3000);
+    gr_conf_destroy(c);
+}
+END_TEST
+
 /* Dynamic layers: this broker's over the cluster default over the static
  * value; derived values apply Kafka's precedence over all layers. */
 START_TEST(test_dynamic_layers)
@@ -150,6 +187,7 @@ suite_core_conf(void)
     tcase_add_test(tc, test_properties_syntax);
     tcase_add_test(tc, test_invalid_values);
     tcase_add_test(tc, test_precedence);
+    tcase_add_test(tc, test_temp_data_defaults);
     tcase_add_test(tc, test_dynamic_layers);
     suite_add_tcase(s, tc);
     return s;
