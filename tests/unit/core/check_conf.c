@@ -87,39 +87,41 @@ START_TEST(test_precedence)
 }
 END_TEST
 
+/* A configuration from key=value settings, finished; then the values of
+ * the three keys --temp-data gives test defaults. */
+static gr_conf_t *
+conf_of(const char *const *kv, int n, int64_t delay, int64_t offsets,
+        int64_t txn)
+{
+    gr_conf_t *c = gr_conf_new();
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(gr_conf_set_kv(c, kv[i]), 0);
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
+                     delay);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS),
+                     offsets);
+    ck_assert_int_eq(
+        gr_conf_int(c, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS), txn);
+    return c;
+}
+
 /* gregor.temp.data=true: the keys a test broker wants at other values
  * take them unless given; without it, Kafka's defaults. */
 START_TEST(test_temp_data_defaults)
 {
-    gr_conf_t *c = gr_conf_new();
-    ck_assert_int_eq(gr_conf_finish(c), 0);
-    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
-                     3000);
-    ck_assert_int_eq(gr_conf_int(c, GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS), 50);
-    ck_assert_int_eq(
-        gr_conf_int(c, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS), 50);
-    gr_conf_destroy(c);
+    static const char *const temp[] = { "gregor.temp.data=TRUE",
+                                        "offsets.topic.num.partitions=3" };
+    static const char *const off[] = { "gregor.temp.data=false" };
+    gr_conf_t *c;
 
-    c = gr_conf_new();
-    gr_conf_set(c, "gregor.temp.data", "TRUE");
-    gr_conf_set(c, "offsets.topic.num.partitions", "3");
-    ck_assert_int_eq(gr_conf_finish(c), 0);
-    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
-                     0);
-    ck_assert_int_eq(gr_conf_int(c, GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS), 3);
-    ck_assert_int_eq(
-        gr_conf_int(c, GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS), 1);
+    gr_conf_destroy(conf_of(NULL, 0, 3000, 50, 50));
+    gr_conf_destroy(conf_of(off, 1, 3000, 50, 50));
+    c = conf_of(temp, 2, 0, 3, 1);
     ck_assert_str_eq(gr_conf_layer_str(c,
                                        GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS,
                                        GR_CONF_STATIC),
                      "0");
-    gr_conf_destroy(c);
-
-    c = gr_conf_new();
-    gr_conf_set(c, "gregor.temp.data", "false");
-    ck_assert_int_eq(gr_conf_finish(c), 0);
-    ck_assert_int_eq(gr_conf_int(c, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS),
-                     3000);
     gr_conf_destroy(c);
 }
 END_TEST
