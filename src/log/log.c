@@ -414,22 +414,6 @@ recent_find(const gr_log_t *l, int64_t offset)
 
 /* --- opening */
 
-static bool
-parse_seg_name(const char *name, int64_t *base, const char **suffix)
-{
-    int64_t v = 0;
-    for (int i = 0; i < 20; i++) {
-        if (name[i] < '0' || name[i] > '9')
-            return false;
-        if (v > (INT64_MAX - 9) / 10)
-            return false;
-        v = v * 10 + (name[i] - '0');
-    }
-    *base = v;
-    *suffix = name + 20;
-    return true;
-}
-
 static int
 cmp_i64(const void *a, const void *b)
 {
@@ -486,7 +470,7 @@ complete_swap(gr_log_t *l, int64_t base, bool swapped)
     while ((de = readdir(d)) != NULL) {
         const char *suffix;
         int64_t b;
-        if (!parse_seg_name(de->d_name, &b, &suffix) || b < base || b >= end)
+        if (!gr_seg_name_parse(de->d_name, &b, &suffix) || b < base || b >= end)
             continue;
         /* after a swap its .log is the cleaned one; its indexes may be
          * either, so they are rebuilt */
@@ -528,30 +512,24 @@ complete_swap(gr_log_t *l, int64_t base, bool swapped)
     return gr_logs_fsync_dir(l->dir);
 }
 
+/* Completes the swaps the names show (.range.swap files); *changed when
+ * there was one (the directory is then no longer as listed). */
 static gr_err_t
-complete_swaps(gr_log_t *l)
+complete_swaps(gr_log_t *l, const gr_dir_names_t *names, bool *changed)
 {
     char path[GR_SEG_PATH_MAX];
-    struct dirent *de;
-    int64_t bases[64];
-    int n = 0;
+    int64_t *bases;
     gr_err_t err = 0;
-    DIR *d = opendir(l->dir);
+    int n = gr_dir_names_bases(names, ".range.swap", &bases);
 
-    if (d == NULL)
-        return 0; /* load_segments reports it */
-    while ((de = readdir(d)) != NULL && n < 64) {
-        const char *suffix;
-        int64_t base;
-        if (parse_seg_name(de->d_name, &base, &suffix) &&
-            strcmp(suffix, ".range.swap") == 0)
-            bases[n++] = base;
-    }
-    closedir(d);
+    *changed = n != 0;
+    if (n < 0)
+        return GR_ERR_NOMEM;
     for (int i = 0; i < n && err == 0; i++) {
         gr_segment_path(path, l->dir, bases[i], ".log.swap");
         err = complete_swap(l, bases[i], access(path, F_OK) != 0);
     }
+    free(bases);
     return err;
 }
 
@@ -559,31 +537,24 @@ complete_swaps(gr_log_t *l)
  * leftovers (.deleted, .cleaned, .swap, orphan indexes) as LogLoader does,
  * and flags segments whose index files are missing or of a wrong size. */
 static gr_err_t
-load_segments(gr_log_t *l)
+load_segments(gr_log_t *l, const gr_dir_names_t *names)
 {
     int64_t *bases = NULL, *idx_bases = NULL;
     size_t nb = 0, cb = 0, ni = 0, ci = 0;
     char path[GR_SEG_PATH_MAX];
-    struct dirent *de;
     gr_err_t err = 0;
-    DIR *d = opendir(l->dir);
 
-    if (d == NULL) {
-        GR_LOG_ERROR("cannot open %s: %s", l->dir, strerror(errno));
-        return GR_ERR_IO;
-    }
-    while ((de = readdir(d)) != NULL) {
-        const char *suffix;
+    for (int k = 0; k < names->n; k++) {
+        const char *name = names->v[k], *suffix;
         int64_t base;
-        if (has_suffix(de->d_name, ".deleted") ||
-            has_suffix(de->d_name, ".cleaned") ||
-            has_suffix(de->d_name, ".swap")) {
-            snprintf(path, sizeof path, "%s/%s", l->dir, de->d_name);
+        if (has_suffix(name, ".deleted") || has_suffix(name, ".cleaned") ||
+            has_suffix(name, ".swap")) {
+            snprintf(path, sizeof path, "%s/%s", l->dir, name);
             GR_LOG_INFO("deleting leftover file %s", path);
             unlink(path);
             continue;
         }
-        if (!parse_seg_name(de->d_name, &base, &suffix))
+        if (!gr_seg_name_parse(name, &base, &suffix))
             continue;
         if (strcmp(suffix, ".log") == 0) {
             if (nb == cb) {
@@ -608,7 +579,6 @@ load_segments(gr_log_t *l)
             idx_bases[ni++] = base;
         }
     }
-    closedir(d);
     if (err == 0 && nb > 0)
         qsort(bases, nb, sizeof(bases[0]), cmp_i64);
 
@@ -1023,10 +993,27 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         if (stray) /* the checkpoints speak of the old incarnation */
             ck_rp = ck_lso = -1;
     }
-    if (*err == 0)
-        *err = complete_swaps(l);
-    if (*err == 0)
-        *err = load_segments(l);
+    if (*err == 0) {
+        /* one listing serves both, unless a swap was completed */
+        gr_dir_names_t names;
+        bool changed = false;
+        if (gr_dir_names_read(l->dir, &names) != 0) {
+            GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(errno));
+            *err = errno == ENOMEM ? GR_ERR_NOMEM : GR_ERR_IO;
+        }
+        if (*err == 0)
+            *err = complete_swaps(l, &names, &changed);
+        if (*err == 0 && changed) {
+            gr_dir_names_free(&names);
+            if (gr_dir_names_read(l->dir, &names) != 0) {
+                GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(errno));
+                *err = GR_ERR_IO;
+            }
+        }
+        if (*err == 0)
+            *err = load_segments(l, &names);
+        gr_dir_names_free(&names);
+    }
     if (*err == 0)
         *err = recover_log(l, ck_rp, ck_lso);
     if (*err == 0 && !m->was_clean && l->nsegs > 0) {

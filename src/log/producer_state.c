@@ -10,7 +10,6 @@
 #include "core/log.h"
 #include "proto/gen/producer_snapshot.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -472,43 +471,6 @@ replay_cb(void *arg, const uint8_t *batch, size_t n)
     return 0;
 }
 
-/* Snapshot offsets present in dir, ascending. */
-static int
-list_snapshots(const char *dir, int64_t **out)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int64_t *v = NULL;
-    int n = 0, cap = 0;
-    if (d == NULL)
-        return -1;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long long off;
-        if (strlen(de->d_name) != 29 ||
-            strcmp(de->d_name + 20, ".snapshot") != 0)
-            continue;
-        off = strtoll(de->d_name, &end, 10);
-        if (end != de->d_name + 20 || off < 0)
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 8;
-            v = realloc(v, (size_t)cap * sizeof(*v));
-            GR_ASSERT(v != NULL);
-        }
-        v[n++] = off;
-    }
-    closedir(d);
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            int64_t t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    *out = v;
-    return n;
-}
-
 static void
 snapshot_path(char *buf, size_t n, const char *dir, int64_t off)
 {
@@ -640,7 +602,8 @@ gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
 {
     const char *dir = gr_log_dir(l);
     int64_t *offs = NULL, leo = gr_log_end_offset(l), from = -1;
-    int n = list_snapshots(dir, &offs);
+    gr_dir_names_t names; /* one listing for snapshots and txn indexes */
+    int n = -1;
     char path[4096];
     gr_err_t err;
     bool damaged = false;
@@ -648,7 +611,13 @@ gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
     clear(ps);
     ps->log = l;
     gr_txnidx_destroy(ps->txnidx);
-    ps->txnidx = gr_txnidx_open(dir, leo, &damaged);
+    if (gr_dir_names_read(dir, &names) == 0) {
+        n = gr_dir_names_bases(&names, ".snapshot", &offs);
+        ps->txnidx = gr_txnidx_open_listed(dir, &names, leo, &damaged);
+        gr_dir_names_free(&names);
+    } else {
+        ps->txnidx = gr_txnidx_open(dir, leo, &damaged);
+    }
     if (ps->txnidx == NULL) {
         free(offs);
         return GR_ERR_NOMEM;
@@ -758,7 +727,7 @@ gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l)
         unlink(path);
     gr_arena_destroy(a);
     /* keep this one and the one before it */
-    n = list_snapshots(dir, &offs);
+    n = gr_dir_bases(dir, ".snapshot", &offs);
     for (int i = 0; i < n - 2; i++) {
         snapshot_path(path, sizeof path, dir, offs[i]);
         unlink(path);

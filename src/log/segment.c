@@ -5,6 +5,7 @@
 #include "core/time.h"
 #include "proto/wire.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -296,6 +297,117 @@ pwrite_all(int fd, const uint8_t *p, size_t n, off_t at)
         at += w;
     }
     return 0;
+}
+
+/* --- directory listings */
+
+int
+gr_dir_names_read(const char *dir, gr_dir_names_t *out)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int cap = 0, saved;
+
+    out->v = NULL;
+    out->n = 0;
+    if (d == NULL)
+        return -1;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (out->n == cap) {
+            char **v = realloc(out->v,
+                               (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*v));
+            if (v == NULL)
+                goto nomem;
+            out->v = v;
+        }
+        if ((out->v[out->n] = strdup(de->d_name)) == NULL)
+            goto nomem;
+        out->n++;
+    }
+    closedir(d);
+    return 0;
+nomem:
+    saved = ENOMEM;
+    closedir(d);
+    gr_dir_names_free(out);
+    errno = saved;
+    return -1;
+}
+
+void
+gr_dir_names_free(gr_dir_names_t *d)
+{
+    for (int i = 0; i < d->n; i++)
+        free(d->v[i]);
+    free(d->v);
+    d->v = NULL;
+    d->n = 0;
+}
+
+bool
+gr_seg_name_parse(const char *name, int64_t *base, const char **suffix)
+{
+    int64_t v = 0;
+    for (int i = 0; i < 20; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return false;
+        if (v > (INT64_MAX - 9) / 10)
+            return false;
+        v = v * 10 + (name[i] - '0');
+    }
+    *base = v;
+    *suffix = name + 20;
+    return true;
+}
+
+static int
+cmp_base(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int
+gr_dir_names_bases(const gr_dir_names_t *d, const char *suffix, int64_t **out)
+{
+    int64_t *v = NULL, base;
+    const char *sfx;
+    int n = 0, cap = 0;
+
+    for (int i = 0; i < d->n; i++) {
+        if (!gr_seg_name_parse(d->v[i], &base, &sfx) || strcmp(sfx, suffix))
+            continue;
+        if (n == cap) {
+            int64_t *p =
+                realloc(v, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(*v));
+            if (p == NULL) {
+                free(v);
+                *out = NULL;
+                return -1;
+            }
+            v = p;
+        }
+        v[n++] = base;
+    }
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof(*v), cmp_base);
+    *out = v;
+    return n;
+}
+
+int
+gr_dir_bases(const char *dir, const char *suffix, int64_t **out)
+{
+    gr_dir_names_t names;
+    int n;
+    *out = NULL;
+    if (gr_dir_names_read(dir, &names) != 0)
+        return -1;
+    n = gr_dir_names_bases(&names, suffix, out);
+    gr_dir_names_free(&names);
+    return n;
 }
 
 gr_err_t

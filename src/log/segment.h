@@ -98,6 +98,26 @@ void gr_segment_free(gr_segment_t *seg);
 void gr_segment_path(char *out, const char *dir, int64_t base,
                      const char *suffix);
 
+/* The names in a partition directory, read once and shared by what a log
+ * open looks for (segments, leftovers, swaps, snapshots, transaction
+ * indexes): each readdir of a directory costs four system calls. */
+typedef struct gr_dir_names {
+    char **v; /* n names, "." and ".." left out */
+    int n;
+} gr_dir_names_t;
+
+/* 0, or -1 (errno set; out empty). */
+int gr_dir_names_read(const char *dir, gr_dir_names_t *out);
+void gr_dir_names_free(gr_dir_names_t *d);
+/* If name is <20 digits><suffix>: true, *base and *suffix set. */
+bool gr_seg_name_parse(const char *name, int64_t *base, const char **suffix);
+/* The bases of the names <20 digits><suffix> (suffix exactly), ascending,
+ * in *out (malloc'd, NULL when none): their number, or -1 on ENOMEM. */
+int gr_dir_names_bases(const gr_dir_names_t *d, const char *suffix,
+                       int64_t **out);
+/* The same from a listing of dir made for it; -1 when dir cannot be read. */
+int gr_dir_bases(const char *dir, const char *suffix, int64_t **out);
+
 /* --- indexes (entry size esz: GR_OIDX_ENTRY or GR_TIDX_ENTRY) */
 
 void gr_index_fini(gr_index_t *ix);

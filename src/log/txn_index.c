@@ -8,7 +8,6 @@
 #include "log/segment.h"
 #include "proto/wire.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,12 +30,10 @@ struct gr_txnidx {
     int n, cap;
 };
 
-static int list_suffix(const char *dir, const char *suffix, int64_t **out);
-
 static int
 list_files(const char *dir, int64_t **out)
 {
-    return list_suffix(dir, SUFFIX, out);
+    return gr_dir_bases(dir, SUFFIX, out);
 }
 
 static void
@@ -75,51 +72,6 @@ push(gr_txnidx_t *ix, const gr_aborted_txn_t *t, int64_t seg_base)
     return 0;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Bases of the files of dir named <20 digits><suffix>, ascending; -1 on
- * error. */
-static int
-list_suffix(const char *dir, const char *suffix, int64_t **out)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int64_t *v = NULL;
-    int n = 0, cap = 0;
-    if (d == NULL)
-        return -1;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long long base;
-        if (strlen(de->d_name) != 20 + strlen(suffix) ||
-            strcmp(de->d_name + 20, suffix) != 0)
-            continue;
-        base = strtoll(de->d_name, &end, 10);
-        if (end != de->d_name + 20 || base < 0)
-            continue;
-        if (n == cap) {
-            int64_t *p =
-                realloc(v, (size_t)(cap = cap ? cap * 2 : 8) * sizeof(*v));
-            if (p == NULL) {
-                free(v);
-                closedir(d);
-                return -1;
-            }
-            v = p;
-        }
-        v[n++] = base;
-    }
-    closedir(d);
-    if (n > 1)
-        qsort(v, (size_t)n, sizeof(*v), cmp_i64);
-    *out = v;
-    return n;
-}
 
 /* Loads one file; false when it is damaged. Entries at or past leo are
  * cut off the file. */
@@ -211,6 +163,24 @@ rewrite(gr_txnidx_t *ix, int64_t seg)
 gr_txnidx_t *
 gr_txnidx_open(const char *dir, int64_t leo, bool *damaged)
 {
+    gr_dir_names_t names;
+    gr_txnidx_t *ix;
+    if (gr_dir_names_read(dir, &names) != 0) {
+        gr_dir_names_t none = { NULL, 0 };
+        ix = gr_txnidx_open_listed(dir, &none, leo, damaged);
+        if (ix != NULL)
+            *damaged = true; /* unknown: rebuilt */
+        return ix;
+    }
+    ix = gr_txnidx_open_listed(dir, &names, leo, damaged);
+    gr_dir_names_free(&names);
+    return ix;
+}
+
+gr_txnidx_t *
+gr_txnidx_open_listed(const char *dir, const gr_dir_names_t *names, int64_t leo,
+                      bool *damaged)
+{
     gr_txnidx_t *ix = calloc(1, sizeof(*ix));
     int64_t *bases = NULL, *logs = NULL;
     int n, nlogs;
@@ -220,8 +190,8 @@ gr_txnidx_open(const char *dir, int64_t leo, bool *damaged)
         free(ix);
         return NULL;
     }
-    n = list_files(dir, &bases);
-    nlogs = list_suffix(dir, ".log", &logs);
+    n = gr_dir_names_bases(names, SUFFIX, &bases);
+    nlogs = gr_dir_names_bases(names, ".log", &logs);
     if (n < 0 || nlogs < 0) {
         *damaged = true;
         free(bases);

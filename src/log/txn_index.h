@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "log/segment.h"
 
 #define GR_TXNIDX_ENTRY   34
 #define GR_TXNIDX_VERSION 0
@@ -53,6 +54,9 @@ typedef struct gr_txnidx gr_txnidx_t;
  * *damaged is set when a file is not a valid index (size, version, order):
  * the caller then resets and rebuilds. NULL on ENOMEM. */
 gr_txnidx_t *gr_txnidx_open(const char *dir, int64_t leo, bool *damaged);
+/* The same from names, dir's listing (gr_dir_names_read). */
+gr_txnidx_t *gr_txnidx_open_listed(const char *dir, const gr_dir_names_t *names,
+                                   int64_t leo, bool *damaged);
 void gr_txnidx_destroy(gr_txnidx_t *ix);
 /* Deletes every file and entry (before a rebuild). */
 void gr_txnidx_reset(gr_txnidx_t *ix);

@@ -303,6 +303,52 @@ START_TEST(test_recover_torn_and_corrupt)
 }
 END_TEST
 
+/* A directory listed once; the bases of each suffix picked from it:
+ * exactly 20 digits, exactly the suffix, ascending. */
+START_TEST(test_dir_names)
+{
+    static const char *const files[] = {
+        "00000000000000000005.log",      "00000000000000000001.log",
+        "00000000000000000003.snapshot", "x.log",
+        "0000000000000000000a.log",      "00000000000000000002.log.deleted",
+        "00000000000000000001.logx",     "0000000000000000007.log",
+    };
+    char dir[] = "/tmp/gr-names-XXXXXX", path[4096];
+    gr_dir_names_t names;
+    int64_t *v;
+    int n, fd;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT, 0644), 0);
+        close(fd);
+    }
+    ck_assert_int_eq(gr_dir_names_read(dir, &names), 0);
+    ck_assert_int_eq(names.n, 8);
+    n = gr_dir_names_bases(&names, ".log", &v);
+    ck_assert_int_eq(n, 2);
+    ck_assert_int_eq(v[0], 1);
+    ck_assert_int_eq(v[1], 5);
+    free(v);
+    n = gr_dir_names_bases(&names, ".snapshot", &v);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(v[0], 3);
+    free(v);
+    n = gr_dir_names_bases(&names, ".log.deleted", &v);
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(v[0], 2);
+    free(v);
+    ck_assert_int_eq(gr_dir_names_bases(&names, ".txnindex", &v), 0);
+    ck_assert_ptr_null(v);
+    gr_dir_names_free(&names);
+    ck_assert_int_eq(names.n, 0);
+    gr_logtest_rmrf(dir);
+    ck_assert_int_eq(gr_dir_names_read(dir, &names), -1);
+    ck_assert_int_eq(names.n, 0);
+}
+END_TEST
+
 Suite *
 suite_log_segment(void)
 {
@@ -316,6 +362,7 @@ suite_log_segment(void)
     tcase_add_test(tc, test_scan_headers);
     tcase_add_test(tc, test_recover_valid);
     tcase_add_test(tc, test_recover_torn_and_corrupt);
+    tcase_add_test(tc, test_dir_names);
     suite_add_tcase(s, tc);
     return s;
 }
