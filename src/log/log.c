@@ -512,6 +512,15 @@ complete_swap(gr_log_t *l, int64_t base, bool swapped)
     return gr_logs_fsync_dir(l->dir);
 }
 
+/* A listing of l->dir failed (errno): logged. */
+static gr_err_t
+list_failed(const gr_log_t *l)
+{
+    int e = errno;
+    GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(e));
+    return e == ENOMEM ? GR_ERR_NOMEM : GR_ERR_IO;
+}
+
 /* Completes the swaps the names show (.range.swap files); *changed when
  * there was one (the directory is then no longer as listed). */
 static gr_err_t
@@ -997,18 +1006,14 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         /* one listing serves both, unless a swap was completed */
         gr_dir_names_t names;
         bool changed = false;
-        if (gr_dir_names_read(l->dir, &names) != 0) {
-            GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(errno));
-            *err = errno == ENOMEM ? GR_ERR_NOMEM : GR_ERR_IO;
-        }
+        if (gr_dir_names_read(l->dir, &names) != 0)
+            *err = list_failed(l);
         if (*err == 0)
             *err = complete_swaps(l, &names, &changed);
         if (*err == 0 && changed) {
             gr_dir_names_free(&names);
-            if (gr_dir_names_read(l->dir, &names) != 0) {
-                GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(errno));
-                *err = GR_ERR_IO;
-            }
+            if (gr_dir_names_read(l->dir, &names) != 0)
+                *err = list_failed(l);
         }
         if (*err == 0)
             *err = load_segments(l, &names);
