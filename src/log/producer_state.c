@@ -48,6 +48,8 @@ struct gr_pstate {
     int ntxns, txns_cap;
     gr_log_t *log;        /* set by gr_pstate_load */
     gr_txnidx_t *txnidx;  /* aborted transactions, likewise */
+    int64_t snap_offset;  /* the state at this offset is in a snapshot file:
+                             the one loaded or the last written; -1 none */
 };
 
 static uint32_t
@@ -68,6 +70,7 @@ gr_pstate_new(const char *topic, int32_t partition)
     ps->name = strdup(buf);
     ps->tab_size = 16;
     ps->tab = calloc(ps->tab_size, sizeof(*ps->tab));
+    ps->snap_offset = -1;
     if (ps->name == NULL || ps->tab == NULL) {
         gr_pstate_destroy(ps);
         return NULL;
@@ -650,6 +653,7 @@ gr_pstate_load(gr_pstate_t *ps, gr_log_t *l)
                     path);
     }
     free(offs);
+    ps->snap_offset = from;
     err = gr_log_scan(l, from < 0 ? 0 : from, replay_cb, ps);
     if (err != 0)
         GR_LOG_ERROR("%s: rebuilding producer state from the log: %s",
@@ -667,7 +671,7 @@ gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l)
     const char *dir = gr_log_dir(l);
     int64_t leo = gr_log_end_offset(l), *offs = NULL;
     gr_producer_snapshot_t snap;
-    gr_arena_t *a = gr_arena_new(4096);
+    gr_arena_t *a;
     uint8_t *buf;
     size_t size;
     gr_writer_t w;
@@ -676,7 +680,14 @@ gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l)
     gr_err_t err = 0;
     FILE *f;
 
-    if (a == NULL)
+    /* as Kafka's takeSnapshot: nothing appended since the last snapshot,
+     * nothing to write (a restart of 10,000 idle partitions wrote 10,000) */
+    if (ps->snap_offset == leo) {
+        snapshot_path(path, sizeof path, dir, leo);
+        if (access(path, F_OK) == 0)
+            return 0;
+    }
+    if ((a = gr_arena_new(4096)) == NULL)
         return GR_ERR_NOMEM;
     gr_producer_snapshot_init(&snap);
     snap.producer_entries =
@@ -722,6 +733,8 @@ gr_pstate_snapshot(gr_pstate_t *ps, gr_log_t *l)
         snapshot_path(final, sizeof final, dir, leo);
         if (rename(path, final) != 0)
             err = GR_ERR_IO;
+        else
+            ps->snap_offset = leo;
     }
     if (err != 0)
         unlink(path);

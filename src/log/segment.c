@@ -61,6 +61,7 @@ gr_index_reset(gr_index_t *ix)
 {
     ix->n = 0;
     ix->stored = 0;
+    ix->exact = false;
     ix->loaded = true;
 }
 
@@ -279,6 +280,7 @@ gr_index_read(const char *path, size_t esz, gr_index_t *ix)
     close(fd);
     ix->n = n;
     ix->stored = n;
+    ix->exact = true;
     ix->loaded = true;
     return 0;
 }
@@ -413,10 +415,15 @@ gr_dir_bases(const char *dir, const char *suffix, int64_t **out)
 gr_err_t
 gr_index_write(const char *path, size_t esz, gr_index_t *ix, bool whole)
 {
-    uint32_t from = whole ? 0 : ix->stored;
+    uint32_t from;
     gr_err_t err = 0;
     int fd;
 
+    /* a file holding exactly the stored entries is made whole by
+     * appending the rest (closing idle logs rewrote every index) */
+    if (whole && ix->exact)
+        whole = false;
+    from = whole ? 0 : ix->stored;
     if (!whole && from >= ix->n)
         return 0;
     fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
@@ -430,10 +437,13 @@ gr_index_write(const char *path, size_t esz, gr_index_t *ix, bool whole)
                        (size_t)(ix->n - from) * esz, (off_t)from * (off_t)esz);
     if (err == 0 && whole && ftruncate(fd, (off_t)ix->n * (off_t)esz) != 0)
         err = GR_ERR_IO;
-    if (err != 0)
+    if (err != 0) {
         GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
-    else
+        ix->exact = false; /* a part may have been written */
+    } else {
         ix->stored = ix->n;
+        ix->exact = ix->exact || whole;
+    }
     close(fd);
     return err;
 }

@@ -67,6 +67,8 @@ typedef struct gr_index {
     uint32_t n;      /* entries */
     uint32_t cap;    /* entries allocated */
     uint32_t stored; /* entries [0, stored) are known to be in the file */
+    bool exact;      /* and the file holds nothing else (cleared by
+                        whatever drops entries from memory) */
     bool loaded;     /* ent holds the whole index (else: not read yet) */
 } gr_index_t;
 
@@ -146,7 +148,9 @@ const char *gr_tidx_check(const gr_index_t *ix, int64_t max_rel);
  * GR_ERR_IO, GR_ERR_NOMEM. */
 gr_err_t gr_index_read(const char *path, size_t esz, gr_index_t *ix);
 /* Writes ix to path (created if missing): whole: every entry, then the file
- * is cut to exactly them; else only the entries not stored yet. */
+ * is cut to exactly them (only the entries not stored yet when the file is
+ * known to hold exactly the stored ones); else only the entries not stored
+ * yet. */
 gr_err_t gr_index_write(const char *path, size_t esz, gr_index_t *ix,
                         bool whole);
 

@@ -6,6 +6,7 @@
 
 #include "core/fault.h"
 #include "log/log_int.h"
+#include "log/producer_state.h"
 #include "proto/wire.h"
 
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static gr_log_t *
@@ -638,6 +640,58 @@ START_TEST(test_delete_many_then_reopen)
 }
 END_TEST
 
+/* The inode of path's snapshot at offset off, 0 when there is none. */
+static ino_t
+snapshot_ino(const gr_logtest_t *t, int64_t off)
+{
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/snap-0/%020lld.snapshot", t->dir,
+             (long long)off);
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* As Kafka's takeSnapshot: a producer snapshot is written only when the
+ * log grew since the last one (loaded or written), or its file is gone. */
+START_TEST(test_snapshot_only_when_new)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_pstate_t *ps;
+    gr_log_t *l;
+    int64_t leo;
+    ino_t ino;
+    char path[4096];
+
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, "snap", &cfg);
+    append(l, NULL, 2, 1000, 10);
+    leo = gr_log_end_offset(l);
+    ps = gr_pstate_new("snap", 0);
+    ck_assert_int_eq(gr_pstate_load(ps, l), 0);
+    ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
+    ck_assert((ino = snapshot_ino(&t, leo)) != 0);
+    ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0); /* nothing new */
+    ck_assert(snapshot_ino(&t, leo) == ino);
+    gr_pstate_destroy(ps);
+    ps = gr_pstate_new("snap", 0); /* loaded from that snapshot */
+    ck_assert_int_eq(gr_pstate_load(ps, l), 0);
+    ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
+    ck_assert(snapshot_ino(&t, leo) == ino);
+    snprintf(path, sizeof path, "%s/snap-0/%020lld.snapshot", t.dir,
+             (long long)leo);
+    ck_assert_int_eq(unlink(path), 0); /* gone: written again */
+    ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
+    ck_assert(snapshot_ino(&t, leo) != 0);
+    append(l, NULL, 1, 1000, 10); /* the log grew: a new one */
+    ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
+    ck_assert(snapshot_ino(&t, gr_log_end_offset(l)) != 0);
+    gr_pstate_destroy(ps);
+    gr_log_close(l);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 /* A write that fails half-way (RLIMIT_FSIZE makes a short write, then
  * EFBIG): nothing of the batch stays, and the log goes on. */
 START_TEST(test_failed_write_fsize)
@@ -950,6 +1004,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_flush);
     tcase_add_test(tc, test_delete_while_flushing);
     tcase_add_test(tc, test_delete_many_then_reopen);
+    tcase_add_test(tc, test_snapshot_only_when_new);
     tcase_add_test(tc, test_failed_write_fsize);
     tcase_add_test(tc, test_failed_write_fault);
     tcase_add_test(tc, test_fault_spec_torn_and_full);

@@ -132,8 +132,25 @@ START_TEST(test_index_files)
     ck_assert_int_eq(gr_index_read(path, GR_OIDX_ENTRY, &back), 0);
     ck_assert_uint_eq(back.n, 2);
     ck_assert_uint_eq(gr_oidx_lookup(&back, 10), 528);
+    /* read back, the file holds exactly the index: a whole write of one
+     * more entry appends it (the file has all three, in order) */
+    gr_oidx_append(&back, 12, 600);
+    ck_assert_int_eq(gr_index_write(path, GR_OIDX_ENTRY, &back, true), 0);
+    ck_assert(gr_logtest_read_file(path, &data));
+    ck_assert_uint_eq(data.len, 24);
+    ck_assert_mem_eq(data.ptr, want, sizeof want);
+    ck_assert_uint_eq(gr_oidx_lookup(&back, 12), 600);
+    ck_assert_int_eq(gr_index_read(path, GR_OIDX_ENTRY, &back), 0);
+    ck_assert_uint_eq(back.n, 3);
+    /* reset (a rebuild): the next whole write cuts the file */
+    gr_index_reset(&back);
+    ck_assert_int_eq(gr_index_write(path, GR_OIDX_ENTRY, &back, true), 0);
+    ck_assert_int_eq(gr_logtest_file_size(path), 0);
     /* a whole write trims what was there */
+    ck_assert_int_eq(gr_index_write(path, GR_OIDX_ENTRY, &ix, true), 0);
+    ck_assert_int_eq(gr_logtest_file_size(path), 16);
     ix.n = 1;
+    ix.exact = false; /* what drops entries must say so */
     ck_assert_int_eq(gr_index_write(path, GR_OIDX_ENTRY, &ix, true), 0);
     ck_assert_int_eq(gr_logtest_file_size(path), 8);
     /* a size that is not a multiple of 8 is damage */
