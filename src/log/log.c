@@ -621,6 +621,9 @@ load_segments(gr_log_t *l, const gr_dir_names_t *names)
         gr_segment_path(path, l->dir, seg->base, ".index");
         if (stat(path, &st) != 0 || st.st_size % GR_OIDX_ENTRY != 0)
             seg->rebuild = true;
+        else if (st.st_size == 0) /* read: nothing to open (no entry to
+                                     check either) */
+            seg->oidx.loaded = seg->oidx.exact = true;
         gr_segment_path(path, l->dir, seg->base, ".timeindex");
         if (stat(path, &st) != 0 || st.st_size % GR_TIDX_ENTRY != 0)
             seg->rebuild = true;

@@ -11,10 +11,12 @@
 #include "proto/gen/producer_snapshot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SNAPSHOT_VERSION 1
@@ -484,24 +486,32 @@ snapshot_path(char *buf, size_t n, const char *dir, int64_t off)
 static int
 load_snapshot(gr_pstate_t *ps, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    int fd = open(path, O_RDONLY | O_CLOEXEC); /* 4 system calls, not 7 */
     uint8_t *buf = NULL;
-    long len;
+    struct stat st;
+    off_t len, got = 0;
     int rc = -1;
     gr_arena_t *a = NULL;
     gr_producer_snapshot_t snap;
     gr_reader_t r;
 
-    if (f == NULL)
+    if (fd < 0)
         return -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < SNAPSHOT_ENTRIES_OFFSET ||
+    if (fstat(fd, &st) != 0 || (len = st.st_size) < SNAPSHOT_ENTRIES_OFFSET ||
         len > (1L << 30))
         goto out;
-    rewind(f);
     buf = malloc((size_t)len);
     a = gr_arena_new(4096);
-    if (buf == NULL || a == NULL || fread(buf, 1, (size_t)len, f) != (size_t)len)
+    if (buf == NULL || a == NULL)
         goto out;
+    while (got < len) {
+        ssize_t n = pread(fd, buf + got, (size_t)(len - got), got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            goto out;
+        got += n;
+    }
     if (gr_get_u16(buf) != SNAPSHOT_VERSION ||
         gr_get_u32(buf + 2) != gr_crc32c(buf + SNAPSHOT_ENTRIES_OFFSET,
                                          (size_t)len - SNAPSHOT_ENTRIES_OFFSET))
@@ -538,7 +548,7 @@ out:
         clear(ps);
     gr_arena_destroy(a);
     free(buf);
-    fclose(f);
+    close(fd);
     return rc;
 }
 
