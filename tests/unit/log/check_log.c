@@ -652,7 +652,8 @@ snapshot_ino(const gr_logtest_t *t, int64_t off)
 }
 
 /* As Kafka's takeSnapshot: a producer snapshot is written only when the
- * log grew since the last one (loaded or written), or its file is gone. */
+ * log grew since the last one (loaded or written), or its file is gone or
+ * could not be loaded. */
 START_TEST(test_snapshot_only_when_new)
 {
     gr_logtest_t t;
@@ -680,6 +681,23 @@ START_TEST(test_snapshot_only_when_new)
     ck_assert(snapshot_ino(&t, leo) == ino);
     snprintf(path, sizeof path, "%s/snap-0/%020lld.snapshot", t.dir,
              (long long)leo);
+    /* damaged (a byte of its entries changed, then cut short): not
+     * loaded, so written again at the next stop */
+    for (int k = 0; k < 2; k++) {
+        int fd = open(path, O_RDWR);
+        ck_assert_int_ge(fd, 0);
+        if (k == 0)
+            ck_assert_int_eq(pwrite(fd, "\x55", 1, 8), 1);
+        else
+            ck_assert_int_eq(ftruncate(fd, 3), 0);
+        close(fd);
+        gr_pstate_destroy(ps);
+        ps = gr_pstate_new("snap", 0);
+        ck_assert_int_eq(gr_pstate_load(ps, l), 0);
+        ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
+        ck_assert(snapshot_ino(&t, leo) != ino);
+        ino = snapshot_ino(&t, leo);
+    }
     ck_assert_int_eq(unlink(path), 0); /* gone: written again */
     ck_assert_int_eq(gr_pstate_snapshot(ps, l), 0);
     ck_assert(snapshot_ino(&t, leo) != 0);
