@@ -94,13 +94,22 @@ fsync_dir(const char *path)
     return rc;
 }
 
+/* The file a write of path goes to before its rename: <path>~. '~' is in
+ * no topic name, so one that a crash leaves is never loaded as a topic
+ * (<name>.tmp was: a topic "name.tmp"); local_load removes it. */
+static void
+tmp_path(char *out, size_t n, const char *path)
+{
+    snprintf(out, n, "%s~", path);
+}
+
 /* Writes path atomically: tmp file, fsync, rename, fsync of the dir. */
 static int
 write_atomic(const char *dir, const char *path, const char *data, size_t len)
 {
     char tmp[PATH_MAX];
     int fd;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    tmp_path(tmp, sizeof tmp, path);
     fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
@@ -141,7 +150,7 @@ ops_work(void *arg)
         if (op->kind == OP_WRITE) {
             char tmp[PATH_MAX];
             int fd;
-            snprintf(tmp, sizeof tmp, "%s.tmp", op->path);
+            tmp_path(tmp, sizeof tmp, op->path);
             errno = EIO; /* a short write sets none */
             fd = op->fault ? -1
                            : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
@@ -398,7 +407,7 @@ load_topic(gr_cluster_t *c, const char *name)
     gr_str_t sname = gr_str_c(name);
 
     if (gr_topic_name_invalid(&sname) != NULL)
-        return 0; /* not ours (e.g. a .tmp file) */
+        return 0; /* not a topic's file */
     snprintf(path, sizeof path, "%s/%s", l->topics, name);
     f = fopen(path, "r");
     if (f == NULL)
@@ -588,8 +597,16 @@ local_load(gr_cluster_t *c)
         return -1;
     }
     while ((de = readdir(d)) != NULL) {
+        size_t k = strlen(de->d_name);
         if (de->d_name[0] == '.')
             continue;
+        if (de->d_name[k - 1] == '~') { /* a write a crash cut short */
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", l->topics, de->d_name);
+            GR_LOG_INFO("removing %s, left by an interrupted write", path);
+            unlink(path);
+            continue;
+        }
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             names = realloc(names, cap * sizeof(*names));
