@@ -232,6 +232,7 @@ typedef struct gr_open_batch {
     int n, cap;
     int next;       /* items opened so far (batch_done) */
     gr_req_t *req;  /* answered when done; NULL if none or gone */
+    void (*refill)(gr_req_t *req); /* rebuilds req's answer first, or NULL */
     gr_uuid_t *ids; /* the request's topics, with where their errors go */
     int16_t **errs;
     gr_str_t **msgs;
@@ -248,6 +249,15 @@ batch_free(open_batch_t *ob)
     free(ob->errs);
     free(ob->msgs);
     free(ob);
+}
+
+/* Answers the waiting request (ob->req not NULL). */
+static void
+batch_reply(open_batch_t *ob)
+{
+    if (ob->refill != NULL)
+        ob->refill(ob->req);
+    gr_req_reply(ob->req);
 }
 
 static int
@@ -331,7 +341,7 @@ batch_done(gr_loop_t *loop, void *arg)
             return; /* the rest at the next turn */
     }
     if (ob->req != NULL)
-        gr_req_reply(ob->req);
+        batch_reply(ob);
     batch_free(ob);
 }
 
@@ -356,7 +366,7 @@ batch_stored(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
 
     if (cancelled || b->stopping) {
         if (ob->req != NULL)
-            gr_req_reply(ob->req);
+            batch_reply(ob);
         batch_free(ob);
         return;
     }
@@ -379,7 +389,7 @@ batch_stored(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
     ob->n = keep;
     if (ob->n == 0) {
         if (ob->req != NULL)
-            gr_req_reply(ob->req);
+            batch_reply(ob);
         batch_free(ob);
         return;
     }
@@ -422,6 +432,18 @@ gr_broker_open_async_end(gr_broker_t *b, gr_req_t *req,
 
     b->open_batch = NULL;
     return batch_wait(b, ob, req, w);
+}
+
+int
+gr_broker_open_async_end_then(gr_broker_t *b, gr_req_t *req,
+                              void (*refill)(gr_req_t *req))
+{
+    open_batch_t *ob = b->open_batch;
+
+    b->open_batch = NULL;
+    if (ob != NULL)
+        ob->refill = refill;
+    return batch_wait(b, ob, req, NULL);
 }
 
 int

@@ -118,6 +118,10 @@ void gr_broker_open_async_begin(gr_broker_t *broker);
 /* w: the request's topics (NULL: none). */
 int gr_broker_open_async_end(gr_broker_t *broker, struct gr_req *req,
                              const gr_topic_waits_t *w);
+/* As _end() with req, for an answer that depends on how the creation went:
+ * refill(req) rebuilds it just before it is sent. */
+int gr_broker_open_async_end_then(gr_broker_t *broker, struct gr_req *req,
+                                  void (*refill)(struct gr_req *req));
 /* Answers req once the cluster has persisted the topic changes made so far
  * (gr_cluster_sync); the error of a topic in w whose change could not be
  * says KAFKA_STORAGE_ERROR. Returns 0. Loop thread only. */

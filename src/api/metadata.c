@@ -61,10 +61,6 @@ topic_error(gr_metadata_response_topic_t *rt, const gr_str_t *name,
     rt->partitions_cnt = 0;
 }
 
-/* Partitions made at once by one Metadata request at most (~0.2 ms each
- * on ext4); more are made on a worker. */
-#define AUTO_CREATE_AT_ONCE 64
-
 /* The partitions auto-creation would make for the request's unknown
  * topics (num.partitions each; an estimate: internal topics have more). */
 static int64_t
@@ -81,6 +77,27 @@ auto_create_count(gr_broker_t *b, const gr_metadata_request_t *rq)
             n += per;
     }
     return n;
+}
+
+/* The answer of a request that auto-created topics, once they are stored
+ * and their partitions led: the entries that said LEADER_NOT_AVAILABLE
+ * while the topics were being made say what is now. */
+static void
+refill_created(gr_req_t *req)
+{
+    const gr_metadata_request_t *rq = req->body;
+    gr_metadata_response_t *rs = req->resp;
+    for (int32_t i = 0; i < rs->topics_cnt; i++) {
+        gr_metadata_response_topic_t *rt = &rs->topics[i];
+        gr_topic_t *t;
+        if (rt->error_code != GR_KERR_LEADER_NOT_AVAILABLE ||
+            rq->topics[i].name.len < 0)
+            continue;
+        t = gr_cluster_topic(req->broker->cluster, &rq->topics[i].name);
+        if (t != NULL && fill_topic(req, rt, t) != 0)
+            topic_error(rt, &rq->topics[i].name, NULL,
+                        GR_KERR_LEADER_NOT_AVAILABLE); /* out of memory */
+    }
 }
 
 /* The topics a request names, auto-created if allowed. 0 or -1 (out of
@@ -225,17 +242,22 @@ gr_api_metadata(gr_req_t *req)
     if (rq->topics_cnt && rs->topics == NULL)
         return gr_req_close(req, "out of memory");
     rs->topics_cnt = rq->topics_cnt;
-    /* Topics auto-created in numbers get their partitions made on a
-     * worker, so that the loop goes on; their first answer then says
-     * LEADER_NOT_AVAILABLE, as Kafka's does. A few (the usual case: a
-     * client's first use of a topic) are made at once and led in this
-     * answer, which test suites rely on. */
-    async = allow_create && auto_create_count(b, rq) > AUTO_CREATE_AT_ONCE;
+    /* Auto-created topics get their partitions made on a worker once the
+     * cluster has stored the topics, and the answer waits for that: it
+     * shows them led (a client's first Metadata, as test suites expect),
+     * and nothing is acknowledged for a topic a crash could still lose
+     * (its records would be left in a directory of an unknown topic). */
+    async = allow_create && auto_create_count(b, rq) > 0;
     if (async)
         gr_broker_open_async_begin(b);
     rc = named_topics(req, rq, rs, allow_create);
-    if (async)
-        gr_broker_open_async_end(b, NULL, NULL);
+    if (async) {
+        if (rc != 0) {
+            gr_broker_open_async_end(b, NULL, NULL);
+            return gr_req_close(req, "out of memory");
+        }
+        return gr_broker_open_async_end_then(b, req, refill_created);
+    }
     if (rc != 0)
         return gr_req_close(req, "out of memory");
     return gr_req_reply(req);

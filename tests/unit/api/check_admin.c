@@ -222,6 +222,42 @@ START_TEST(test_auto_create_cap)
 }
 END_TEST
 
+/* An auto-created topic is answered once it is stored: the first answer
+ * already shows its partitions led, and by then its metadata file is on
+ * disk (a crash after a record was acknowledged cannot lose the topic). */
+START_TEST(test_auto_create_stored_first)
+{
+    static const char *const ov[] = { "num.partitions=2", NULL };
+    gr_brokertest_t bt;
+    gr_metadata_request_t rq;
+    gr_metadata_request_topic_t qt[2];
+    gr_metadata_response_t *rs;
+    char path[256];
+
+    gr_brokertest_start(&bt, ov);
+    gr_metadata_request_init(&rq);
+    gr_metadata_request_topic_init(&qt[0]);
+    gr_metadata_request_topic_init(&qt[1]);
+    qt[0].name = gr_str_c("fresh");
+    qt[1].name = gr_str_c("bad name");
+    rq.topics = qt;
+    rq.topics_cnt = 2;
+    rq.allow_auto_topic_creation = true;
+    rs = gr_brokertest_call(&bt, GR_API_METADATA, 9, &rq);
+    snprintf(path, sizeof path, "%s/data/gregor-topics/fresh", bt.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(rs->topics_cnt, 2);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rs->topics[0].partitions[i].error_code, GR_KERR_NONE);
+        ck_assert_int_eq(rs->topics[0].partitions[i].leader_id, 1);
+    }
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_delete_topics_response_t *
 delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 {
@@ -676,6 +712,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_create_topics_errors);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
+    tcase_add_test(tc, test_auto_create_stored_first);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
