@@ -2,9 +2,9 @@
  * FindCoordinator (api key 10): the broker that coordinates a group
  * (key_type 0: the leader of the __consumer_offsets partition the group id
  * hashes to) or a transactional id (key_type 1: __transaction_state).
- * The internal topic is created on first use, as Kafka does, but here at
- * once, so the first answer already names the coordinator. v0-v3 carry
- * one key and top-level fields; v4+ a batch of keys, each with its own
+ * The internal topic is created on first use, as Kafka does; the answer
+ * waits until it is stored and led, so it already names the coordinator. v0-v3
+ * carry one key and top-level fields; v4+ a batch of keys, each with its own
  * error (find_coordinator.schema).
  */
 #include "api/api_int.h"
@@ -69,8 +69,10 @@ message(gr_kerr_t err)
     return err == GR_KERR_NONE ? GR_STR_NULL : gr_str_c(gr_kerr_msg(err));
 }
 
-int
-gr_api_find_coordinator(gr_req_t *req)
+/* Fills the answer (creating the internal topic if it is missing); 0, or
+ * -1 when out of memory. */
+static int
+fill(gr_req_t *req)
 {
     const gr_find_coordinator_request_t *rq = req->body;
     gr_find_coordinator_response_t *rs = req->resp;
@@ -83,7 +85,7 @@ gr_api_find_coordinator(gr_req_t *req)
         rs->node_id = ans.node_id;
         rs->host = ans.host;
         rs->port = ans.port;
-        return gr_req_reply(req);
+        return 0;
     }
     /* v4+: batched keys (KIP-699) */
     rs->coordinators_cnt =
@@ -92,7 +94,7 @@ gr_api_find_coordinator(gr_req_t *req)
         req->a, sizeof(*rs->coordinators) *
                     (size_t)(rs->coordinators_cnt ? rs->coordinators_cnt : 1));
     if (rs->coordinators == NULL)
-        return gr_req_close(req, "out of memory");
+        return -1;
     for (int32_t i = 0; i < rs->coordinators_cnt; i++) {
         gr_find_coordinator_response_coordinator_t *c = &rs->coordinators[i];
         gr_find_coordinator_response_coordinator_init(c);
@@ -104,5 +106,40 @@ gr_api_find_coordinator(gr_req_t *req)
         c->host = ans.host;
         c->port = ans.port;
     }
+    return 0;
+}
+
+/* The answer once the internal topic is stored and led. */
+static void
+refill(gr_req_t *req)
+{
+    if (fill(req) != 0)
+        GR_LOG_WARN("FindCoordinator from %s: out of memory", gr_req_peer(req));
+}
+
+int
+gr_api_find_coordinator(gr_req_t *req)
+{
+    const gr_find_coordinator_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    const char *internal =
+        rq->key_type == GR_COORD_GROUP         ? GR_TOPIC_CONSUMER_OFFSETS
+        : rq->key_type == GR_COORD_TRANSACTION ? GR_TOPIC_TRANSACTION_STATE
+                                               : NULL;
+
+    /* The internal topic's first use makes it: the answer waits until it
+     * is stored and its partitions made and led, so it names the
+     * coordinator and nothing is committed to a topic a crash could lose */
+    if (internal != NULL &&
+        gr_cluster_topic_cstr(b->cluster, internal) == NULL) {
+        gr_broker_open_async_begin(b);
+        if (fill(req) != 0) {
+            gr_broker_open_async_end(b, NULL, NULL);
+            return gr_req_close(req, "out of memory");
+        }
+        return gr_broker_open_async_end_then(b, req, refill);
+    }
+    if (fill(req) != 0)
+        return gr_req_close(req, "out of memory");
     return gr_req_reply(req);
 }

@@ -258,6 +258,31 @@ START_TEST(test_auto_create_stored_first)
 }
 END_TEST
 
+/* Likewise the internal topic FindCoordinator makes on first use: the
+ * first answer names the coordinator, and its topic file is on disk. */
+START_TEST(test_coordinator_topic_stored_first)
+{
+    static const char *const ov[] = { "offsets.topic.num.partitions=3", NULL };
+    gr_brokertest_t bt;
+    gr_find_coordinator_request_t rq;
+    gr_find_coordinator_response_t *rs;
+    char path[256];
+
+    gr_brokertest_start(&bt, ov);
+    gr_find_coordinator_request_init(&rq);
+    rq.key = gr_str_c("group-a");
+    rq.key_type = 0;
+    rs = gr_brokertest_call(&bt, GR_API_FIND_COORDINATOR, 3, &rq);
+    snprintf(path, sizeof path, "%s/data/gregor-topics/__consumer_offsets",
+             bt.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->node_id, 1);
+    ck_assert_int_gt(rs->port, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_delete_topics_response_t *
 delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 {
@@ -713,6 +738,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_auto_create_stored_first);
+    tcase_add_test(tc, test_coordinator_topic_stored_first);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
