@@ -18,7 +18,8 @@ typedef struct coord_answer {
 } coord_answer_t;
 
 static void
-lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
+lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, bool create,
+       coord_answer_t *ans)
 {
     gr_broker_t *b = req->broker;
     const char *internal;
@@ -47,7 +48,8 @@ lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
         ans->error = GR_KERR_INVALID_REQUEST;
         return;
     }
-    t = gr_topics_internal(b, internal);
+    t = create ? gr_topics_internal(b, internal)
+               : gr_cluster_topic_cstr(b->cluster, internal);
     if (t == NULL || t->nparts <= 0)
         return;
     p = t->parts[gr_cluster_coord_partition(key, t->nparts)];
@@ -69,17 +71,17 @@ message(gr_kerr_t err)
     return err == GR_KERR_NONE ? GR_STR_NULL : gr_str_c(gr_kerr_msg(err));
 }
 
-/* Fills the answer (creating the internal topic if it is missing); 0, or
- * -1 when out of memory. */
+/* Fills the answer (creating the internal topic if it is missing and
+ * create says so); 0, or -1 when out of memory. */
 static int
-fill(gr_req_t *req)
+fill(gr_req_t *req, bool create)
 {
     const gr_find_coordinator_request_t *rq = req->body;
     gr_find_coordinator_response_t *rs = req->resp;
     coord_answer_t ans;
 
     if (req->version < 4) {
-        lookup(req, rq->key_type, &rq->key, &ans);
+        lookup(req, rq->key_type, &rq->key, create, &ans);
         rs->error_code = ans.error;
         rs->error_message = message(ans.error);
         rs->node_id = ans.node_id;
@@ -98,7 +100,7 @@ fill(gr_req_t *req)
     for (int32_t i = 0; i < rs->coordinators_cnt; i++) {
         gr_find_coordinator_response_coordinator_t *c = &rs->coordinators[i];
         gr_find_coordinator_response_coordinator_init(c);
-        lookup(req, rq->key_type, &rq->coordinator_keys[i], &ans);
+        lookup(req, rq->key_type, &rq->coordinator_keys[i], create, &ans);
         c->key = rq->coordinator_keys[i];
         c->error_code = ans.error;
         c->error_message = message(ans.error);
@@ -109,11 +111,12 @@ fill(gr_req_t *req)
     return 0;
 }
 
-/* The answer once the internal topic is stored and led. */
+/* The answer once the internal topic is stored and led. A topic whose
+ * store failed is gone again: not made anew here, outside the batch. */
 static void
 refill(gr_req_t *req)
 {
-    if (fill(req) != 0)
+    if (fill(req, false) != 0)
         GR_LOG_WARN("FindCoordinator from %s: out of memory", gr_req_peer(req));
 }
 
@@ -133,13 +136,13 @@ gr_api_find_coordinator(gr_req_t *req)
     if (internal != NULL &&
         gr_cluster_topic_cstr(b->cluster, internal) == NULL) {
         gr_broker_open_async_begin(b);
-        if (fill(req) != 0) {
+        if (fill(req, true) != 0) {
             gr_broker_open_async_end(b, NULL, NULL);
             return gr_req_close(req, "out of memory");
         }
         return gr_broker_open_async_end_then(b, req, refill);
     }
-    if (fill(req) != 0)
+    if (fill(req, true) != 0)
         return gr_req_close(req, "out of memory");
     return gr_req_reply(req);
 }
