@@ -441,8 +441,11 @@ gr_broker_open_async_end_then(gr_broker_t *b, gr_req_t *req,
     open_batch_t *ob = b->open_batch;
 
     b->open_batch = NULL;
-    if (ob != NULL)
-        ob->refill = refill;
+    if (ob == NULL) { /* out of memory: the partitions were led at once */
+        refill(req);
+        return gr_req_reply(req);
+    }
+    ob->refill = refill;
     return batch_wait(b, ob, req, NULL);
 }
 

@@ -119,7 +119,8 @@ void gr_broker_open_async_begin(gr_broker_t *broker);
 int gr_broker_open_async_end(gr_broker_t *broker, struct gr_req *req,
                              const gr_topic_waits_t *w);
 /* As _end() with req, for an answer that depends on how the creation went:
- * refill(req) rebuilds it just before it is sent. */
+ * refill(req) builds it just before it is sent (also when the batch could
+ * not be allocated and the partitions were made at once). */
 int gr_broker_open_async_end_then(gr_broker_t *broker, struct gr_req *req,
                                   void (*refill)(struct gr_req *req));
 /* Answers req once the cluster has persisted the topic changes made so far

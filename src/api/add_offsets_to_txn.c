@@ -11,18 +11,19 @@
 #include "api/topics.h"
 #include "txn/txn.h"
 
-int
-gr_api_add_offsets_to_txn(gr_req_t *req)
+static void
+add(gr_req_t *req)
 {
     const gr_add_offsets_to_txn_request_t *rq = req->body;
     gr_add_offsets_to_txn_response_t *rs = req->resp;
-    gr_topic_t *t = gr_topics_internal(req->broker, GR_TOPIC_CONSUMER_OFFSETS);
+    gr_topic_t *t =
+        gr_cluster_topic_cstr(req->broker->cluster, GR_TOPIC_CONSUMER_OFFSETS);
     gr_txn_tp_t tp;
     gr_kerr_t kerr;
 
-    if (t == NULL) {
+    if (t == NULL || t->nparts <= 0 || req->broker->stopping) {
         rs->error_code = GR_KERR_COORDINATOR_NOT_AVAILABLE;
-        return gr_req_reply(req);
+        return;
     }
     tp.topic = gr_str_c(GR_TOPIC_CONSUMER_OFFSETS);
     tp.partition = gr_cluster_coord_partition(&rq->group_id, t->nparts);
@@ -33,5 +34,12 @@ gr_api_add_offsets_to_txn(gr_req_t *req)
     if (kerr == GR_KERR_PRODUCER_FENCED && req->version < 2)
         kerr = GR_KERR_INVALID_PRODUCER_EPOCH;
     rs->error_code = kerr;
-    return gr_req_reply(req);
+}
+
+int
+gr_api_add_offsets_to_txn(gr_req_t *req)
+{
+    /* the group's partition of __consumer_offsets, made on first use (a
+     * client that skipped FindCoordinator for the group) */
+    return gr_topics_internal_then(req, GR_TOPIC_CONSUMER_OFFSETS, add);
 }

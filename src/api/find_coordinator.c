@@ -18,8 +18,7 @@ typedef struct coord_answer {
 } coord_answer_t;
 
 static void
-lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, bool create,
-       coord_answer_t *ans)
+lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
 {
     gr_broker_t *b = req->broker;
     const char *internal;
@@ -48,8 +47,7 @@ lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, bool create,
         ans->error = GR_KERR_INVALID_REQUEST;
         return;
     }
-    t = create ? gr_topics_internal(b, internal)
-               : gr_cluster_topic_cstr(b->cluster, internal);
+    t = gr_cluster_topic_cstr(b->cluster, internal);
     if (t == NULL || t->nparts <= 0)
         return;
     p = t->parts[gr_cluster_coord_partition(key, t->nparts)];
@@ -71,36 +69,40 @@ message(gr_kerr_t err)
     return err == GR_KERR_NONE ? GR_STR_NULL : gr_str_c(gr_kerr_msg(err));
 }
 
-/* Fills the answer (creating the internal topic if it is missing and
- * create says so); 0, or -1 when out of memory. */
-static int
-fill(gr_req_t *req, bool create)
+/* Fills the answer. Out of memory for the keys of v4+, it holds none
+ * (logged). */
+static void
+fill(gr_req_t *req)
 {
     const gr_find_coordinator_request_t *rq = req->body;
     gr_find_coordinator_response_t *rs = req->resp;
     coord_answer_t ans;
 
     if (req->version < 4) {
-        lookup(req, rq->key_type, &rq->key, create, &ans);
+        lookup(req, rq->key_type, &rq->key, &ans);
         rs->error_code = ans.error;
         rs->error_message = message(ans.error);
         rs->node_id = ans.node_id;
         rs->host = ans.host;
         rs->port = ans.port;
-        return 0;
+        return;
     }
     /* v4+: batched keys (KIP-699) */
-    rs->coordinators_cnt =
-        rq->coordinator_keys_cnt > 0 ? rq->coordinator_keys_cnt : 0;
+    rs->coordinators_cnt = 0;
+    if (rq->coordinator_keys_cnt <= 0)
+        return;
     rs->coordinators = gr_arena_zalloc(
-        req->a, sizeof(*rs->coordinators) *
-                    (size_t)(rs->coordinators_cnt ? rs->coordinators_cnt : 1));
-    if (rs->coordinators == NULL)
-        return -1;
+        req->a, sizeof(*rs->coordinators) * (size_t)rq->coordinator_keys_cnt);
+    if (rs->coordinators == NULL) {
+        GR_LOG_WARN("FindCoordinator from %s: out of memory for %d keys",
+                    gr_req_peer(req), rq->coordinator_keys_cnt);
+        return;
+    }
+    rs->coordinators_cnt = rq->coordinator_keys_cnt;
     for (int32_t i = 0; i < rs->coordinators_cnt; i++) {
         gr_find_coordinator_response_coordinator_t *c = &rs->coordinators[i];
         gr_find_coordinator_response_coordinator_init(c);
-        lookup(req, rq->key_type, &rq->coordinator_keys[i], create, &ans);
+        lookup(req, rq->key_type, &rq->coordinator_keys[i], &ans);
         c->key = rq->coordinator_keys[i];
         c->error_code = ans.error;
         c->error_message = message(ans.error);
@@ -108,41 +110,39 @@ fill(gr_req_t *req, bool create)
         c->host = ans.host;
         c->port = ans.port;
     }
-    return 0;
 }
 
-/* The answer once the internal topic is stored and led. A topic whose
- * store failed is gone again: not made anew here, outside the batch. */
-static void
-refill(gr_req_t *req)
+/* Whether a key is one the internal topic is made for: Kafka refuses an
+ * empty transactional id before it looks for the topic. */
+static bool
+any_valid_key(const gr_req_t *req)
 {
-    if (fill(req, false) != 0)
-        GR_LOG_WARN("FindCoordinator from %s: out of memory", gr_req_peer(req));
+    const gr_find_coordinator_request_t *rq = req->body;
+    if (rq->key_type != GR_COORD_TRANSACTION)
+        return true;
+    if (req->version < 4)
+        return rq->key.len > 0;
+    for (int32_t i = 0; i < rq->coordinator_keys_cnt; i++)
+        if (rq->coordinator_keys[i].len > 0)
+            return true;
+    return false;
 }
 
 int
 gr_api_find_coordinator(gr_req_t *req)
 {
     const gr_find_coordinator_request_t *rq = req->body;
-    gr_broker_t *b = req->broker;
     const char *internal =
         rq->key_type == GR_COORD_GROUP         ? GR_TOPIC_CONSUMER_OFFSETS
         : rq->key_type == GR_COORD_TRANSACTION ? GR_TOPIC_TRANSACTION_STATE
                                                : NULL;
 
-    /* The internal topic's first use makes it: the answer waits until it
-     * is stored and its partitions made and led, so it names the
+    /* The internal topic's first use makes it; the answer then waits until
+     * it is stored and its partitions made and led, so it names the
      * coordinator and nothing is committed to a topic a crash could lose */
-    if (internal != NULL &&
-        gr_cluster_topic_cstr(b->cluster, internal) == NULL) {
-        gr_broker_open_async_begin(b);
-        if (fill(req, true) != 0) {
-            gr_broker_open_async_end(b, NULL, NULL);
-            return gr_req_close(req, "out of memory");
-        }
-        return gr_broker_open_async_end_then(b, req, refill);
+    if (internal == NULL || !any_valid_key(req)) {
+        fill(req);
+        return gr_req_reply(req);
     }
-    if (fill(req, true) != 0)
-        return gr_req_close(req, "out of memory");
-    return gr_req_reply(req);
+    return gr_topics_internal_then(req, internal, fill);
 }

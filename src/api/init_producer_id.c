@@ -10,13 +10,39 @@
 #include "api/topics.h"
 #include "txn/txn.h"
 
+/* A transactional producer's id and epoch, from the transaction
+ * coordinator (once __transaction_state exists). */
+static void
+transactional(gr_req_t *req)
+{
+    const gr_init_producer_id_request_t *rq = req->body;
+    gr_init_producer_id_response_t *rs = req->resp;
+    gr_pid_t pid = GR_PID_NONE;
+    gr_kerr_t kerr;
+
+    if (req->broker->stopping)
+        kerr = GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    else
+        kerr = gr_txn_init_pid(
+            req->broker->txn, &rq->transactional_id, rq->transaction_timeout_ms,
+            (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &pid);
+
+    /* PRODUCER_FENCED exists from v4 on (init_producer_id.schema);
+     * older clients handle the same case as INVALID_PRODUCER_EPOCH. */
+    if (kerr == GR_KERR_PRODUCER_FENCED && req->version < 4)
+        kerr = GR_KERR_INVALID_PRODUCER_EPOCH;
+
+    rs->error_code = kerr;
+    rs->producer_id = pid.id;       /* -1 unless kerr == GR_KERR_NONE */
+    rs->producer_epoch = pid.epoch; /* likewise */
+}
+
 int
 gr_api_init_producer_id(gr_req_t *req)
 {
     const gr_init_producer_id_request_t *rq = req->body;
     gr_init_producer_id_response_t *rs = req->resp;
     gr_pid_t pid = GR_PID_NONE;
-    gr_kerr_t kerr;
 
     /* ProducerId and ProducerEpoch are "3+" fields: below v3 the decoder
      * has set both to their schema default, -1. Either both are -1 (a new
@@ -37,20 +63,8 @@ gr_api_init_producer_id(gr_req_t *req)
         rs->producer_epoch = pid.id < 0 ? -1 : 0;
         return gr_req_reply(req);
     }
-
-    /* the coordinator keeps its state in __transaction_state */
-    gr_topics_internal(req->broker, GR_TOPIC_TRANSACTION_STATE);
-    kerr = gr_txn_init_pid(
-        req->broker->txn, &rq->transactional_id, rq->transaction_timeout_ms,
-        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &pid);
-
-    /* PRODUCER_FENCED exists from v4 on (init_producer_id.schema);
-     * older clients handle the same case as INVALID_PRODUCER_EPOCH. */
-    if (kerr == GR_KERR_PRODUCER_FENCED && req->version < 4)
-        kerr = GR_KERR_INVALID_PRODUCER_EPOCH;
-
-    rs->error_code = kerr;
-    rs->producer_id = pid.id;       /* -1 unless kerr == GR_KERR_NONE */
-    rs->producer_epoch = pid.epoch; /* likewise */
-    return gr_req_reply(req);
+    /* the coordinator keeps its state in __transaction_state, made on
+     * first use (a client that skipped FindCoordinator) */
+    return gr_topics_internal_then(req, GR_TOPIC_TRANSACTION_STATE,
+                                   transactional);
 }

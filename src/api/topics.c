@@ -1,6 +1,7 @@
 /* Topic creation on demand: see topics.h. */
 #include "api/topics.h"
 #include "core/log.h"
+#include "net/conn.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -88,4 +89,19 @@ gr_topics_internal(gr_broker_t *b, const char *name)
         return NULL;
     }
     return t;
+}
+
+int
+gr_topics_internal_then(gr_req_t *req, const char *name,
+                        void (*answer)(gr_req_t *req))
+{
+    gr_broker_t *b = req->broker;
+
+    if (gr_cluster_topic_cstr(b->cluster, name) != NULL) {
+        answer(req);
+        return gr_req_reply(req);
+    }
+    gr_broker_open_async_begin(b);
+    gr_topics_internal(b, name);
+    return gr_broker_open_async_end_then(b, req, answer);
 }

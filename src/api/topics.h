@@ -23,7 +23,17 @@ bool gr_topic_is_internal_name(const gr_str_t *name);
  * settings). *out is set on success; msg explains a failure. */
 gr_kerr_t gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name,
                                 gr_topic_t **out, const char **msg);
-/* The internal topic, created if needed; NULL when that fails (logged). */
+/* The internal topic, created if needed; NULL when that fails (logged).
+ * Made outside a gr_broker_open_async batch, its partitions are led at once
+ * while its topic file is still queued: handlers use the call below. */
 gr_topic_t *gr_topics_internal(gr_broker_t *b, const char *name);
+/* Answers req with what answer(req) fills in, once the internal topic name
+ * exists: at once when it does; else the topic is made first and answer
+ * runs after it is stored and its partitions made and led (or after that
+ * failed: then the topic is missing when answer runs), so nothing the
+ * answer acknowledges is written to a topic a crash could lose. answer must
+ * not reply. Returns what gr_req_reply() returns. Loop thread only. */
+int gr_topics_internal_then(struct gr_req *req, const char *name,
+                            void (*answer)(struct gr_req *req));
 
 #endif

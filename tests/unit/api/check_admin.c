@@ -269,6 +269,16 @@ START_TEST(test_coordinator_topic_stored_first)
     char path[256];
 
     gr_brokertest_start(&bt, ov);
+    /* an empty transactional id is refused before the topic is made */
+    gr_find_coordinator_request_init(&rq);
+    rq.key = gr_str_c("");
+    rq.key_type = 1;
+    rs = gr_brokertest_call(&bt, GR_API_FIND_COORDINATOR, 3, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_REQUEST);
+    snprintf(path, sizeof path, "%s/data/gregor-topics/__transaction_state",
+             bt.dir);
+    ck_assert_int_ne(access(path, F_OK), 0);
+
     gr_find_coordinator_request_init(&rq);
     rq.key = gr_str_c("group-a");
     rq.key_type = 0;
@@ -279,6 +289,51 @@ START_TEST(test_coordinator_topic_stored_first)
     ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
     ck_assert_int_eq(rs->node_id, 1);
     ck_assert_int_gt(rs->port, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* And those InitProducerId and AddOffsetsToTxn make for a client that
+ * skipped FindCoordinator: the first answer gives the producer its id (and
+ * adds the group's partition), with the topic file already on disk. */
+START_TEST(test_txn_topics_stored_first)
+{
+    static const char *const ov[] = { "transaction.state.log.num.partitions=2",
+                                      "offsets.topic.num.partitions=2", NULL };
+    gr_brokertest_t bt;
+    gr_init_producer_id_request_t ip;
+    gr_init_producer_id_response_t *ipr;
+    gr_add_offsets_to_txn_request_t ao;
+    gr_add_offsets_to_txn_response_t *aor;
+    char txn_path[256], off_path[256];
+
+    gr_brokertest_start(&bt, ov);
+    snprintf(txn_path, sizeof txn_path,
+             "%s/data/gregor-topics/__transaction_state", bt.dir);
+    snprintf(off_path, sizeof off_path,
+             "%s/data/gregor-topics/__consumer_offsets", bt.dir);
+    gr_init_producer_id_request_init(&ip);
+    ip.transactional_id = gr_str_c("tx-a");
+    ip.transaction_timeout_ms = 60000;
+    ipr = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 1, &ip);
+    ck_assert_int_eq(access(txn_path, F_OK), 0);
+    ck_assert_int_eq(ipr->error_code, GR_KERR_NONE);
+    ck_assert_int_ge(ipr->producer_id, 0);
+    ck_assert_int_eq(ipr->producer_epoch, 0);
+    ck_assert_int_ne(access(off_path, F_OK), 0);
+    /* the topic exists now: answered at once, the epoch bumped once */
+    ipr = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 1, &ip);
+    ck_assert_int_eq(ipr->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(ipr->producer_epoch, 1);
+
+    gr_add_offsets_to_txn_request_init(&ao);
+    ao.transactional_id = gr_str_c("tx-a");
+    ao.producer_id = ipr->producer_id;
+    ao.producer_epoch = ipr->producer_epoch;
+    ao.group_id = gr_str_c("group-a");
+    aor = gr_brokertest_call(&bt, GR_API_ADD_OFFSETS_TO_TXN, 1, &ao);
+    ck_assert_int_eq(access(off_path, F_OK), 0);
+    ck_assert_int_eq(aor->error_code, GR_KERR_NONE);
     gr_brokertest_stop(&bt);
 }
 END_TEST
@@ -739,6 +794,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_auto_create_stored_first);
     tcase_add_test(tc, test_coordinator_topic_stored_first);
+    tcase_add_test(tc, test_txn_topics_stored_first);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
