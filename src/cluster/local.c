@@ -571,6 +571,12 @@ load_meta(gr_cluster_t *c)
 }
 
 static int
+cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
 local_load(gr_cluster_t *c)
 {
     local_t *l = c->impl;
@@ -616,12 +622,8 @@ local_load(gr_cluster_t *c)
     }
     closedir(d);
     /* creation order is unknown; sort for a stable listing */
-    for (size_t i = 1; i < n; i++)
-        for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
-            char *t = names[j];
-            names[j] = names[j - 1];
-            names[j - 1] = t;
-        }
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_names);
     for (size_t i = 0; i < n; i++) {
         if (rc == 0 && load_topic(c, names[i]) != 0)
             rc = -1;
