@@ -247,6 +247,23 @@ s_topic_creation_stop() {
     GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" stop-after
 }
 
+# a deletion cut short by a crash (fault point trash.kill: the broker kills
+# itself before renaming the topic's 8th directory aside, after the
+# deletion's record is stored) is finished at the next start, as Kafka's
+# controller resumes a deletion
+s_topic_deletion_crash() {
+    GREGOR_FAULTS=trash.kill@/cut-7:1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 60 $PY "$COMPAT_SRC/topic_creation.py" crash || return 1
+    for _ in $(seq 1 100); do broker_alive || break; sleep 0.1; done
+    broker_alive && { echo "the broker did not kill itself"; return 1; }
+    stop_broker
+    grep -q 'fault trash.kill: killed before renaming' "$BROKER_DIR/broker.log" || return 1
+    ls -d "$BROKER_DIR"/data/cut-* >/dev/null || { echo "no directory left by the crash"; return 1; }
+    REUSE_DIR=1 start_broker || return 1
+    grep -q 'the deletion of topic cut .* was cut short' "$BROKER_DIR/broker.log" || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" crash-after
+}
+
 # a topic whose metadata file cannot be written (fault point topic.store)
 # is not created: KAFKA_STORAGE_ERROR, not listed, no directory, not there
 # after a restart; the other topic of the request is
@@ -880,7 +897,7 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions topic_creation
-           topic_store_fault topic_creation_stop
+           topic_store_fault topic_creation_stop topic_deletion_crash
            retention_and_flush localhost_dual_stack
            rdkafka_admin rdkafka_compaction kafkajs_admin kafka_python_admin
            admin_raw kcat_admin_effects

@@ -31,6 +31,12 @@ data directory is GR_DATA_DIR:
       once (by compat/run.sh)
   topic_creation.py stop-after   (restarted): all 3,000 are there, led,
       each with its directory
+  topic_creation.py crash   (fault point trash.kill armed for cut-7)
+      a 20-partition topic with a record in each is deleted; the broker
+      kills itself while its directories are being renamed aside
+  topic_creation.py crash-after   (restarted): the deletion is finished:
+      no directory of the topic left, nor its deletion record; not listed;
+      made again, it is empty and takes records
 
 Exit 0 or 1."""
 
@@ -417,7 +423,48 @@ def stop_after():
     print("topic_creation stop-after: ok")
 
 
+def crash():
+    admin = AdminClient({"bootstrap.servers": BOOT})
+    admin.create_topics([NewTopic("cut", 20, 1)],
+                        operation_timeout=30)["cut"].result(60)
+    produce_each("cut", 0, 20)
+    fs = admin.delete_topics(["cut"], operation_timeout=30,
+                             request_timeout=30)
+    try:  # answered before the renames start, or cut off by the kill
+        fs["cut"].result(30)
+    except Exception as e:
+        print("topic_creation crash: DeleteTopics: %s" % e)
+    print("topic_creation crash: deleted")
+
+
+def crash_after():
+    wait_gone(r"cut-\d+$", "cut")
+    wait_gone(r"cut-\d+\..*-delete$", "cut (renamed aside)")
+    topics = os.path.join(DATA, "gregor-topics")
+    deadline = time.time() + 30
+    while [f for f in os.listdir(topics) if f.startswith(".deleted-")]:
+        if time.time() > deadline:
+            fail("deletion records left: %s" % os.listdir(topics))
+        time.sleep(0.1)
+    admin = AdminClient({"bootstrap.servers": BOOT})
+    if "cut" in admin.list_topics(timeout=10).topics:
+        fail("cut is listed after the restart")
+    admin.create_topics([NewTopic("cut", 20, 1)],
+                        operation_timeout=30)["cut"].result(60)
+    led(admin, "cut", 20)
+    c = Consumer({"bootstrap.servers": BOOT, "group.id": "cut-check",
+                  "enable.partition.eof": True})
+    lo_hi = [c.get_watermark_offsets(TopicPartition("cut", p), timeout=10)
+             for p in range(20)]
+    c.close()
+    if any(hi != 0 for _, hi in lo_hi):
+        fail("cut made again holds records: %s" % lo_hi)
+    produce_each("cut", 0, 20)
+    print("topic_creation crash-after: ok")
+
+
 if __name__ == "__main__":
     {"after": after, "fault": fault, "fault-after": fault_after,
-     "stop": stop, "stop-after": stop_after}.get(
+     "stop": stop, "stop-after": stop_after, "crash": crash,
+     "crash-after": crash_after}.get(
         sys.argv[1] if len(sys.argv) > 1 else "", main)()

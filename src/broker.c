@@ -498,10 +498,41 @@ partition_created(void *arg, gr_partition_t *p)
     return open_partition(b, p);
 }
 
+/* The cluster persisted the deletions so far: their directories may go. */
+static void
+deletions_stored(void *arg, const gr_uuid_t *failed, int nfailed,
+                 bool cancelled)
+{
+    gr_broker_t *b = arg;
+    (void)failed;
+    (void)nfailed;
+    if (b->stopping || cancelled)
+        return; /* the logs are closed (every rename made) or closing */
+    if (b->deleted_since_sync) {
+        b->deleted_since_sync = false;
+        gr_cluster_sync(b->cluster, deletions_stored, b);
+        return;
+    }
+    b->deletions_unsynced = false;
+    b->deleted_since_sync = false;
+    gr_logs_trash_release(b->logs);
+}
+
 static void
 partition_deleted(void *arg, gr_partition_t *p)
 {
     gr_broker_t *b = arg;
+    /* the directory goes once the deletion is persisted (the cluster's
+     * record of it first: a crash then finishes it at the next start) */
+    if (p->log != NULL && b->logs != NULL) {
+        if (!b->deletions_unsynced) {
+            b->deletions_unsynced = true;
+            gr_logs_trash_hold(b->logs);
+            gr_cluster_sync(b->cluster, deletions_stored, b);
+        } else {
+            b->deleted_since_sync = true;
+        }
+    }
     if (b->groups != NULL)
         gr_groups_partition_removed(b->groups, p);
     gr_partition_gone(b, p);
@@ -656,6 +687,40 @@ write_listeners_file(gr_broker_t *b)
     return 0;
 }
 
+/* Every directory of the topics deleted so far is gone: the records of
+ * those deletions can go. */
+static void
+trash_idle(void *arg)
+{
+    gr_broker_t *b = arg;
+    if (b->cluster != NULL)
+        gr_cluster_deletions_done(b->cluster);
+}
+
+/* Deletions a crash cut short (their records are still in the store)
+ * are finished, as Kafka's controller resumes them; the records go once
+ * the directories are gone. */
+static void
+finish_deletions(gr_broker_t *b)
+{
+    gr_cluster_t *c = b->cluster;
+    int n = 0;
+
+    for (int i = 0; i < c->ndeletions; i++) {
+        const gr_deletion_t *d = &c->deletions[i];
+        gr_topic_t *t = gr_cluster_topic_cstr(c, d->name);
+        /* a crash before the topic's file went: the deletion was not
+         * answered, and the topic stays */
+        if (gr_cluster_topic_by_id(c, &d->id) != NULL)
+            continue;
+        n += gr_logs_finish_deletion(b->logs, d->name, &d->id, d->nparts,
+                                     t != NULL ? t->nparts : 0);
+    }
+    gr_logs_on_trash_idle(b->logs, trash_idle, b);
+    if (c->ndeletions > 0 && n == 0)
+        gr_cluster_deletions_done(c);
+}
+
 int
 gr_broker_run(gr_broker_t *b)
 {
@@ -700,6 +765,7 @@ gr_broker_run(gr_broker_t *b)
     }
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
+    finish_deletions(b);
     b->cluster->workers = b->workers; /* topic files written there */
     if (groups_start(b) != 0)
         return -1;

@@ -65,6 +65,8 @@ struct gr_broker {
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     struct gr_open_batch *open_batch; /* partitions to make off the loop */
     bool stopping;            /* gr_broker_destroy: late work is dropped */
+    /* deleted partitions' directories wait until the deletion is stored */
+    bool deletions_unsynced, deleted_since_sync;
     size_t max_decompressed;  /* bound on a decompressed batch */
     int max_held_files;       /* segment files one response may hold */
     int64_t start_us;

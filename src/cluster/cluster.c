@@ -273,6 +273,12 @@ gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t)
     return c->ops->delete_topic(c, t);
 }
 
+void
+gr_cluster_deletions_done(gr_cluster_t *c)
+{
+    c->ops->deletions_done(c);
+}
+
 gr_kerr_t
 gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
                              const int32_t *const *assignment,

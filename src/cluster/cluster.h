@@ -97,6 +97,13 @@ typedef struct gr_topic_spec {
     bool validate_only;
 } gr_topic_spec_t;
 
+/* A topic deletion whose record was found at start-up. */
+typedef struct gr_deletion {
+    char name[GR_TOPIC_NAME_MAX + 1];
+    gr_uuid_t id;
+    int32_t nparts;
+} gr_deletion_t;
+
 /* Coordinator key types (FindCoordinator): a group id, a transactional id. */
 typedef enum gr_coord_type {
     GR_COORD_GROUP = 0,
@@ -111,7 +118,14 @@ typedef struct gr_cluster_ops {
      * *msg may be set to an error message (static or in c's scratch). */
     gr_kerr_t (*create_topic)(gr_cluster_t *c, const gr_topic_spec_t *spec,
                               gr_topic_t **out, const char **msg);
+    /* Removes a topic. What is persisted first is a record of the
+     * deletion (Kafka's /admin/delete_topics/<topic>), kept until
+     * deletions_done: a start after a crash finds it in c->deletions and
+     * finishes the deletion (its partition directories may remain). */
     gr_kerr_t (*delete_topic)(gr_cluster_t *c, gr_topic_t *t);
+    /* Every partition directory of every topic deleted so far is gone:
+     * their records go (c->deletions is emptied). */
+    void (*deletions_done)(gr_cluster_t *c);
     /* Adds partitions up to new_total; assignment: one row of
      * t->replication_factor broker ids per new partition, or NULL. */
     gr_kerr_t (*create_partitions)(gr_cluster_t *c, gr_topic_t *t,
@@ -153,6 +167,8 @@ struct gr_cluster {
     gr_topic_t *topics;       /* creation order */
     gr_topic_t *topics_tail;
     int ntopics;
+    gr_deletion_t *deletions; /* loaded by load(), not yet finished */
+    int ndeletions;
     gr_cluster_hooks_t hooks;
     /* dynamic broker configs (AlterConfigs on BROKER): resource "<id>" of
      * this broker and resource "" (every broker); loaded by load() */
@@ -189,6 +205,7 @@ const char *gr_topic_name_invalid(const gr_str_t *name);
 gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                                   gr_topic_t **out, const char **msg);
 gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);
+void gr_cluster_deletions_done(gr_cluster_t *c);
 gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
                                        int32_t new_total,
                                        const int32_t *const *assignment,

@@ -22,13 +22,14 @@
 
 /* A change to gregor-topics/ waiting for a worker, or a sync waiting for
  * the changes before it. */
-typedef enum { OP_WRITE, OP_UNLINK, OP_SYNC } op_kind_t;
+typedef enum { OP_WRITE, OP_UNLINK, OP_RETIRE, OP_SYNC } op_kind_t;
 
 typedef struct meta_op {
     struct meta_op *next;
     op_kind_t kind;
-    char *path; /* WRITE, UNLINK */
-    char *data; /* WRITE: the file */
+    char *path;   /* WRITE, UNLINK, RETIRE (the topic file) */
+    char *record; /* RETIRE: the deletion record, written before path goes */
+    char *data;   /* WRITE, RETIRE: the file (record) */
     size_t len;
     gr_uuid_t id;          /* the topic */
     bool created;          /* WRITE of a new topic: removed again if it fails */
@@ -48,6 +49,8 @@ typedef struct local {
     meta_op_t *running; /* the list a worker has */
     gr_uuid_t *failed;  /* since the last sync */
     int nfailed, failed_cap;
+    char **records; /* deletion records written or found, not yet removed */
+    int nrecords, records_cap;
 } local_t;
 
 /* Values are written escaped ('\\', '\n', '\r'), so any string fits on
@@ -103,25 +106,36 @@ tmp_path(char *out, size_t n, const char *path)
     snprintf(out, n, "%s~", path);
 }
 
-/* Writes path atomically: tmp file, fsync, rename, fsync of the dir. */
+/* Writes path whole or not at all: tmp file, fsync, rename (the caller
+ * fsyncs the directory). fault: fails as the open would. 0, or -1 with
+ * errno set. */
 static int
-write_atomic(const char *dir, const char *path, const char *data, size_t len)
+write_replace(const char *path, const char *data, size_t len, bool fault)
 {
     char tmp[PATH_MAX];
-    int fd;
+    int fd, e;
     tmp_path(tmp, sizeof tmp, path);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    errno = EIO; /* a short write sets none */
+    fd = fault ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0) {
-        int e = errno;
+    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0 ||
+        rename(tmp, path) != 0) {
+        e = errno;
         close(fd);
         unlink(tmp);
         errno = e;
         return -1;
     }
     close(fd);
-    if (rename(tmp, path) != 0)
+    return 0;
+}
+
+/* Writes path atomically: write_replace, then an fsync of the dir. */
+static int
+write_atomic(const char *dir, const char *path, const char *data, size_t len)
+{
+    if (write_replace(path, data, len, false) != 0)
         return -1;
     return fsync_dir(dir);
 }
@@ -132,6 +146,7 @@ static void
 op_free(meta_op_t *op)
 {
     free(op->path);
+    free(op->record);
     free(op->data);
     free(op);
 }
@@ -148,23 +163,16 @@ ops_work(void *arg)
 
     for (meta_op_t *op = l->running; op; op = op->next) {
         if (op->kind == OP_WRITE) {
-            char tmp[PATH_MAX];
-            int fd;
-            tmp_path(tmp, sizeof tmp, op->path);
-            errno = EIO; /* a short write sets none */
-            fd = op->fault ? -1
-                           : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-                                  0644);
-            if (fd < 0 || write(fd, op->data, op->len) != (ssize_t)op->len ||
-                fsync(fd) != 0 || rename(tmp, op->path) != 0) {
+            if (write_replace(op->path, op->data, op->len, op->fault) != 0)
                 op->err = errno;
-                if (fd >= 0)
-                    unlink(tmp);
-            } else {
+            else
                 changed = true;
-            }
-            if (fd >= 0)
-                close(fd);
+        } else if (op->kind == OP_RETIRE) {
+            /* the record first: without it the topic file stays */
+            if (write_replace(op->record, op->data, op->len, op->fault) != 0)
+                op->err = errno;
+            else if ((changed = true, unlink(op->path) != 0) && errno != ENOENT)
+                op->err = errno;
         } else if (op->kind == OP_UNLINK) {
             if (unlink(op->path) != 0 && errno != ENOENT)
                 op->err = errno;
@@ -230,6 +238,8 @@ ops_finish(gr_cluster_t *c, meta_op_t *list)
             GR_LOG_ERROR("cannot %s %s: %s",
                          op->kind == OP_WRITE ? "write" : "remove", op->path,
                          strerror(op->err));
+            if (op->kind == OP_RETIRE) /* the topic is back at the next start */
+                GR_LOG_ERROR("the deletion of %s is not persisted", op->path);
             note_failed(l, &op->id);
             if (op->created && !c->stopping)
                 unmake_topic(c, &op->id);
@@ -392,6 +402,117 @@ store_topic(gr_cluster_t *c, gr_topic_t *t, bool created)
     op->fault = GR_FAULT("topic.store", op->path);
     ops_push(c, op);
     return 0;
+}
+
+/* --- deletion records: gregor-topics/.deleted-<topic id>, written before
+ * a topic's file goes and removed once its partition directories are gone
+ * (gr_cluster_deletions_done); a start after a crash finishes what they
+ * name. Dot files are no topic's. */
+
+#define RECORD_PREFIX ".deleted-"
+
+static void
+record_path(local_t *l, const gr_uuid_t *id, char *out, size_t n)
+{
+    char b64[23];
+    gr_uuid_to_base64(id, b64);
+    snprintf(out, n, "%s/" RECORD_PREFIX "%s", l->topics, b64);
+}
+
+/* Keeps path to be removed by deletions_done (if out of memory, the next
+ * start finds the record again and removes it). */
+static void
+record_keep(local_t *l, const char *path)
+{
+    char *dup;
+    if (l->nrecords == l->records_cap) {
+        int cap = l->records_cap ? 2 * l->records_cap : 8;
+        char **v = realloc(l->records, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return;
+        l->records = v;
+        l->records_cap = cap;
+    }
+    if ((dup = strdup(path)) != NULL)
+        l->records[l->nrecords++] = dup;
+}
+
+/* Reads a record found at start-up into c->deletions; a damaged one is
+ * only removed. */
+static void
+load_record(gr_cluster_t *c, const char *file)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], line[512];
+    gr_deletion_t d;
+    bool have_id = false;
+    gr_str_t name;
+    FILE *f;
+
+    memset(&d, 0, sizeof d);
+    d.nparts = -1;
+    snprintf(path, sizeof path, "%s/%s", l->topics, file);
+    record_keep(l, path);
+    if ((f = fopen(path, "r")) == NULL) {
+        GR_LOG_ERROR("cannot read %s: %s", path, strerror(errno));
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "topic=", 6) == 0 && strlen(line + 6) < sizeof d.name)
+            memcpy(d.name, line + 6, strlen(line + 6) + 1);
+        else if (strncmp(line, "topic.id=", 9) == 0)
+            have_id = gr_uuid_from_base64(&d.id, line + 9) == 0;
+        else if (strncmp(line, "partitions=", 11) == 0)
+            d.nparts = atoi(line + 11);
+    }
+    fclose(f);
+    name = gr_str_c(d.name);
+    if (!have_id || d.nparts < 1 || gr_topic_name_invalid(&name) != NULL) {
+        GR_LOG_ERROR("topic deletion record %s is damaged: removed", path);
+        return;
+    }
+    {
+        gr_deletion_t *v =
+            realloc(c->deletions, (size_t)(c->ndeletions + 1) * sizeof *v);
+        if (v == NULL) {
+            GR_LOG_ERROR("out of memory: the deletion in %s is not finished",
+                         path);
+            return;
+        }
+        c->deletions = v;
+        c->deletions[c->ndeletions++] = d;
+    }
+    GR_LOG_INFO("the deletion of topic %s (%s) was cut short: finishing it",
+                d.name, file + strlen(RECORD_PREFIX));
+}
+
+static void
+local_deletions_done(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    bool now = false;
+    meta_op_t *op;
+
+    for (int i = 0; i < l->nrecords; i++) {
+        if (queued(c) && (op = calloc(1, sizeof *op)) != NULL) {
+            op->kind = OP_UNLINK;
+            op->path = l->records[i];
+            ops_push(c, op);
+            continue;
+        }
+        if (unlink(l->records[i]) != 0 && errno != ENOENT)
+            GR_LOG_ERROR("cannot remove %s: %s", l->records[i],
+                         strerror(errno));
+        free(l->records[i]);
+        now = true;
+    }
+    if (now)
+        fsync_dir(l->topics);
+    l->nrecords = 0;
+    free(c->deletions);
+    c->deletions = NULL;
+    c->ndeletions = 0;
 }
 
 static int
@@ -604,8 +725,6 @@ local_load(gr_cluster_t *c)
     }
     while ((de = readdir(d)) != NULL) {
         size_t k = strlen(de->d_name);
-        if (de->d_name[0] == '.')
-            continue;
         if (de->d_name[k - 1] == '~') { /* a write a crash cut short */
             char path[PATH_MAX];
             snprintf(path, sizeof path, "%s/%s", l->topics, de->d_name);
@@ -613,6 +732,12 @@ local_load(gr_cluster_t *c)
             unlink(path);
             continue;
         }
+        if (strncmp(de->d_name, RECORD_PREFIX, strlen(RECORD_PREFIX)) == 0) {
+            load_record(c, de->d_name);
+            continue;
+        }
+        if (de->d_name[0] == '.')
+            continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             names = realloc(names, cap * sizeof(*names));
@@ -755,26 +880,49 @@ static gr_kerr_t
 local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
 {
     local_t *l = c->impl;
-    char path[PATH_MAX];
+    char path[PATH_MAX], rec[PATH_MAX], id[23];
+    char *data = NULL;
+    int len;
     meta_op_t *op;
+
     snprintf(path, sizeof path, "%s/%s", l->topics, t->name);
+    record_path(l, &t->id, rec, sizeof rec);
+    gr_uuid_to_base64(&t->id, id);
+    len = asprintf(&data,
+                   "# Gregor: topic being deleted; removed once its "
+                   "partition directories are gone.\n"
+                   "topic=%s\ntopic.id=%s\npartitions=%d\n",
+                   t->name, id, t->nparts);
+    if (len < 0) {
+        GR_LOG_ERROR("cannot delete topic %s: out of memory", t->name);
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
     if (queued(c) && (op = calloc(1, sizeof *op)) != NULL) {
-        if ((op->path = strdup(path)) == NULL) {
-            free(op);
+        op->kind = OP_RETIRE;
+        op->path = strdup(path);
+        op->record = strdup(rec);
+        op->data = data;
+        op->len = (size_t)len;
+        op->id = t->id;
+        if (op->path == NULL || op->record == NULL) {
+            op->data = NULL;
+            op_free(op);
             goto now;
         }
-        op->kind = OP_UNLINK;
-        op->id = t->id;
         ops_push(c, op);
     } else {
     now:
-        if (unlink(path) != 0 && errno != ENOENT) {
+        if (write_replace(rec, data, (size_t)len, false) != 0 ||
+            (unlink(path) != 0 && errno != ENOENT)) {
             GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
                          strerror(errno));
+            free(data);
             return GR_KERR_KAFKA_STORAGE_ERROR;
         }
+        free(data);
         fsync_dir(l->topics);
     }
+    record_keep(l, rec);
     if (c->hooks.partition_deleted)
         for (int32_t i = 0; i < t->nparts; i++)
             c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
@@ -844,6 +992,10 @@ local_destroy(gr_cluster_t *c)
     c->stopping = true;
     ops_kick(c);
     free(l->failed);
+    for (int i = 0; i < l->nrecords; i++)
+        free(l->records[i]);
+    free(l->records);
+    free(c->deletions);
     gr_cluster_model_fini(c);
     free(l->dir);
     free(l->topics);
@@ -856,6 +1008,7 @@ static const gr_cluster_ops_t local_ops = {
     .load = local_load,
     .create_topic = local_create_topic,
     .delete_topic = local_delete_topic,
+    .deletions_done = local_deletions_done,
     .create_partitions = local_create_partitions,
     .store_topic_config = local_store_topic_config,
     .store_broker_config = local_store_broker_config,

@@ -19,6 +19,9 @@
  *          txn.marker       writing a transaction marker fails
  *          topic.store      writing a topic's metadata file fails (EIO;
  *                           where: the file's path)
+ *          trash.kill       the broker kills itself (SIGKILL) before it
+ *                           renames a deleted partition's directory aside
+ *                           (where: the directory): a crash mid-deletion
  *   match  only hits whose path contains this string (e.g. "/mytopic-0")
  *   nth    the nth matching hit is the first to fail (1: the next)
  *   count  consecutive matching hits that fail from there (default 1;

@@ -75,6 +75,25 @@ gr_logs_t *gr_logs_open(const char *dir, gr_loop_t *loop,
 /* Clean shutdown: writes indexes, fsyncs every log, writes the checkpoints
  * and the clean-shutdown marker, closes every log. */
 void gr_logs_close(gr_logs_t *m);
+/* Finishes the deletion of topic (id, nparts) a crash cut short: each
+ * <topic>-<p> directory whose partition.metadata names id goes as a
+ * deletion removes it (renamed <topic>-<p>.<id>-delete, then removed by a
+ * worker), with a log line; so does any other <topic>-<p> with p >=
+ * live_nparts (the partitions of a live topic of that name; 0 if none).
+ * Returns how many. Loop thread. */
+int gr_logs_finish_deletion(gr_logs_t *m, const char *topic,
+                            const gr_uuid_t *id, int32_t nparts,
+                            int32_t live_nparts);
+/* While held, the directories of deleted logs wait (the renames aside
+ * start at the last release), so a deletion whose record is not yet
+ * durable moves nothing a crash could not bring back; making or opening
+ * a partition directory still renames every waiting one first. */
+void gr_logs_trash_hold(gr_logs_t *m);
+void gr_logs_trash_release(gr_logs_t *m);
+/* cb(arg) runs on the loop each time the last directory queued for
+ * removal is gone: every rename aside made durable and the directories
+ * removed, none waiting. */
+void gr_logs_on_trash_idle(gr_logs_t *m, void (*cb)(void *arg), void *arg);
 /* Whether the previous shutdown was clean (as found by gr_logs_open). */
 bool gr_logs_was_clean(const gr_logs_t *m);
 /* Periodic work: retention (delete segments by time, size and log start

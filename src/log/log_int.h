@@ -88,7 +88,8 @@ struct gr_logs {
     char *dir;
     gr_loop_t *loop;
     gr_workers_t *workers;
-    int refs; /* the owner + a checkpoint job in flight + a trash turn */
+    int refs; /* the owner + a checkpoint job in flight + a trash turn
+               * + each trash job */
     bool closed;
     bool closing_all; /* gr_logs_close: one syncfs instead of fsyncs */
     bool was_clean;
@@ -111,6 +112,10 @@ struct gr_logs {
     /* deleted partition directories waiting to be renamed (logs.c) */
     struct trash_wait *trash_head, *trash_tail;
     bool trash_posted; /* a loop turn is posted (holds a reference) */
+    int trash_holds;   /* gr_logs_trash_hold: no renames but flushes */
+    int trash_jobs;    /* with a worker (each holds a reference) */
+    void (*trash_idle_cb)(void *arg); /* gr_logs_on_trash_idle */
+    void *trash_idle_arg;
 
     /* the cleaner (cleaner.c) */
     int cleaner_threads;  /* cleanings at once; 0: off */

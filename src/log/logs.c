@@ -21,12 +21,14 @@
 #include "log/log_int.h"
 
 #include "core/buf.h"
+#include "core/fault.h"
 #include "core/log.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,7 @@ typedef struct trash_wait {
 } trash_wait_t;
 
 typedef struct trash_job {
+    gr_logs_t *m;
     char *parent; /* to fsync before removing (renamed there), or NULL */
     int n, nfailed, err;
     const char *failed; /* the first path that could not be removed */
@@ -209,7 +212,21 @@ trash_done(gr_loop_t *loop, void *arg)
         free(job->paths[i]);
     }
     free(job->parent);
+    if (job->m != NULL) {
+        gr_logs_t *m = job->m;
+        if (--m->trash_jobs == 0 && m->trash_head == NULL &&
+            m->trash_idle_cb != NULL)
+            m->trash_idle_cb(m->trash_idle_arg);
+        gr_logs_unref(m);
+    }
     free(job);
+}
+
+void
+gr_logs_on_trash_idle(gr_logs_t *m, void (*cb)(void *arg), void *arg)
+{
+    m->trash_idle_cb = cb;
+    m->trash_idle_arg = arg;
 }
 
 /* A job for up to n directories (paths added by trash_add); NULL on
@@ -245,6 +262,9 @@ trash_submit(gr_logs_t *m, trash_job_t *job)
 {
     if (job == NULL)
         return;
+    job->m = m;
+    m->trash_jobs++;
+    m->refs++;
     if (job->n == 0 || m->workers == NULL ||
         gr_workers_submit(m->workers, trash_work, trash_done, job) != 0) {
         if (job->n > 0)
@@ -272,6 +292,10 @@ trash_rename(gr_logs_t *m, const trash_wait_t *w, trash_job_t *job)
     if (keep > 255 - strlen(tail))
         keep = 255 - strlen(tail);
     snprintf(to, sizeof to, "%s/%.*s%s", m->dir, (int)keep, w->topic, tail);
+    if (GR_FAULT("trash.kill", w->dir)) { /* a crash, for tests */
+        GR_LOG_WARN("fault trash.kill: killed before renaming %s", w->dir);
+        raise(SIGKILL);
+    }
     if (rename(w->dir, to) != 0) {
         GR_LOG_WARN("cannot rename %s to %s (%s): removing it in place", w->dir,
                     to, strerror(errno));
@@ -311,13 +335,31 @@ gr_logs_trash_flush(gr_logs_t *m)
     trash_run(m, -1);
 }
 
+static void trash_turn(gr_loop_t *loop, void *arg);
+
+/* A loop turn renames the next chunk, unless one is posted or the queue
+ * is held; without a loop, all go now. */
+static void
+trash_post(gr_logs_t *m)
+{
+    if (m->trash_posted || m->trash_holds > 0)
+        return;
+    if (m->loop != NULL && gr_loop_post(m->loop, trash_turn, m) == 0) {
+        m->trash_posted = true;
+        m->refs++;
+    } else {
+        gr_logs_trash_flush(m);
+    }
+}
+
 static void
 trash_turn(gr_loop_t *loop, void *arg)
 {
     gr_logs_t *m = arg;
     m->trash_posted = false;
-    trash_run(m, TRASH_CHUNK);
-    if (m->trash_head != NULL) {
+    if (m->trash_holds == 0) /* else the release posts a turn */
+        trash_run(m, TRASH_CHUNK);
+    if (m->trash_head != NULL && m->trash_holds == 0) {
         if (gr_loop_post(loop, trash_turn, m) == 0) {
             m->trash_posted = true;
             return; /* the post keeps its reference */
@@ -347,14 +389,21 @@ gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
     else
         m->trash_head = w;
     m->trash_tail = w;
-    if (m->trash_posted)
-        return;
-    if (m->loop != NULL && gr_loop_post(m->loop, trash_turn, m) == 0) {
-        m->trash_posted = true;
-        m->refs++;
-    } else {
-        gr_logs_trash_flush(m);
-    }
+    trash_post(m);
+}
+
+void
+gr_logs_trash_hold(gr_logs_t *m)
+{
+    m->trash_holds++;
+}
+
+void
+gr_logs_trash_release(gr_logs_t *m)
+{
+    GR_ASSERT(m->trash_holds > 0);
+    if (--m->trash_holds == 0 && m->trash_head != NULL)
+        trash_post(m);
 }
 
 /* Directories a deletion left behind (a stop before the worker removed
@@ -385,6 +434,46 @@ trash_leftovers(gr_logs_t *m)
     }
     closedir(d);
     trash_submit(m, job);
+}
+
+int
+gr_logs_finish_deletion(gr_logs_t *m, const char *topic, const gr_uuid_t *id,
+                        int32_t nparts, int32_t live_nparts)
+{
+    char dir[GR_SEG_PATH_MAX], path[GR_SEG_PATH_MAX], want[40], have[128];
+    char b64[23];
+    struct stat st;
+    ssize_t len;
+    int n = 0, fd;
+    bool mine;
+
+    gr_uuid_to_base64(id, b64);
+    snprintf(want, sizeof want, "topic_id: %s", b64);
+    for (int32_t p = 0; p < nparts; p++) {
+        if (snprintf(dir, sizeof dir, "%s/%s-%d", m->dir, topic, (int)p) >=
+                (int)sizeof dir ||
+            snprintf(path, sizeof path, "%s/" GR_LOG_METADATA, dir) >=
+                (int)sizeof path)
+            continue;
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        len = -1;
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+            len = read(fd, have, sizeof have - 1);
+            close(fd);
+        }
+        have[len > 0 ? len : 0] = '\0';
+        mine = strstr(have, want) != NULL;
+        /* a directory of the live topic of that name is its own (one of
+         * another incarnation is moved aside when its log opens) */
+        if (!mine && p < live_nparts)
+            continue;
+        GR_LOG_INFO("removing %s: the deletion of topic %s (%s) was cut short",
+                    dir, topic, want + 10);
+        gr_logs_trash_dir(m, dir, topic, p);
+        n++;
+    }
+    return n;
 }
 
 /* --- the LRU of open segment files */

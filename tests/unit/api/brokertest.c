@@ -26,8 +26,8 @@ run(void *arg)
     return NULL;
 }
 
-static void
-launch(gr_brokertest_t *t, const char *const *overrides)
+void
+gr_brokertest_launch(gr_brokertest_t *t, const char *const *overrides)
 {
     char lfile[128], kv[256];
     struct sockaddr_in sa;
@@ -67,8 +67,8 @@ launch(gr_brokertest_t *t, const char *const *overrides)
     ck_assert_int_eq(connect(t->fd, (struct sockaddr *)&sa, sizeof sa), 0);
 }
 
-static void
-halt(gr_brokertest_t *t)
+void
+gr_brokertest_halt(gr_brokertest_t *t)
 {
     close(t->fd);
     gr_broker_stop(t->b);
@@ -93,20 +93,20 @@ gr_brokertest_start(gr_brokertest_t *t, const char *const *overrides)
         dup2(null, 1);
         close(null);
     }
-    launch(t, overrides);
+    gr_brokertest_launch(t, overrides);
 }
 
 void
 gr_brokertest_restart(gr_brokertest_t *t, const char *const *overrides)
 {
-    halt(t);
-    launch(t, overrides);
+    gr_brokertest_halt(t);
+    gr_brokertest_launch(t, overrides);
 }
 
 void
 gr_brokertest_stop(gr_brokertest_t *t)
 {
-    halt(t);
+    gr_brokertest_halt(t);
     gr_arena_destroy(t->a);
     gr_logtest_rmrf(t->dir);
     fflush(stdout);

@@ -25,6 +25,10 @@ typedef struct gr_brokertest {
 void gr_brokertest_start(gr_brokertest_t *t, const char *const *overrides);
 /* Stops the broker and starts another on the same directory. */
 void gr_brokertest_restart(gr_brokertest_t *t, const char *const *overrides);
+/* The two halves of a restart, for a test that changes the directory in
+ * between: stops the broker (keeping the directory); starts another. */
+void gr_brokertest_halt(gr_brokertest_t *t);
+void gr_brokertest_launch(gr_brokertest_t *t, const char *const *overrides);
 /* Stops the broker and removes the directory. */
 void gr_brokertest_stop(gr_brokertest_t *t);
 /* Sends request rq (the generated struct of api key, version ver) and

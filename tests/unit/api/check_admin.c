@@ -12,9 +12,11 @@
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef gr_create_topics_request_creatable_topic_t ctopic_t;
@@ -338,6 +340,116 @@ START_TEST(test_txn_topics_stored_first)
 }
 END_TEST
 
+/* Whether path is gone within about 10 s (removed by a worker). */
+static bool
+gone_soon(const char *path)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (access(path, F_OK) != 0)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+static gr_delete_topics_response_t *delete_names(gr_brokertest_t *bt,
+                                                 int16_t ver, const char *name);
+
+/* Writes the record DeleteTopics leaves while a topic's directories go. */
+static void
+write_record(const gr_brokertest_t *bt, const char *topic, const gr_uuid_t *id,
+             int nparts)
+{
+    char path[256], b64[23];
+    FILE *f;
+    gr_uuid_to_base64(id, b64);
+    snprintf(path, sizeof path, "%s/data/gregor-topics/.deleted-%s", bt->dir,
+             b64);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "topic=%s\ntopic.id=%s\npartitions=%d\n", topic, b64, nparts);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* How many deletion records gregor-topics holds. */
+static int
+records(const gr_brokertest_t *bt)
+{
+    char path[256];
+    struct dirent *de;
+    DIR *d;
+    int n = 0;
+    snprintf(path, sizeof path, "%s/data/gregor-topics", bt->dir);
+    d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    while ((de = readdir(d)) != NULL)
+        n += strncmp(de->d_name, ".deleted-", 9) == 0;
+    closedir(d);
+    return n;
+}
+
+/* Whether gregor-topics holds no deletion record within about 10 s. */
+static bool
+records_gone_soon(const gr_brokertest_t *bt)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (records(bt) == 0)
+            return true;
+        usleep(10000);
+    }
+    return false;
+}
+
+/* A deletion a crash cut short (its record written and the topic file
+ * gone, the directories not yet renamed aside) is finished at the next
+ * start, as Kafka's controller resumes one; a record whose topic file is
+ * still there (the crash came first: no answer was sent) leaves the topic;
+ * directories no record names stay. DeleteTopics leaves no record behind. */
+START_TEST(test_deletion_finished_at_start)
+{
+    gr_brokertest_t bt;
+    gr_create_topics_response_t *cr;
+    gr_uuid_t gone_id, back_id;
+    char path[256], path1[256], back[256], kept[256], other[256];
+    ctopic_t t[3] = { ctopic("gone", 2, 1), ctopic("back", 1, 1),
+                      ctopic("kept", 1, 1) };
+
+    gr_brokertest_start(&bt, NULL);
+    cr = create(&bt, 7, t, 3, false);
+    gone_id = cr->topics[0].topic_id;
+    back_id = cr->topics[1].topic_id;
+    gr_brokertest_halt(&bt);
+    snprintf(path, sizeof path, "%s/data/gregor-topics/gone", bt.dir);
+    ck_assert_int_eq(unlink(path), 0);
+    write_record(&bt, "gone", &gone_id, 2);
+    write_record(&bt, "back", &back_id, 1);
+    /* a directory of a topic no record names (its metadata lost) */
+    snprintf(other, sizeof other, "%s/data/other-0", bt.dir);
+    ck_assert_int_eq(mkdir(other, 0755), 0);
+    gr_brokertest_launch(&bt, NULL);
+    snprintf(path, sizeof path, "%s/data/gone-0", bt.dir);
+    snprintf(path1, sizeof path1, "%s/data/gone-1", bt.dir);
+    ck_assert(gone_soon(path));
+    ck_assert(gone_soon(path1));
+    ck_assert(records_gone_soon(&bt));
+    snprintf(back, sizeof back, "%s/data/back-0", bt.dir);
+    snprintf(kept, sizeof kept, "%s/data/kept-0", bt.dir);
+    ck_assert_int_eq(access(back, F_OK), 0);
+    ck_assert_int_eq(access(kept, F_OK), 0);
+    ck_assert_int_eq(access(other, F_OK), 0);
+
+    /* DeleteTopics: the record is there while the directory goes, and
+     * gone with it */
+    (void)delete_names(&bt, 1, "kept");
+    ck_assert(gone_soon(kept));
+    ck_assert(records_gone_soon(&bt));
+    gr_brokertest_halt(&bt);
+    gr_brokertest_launch(&bt, NULL);
+    ck_assert_int_eq(access(back, F_OK), 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_delete_topics_response_t *
 delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
 {
@@ -378,8 +490,9 @@ START_TEST(test_delete_topics)
     ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
     ck_assert(gr_str_eq_cstr(&rs->responses[0].name, "a"));
     ck_assert_int_eq(rs->responses[1].error_code, GR_KERR_INVALID_REQUEST);
+    /* renamed aside once the deletion is stored, then removed */
     snprintf(path, sizeof path, "%s/data/a-0", bt.dir);
-    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert(gone_soon(path));
     rs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &rq);
     ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
     rs = delete_names(&bt, 1, "a");
@@ -796,6 +909,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_coordinator_topic_stored_first);
     tcase_add_test(tc, test_txn_topics_stored_first);
     tcase_add_test(tc, test_delete_topics);
+    tcase_add_test(tc, test_deletion_finished_at_start);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
     tcase_add_test(tc, test_configs_at_once_and_persisted);

@@ -640,6 +640,54 @@ START_TEST(test_delete_many_then_reopen)
 }
 END_TEST
 
+static void
+count_call(void *arg)
+{
+    (*(int *)arg)++;
+}
+
+/* Held, the deleted logs' directories stay (the broker holds them until
+ * the deletion is stored); the last release renames them, and the idle
+ * callback runs once they are removed. */
+START_TEST(test_trash_held)
+{
+    enum { N = 3 };
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_uuid_t id;
+    gr_log_t *ls[N];
+    gr_err_t err;
+    int idle = 0;
+
+    memset(&id, 0x33, sizeof id);
+    gr_logtest_init(&t, 10);
+    gr_logs_on_trash_idle(t.m, count_call, &idle);
+    for (int32_t p = 0; p < N; p++) {
+        ls[p] = gr_log_open(t.m, "many", p, &id, &cfg, &err);
+        ck_assert_ptr_nonnull(ls[p]);
+        append(ls[p], NULL, 2, 1000, 10);
+    }
+    gr_logs_trash_hold(t.m);
+    gr_logs_trash_hold(t.m);
+    for (int32_t p = 0; p < N; p++)
+        ck_assert_int_eq(gr_log_delete(ls[p]), 0);
+    gr_loop_drain_posts(t.loop);
+    gr_loop_drain_posts(t.loop);
+    ck_assert_int_eq(left_dirs(&t, N), N);
+    gr_logs_trash_release(t.m);
+    gr_loop_drain_posts(t.loop);
+    ck_assert_int_eq(left_dirs(&t, N), N);
+    ck_assert_int_eq(idle, 0);
+    gr_logs_trash_release(t.m);
+    gr_loop_drain_posts(t.loop); /* one turn renames all three */
+    ck_assert_int_eq(left_dirs(&t, N), 0);
+    gr_logtest_settle(&t);
+    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
+    ck_assert_int_eq(idle, 1);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 /* The inode of path's snapshot at offset off, 0 when there is none. */
 static ino_t
 snapshot_ino(const gr_logtest_t *t, int64_t off)
@@ -1022,6 +1070,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_flush);
     tcase_add_test(tc, test_delete_while_flushing);
     tcase_add_test(tc, test_delete_many_then_reopen);
+    tcase_add_test(tc, test_trash_held);
     tcase_add_test(tc, test_snapshot_only_when_new);
     tcase_add_test(tc, test_failed_write_fsize);
     tcase_add_test(tc, test_failed_write_fault);
