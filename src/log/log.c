@@ -2032,7 +2032,8 @@ gr_log_delete(gr_log_t *l)
     l->m->ckpt_dirty = true;
     l->dead = true;
     l->deleted = true;
-    GR_LOG_INFO("%s: deleted", l->dir);
+    GR_LOG_DEBUG("%s: deleted",
+                 l->dir); /* the topic's deletion is logged once */
     gr_log_unref(l);
     return 0;
 }
