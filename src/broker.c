@@ -766,7 +766,7 @@ gr_broker_run(gr_broker_t *b)
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
     finish_deletions(b);
-    b->cluster->workers = b->workers; /* topic files written there */
+    gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
     if (groups_start(b) != 0)
         return -1;
     if ((b->txn = txn_coord_new(b)) == NULL)

@@ -22,12 +22,12 @@
 
 /* A change to gregor-topics/ waiting for a worker, or a sync waiting for
  * the changes before it. */
-typedef enum { OP_WRITE, OP_UNLINK, OP_RETIRE, OP_SYNC } op_kind_t;
+typedef enum { OP_WRITE, OP_UNLINK, OP_RETIRE, OP_FSYNC, OP_SYNC } op_kind_t;
 
 typedef struct meta_op {
     struct meta_op *next;
     op_kind_t kind;
-    char *path;   /* WRITE, UNLINK, RETIRE (the topic file) */
+    char *path;   /* WRITE, UNLINK, RETIRE (the topic file), FSYNC */
     char *record; /* RETIRE: the deletion record, written before path goes */
     char *data;   /* WRITE, RETIRE: the file (record) */
     size_t len;
@@ -100,10 +100,14 @@ fsync_dir(const char *path)
 /* The file a write of path goes to before its rename: <path>~. '~' is in
  * no topic name, so one that a crash leaves is never loaded as a topic
  * (<name>.tmp was: a topic "name.tmp"); local_load removes it. */
-static void
+static int
 tmp_path(char *out, size_t n, const char *path)
 {
-    snprintf(out, n, "%s~", path);
+    if (snprintf(out, n, "%s~", path) >= (int)n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
 }
 
 /* Writes path whole or not at all: tmp file, fsync, rename (the caller
@@ -114,7 +118,8 @@ write_replace(const char *path, const char *data, size_t len, bool fault)
 {
     char tmp[PATH_MAX];
     int fd, e;
-    tmp_path(tmp, sizeof tmp, path);
+    if (tmp_path(tmp, sizeof tmp, path) != 0)
+        return -1;
     errno = EIO; /* a short write sets none */
     fd = fault ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
@@ -173,6 +178,14 @@ ops_work(void *arg)
                 op->err = errno;
             else if ((changed = true, unlink(op->path) != 0) && errno != ENOENT)
                 op->err = errno;
+        } else if (op->kind == OP_FSYNC) {
+            /* the file, then the log dir that names it (and
+             * gregor-topics, made at start-up) */
+            int fd = open(op->path, O_RDONLY | O_CLOEXEC);
+            if (fd < 0 || fsync(fd) != 0 || fsync_dir(l->dir) != 0)
+                op->err = errno;
+            if (fd >= 0)
+                close(fd);
         } else if (op->kind == OP_UNLINK) {
             if (unlink(op->path) != 0 && errno != ENOENT)
                 op->err = errno;
@@ -236,8 +249,10 @@ ops_finish(gr_cluster_t *c, meta_op_t *list)
             l->nfailed = 0;
         } else if (op->err != 0) {
             GR_LOG_ERROR("cannot %s %s: %s",
-                         op->kind == OP_WRITE ? "write" : "remove", op->path,
-                         strerror(op->err));
+                         op->kind == OP_WRITE   ? "write"
+                         : op->kind == OP_FSYNC ? "fsync"
+                                                : "remove",
+                         op->path, strerror(op->err));
             if (op->kind == OP_RETIRE) /* the topic is back at the next start */
                 GR_LOG_ERROR("the deletion of %s is not persisted", op->path);
             note_failed(l, &op->id);
@@ -657,6 +672,47 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
 }
 
 /* meta.properties: the cluster id survives restarts, as in Kafka. */
+/* Writes path through its temporary name without fsync (see load_meta). */
+static int
+write_unsynced(const char *path, const char *data, size_t len)
+{
+    char tmp[PATH_MAX];
+    int fd, e;
+    if (tmp_path(tmp, sizeof tmp, path) != 0)
+        return -1;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (write(fd, data, len) != (ssize_t)len || close(fd) != 0) {
+        e = errno ? errno : EIO;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return rename(tmp, path);
+}
+
+/* Queues an fsync of path (in the log dir) and of the log dir without
+ * starting it:
+ * gr_cluster_set_workers or the next change runs it. 0 or -1 (ENOMEM). */
+static int
+queue_fsync(gr_cluster_t *c, const char *path)
+{
+    local_t *l = c->impl;
+    meta_op_t *op = calloc(1, sizeof *op);
+    if (op == NULL || (op->path = strdup(path)) == NULL) {
+        free(op);
+        return -1;
+    }
+    op->kind = OP_FSYNC;
+    if (l->qtail)
+        l->qtail->next = op;
+    else
+        l->qhead = op;
+    l->qtail = op;
+    return 0;
+}
+
 static int
 load_meta(gr_cluster_t *c)
 {
@@ -684,10 +740,16 @@ load_meta(gr_cluster_t *c)
     snprintf(buf, sizeof buf,
              "#\n# Written by Gregor.\nversion=1\ncluster.id=%s\nnode.id=%d\n",
              c->cluster_id, c->self_id);
-    if (write_atomic(l->dir, path, buf, strlen(buf)) != 0) {
+    if (write_unsynced(path, buf, strlen(buf)) != 0) {
         GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
+    /* made durable by the first worker job, before any topic change (the
+     * queue keeps order); a crash before leaves at worst an empty file,
+     * read as none: a new cluster id, with no topic stored yet. Its two
+     * fsyncs cost ~1.4 ms of a fresh start here. */
+    if (queue_fsync(c, path) != 0)
+        return write_atomic(l->dir, path, buf, strlen(buf));
     return 0;
 }
 

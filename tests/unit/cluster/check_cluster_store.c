@@ -38,7 +38,7 @@ cluster_open(gr_logtest_t *t)
     gr_cluster_t *c = gr_cluster_local_new(t->dir, 1, &ep, 1, &hooks);
     ck_assert_ptr_nonnull(c);
     ck_assert_int_eq(gr_cluster_load(c), 0);
-    c->workers = t->workers;
+    gr_cluster_set_workers(c, t->workers);
     return c;
 }
 
@@ -87,6 +87,34 @@ sync_wait(gr_logtest_t *t, gr_cluster_t *c, synced_t *s)
     ck_assert(gr_logtest_wait(t, &s->called));
     ck_assert_int_eq(s->called, 1);
 }
+
+/* A new store writes meta.properties at load (a failure stops the start)
+ * and leaves its fsyncs to the first worker job: a sync completes, and the
+ * next load reads the same cluster id. */
+START_TEST(test_new_meta_synced_on_worker)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    synced_t s;
+    char path[512], id[23];
+    FILE *f;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    snprintf(path, sizeof path, "%s/meta.properties", t.dir);
+    f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    memcpy(id, c->cluster_id, sizeof id);
+    sync_wait(&t, c, &s);
+    ck_assert_int_eq(s.nfailed, 0);
+    gr_cluster_destroy(c);
+    c = cluster_open(&t);
+    ck_assert_str_eq(c->cluster_id, id);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+}
+END_TEST
 
 START_TEST(test_changes_durable_at_sync)
 {
@@ -245,6 +273,7 @@ suite_cluster_store(void)
     Suite *s = suite_create("cluster/store");
     TCase *tc = tcase_create("store");
     tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_new_meta_synced_on_worker);
     tcase_add_test(tc, test_changes_durable_at_sync);
     tcase_add_test(tc, test_interrupted_write_left);
     tcase_add_test(tc, test_failed_creation_undone);
