@@ -110,11 +110,12 @@ tmp_path(char *out, size_t n, const char *path)
     return 0;
 }
 
-/* Writes path whole or not at all: tmp file, fsync, rename (the caller
- * fsyncs the directory). fault: fails as the open would. 0, or -1 with
- * errno set. */
+/* Writes path whole or not at all: tmp file, fsync (unless !sync),
+ * rename (the caller fsyncs the directory). fault: fails as the open
+ * would. 0, or -1 with errno set. */
 static int
-write_replace(const char *path, const char *data, size_t len, bool fault)
+write_replace(const char *path, const char *data, size_t len, bool fault,
+              bool sync)
 {
     char tmp[PATH_MAX];
     int fd, e;
@@ -124,7 +125,7 @@ write_replace(const char *path, const char *data, size_t len, bool fault)
     fd = fault ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    if (write(fd, data, len) != (ssize_t)len || fsync(fd) != 0 ||
+    if (write(fd, data, len) != (ssize_t)len || (sync && fsync(fd) != 0) ||
         rename(tmp, path) != 0) {
         e = errno;
         close(fd);
@@ -140,7 +141,7 @@ write_replace(const char *path, const char *data, size_t len, bool fault)
 static int
 write_atomic(const char *dir, const char *path, const char *data, size_t len)
 {
-    if (write_replace(path, data, len, false) != 0)
+    if (write_replace(path, data, len, false, true) != 0)
         return -1;
     return fsync_dir(dir);
 }
@@ -168,16 +169,21 @@ ops_work(void *arg)
 
     for (meta_op_t *op = l->running; op; op = op->next) {
         if (op->kind == OP_WRITE) {
-            if (write_replace(op->path, op->data, op->len, op->fault) != 0)
+            if (write_replace(op->path, op->data, op->len, op->fault, true) !=
+                0)
                 op->err = errno;
             else
                 changed = true;
         } else if (op->kind == OP_RETIRE) {
             /* the record first: without it the topic file stays */
-            if (write_replace(op->record, op->data, op->len, op->fault) != 0)
+            if (write_replace(op->record, op->data, op->len, op->fault,
+                              true) != 0) {
                 op->err = errno;
-            else if ((changed = true, unlink(op->path) != 0) && errno != ENOENT)
-                op->err = errno;
+            } else {
+                changed = true;
+                if (unlink(op->path) != 0 && errno != ENOENT)
+                    op->err = errno;
+            }
         } else if (op->kind == OP_FSYNC) {
             /* the file, then the log dir that names it (and
              * gregor-topics, made at start-up) */
@@ -671,27 +677,6 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
     return 0;
 }
 
-/* meta.properties: the cluster id survives restarts, as in Kafka. */
-/* Writes path through its temporary name without fsync (see load_meta). */
-static int
-write_unsynced(const char *path, const char *data, size_t len)
-{
-    char tmp[PATH_MAX];
-    int fd, e;
-    if (tmp_path(tmp, sizeof tmp, path) != 0)
-        return -1;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    if (write(fd, data, len) != (ssize_t)len || close(fd) != 0) {
-        e = errno ? errno : EIO;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return rename(tmp, path);
-}
-
 /* Queues an fsync of path (in the log dir) and of the log dir without
  * starting it:
  * gr_cluster_set_workers or the next change runs it. 0 or -1 (ENOMEM). */
@@ -713,6 +698,7 @@ queue_fsync(gr_cluster_t *c, const char *path)
     return 0;
 }
 
+/* meta.properties: the cluster id survives restarts, as in Kafka. */
 static int
 load_meta(gr_cluster_t *c)
 {
@@ -740,7 +726,7 @@ load_meta(gr_cluster_t *c)
     snprintf(buf, sizeof buf,
              "#\n# Written by Gregor.\nversion=1\ncluster.id=%s\nnode.id=%d\n",
              c->cluster_id, c->self_id);
-    if (write_unsynced(path, buf, strlen(buf)) != 0) {
+    if (write_replace(path, buf, strlen(buf), false, false) != 0) {
         GR_LOG_ERROR("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
@@ -974,7 +960,7 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
         ops_push(c, op);
     } else {
     now:
-        if (write_replace(rec, data, (size_t)len, false) != 0 ||
+        if (write_replace(rec, data, (size_t)len, false, true) != 0 ||
             (unlink(path) != 0 && errno != ENOENT)) {
             GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
                          strerror(errno));
