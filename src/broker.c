@@ -711,8 +711,12 @@ finish_deletions(gr_broker_t *b)
         gr_topic_t *t = gr_cluster_topic_cstr(c, d->name);
         /* a crash before the topic's file went: the deletion was not
          * answered, and the topic stays */
-        if (gr_cluster_topic_by_id(c, &d->id) != NULL)
+        if (gr_cluster_topic_by_id(c, &d->id) != NULL) {
+            GR_LOG_INFO("topic %s stays: a crash came before its deletion "
+                        "was stored (nor answered)",
+                        d->name);
             continue;
+        }
         n += gr_logs_finish_deletion(b->logs, d->name, &d->id, d->nparts,
                                      t != NULL ? t->nparts : 0);
     }

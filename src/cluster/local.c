@@ -504,7 +504,7 @@ load_record(gr_cluster_t *c, const char *file)
         c->deletions = v;
         c->deletions[c->ndeletions++] = d;
     }
-    GR_LOG_INFO("the deletion of topic %s (%s) was cut short: finishing it",
+    GR_LOG_INFO("found the record of an unfinished deletion: topic %s (%s)",
                 d.name, file + strlen(RECORD_PREFIX));
 }
 
