@@ -772,11 +772,13 @@ s_storage_faults() {
     broker_alive || { echo "broker died"; return 1; }
     grep -q 'fault injection armed' "$BROKER_DIR/broker.log" || return 1
     # librdkafka retries a failed write (nothing was written): each
-    # message arrives once, in order with one request in flight (with more,
-    # a later request may land before the retried one: no idempotence)
+    # message arrives exactly once. Not in order: without idempotence
+    # librdkafka 2.0.2 sends the next batch while a failed one waits out
+    # its retry backoff, even with one request in flight (seen under ASan:
+    # k641.. landed at offset 0)
     stop_broker
     GREGOR_FAULTS=log.write@/pc-fault-0:1:3 REUSE_DIR=1 start_broker || return 1
-    PC_MAX_IN_FLIGHT=1 "$COMPAT_BIN/bin/produce_consume" pc-fault none 2000 100 1 || return 1
+    PC_MAX_IN_FLIGHT=1 PC_UNORDERED=1 "$COMPAT_BIN/bin/produce_consume" pc-fault none 2000 100 1 || return 1
     [ "$(grep -c 'pc-fault-0/00000000000000000000.log: append of' "$BROKER_DIR/broker.log")" = 3 ] || {
         echo "expected 3 failed appends"; return 1; }
     stop_broker
