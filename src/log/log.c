@@ -838,23 +838,46 @@ metadata_text(const gr_uuid_t *id, char *buf, size_t size)
     snprintf(buf, size, "version: 0\ntopic_id: %s\n", b64);
 }
 
+/* dir's partition.metadata into buf, NUL-terminated ("" and false when
+ * it cannot be read). */
+static bool
+metadata_read(const char *dir, char *buf, size_t size)
+{
+    char path[GR_SEG_PATH_MAX];
+    ssize_t n;
+    int fd = -1;
+
+    if (snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_METADATA) <
+        (int)sizeof path)
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        buf[0] = '\0';
+        return false;
+    }
+    n = read(fd, buf, size - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = '\0';
+    return true;
+}
+
+bool
+gr_log_dir_names(const char *dir, const gr_uuid_t *id)
+{
+    char want[64], have[128];
+    metadata_text(id, want, sizeof want);
+    return metadata_read(dir, have, sizeof have) && strcmp(have, want) == 0;
+}
+
 static gr_err_t
 write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
 {
-    char want[64], have[128], path[GR_SEG_PATH_MAX];
-    ssize_t n;
-    int fd;
+    char want[64], have[128];
 
     *stray = false;
     if (id == NULL || gr_uuid_is_zero(id))
         return 0;
     metadata_text(id, want, sizeof want);
-    snprintf(path, sizeof path, "%s/%s", l->dir, GR_LOG_METADATA);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        n = read(fd, have, sizeof have - 1);
-        close(fd);
-        have[n > 0 ? n : 0] = '\0';
+    if (metadata_read(l->dir, have, sizeof have)) {
         if (strcmp(have, want) == 0)
             return 0;
         if (strstr(have, "topic_id: ") != NULL) {
@@ -1152,21 +1175,12 @@ gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
 void
 gr_logs_prepared_unused(gr_logs_t *m, const gr_log_prep_t *item)
 {
-    char dir[GR_SEG_PATH_MAX - 64], path[GR_SEG_PATH_MAX], want[64], have[64];
-    ssize_t n;
-    int fd;
+    char dir[GR_SEG_PATH_MAX - 64];
 
     snprintf(dir, sizeof dir, "%s/%s-%d", m->dir, item->topic,
              (int)item->partition);
-    snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_METADATA);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return;
-    n = read(fd, have, sizeof have - 1);
-    close(fd);
-    have[n > 0 ? n : 0] = '\0';
-    metadata_text(&item->topic_id, want, sizeof want);
-    if (strcmp(have, want) != 0)
-        return; /* somebody else's now */
+    if (!gr_log_dir_names(dir, &item->topic_id))
+        return; /* gone, or somebody else's now */
     if (gr_logs_rmrf(dir) != 0)
         GR_LOG_WARN("%s: cannot remove the directory of a partition deleted "
                     "while it was made",

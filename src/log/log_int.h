@@ -171,6 +171,9 @@ bool gr_log_close_internal(gr_log_t *l);
 int gr_log_periodic(gr_log_t *l, int64_t now_ms);
 /* Removes dir and everything in it (any thread). 0 or -1 (errno). */
 int gr_logs_rmrf(const char *dir);
+/* Whether dir's partition.metadata names topic id (as gr_log_open
+ * writes it). */
+bool gr_log_dir_names(const char *dir, const gr_uuid_t *id);
 /* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
  * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,

@@ -440,36 +440,22 @@ int
 gr_logs_finish_deletion(gr_logs_t *m, const char *topic, const gr_uuid_t *id,
                         int32_t nparts, int32_t live_nparts)
 {
-    char dir[GR_SEG_PATH_MAX], path[GR_SEG_PATH_MAX], want[40], have[128];
-    char b64[23];
+    char dir[GR_SEG_PATH_MAX], b64[23];
     struct stat st;
-    ssize_t len;
-    int n = 0, fd;
-    bool mine;
+    int n = 0;
 
     gr_uuid_to_base64(id, b64);
-    snprintf(want, sizeof want, "topic_id: %s", b64);
     for (int32_t p = 0; p < nparts; p++) {
         if (snprintf(dir, sizeof dir, "%s/%s-%d", m->dir, topic, (int)p) >=
                 (int)sizeof dir ||
-            snprintf(path, sizeof path, "%s/" GR_LOG_METADATA, dir) >=
-                (int)sizeof path)
+            stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
             continue;
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        len = -1;
-        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
-            len = read(fd, have, sizeof have - 1);
-            close(fd);
-        }
-        have[len > 0 ? len : 0] = '\0';
-        mine = strstr(have, want) != NULL;
         /* a directory of the live topic of that name is its own (one of
          * another incarnation is moved aside when its log opens) */
-        if (!mine && p < live_nparts)
+        if (p < live_nparts && !gr_log_dir_names(dir, id))
             continue;
         GR_LOG_INFO("removing %s: the deletion of topic %s (%s) was cut short",
-                    dir, topic, want + 10);
+                    dir, topic, b64);
         gr_logs_trash_dir(m, dir, topic, p);
         n++;
     }
