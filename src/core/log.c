@@ -1,34 +1,30 @@
 /* Logging: see log.h. */
 #include "core/log.h"
+#include "core/time.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/time.h>
-#include <time.h>
 
 int gr_log_level = GR_LOG_LEVEL_INFO;
 
-static const char *const names[] = {"ERROR", "WARN", "INFO", "DEBUG",
-                                    "TRACE"};
+static const char *const names[] = { "ERROR", "WARN", "INFO", "DEBUG",
+                                     "TRACE" };
 
 void
 gr_log_write(int level, const char *fmt, ...)
 {
     char line[2048];
-    struct timeval tv;
-    struct tm tm;
     va_list ap;
     int n;
 
-    gettimeofday(&tv, NULL);
-    gmtime_r(&tv.tv_sec, &tm);
-    n = snprintf(line, sizeof line, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ %-5s ",
-                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-                 tm.tm_min, tm.tm_sec, (int)(tv.tv_usec / 1000),
-                 names[level < 0 ? 0 : level > 4 ? 4 : level]);
+    gr_utc_format(gr_wall_ms(), line);
+    n = 24;
+    if (level < 0 || level > 4)
+        level = level < 0 ? 0 : 4;
+    n += snprintf(line + n, sizeof line - (size_t)n, " %-5s ", names[level]);
     va_start(ap, fmt);
     n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
@@ -52,7 +48,7 @@ gr_log_level_parse(const char *s)
 void
 gr_assert_fail(const char *cond, const char *file, int line)
 {
-    gr_log_write(GR_LOG_LEVEL_ERROR, "assertion failed: %s (%s:%d)", cond,
-                 file, line);
+    gr_log_write(GR_LOG_LEVEL_ERROR, "assertion failed: %s (%s:%d)", cond, file,
+                 line);
     abort();
 }

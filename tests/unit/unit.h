@@ -20,6 +20,7 @@ Suite *suite_cluster_store(void);
 Suite *suite_api_admin(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_str(void);
+Suite *suite_core_time(void);
 Suite *suite_core_compress(void);
 Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);

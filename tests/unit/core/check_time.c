@@ -1,0 +1,64 @@
+/* core/time: gr_utc_format against dates worked out from the calendar,
+ * and against the C library over five centuries. */
+#include "../unit.h"
+#include "core/time.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+START_TEST(test_utc_fixed)
+{
+    static const struct {
+        int64_t ms;
+        const char *s;
+    } v[] = {
+        { 0, "1970-01-01T00:00:00.000Z" },
+        { -1, "1969-12-31T23:59:59.999Z" },
+        { -86400000, "1969-12-31T00:00:00.000Z" },
+        { 951782400000, "2000-02-29T00:00:00.000Z" }, /* 400-year leap */
+        { 951868800000, "2000-03-01T00:00:00.000Z" },
+        { 1709251199999, "2024-02-29T23:59:59.999Z" },
+        { 1709251200000, "2024-03-01T00:00:00.000Z" },
+        { 4107542399000, "2100-02-28T23:59:59.000Z" }, /* not a leap year */
+        { 4107542400000, "2100-03-01T00:00:00.000Z" },
+        { 1798761599123, "2026-12-31T23:59:59.123Z" },
+        { 253402300799999, "9999-12-31T23:59:59.999Z" },
+        { -2208988800000, "1900-01-01T00:00:00.000Z" },
+    };
+    char out[25];
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        memset(out, 'x', sizeof out);
+        gr_utc_format(v[i].ms, out);
+        ck_assert_str_eq(out, v[i].s);
+    }
+}
+END_TEST
+
+START_TEST(test_utc_libc)
+{
+    char out[25], want[64];
+    /* every 7 hours 13 minutes 17.5 s from 1900 to 2400 */
+    for (int64_t ms = -2208988800000; ms < 13569480000000; ms += 25997500) {
+        time_t t = (time_t)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+        struct tm tm;
+        ck_assert_ptr_nonnull(gmtime_r(&t, &tm));
+        snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                 tm.tm_min, tm.tm_sec, (int)(ms - (int64_t)t * 1000));
+        gr_utc_format(ms, out);
+        ck_assert_str_eq(out, want);
+    }
+}
+END_TEST
+
+Suite *
+suite_core_time(void)
+{
+    Suite *s = suite_create("core/time");
+    TCase *tc = tcase_create("utc");
+    tcase_add_test(tc, test_utc_fixed);
+    tcase_add_test(tc, test_utc_libc);
+    suite_add_tcase(s, tc);
+    return s;
+}
