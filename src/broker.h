@@ -57,6 +57,7 @@ struct gr_broker {
     gr_workers_t *workers;    /* fsync and other slow work */
     gr_timer_t maintain_timer; /* retention, flush.ms, checkpoints */
     gr_timer_t cleaner_timer;  /* log compaction (log.cleaner.backoff.ms) */
+    gr_timer_t start_sync_timer; /* what loading the metadata queued */
     gr_fsessions_t *fetch_sessions;
     struct gr_pids *pids;     /* producer id blocks (txn/pid.h) */
     struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */

@@ -273,21 +273,10 @@ gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t)
     return c->ops->delete_topic(c, t);
 }
 
-static void
-workers_set(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
-{
-    (void)arg;
-    (void)failed;
-    (void)nfailed;
-    (void)cancelled;
-}
-
 void
 gr_cluster_set_workers(gr_cluster_t *c, struct gr_workers *workers)
 {
     c->workers = workers;
-    /* what load() queued (the fsync of a new meta.properties) starts */
-    c->ops->sync(c, workers_set, NULL);
 }
 
 void

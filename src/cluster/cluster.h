@@ -207,7 +207,8 @@ gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
 gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);
 void gr_cluster_deletions_done(gr_cluster_t *c);
 /* From now on changes are persisted on workers; what load() left queued
- * starts there. */
+ * (the fsyncs of a new meta.properties) runs there ahead of the next
+ * change or gr_cluster_sync(). */
 void gr_cluster_set_workers(gr_cluster_t *c, struct gr_workers *workers);
 gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
                                        int32_t new_total,

@@ -678,8 +678,8 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
 }
 
 /* Queues an fsync of path (in the log dir) and of the log dir without
- * starting it:
- * gr_cluster_set_workers or the next change runs it. 0 or -1 (ENOMEM). */
+ * starting it: the next change or gr_cluster_sync() runs it. 0 or -1
+ * (ENOMEM). */
 static int
 queue_fsync(gr_cluster_t *c, const char *path)
 {

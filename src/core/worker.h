@@ -12,15 +12,17 @@ typedef struct gr_workers gr_workers_t;
 typedef void (*gr_work_fn)(void *arg);           /* on a worker thread */
 typedef void (*gr_done_fn)(gr_loop_t *loop, void *arg); /* on the loop */
 
-/* nthreads >= 1. NULL on failure. */
+/* Up to nthreads (>= 1) threads, started as jobs need them. NULL on
+ * failure. */
 gr_workers_t *gr_workers_new(gr_loop_t *loop, int nthreads);
-/* Queues a job; 0 or -1 (ENOMEM). */
+/* Queues a job; 0 or -1 (ENOMEM, or no thread could be started). */
 int gr_workers_submit(gr_workers_t *w, gr_work_fn work, gr_done_fn done,
                       void *arg);
 /* Waits for queued jobs to finish and stops the threads. Their done()
  * callbacks are posted to the loop: run them with gr_loop_drain_posts(). */
 void gr_workers_destroy(gr_workers_t *w);
-/* Jobs queued or running (their done() may still be pending). */
+/* Jobs queued or running. A job stops counting after its done() is
+ * posted to the loop (it may not have run yet). */
 int gr_workers_pending(gr_workers_t *w);
 
 #endif

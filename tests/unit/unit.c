@@ -32,6 +32,7 @@ static const suite_entry_t suites[] = {
     { "core/compress", suite_core_compress },
     { "core/str", suite_core_str },
     { "core/time", suite_core_time },
+    { "core/worker", suite_core_worker },
     { "log/txn_index", suite_log_txn_index },
     { "txn/txn", suite_txn_txn },
     { "txn/coordinator", suite_txn_coordinator },

@@ -21,6 +21,7 @@ Suite *suite_api_admin(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_str(void);
 Suite *suite_core_time(void);
+Suite *suite_core_worker(void);
 Suite *suite_core_compress(void);
 Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);

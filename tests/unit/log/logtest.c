@@ -70,7 +70,8 @@ gr_logtest_settle(gr_logtest_t *t)
     struct timespec ts = { 0, 1000000 };
     for (int i = 0; i < 5000 && gr_workers_pending(t->workers) > 0; i++)
         nanosleep(&ts, NULL);
-    /* a finished job posts its callback right after it stops counting */
+    /* the finished jobs' callbacks are posted; run them (and what they
+     * post in turn) */
     for (int i = 0; i < 20; i++) {
         gr_loop_drain_posts(t->loop);
         nanosleep(&ts, NULL);
