@@ -2,8 +2,11 @@
  * Checksums of the record formats: CRC-32C (Castagnoli) covers magic-2
  * record batches (attributes..end), CRC-32 (IEEE, as java.util.zip.CRC32)
  * covers magic-0/1 legacy messages (magic..end). See
- * ../shared/reference/record-format.md. CRC-32C comes from ISA-L, CRC-32
- * from zlib; both are pure functions, safe on any thread.
+ * ../shared/reference/record-format.md. CRC-32C is computed here, with
+ * the CPU's crc32 instruction where it has one (x86-64 with SSE 4.2:
+ * 20-28 GB/s on this machine's EPYC, ISA-L's AVX-512 folding 45-55, a
+ * table a byte at a time 0.4); CRC-32 comes from zlib. Both are pure
+ * functions, safe on any thread.
  *
  * Incremental use: gr_crc32c_update(crc, p, n) takes the finished CRC of
  * the bytes before p (0 for none) and returns the finished CRC of those
@@ -23,6 +26,8 @@
 uint32_t gr_crc32c(const void *p, size_t n);
 /* CRC-32C of (the bytes crc covers) followed by p[0..n); crc 0 to start. */
 uint32_t gr_crc32c_update(uint32_t crc, const void *p, size_t n);
+/* The same without the crc32 instruction (tests compare the two). */
+uint32_t gr_crc32c_portable_update(uint32_t crc, const void *p, size_t n);
 
 /* CRC-32 (IEEE 802.3, zlib, java.util.zip.CRC32) of p[0..n); "123456789"
  * gives 0xCBF43926. */

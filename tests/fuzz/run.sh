@@ -41,7 +41,7 @@ if [ ! -f "$B/obj/Makefile" ]; then
         LDFLAGS="$SAN") || exit 1
 fi
 make -C "$B/obj" -s proto-gen.stamp && make -C "$B/obj" -s -j"$(nproc)" libgregor.a || exit 1
-LIBS="$(pkg-config --libs libssl libcrypto zlib liblz4 libzstd) -lsnappy -lisal -lpthread"
+LIBS="$(pkg-config --libs libssl libcrypto zlib liblz4 libzstd) -lsnappy -lpthread"
 INC="-include $B/obj/config.h -I$src/src -I$B/obj/src -I$src/protocol -I$src/include -I$B/obj"
 for t in "${targets[@]}"; do
     "$CC" -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer $SAN -DGR_LIBFUZZER \

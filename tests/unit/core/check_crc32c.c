@@ -2,6 +2,7 @@
 #include "../unit.h"
 #include "core/crc32c.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 START_TEST(test_crc32c_check_values)
@@ -64,6 +65,51 @@ START_TEST(test_incremental)
 }
 END_TEST
 
+/* Bit by bit from the polynomial's definition (reflected 0x1EDC6F41). */
+static uint32_t
+crc32c_bitwise(uint32_t crc, const uint8_t *p, size_t n)
+{
+    uint32_t reg = ~crc;
+    while (n--) {
+        reg ^= *p++;
+        for (int k = 0; k < 8; k++)
+            reg = reg & 1 ? (reg >> 1) ^ 0x82F63B78u : reg >> 1;
+    }
+    return ~reg;
+}
+
+/* Lengths and alignments that take every path of the instruction's code
+ * (unaligned head, three streams of 8 KiB and of 256 bytes, the 8-byte
+ * and byte tails), against the bitwise and the table definition. */
+START_TEST(test_crc32c_paths)
+{
+    size_t size = 3 * 8192 * 2 + 3 * 256 + 64;
+    uint8_t *b = malloc(size + 64);
+    uint32_t seed = 12345;
+
+    ck_assert_ptr_nonnull(b);
+    for (size_t i = 0; i < size + 64; i++) {
+        seed = seed * 1103515245u + 12345u;
+        b[i] = (uint8_t)(seed >> 16);
+    }
+    for (int t = 0; t < 400; t++) {
+        size_t off, len;
+        uint32_t init, want;
+        seed = seed * 1103515245u + 12345u;
+        off = (seed >> 8) % 16;
+        seed = seed * 1103515245u + 12345u;
+        len = t < 40 ? (size_t)t : (seed >> 4) % size;
+        if (t >= 40 && t < 60) /* around the stream sizes */
+            len = (t % 2 ? 3 * 8192 : 3 * 256) + (size_t)(t % 10) - 5;
+        init = t % 3 == 0 ? 0 : seed;
+        want = crc32c_bitwise(init, b + off, len);
+        ck_assert_uint_eq(gr_crc32c_update(init, b + off, len), want);
+        ck_assert_uint_eq(gr_crc32c_portable_update(init, b + off, len), want);
+    }
+    free(b);
+}
+END_TEST
+
 Suite *
 suite_core_crc32c(void)
 {
@@ -73,6 +119,7 @@ suite_core_crc32c(void)
     tcase_add_test(tc, test_crc32c_check_values);
     tcase_add_test(tc, test_crc32_check_values);
     tcase_add_test(tc, test_incremental);
+    tcase_add_test(tc, test_crc32c_paths);
     suite_add_tcase(s, tc);
     return s;
 }
