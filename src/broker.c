@@ -544,6 +544,18 @@ partition_deleted(void *arg, gr_partition_t *p)
     }
 }
 
+/* cluster hook: the record of a deletion could not be written, so the
+ * topic's file stays and the topic is back at the next start: its
+ * directories, still held (deletions_stored releases them after this),
+ * stay with it rather than come back empty. */
+static void
+deletion_failed(void *arg, const gr_uuid_t *id)
+{
+    gr_broker_t *b = arg;
+    if (b->logs != NULL)
+        gr_logs_trash_keep(b->logs, id);
+}
+
 /* txn hook: a coordinator append (state record, marker) */
 static void
 txn_appended(void *arg, gr_partition_t *p, size_t bytes)
@@ -784,7 +796,10 @@ gr_broker_run(gr_broker_t *b)
         eps[i].port = b->listeners[i].adv_port;
     }
     {
-        gr_cluster_hooks_t hooks = {partition_created, partition_deleted, b};
+        gr_cluster_hooks_t hooks = { .partition_created = partition_created,
+                                     .partition_deleted = partition_deleted,
+                                     .deletion_failed = deletion_failed,
+                                     .arg = b };
         b->cluster = gr_cluster_local_new(b->log_dir, b->node_id, eps,
                                           b->nlisteners, &hooks);
     }

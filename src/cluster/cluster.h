@@ -151,6 +151,10 @@ typedef struct gr_cluster_hooks {
     gr_kerr_t (*partition_created)(void *arg, gr_partition_t *p);
     void (*partition_deleted)(void *arg, gr_partition_t *p);
     void *arg;
+    /* The deletion of topic id (its partitions already deleted) could not
+     * be stored: the topic is back at the next start. Before the sync
+     * that follows the deletion calls back. NULL: nothing to do. */
+    void (*deletion_failed)(void *arg, const gr_uuid_t *id);
 } gr_cluster_hooks_t;
 
 struct gr_cluster {

@@ -33,7 +33,7 @@ typedef struct meta_op {
     size_t len;
     gr_uuid_t id;          /* the topic */
     bool created;          /* WRITE of a new topic: removed again if it fails */
-    bool fault;            /* WRITE: fails (fault point topic.store) */
+    bool fault;            /* WRITE, RETIRE: fails (fault point topic.store) */
     int err;               /* errno, set on the worker */
     gr_cluster_sync_cb cb; /* SYNC */
     void *arg;
@@ -47,8 +47,9 @@ typedef struct local {
      * all that was queued (one directory fsync for them) */
     meta_op_t *qhead, *qtail;
     meta_op_t *running; /* the list a worker has */
-    gr_uuid_t *failed;  /* since the last sync */
+    gr_uuid_t *failed;  /* not yet heard of by a sync */
     int nfailed, failed_cap;
+    int finishing;  /* in ops_finish() */
     char **records; /* deletion records written or found, not yet removed */
     int nrecords, records_cap;
 } local_t;
@@ -242,30 +243,48 @@ unmake_topic(gr_cluster_t *c, const gr_uuid_t *id)
     gr_cluster_topic_remove(c, t);
 }
 
-/* The results of a list, in order. */
+/* The results of a list, in order. Every sync of the list hears of the
+ * failures before it (several may wait on the same changes: the broker's
+ * for the renames of a deletion, the request's for its answer); they are
+ * forgotten after the list. */
 static void
 ops_finish(gr_cluster_t *c, meta_op_t *list)
 {
     local_t *l = c->impl;
+    int heard = 0; /* failures the list's syncs heard of */
+
+    l->finishing++;
     while (list != NULL) {
         meta_op_t *op = list;
         list = op->next;
         if (op->kind == OP_SYNC) {
             op->cb(op->arg, l->failed, l->nfailed, c->stopping);
-            l->nfailed = 0;
+            heard = l->nfailed;
         } else if (op->err != 0) {
             GR_LOG_ERROR("cannot %s %s: %s",
                          op->kind == OP_WRITE   ? "write"
                          : op->kind == OP_FSYNC ? "fsync"
                                                 : "remove",
                          op->path, strerror(op->err));
-            if (op->kind == OP_RETIRE) /* the topic is back at the next start */
+            if (op->kind == OP_RETIRE) {
+                /* the topic is back at the next start */
                 GR_LOG_ERROR("the deletion of %s is not persisted", op->path);
+                if (c->hooks.deletion_failed != NULL)
+                    c->hooks.deletion_failed(c->hooks.arg, &op->id);
+            }
             note_failed(l, &op->id);
             if (op->created && !c->stopping)
                 unmake_topic(c, &op->id);
         }
         op_free(op);
+    }
+    l->finishing--;
+    if (heard > l->nfailed) /* a list finished inside forgot some */
+        heard = l->nfailed;
+    if (heard > 0) {
+        memmove(l->failed, l->failed + heard,
+                (size_t)(l->nfailed - heard) * sizeof *l->failed);
+        l->nfailed -= heard;
     }
 }
 
@@ -320,7 +339,8 @@ local_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
     meta_op_t *op;
     if (l->running == NULL && l->qhead == NULL) {
         cb(arg, l->failed, l->nfailed, c->stopping);
-        l->nfailed = 0;
+        if (l->finishing == 0) /* else the list's other syncs hear them */
+            l->nfailed = 0;
         return;
     }
     op = calloc(1, sizeof *op);
@@ -952,6 +972,7 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
         op->data = data;
         op->len = (size_t)len;
         op->id = t->id;
+        op->fault = GR_FAULT("topic.store", rec);
         if (op->path == NULL || op->record == NULL) {
             op->data = NULL;
             op_free(op);
@@ -960,7 +981,8 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
         ops_push(c, op);
     } else {
     now:
-        if (write_replace(rec, data, (size_t)len, false, true) != 0 ||
+        if (write_replace(rec, data, (size_t)len, GR_FAULT("topic.store", rec),
+                          true) != 0 ||
             (unlink(path) != 0 && errno != ENOENT)) {
             GR_LOG_ERROR("cannot delete topic metadata %s: %s", path,
                          strerror(errno));

@@ -17,8 +17,10 @@
  *          produce.response a Produce whose records were appended loses
  *                           its response (the client retries)
  *          txn.marker       writing a transaction marker fails
- *          topic.store      writing a topic's metadata file fails (EIO;
- *                           where: the file's path)
+ *          topic.store      writing a topic's metadata file, or the
+ *                           record of its deletion, fails (EIO; where:
+ *                           the file's path, gregor-topics/.deleted-<id>
+ *                           for a record)
  *          trash.kill       the broker kills itself (SIGKILL) before it
  *                           renames a deleted partition's directory aside
  *                           (where: the directory): a crash mid-deletion

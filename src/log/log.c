@@ -1006,6 +1006,8 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     l->m = m;
     l->refs = 1;
     l->partition = partition;
+    if (topic_id != NULL)
+        l->topic_id = *topic_id;
     l->cfg = *cfg;
     l->topic = strdup(topic);
     n = strlen(m->dir) + strlen(topic) + 16;
@@ -2036,7 +2038,7 @@ gr_log_delete(gr_log_t *l)
      * and removed by a worker; slices handed out keep their fds */
     gr_log_cleaner_forget(l);
     seg_remove(l, 0, l->nsegs, false);
-    gr_logs_trash_dir(l->m, l->dir, l->topic, l->partition);
+    gr_logs_trash_dir(l->m, l->dir, l->topic, l->partition, &l->topic_id);
     if (ck != NULL) {
         free(ck->topic);
         ck->topic = NULL; /* a tombstone in the hash */

@@ -90,6 +90,10 @@ int gr_logs_finish_deletion(gr_logs_t *m, const char *topic,
  * a partition directory still renames every waiting one first. */
 void gr_logs_trash_hold(gr_logs_t *m);
 void gr_logs_trash_release(gr_logs_t *m);
+/* The deletion of topic id could not be stored (its topic comes back at
+ * the next start): its directories still waiting stay where they are,
+ * with their records. Returns how many. */
+int gr_logs_trash_keep(gr_logs_t *m, const gr_uuid_t *id);
 /* cb(arg) runs on the loop each time the last directory queued for
  * removal is gone: every rename aside made durable and the directories
  * removed, none waiting. */

@@ -50,7 +50,8 @@ struct gr_log {
     gr_log_t *prev, *next; /* m->logs */
     char *topic;
     int32_t partition;
-    char *dir; /* <log dir>/<topic>-<partition> */
+    gr_uuid_t topic_id; /* zero when opened without one */
+    char *dir;          /* <log dir>/<topic>-<partition> */
     gr_log_config_t cfg;
 
     gr_segment_t **segs; /* by base offset; the last is active */
@@ -177,7 +178,7 @@ bool gr_log_dir_names(const char *dir, const gr_uuid_t *id);
 /* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
  * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
-                       int32_t partition);
+                       int32_t partition, const gr_uuid_t *topic_id);
 /* Moves aside at once every directory gr_logs_trash_dir queued: before a
  * partition directory is made or opened, and at close. */
 void gr_logs_trash_flush(gr_logs_t *m);

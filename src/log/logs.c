@@ -173,6 +173,7 @@ gr_logs_rmrf(const char *dir)
 typedef struct trash_wait {
     struct trash_wait *next;
     int32_t partition;
+    gr_uuid_t id; /* the topic's, or zero */
     char *topic;
     char dir[]; /* the partition directory */
 } trash_wait_t;
@@ -371,7 +372,7 @@ trash_turn(gr_loop_t *loop, void *arg)
 
 void
 gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
-                  int32_t partition)
+                  int32_t partition, const gr_uuid_t *topic_id)
 {
     size_t n = strlen(dir) + 1;
     trash_wait_t *w = calloc(1, sizeof(*w) + n);
@@ -384,6 +385,8 @@ gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
     }
     memcpy(w->dir, dir, n);
     w->partition = partition;
+    if (topic_id != NULL)
+        w->id = *topic_id;
     if (m->trash_tail != NULL)
         m->trash_tail->next = w;
     else
@@ -404,6 +407,33 @@ gr_logs_trash_release(gr_logs_t *m)
     GR_ASSERT(m->trash_holds > 0);
     if (--m->trash_holds == 0 && m->trash_head != NULL)
         trash_post(m);
+}
+
+int
+gr_logs_trash_keep(gr_logs_t *m, const gr_uuid_t *id)
+{
+    trash_wait_t **pw = &m->trash_head, *last = NULL;
+    int n = 0;
+
+    if (gr_uuid_is_zero(id))
+        return 0;
+    while (*pw != NULL) {
+        trash_wait_t *w = *pw;
+        if (memcmp(&w->id, id, sizeof *id) == 0) {
+            *pw = w->next;
+            GR_LOG_WARN("keeping %s: the deletion of topic %s could not be "
+                        "stored, and the topic is back at the next start",
+                        w->dir, w->topic);
+            free(w->topic);
+            free(w);
+            n++;
+        } else {
+            last = w;
+            pw = &w->next;
+        }
+    }
+    m->trash_tail = last;
+    return n;
 }
 
 /* Directories a deletion left behind (a stop before the worker removed
@@ -456,7 +486,7 @@ gr_logs_finish_deletion(gr_logs_t *m, const char *topic, const gr_uuid_t *id,
             continue;
         GR_LOG_INFO("removing %s: the deletion of topic %s (%s) was cut short",
                     dir, topic, b64);
-        gr_logs_trash_dir(m, dir, topic, p);
+        gr_logs_trash_dir(m, dir, topic, p, id);
         n++;
     }
     return n;

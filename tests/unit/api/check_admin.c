@@ -8,6 +8,7 @@
 
 #include "api/configs.h"
 #include "cluster/cluster.h"
+#include "core/fault.h"
 #include "log/log_int.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
@@ -461,6 +462,44 @@ delete_names(gr_brokertest_t *bt, int16_t ver, const char *name)
     return gr_brokertest_call(bt, GR_API_DELETE_TOPICS, ver, &rq);
 }
 
+/* A deletion whose record cannot be written is refused (the topic file
+ * stays, so the topic is back at the next start) and its directories
+ * stay too: before, they were renamed aside and removed anyway, and the
+ * topic came back empty. */
+START_TEST(test_deletion_not_stored)
+{
+    gr_brokertest_t bt;
+    gr_delete_topics_response_t *rs;
+    gr_topic_t *t;
+    char dir[256], seg[300];
+    ctopic_t ct[1] = { ctopic("held", 2, 1) };
+
+    gr_brokertest_start(&bt, NULL);
+    (void)create(&bt, 7, ct, 1, false);
+    ck_assert_int_eq(gr_fault_arm_spec("topic.store@/.deleted-:1"), 0);
+    rs = delete_names(&bt, 5, "held");
+    gr_fault_clear();
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_KAFKA_STORAGE_ERROR);
+    ck_assert_int_eq(records(&bt), 0);
+    usleep(300000); /* the renames would have run by now */
+    for (int p = 0; p < 2; p++) {
+        snprintf(dir, sizeof dir, "%s/data/held-%d", bt.dir, p);
+        snprintf(seg, sizeof seg, "%s/00000000000000000000.log", dir);
+        ck_assert_int_eq(access(seg, F_OK), 0);
+    }
+    gr_brokertest_restart(&bt, NULL);
+    t = gr_cluster_topic_cstr(bt.b->cluster, "held");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(t->nparts, 2);
+    ck_assert_int_eq(access(seg, F_OK), 0);
+    /* and it can still be deleted */
+    rs = delete_names(&bt, 5, "held");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    ck_assert(gone_soon(dir));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 START_TEST(test_delete_topics)
 {
     static const char *const disabled[] = { "delete.topic.enable=false", NULL };
@@ -910,6 +949,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_txn_topics_stored_first);
     tcase_add_test(tc, test_delete_topics);
     tcase_add_test(tc, test_deletion_finished_at_start);
+    tcase_add_test(tc, test_deletion_not_stored);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
     tcase_add_test(tc, test_configs_at_once_and_persisted);

@@ -34,7 +34,7 @@ static gr_cluster_t *
 cluster_open(gr_logtest_t *t)
 {
     gr_endpoint_t ep = { "PLAINTEXT", "127.0.0.1", 9092 };
-    gr_cluster_hooks_t hooks = { NULL, NULL, NULL };
+    gr_cluster_hooks_t hooks = { 0 };
     gr_cluster_t *c = gr_cluster_local_new(t->dir, 1, &ep, 1, &hooks);
     ck_assert_ptr_nonnull(c);
     ck_assert_int_eq(gr_cluster_load(c), 0);

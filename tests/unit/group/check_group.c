@@ -56,7 +56,7 @@ open_all(gt_t *t, bool start)
 {
     gr_err_t err = 0;
     gr_endpoint_t ep;
-    gr_cluster_hooks_t hooks = { part_created, NULL, t };
+    gr_cluster_hooks_t hooks = { .partition_created = part_created, .arg = t };
     memset(&ep, 0, sizeof ep);
     strcpy(ep.listener, "PLAINTEXT");
     strcpy(ep.host, "127.0.0.1");

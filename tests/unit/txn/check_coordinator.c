@@ -98,7 +98,9 @@ static void
 start(fx_t *f)
 {
     gr_endpoint_t ep;
-    gr_cluster_hooks_t ch = { created, deleted, f };
+    gr_cluster_hooks_t ch = { .partition_created = created,
+                              .partition_deleted = deleted,
+                              .arg = f };
     gr_txn_hooks_t th = { appended, offsets_marker, f };
     gr_txn_config_t cfg;
 
