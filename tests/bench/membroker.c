@@ -9,11 +9,15 @@
  * one writev() of the response head and the bytes in memory; nothing is
  * read from a file, checked or copied on the way. --sendfile sends the
  * same ranges from the segment files with sendfile() instead (the page
- * cache path a broker takes). Each connection is served by its own thread
+ * cache path a broker takes). --vmsplice sends them from memory without
+ * the copy writev() makes: vmsplice() of the image into a pipe, splice()
+ * to the socket, so the socket references the image's pages as sendfile
+ * references the page cache's (where new pages are slow, writev()'s copy
+ * into new socket-buffer pages makes the default no ceiling). Each connection is served by its own thread
  * with blocking I/O: no event loop, no allocation per request.
  *
- *   membroker --dir PARTITION_DIR --topic NAME [--partition N] [--sendfile]
- *             [--listeners-file FILE]
+ *   membroker --dir PARTITION_DIR --topic NAME [--partition N]
+ *             [--sendfile | --vmsplice] [--listeners-file FILE]
  *
  * It listens on 127.0.0.1 on a free port, prints "membroker: listening on
  * PLAINTEXT://HOST:PORT" and writes that address to FILE; it serves until
@@ -63,6 +67,7 @@ static struct {
     const char *topic;
     int32_t partition;
     int use_sendfile;
+    int use_vmsplice;
     int port;
     uint8_t *image; /* every segment's batches, end to end */
     int *seg_fd;
@@ -263,6 +268,34 @@ send_file(int fd, int in, int64_t pos, size_t len)
         if (w <= 0)
             pthread_exit(NULL);
         len -= (size_t)w;
+    }
+}
+
+/* len bytes of memory at ptr by reference: vmsplice into this thread's
+ * pipe (1 MiB), splice on to the socket. */
+static void
+send_spliced(int fd, const uint8_t *ptr, size_t len)
+{
+    static __thread int pfd[2] = { -1, -1 };
+    if (pfd[0] < 0) {
+        if (pipe2(pfd, O_CLOEXEC) != 0)
+            bench_die("pipe2 failed");
+        fcntl(pfd[1], F_SETPIPE_SZ, 1 << 20); /* else 64 KiB a turn */
+    }
+    while (len > 0) {
+        struct iovec v = { (void *)ptr, len };
+        ssize_t in = vmsplice(pfd[1], &v, 1, 0);
+        if (in <= 0)
+            pthread_exit(NULL);
+        ptr += in;
+        len -= (size_t)in;
+        while (in > 0) {
+            ssize_t w = splice(pfd[0], NULL, fd, NULL, (size_t)in,
+                               len > 0 ? SPLICE_F_MORE : 0);
+            if (w <= 0)
+                pthread_exit(NULL);
+            in -= w;
+        }
     }
 }
 
@@ -474,7 +507,11 @@ fetch(int fd, struct rd *r, uint8_t *o, size_t cap, int32_t corr)
         bench_put32(&h, (int32_t)((size_t)(p - o) - 4 + data));
         bench_put32(&h, corr);
         iov[0] = (struct iovec){ o, (size_t)(p - o) };
-        if (data == 0 || !g.use_sendfile) {
+        if (data > 0 && g.use_vmsplice) {
+            if (send(fd, o, (size_t)(p - o), MSG_MORE) != (ssize_t)(p - o))
+                pthread_exit(NULL);
+            send_spliced(fd, g.image + g.b[first].gpos, data);
+        } else if (data == 0 || !g.use_sendfile) {
             iov[1] = (struct iovec){ g.image + (data ? g.b[first].gpos : 0), data };
             send_all(fd, iov, data ? 2 : 1);
         } else {
@@ -786,6 +823,8 @@ main(int argc, char **argv)
             g.partition = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sendfile"))
             g.use_sendfile = 1;
+        else if (!strcmp(argv[i], "--vmsplice"))
+            g.use_vmsplice = 1;
         else if (!strcmp(argv[i], "--listeners-file") && i + 1 < argc)
             lfile = argv[++i];
         else if (!strcmp(argv[i], "--sink") && i + 1 < argc)
@@ -798,7 +837,8 @@ main(int argc, char **argv)
     if (bad || (dir == NULL && sink == NULL) || g.topic == NULL ||
         (g.sink_mmap && sink == NULL)) {
         fprintf(stderr, "usage: membroker --dir PARTITION_DIR --topic NAME "
-                        "[--partition N] [--sendfile] [--listeners-file FILE]\n"
+                        "[--partition N] [--sendfile | --vmsplice] "
+                        "[--listeners-file FILE]\n"
                         "       membroker --sink FILE [--sink-mmap] --topic NAME "
                         "[--dir PARTITION_DIR] ...\n");
         return 2;

@@ -202,7 +202,8 @@ check_broker() { # X CELL
 }
 
 # The reference servers of the 1 GiB cells (see membroker.c): for consume,
-# membroker on A's copy of the partition, M from memory, S with sendfile;
+# membroker on A's copy of the partition, M from memory (writev), S with
+# sendfile, V from memory by reference (vmsplice and splice);
 # for produce, W appends with write() and P receives into a mapping.
 start_ref() { # X PARTITION_DIR TOPIC
     local x=$1 d args
@@ -212,6 +213,7 @@ start_ref() { # X PARTITION_DIR TOPIC
     case $x in
     M) args=(--dir "$2") ;;
     S) args=(--dir "$2" --sendfile) ;;
+    V) args=(--dir "$2" --vmsplice) ;;
     W) args=(--sink "$d/sink.log") ;;
     P) args=(--sink "$d/sink.log" --sink-mmap) ;;
     esac
@@ -237,7 +239,7 @@ if [ -n "$B_SPEC" ]; then
 fi
 
 cleanup() {
-    for x in "${BROKERS[@]}" M S W P; do stop_broker "$x"; done
+    for x in "${BROKERS[@]}" M S V W P; do stop_broker "$x"; done
     if [ "${KEEP_TMP:-0}" = 1 ]; then
         log "kept $WORK"
     else
@@ -402,7 +404,7 @@ for p in $PARTS; do
                             -n "$BIG_N" $loop
                     done
                 elif [ "${KIND[A]}" = gregor ]; then
-                    for x in M S; do
+                    for x in M S V; do
                         start_ref "$x" "${DIR[A]}/data/b-big-r$r-0" \
                             "b-big-r$r" &&
                             run "$cell" "$x" "$r" consume -t "b-big-r$r" \
@@ -562,12 +564,14 @@ report() {
         echo
         echo "The same librdkafka consumer (\`${CMD[$c]}\`) against"
         echo "tests/bench/membroker serving A's copy of the partition: M holds it in memory and"
-        echo "answers each Fetch with one writev() (the ceiling of any broker under this client"
-        echo "on this machine), S sends the same ranges with sendfile() (the ceiling of a broker"
-        echo "that sends from the page cache, as gregor and Kafka do). Odd repetitions run"
-        echo "A and B first, even ones M and S."
+        echo "answers each Fetch with one writev() (which copies it into new socket-buffer pages),"
+        echo "S sends the same ranges with sendfile() (the ceiling of a broker that sends from the"
+        echo "page cache, as gregor and Kafka do), V sends them from memory by reference"
+        echo "(vmsplice() into a pipe, splice() to the socket: no copy, no new page; the ceiling"
+        echo "of any broker under this client on this machine). Odd repetitions run A and B"
+        echo "first, even ones M, S and V."
         echo
-        ref_table "$c" "M S"
+        ref_table "$c" "M S V"
         c="produce 1 GiB s=1024 p=1 acks=1 none"
         echo "## The 1 GiB produce against the least a disk-writing broker can do"
         echo
