@@ -120,44 +120,41 @@ load64(const unsigned char *p)
 }
 
 /* Three streams of the crc32 instruction at once (its latency is three
- * times its throughput), joined by shifting the earlier ones' registers
- * past the bytes after them. */
+ * times its throughput) over blocks of 3 * block bytes, joined by
+ * shifting the earlier ones' registers past the bytes after them (t:
+ * block zero bytes). Inlined with a constant block. */
+__attribute__((target("sse4.2"))) static inline uint64_t
+crc_streams(uint64_t c0, const unsigned char **pp, size_t *np, size_t block,
+            uint32_t t[4][256])
+{
+    const unsigned char *p = *pp;
+    for (; *np >= 3 * block; *np -= 3 * block) {
+        const unsigned char *end = p + block;
+        uint64_t c1 = 0, c2 = 0;
+        do {
+            c0 = _mm_crc32_u64(c0, load64(p));
+            c1 = _mm_crc32_u64(c1, load64(p + block));
+            c2 = _mm_crc32_u64(c2, load64(p + 2 * block));
+            p += 8;
+        } while (p < end);
+        c0 = shift(t, (uint32_t)c0) ^ (uint32_t)c1;
+        c0 = shift(t, (uint32_t)c0) ^ (uint32_t)c2;
+        p += 2 * block;
+    }
+    *pp = p;
+    return c0;
+}
+
 __attribute__((target("sse4.2"))) static uint32_t
 crc_hw(uint32_t reg, const unsigned char *p, size_t n)
 {
-    uint64_t c0 = reg, c1, c2;
+    uint64_t c0 = reg;
     while (n > 0 && ((uintptr_t)p & 7) != 0) {
         c0 = _mm_crc32_u8((uint32_t)c0, *p++);
         n--;
     }
-    while (n >= 3 * LONG) {
-        const unsigned char *end = p + LONG;
-        c1 = c2 = 0;
-        do {
-            c0 = _mm_crc32_u64(c0, load64(p));
-            c1 = _mm_crc32_u64(c1, load64(p + LONG));
-            c2 = _mm_crc32_u64(c2, load64(p + 2 * LONG));
-            p += 8;
-        } while (p < end);
-        c0 = shift(long_shift, (uint32_t)c0) ^ (uint32_t)c1;
-        c0 = shift(long_shift, (uint32_t)c0) ^ (uint32_t)c2;
-        p += 2 * LONG;
-        n -= 3 * LONG;
-    }
-    while (n >= 3 * SHORT) {
-        const unsigned char *end = p + SHORT;
-        c1 = c2 = 0;
-        do {
-            c0 = _mm_crc32_u64(c0, load64(p));
-            c1 = _mm_crc32_u64(c1, load64(p + SHORT));
-            c2 = _mm_crc32_u64(c2, load64(p + 2 * SHORT));
-            p += 8;
-        } while (p < end);
-        c0 = shift(short_shift, (uint32_t)c0) ^ (uint32_t)c1;
-        c0 = shift(short_shift, (uint32_t)c0) ^ (uint32_t)c2;
-        p += 2 * SHORT;
-        n -= 3 * SHORT;
-    }
+    c0 = crc_streams(c0, &p, &n, LONG, long_shift);
+    c0 = crc_streams(c0, &p, &n, SHORT, short_shift);
     for (; n >= 8; n -= 8, p += 8)
         c0 = _mm_crc32_u64(c0, load64(p));
     while (n-- > 0)
