@@ -13,14 +13,16 @@
 #define LONG  8192        /* bytes per stream in the long loop */
 #define SHORT 256         /* and in the short one */
 
-static uint32_t table[256];          /* one byte, software */
+static uint32_t table[256]; /* one byte, software */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+#if defined(__x86_64__)
 static uint32_t long_shift[4][256];  /* the register past LONG zero bytes */
 static uint32_t short_shift[4][256]; /* past SHORT zero bytes */
 static int have_hw;                  /* the CPU has SSE 4.2's crc32 */
 static int have_fold;                /* and AVX-512 carry-less multiplication */
 static uint64_t fold_k[5][2];        /* folding 16 bytes forward by 16, 32, 48,
                                       * 64 and 256 bytes (below) */
-static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 /* a * b modulo POLY, both reflected (bit 31 is x^0) */
 static uint32_t
@@ -73,6 +75,7 @@ shift(uint32_t t[4][256], uint32_t crc)
     return t[0][crc & 0xff] ^ t[1][(crc >> 8) & 0xff] ^
            t[2][(crc >> 16) & 0xff] ^ t[3][crc >> 24];
 }
+#endif
 
 static void
 init(void)
@@ -86,7 +89,6 @@ init(void)
 #if defined(__x86_64__)
     __builtin_cpu_init();
     have_hw = __builtin_cpu_supports("sse4.2");
-#endif
     if (have_hw) {
         static const int by[5] = { 16, 32, 48, 64, 256 };
         shift_table(long_shift, LONG);
@@ -98,6 +100,7 @@ init(void)
             fold_k[i][1] = xnmodp(8 * (uint64_t)by[i] - 33);
         }
     }
+#endif
 }
 
 static uint32_t
