@@ -993,7 +993,7 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     size_t n;
 
     *err = 0;
-    gr_logs_trash_flush(m); /* no rename waits that could take this dir */
+    gr_logs_trash_flush_for(m, topic, partition); /* none may take this dir */
     if (ck && ck->log) {
         *err = GR_ERR_EXISTS;
         return NULL;
@@ -1148,7 +1148,13 @@ gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
 {
     prep_job_t *job;
 
-    gr_logs_trash_flush(m); /* before any directory is made */
+    /* before any directory is made; all at once when matching every name
+     * would cost more than a few milliseconds of the loop */
+    if (m->trash_holds == 0 || (int64_t)n * gr_logs_trash_waiting(m) > 1 << 20)
+        gr_logs_trash_flush(m);
+    else
+        for (int i = 0; i < n; i++)
+            gr_logs_trash_flush_for(m, items[i].topic, items[i].partition);
     if (m->workers == NULL || n <= 0 || (job = calloc(1, sizeof *job)) == NULL)
         return -1;
     for (int i = 0; i < n; i++) {

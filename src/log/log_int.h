@@ -179,9 +179,17 @@ bool gr_log_dir_names(const char *dir, const gr_uuid_t *id);
  * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,
                        int32_t partition, const gr_uuid_t *topic_id);
-/* Moves aside at once every directory gr_logs_trash_dir queued: before a
- * partition directory is made or opened, and at close. */
+/* Moves aside at once every directory gr_logs_trash_dir queued (at
+ * close). */
 void gr_logs_trash_flush(gr_logs_t *m);
+/* Before topic-partition's directory is made or opened, so that no waiting
+ * rename can take it: every waiting directory goes now, or while the
+ * renames are held (a deletion not yet durable) only those of that name,
+ * and the others keep waiting for the release. */
+void gr_logs_trash_flush_for(gr_logs_t *m, const char *topic,
+                             int32_t partition);
+/* Directories waiting to be moved aside. */
+int gr_logs_trash_waiting(const gr_logs_t *m);
 /* The cleaner's part of closing or deleting l (cleaner.c): a cleaning in
  * flight is left to finish and be thrown away. */
 void gr_log_cleaner_forget(gr_log_t *l);

@@ -336,6 +336,53 @@ gr_logs_trash_flush(gr_logs_t *m)
     trash_run(m, -1);
 }
 
+/* Renames aside now the waiting directories of topic-partition only. */
+static void
+trash_run_named(gr_logs_t *m, const char *topic, int32_t partition)
+{
+    trash_wait_t **pw = &m->trash_head, *last = NULL;
+    trash_job_t *job = NULL;
+
+    while (*pw != NULL) {
+        trash_wait_t *w = *pw;
+        if (w->partition != partition || strcmp(w->topic, topic) != 0) {
+            last = w;
+            pw = &w->next;
+            continue;
+        }
+        *pw = w->next;
+        if (job == NULL)
+            job = trash_job_new(m, TRASH_CHUNK, true);
+        trash_rename(m, w, job);
+        free(w->topic);
+        free(w);
+        if (job != NULL && job->n == TRASH_CHUNK) {
+            trash_submit(m, job);
+            job = NULL;
+        }
+    }
+    m->trash_tail = last;
+    trash_submit(m, job);
+}
+
+int
+gr_logs_trash_waiting(const gr_logs_t *m)
+{
+    int n = 0;
+    for (const trash_wait_t *w = m->trash_head; w != NULL; w = w->next)
+        n++;
+    return n;
+}
+
+void
+gr_logs_trash_flush_for(gr_logs_t *m, const char *topic, int32_t partition)
+{
+    if (m->trash_holds == 0)
+        trash_run(m, -1);
+    else
+        trash_run_named(m, topic, partition);
+}
+
 static void trash_turn(gr_loop_t *loop, void *arg);
 
 /* A loop turn renames the next chunk, unless one is posted or the queue

@@ -688,6 +688,74 @@ START_TEST(test_trash_held)
 }
 END_TEST
 
+static void
+prep_counted(gr_loop_t *loop, void *arg)
+{
+    (void)loop;
+    (*(int *)arg)++;
+}
+
+/* While held, opening or preparing another name's directory leaves the
+ * waiting ones (their deletion may not be durable yet: a crash must not
+ * find them moved); the same name again moves only that one first. */
+START_TEST(test_trash_held_other_names)
+{
+    enum { N = 3 };
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_uuid_t id, other_id, new_id;
+    gr_log_prep_t prep;
+    gr_log_t *ls[N], *o, *again;
+    gr_err_t err;
+    char path[4096];
+    int prepared = 0;
+
+    memset(&id, 0x44, sizeof id);
+    memset(&other_id, 0x55, sizeof other_id);
+    memset(&new_id, 0x66, sizeof new_id);
+    gr_logtest_init(&t, 10);
+    for (int32_t p = 0; p < N; p++) {
+        ls[p] = gr_log_open(t.m, "many", p, &id, &cfg, &err);
+        ck_assert_ptr_nonnull(ls[p]);
+        append(ls[p], NULL, 2, 1000, 10);
+    }
+    gr_logs_trash_hold(t.m);
+    for (int32_t p = 0; p < N; p++)
+        ck_assert_int_eq(gr_log_delete(ls[p]), 0);
+    o = gr_log_open(t.m, "other", 0, &other_id, &cfg, &err);
+    ck_assert_ptr_nonnull(o);
+    memset(&prep, 0, sizeof prep);
+    prep.topic = (char *)"other";
+    prep.partition = 1;
+    prep.topic_id = other_id;
+    ck_assert_int_eq(gr_logs_prepare(t.m, &prep, 1, prep_counted, &prepared),
+                     0);
+    ck_assert(gr_logtest_wait(&t, &prepared));
+    ck_assert_int_eq(prep.err, 0);
+    ck_assert_int_eq(left_dirs(&t, N), N);
+    ck_assert_int_eq(gr_logs_trash_waiting(t.m), N);
+    /* many-1 made again: its old directory goes first, the others wait */
+    again = gr_log_open(t.m, "many", 1, &new_id, &cfg, &err);
+    ck_assert_ptr_nonnull(again);
+    ck_assert_int_eq(gr_log_end_offset(again), 0);
+    ck_assert_int_eq(gr_logs_trash_waiting(t.m), N - 1);
+    snprintf(path, sizeof path, "%s/many-0", t.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/many-2", t.dir);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    gr_logs_trash_release(t.m);
+    gr_loop_drain_posts(t.loop);
+    gr_logtest_settle(&t);
+    ck_assert_int_eq(gr_logs_trash_waiting(t.m), 0);
+    ck_assert_int_eq(left_dirs(&t, N), 1); /* many-1, the new one */
+    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
+    ck_assert_int_eq(count_dirs(&t, "-stray"), 0);
+    gr_log_close(again);
+    gr_log_close(o);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 /* The inode of path's snapshot at offset off, 0 when there is none. */
 static ino_t
 snapshot_ino(const gr_logtest_t *t, int64_t off)
@@ -1071,6 +1139,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_delete_while_flushing);
     tcase_add_test(tc, test_delete_many_then_reopen);
     tcase_add_test(tc, test_trash_held);
+    tcase_add_test(tc, test_trash_held_other_names);
     tcase_add_test(tc, test_snapshot_only_when_new);
     tcase_add_test(tc, test_failed_write_fsize);
     tcase_add_test(tc, test_failed_write_fault);
