@@ -307,17 +307,17 @@ trash_rename(gr_logs_t *m, const trash_wait_t *w, trash_job_t *job)
     trash_add(m, job, to, true);
 }
 
-/* Renames up to max waiting directories (max < 0: all) and hands them to
- * workers. */
+/* Renames up to max directories from the front of *list (max < 0: all),
+ * freeing their entries, and hands them to workers. */
 static void
-trash_run(gr_logs_t *m, int max)
+trash_rename_from(gr_logs_t *m, trash_wait_t **list, int max)
 {
-    while (m->trash_head != NULL && max != 0) {
+    while (*list != NULL && max != 0) {
         int n = max > 0 && max < TRASH_CHUNK ? max : TRASH_CHUNK;
         trash_job_t *job = trash_job_new(m, n, true);
-        for (int i = 0; i < n && m->trash_head != NULL; i++) {
-            trash_wait_t *w = m->trash_head;
-            m->trash_head = w->next;
+        for (int i = 0; i < n && *list != NULL; i++) {
+            trash_wait_t *w = *list;
+            *list = w->next;
             trash_rename(m, w, job);
             free(w->topic);
             free(w);
@@ -326,43 +326,64 @@ trash_run(gr_logs_t *m, int max)
         if (max > 0)
             max -= n;
     }
+}
+
+/* Renames up to max waiting directories (max < 0: all). */
+static void
+trash_run(gr_logs_t *m, int max)
+{
+    trash_rename_from(m, &m->trash_head, max);
     if (m->trash_head == NULL)
         m->trash_tail = NULL;
+}
+
+/* Takes the waiting directories match() accepts out of the queue, in
+ * order, as a list of their own. */
+static trash_wait_t *
+trash_take(gr_logs_t *m, bool (*match)(const trash_wait_t *, const void *),
+           const void *arg)
+{
+    trash_wait_t **pw = &m->trash_head, *taken = NULL, **tail = &taken;
+    trash_wait_t *last = NULL;
+
+    while (*pw != NULL) {
+        trash_wait_t *w = *pw;
+        if (match(w, arg)) {
+            *pw = w->next;
+            w->next = NULL;
+            *tail = w;
+            tail = &w->next;
+        } else {
+            last = w;
+            pw = &w->next;
+        }
+    }
+    m->trash_tail = last;
+    return taken;
+}
+
+typedef struct {
+    const char *topic;
+    int32_t partition;
+} trash_name_t;
+
+static bool
+trash_named(const trash_wait_t *w, const void *arg)
+{
+    const trash_name_t *k = arg;
+    return w->partition == k->partition && strcmp(w->topic, k->topic) == 0;
+}
+
+static bool
+trash_of_topic(const trash_wait_t *w, const void *arg)
+{
+    return memcmp(&w->id, arg, sizeof w->id) == 0;
 }
 
 void
 gr_logs_trash_flush(gr_logs_t *m)
 {
     trash_run(m, -1);
-}
-
-/* Renames aside now the waiting directories of topic-partition only. */
-static void
-trash_run_named(gr_logs_t *m, const char *topic, int32_t partition)
-{
-    trash_wait_t **pw = &m->trash_head, *last = NULL;
-    trash_job_t *job = NULL;
-
-    while (*pw != NULL) {
-        trash_wait_t *w = *pw;
-        if (w->partition != partition || strcmp(w->topic, topic) != 0) {
-            last = w;
-            pw = &w->next;
-            continue;
-        }
-        *pw = w->next;
-        if (job == NULL)
-            job = trash_job_new(m, TRASH_CHUNK, true);
-        trash_rename(m, w, job);
-        free(w->topic);
-        free(w);
-        if (job != NULL && job->n == TRASH_CHUNK) {
-            trash_submit(m, job);
-            job = NULL;
-        }
-    }
-    m->trash_tail = last;
-    trash_submit(m, job);
 }
 
 int
@@ -377,10 +398,15 @@ gr_logs_trash_waiting(const gr_logs_t *m)
 void
 gr_logs_trash_flush_for(gr_logs_t *m, const char *topic, int32_t partition)
 {
-    if (m->trash_holds == 0)
+    trash_name_t k = { topic, partition };
+    trash_wait_t *named;
+
+    if (m->trash_holds == 0) {
         trash_run(m, -1);
-    else
-        trash_run_named(m, topic, partition);
+        return;
+    }
+    named = trash_take(m, trash_named, &k); /* the others keep waiting */
+    trash_rename_from(m, &named, -1);
 }
 
 static void trash_turn(gr_loop_t *loop, void *arg);
@@ -459,27 +485,22 @@ gr_logs_trash_release(gr_logs_t *m)
 int
 gr_logs_trash_keep(gr_logs_t *m, const gr_uuid_t *id)
 {
-    trash_wait_t **pw = &m->trash_head, *last = NULL;
+    trash_wait_t *kept;
     int n = 0;
 
     if (gr_uuid_is_zero(id))
         return 0;
-    while (*pw != NULL) {
-        trash_wait_t *w = *pw;
-        if (memcmp(&w->id, id, sizeof *id) == 0) {
-            *pw = w->next;
-            GR_LOG_WARN("keeping %s: the deletion of topic %s could not be "
-                        "stored, and the topic is back at the next start",
-                        w->dir, w->topic);
-            free(w->topic);
-            free(w);
-            n++;
-        } else {
-            last = w;
-            pw = &w->next;
-        }
+    kept = trash_take(m, trash_of_topic, id);
+    while (kept != NULL) {
+        trash_wait_t *w = kept;
+        kept = w->next;
+        GR_LOG_WARN("keeping %s: the deletion of topic %s could not be "
+                    "stored, and the topic is back at the next start",
+                    w->dir, w->topic);
+        free(w->topic);
+        free(w);
+        n++;
     }
-    m->trash_tail = last;
     return n;
 }
 
