@@ -600,8 +600,15 @@ idem_restart(const char *topic, const char *dir, int n)
         if (e)
             fail("produce: %s", rd_kafka_err2str(e));
         rd_kafka_poll(p, 0);
+        /* half delivered, the other half still to send: the broker goes
+         * down now. Waited for when the first half is queued, so that a
+         * slow start (metadata, producer id) cannot let the whole loop
+         * run ahead of the deliveries (the ready file then never came) */
+        for (int w = 0; !told && i == n / 2 && delivered < n / 2 && w < 1200;
+             w++)
+            rd_kafka_poll(p, 50);
         if (!told && delivered >= n / 2) {
-            touch(dir, "ready"); /* the broker goes down now */
+            touch(dir, "ready");
             told = true;
         }
         if (i % 100 == 99)
