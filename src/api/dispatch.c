@@ -56,16 +56,6 @@ reply_api_versions_unsupported(gr_req_t *req, const gr_api_entry_t *e)
     gr_req_reply(req);
 }
 
-/* Bytes after the body that a known client bug leaves and Kafka (which
- * never checks for trailing bytes) ignores: librdkafka < 2.1 writes one
- * more empty tagged-field section in ListGroups v3+ (librdkafka PR #4207). */
-static bool
-trailing_quirk(const gr_req_t *req, const gr_reader_t *r)
-{
-    return req->hdr.api_key == GR_API_LIST_GROUPS && req->version >= 3 &&
-           gr_reader_remaining(r) == 1 && r->p[0] == 0;
-}
-
 void
 gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
 {
@@ -120,10 +110,8 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         gr_req_close(req, "out of memory");
         return;
     }
-    if (api->request.decode(&r, req->version, req->a, req->body) != 0 ||
-        (gr_reader_remaining(&r) != 0 && !trailing_quirk(req, &r))) {
-        snprintf(why, sizeof why, "%s",
-                 r.err ? gr_err_str(r.err) : "trailing bytes");
+    if (api->request.decode(&r, req->version, req->a, req->body) != 0) {
+        snprintf(why, sizeof why, "%s", gr_err_str(r.err));
         GR_LOG_WARN("closing connection %s (client %.*s): cannot decode %s "
                     "v%d request: %s",
                     gr_req_peer(req),
@@ -133,6 +121,17 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         gr_req_close(req, "undecodable request");
         return;
     }
+    /* Bytes after the body are ignored, as Kafka ignores them (its
+     * generated readers never check for the end of the buffer): current
+     * librdkafka sends some after Metadata v12, and librdkafka < 2.1 one
+     * more empty tag section after ListGroups v3+. */
+    if (gr_reader_remaining(&r) != 0)
+        GR_LOG_DEBUG("%s (client %.*s): %zu bytes after the %s v%d request "
+                     "body, ignored",
+                     gr_req_peer(req),
+                     req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
+                     req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
+                     gr_reader_remaining(&r), api->name, req->version);
     if (gr_log_level >= GR_LOG_LEVEL_TRACE) {
         gr_buf_t b = GR_BUF_INIT;
         api->request.print(&b, req->body, req->version);

@@ -39,6 +39,7 @@ static const suite_entry_t suites[] = {
     { "group/group", suite_group_group },
     { "api/fetch_session", suite_api_fetch_session },
     { "net/conn", suite_net_conn },
+    { "api/dispatch", suite_api_dispatch },
 };
 
 int

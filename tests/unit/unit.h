@@ -29,5 +29,6 @@ Suite *suite_txn_coordinator(void);
 Suite *suite_group_group(void);
 Suite *suite_api_fetch_session(void);
 Suite *suite_net_conn(void);
+Suite *suite_api_dispatch(void);
 
 #endif

@@ -126,7 +126,8 @@ read_full(int fd, uint8_t *p, size_t n)
 }
 
 void *
-gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
+gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
+                         const void *rq, const void *extra, size_t extra_len)
 {
     const gr_proto_api_t *api = gr_proto_api(key);
     gr_req_header_t h;
@@ -144,13 +145,15 @@ gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
     h.correlation_id = ++t->corr;
     h.client_id = gr_str_c("brokertest");
     hsz = gr_req_header_size(&h);
-    bsz = api->request.size(rq, ver);
+    bsz = api->request.size(rq, ver) + extra_len;
     buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
     w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
     gr_wr_i32(&w, (int32_t)(hsz + bsz));
     gr_req_header_encode(&w, &h);
     api->request.encode(&w, rq, ver);
     ck_assert_int_eq(w.err, 0);
+    if (extra_len > 0)
+        memcpy(buf + 4 + hsz + bsz - extra_len, extra, extra_len);
     ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
                      (ssize_t)(4 + hsz + bsz));
     read_full(t->fd, sz, 4);
@@ -165,4 +168,10 @@ gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
     ck_assert_int_eq(api->response.decode(&r, ver, t->a, rs), 0);
     ck_assert_int_eq(gr_reader_remaining(&r), 0);
     return rs;
+}
+
+void *
+gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
+{
+    return gr_brokertest_call_extra(t, key, ver, rq, NULL, 0);
 }

@@ -35,5 +35,9 @@ void gr_brokertest_stop(gr_brokertest_t *t);
  * returns the decoded response (in t->a). Fails the test on any error. */
 void *gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver,
                          const void *rq);
+/* The same with extra_len bytes of extra written after the body. */
+void *gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
+                               const void *rq, const void *extra,
+                               size_t extra_len);
 
 #endif
