@@ -71,8 +71,11 @@ s_restart_keeps_topics() {
     id1=$(grep -o 'cluster.id=.*' "$BROKER_DIR/data/meta.properties")
     stop_broker || return 1
     [ "$BROKER_RC" = 0 ] || { echo "SIGTERM exit code $BROKER_RC"; return 1; }
+    # the first start found a new directory, the second a clean shutdown
+    grep -q 'log dir .*: new, nothing to recover' "$BROKER_DIR/broker.log" || return 1
     REUSE_DIR=1 start_broker --override auto.create.topics.enable=false || return 1
     kcat -b "$GR_BOOTSTRAP" -L -m 10 | grep -q 'topic "compat-keep" with 1 partitions' || return 1
+    grep -q 'log dir .*: clean shutdown, 1 checkpointed logs' "$BROKER_DIR/broker.log" || return 1
     [ "$id1" = "$(grep -o 'cluster.id=.*' "$BROKER_DIR/data/meta.properties")" ]
 }
 
@@ -949,6 +952,11 @@ s_bench_harness() {
 
 SCENARIOS+=(stray_partition_dir storage_faults crash_loop torn_tails
             resource_limits bench_harness)
+# the client matrix: each compat/<client>/scenarios.sh defines its s_*
+# functions (and LIMIT_* bounds) and adds them to SCENARIOS
+for f in "$COMPAT_SRC"/*/scenarios.sh; do
+    [ -f "$f" ] && . "$f"
+done
 [ $# -gt 0 ] && SCENARIOS=("$@")
 [ -x "$GREGOR" ] || { echo "1..1"; echo "not ok 1 - gregor not built at $GREGOR"; exit 1; }
 echo "1..${#SCENARIOS[@]}"

@@ -912,18 +912,38 @@ ckpt_submit(gr_logs_t *m)
 
 /* --- the manager */
 
+/* Whether dir has no entries (a data directory made empty for us). */
+static bool
+dir_is_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    bool empty = true;
+
+    if (d == NULL)
+        return false;
+    while (empty && (de = readdir(d)) != NULL)
+        empty = strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0;
+    closedir(d);
+    return empty;
+}
+
 gr_logs_t *
 gr_logs_open(const char *dir, gr_loop_t *loop, gr_workers_t *workers,
              int max_open_files, gr_err_t *err)
 {
     char path[GR_SEG_PATH_MAX];
     gr_logs_t *m;
+    bool fresh = true;
 
     *err = 0;
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", dir, strerror(errno));
-        *err = GR_ERR_IO;
-        return NULL;
+    if (mkdir(dir, 0755) != 0) {
+        if (errno != EEXIST) {
+            GR_LOG_ERROR("cannot create %s: %s", dir, strerror(errno));
+            *err = GR_ERR_IO;
+            return NULL;
+        }
+        fresh = dir_is_empty(dir);
     }
     m = calloc(1, sizeof(*m));
     if (m == NULL || (m->dir = strdup(dir)) == NULL) {
@@ -952,8 +972,11 @@ gr_logs_open(const char *dir, gr_loop_t *loop, gr_workers_t *workers,
     ckpt_read(m, GR_LOG_LSO_CHECKPOINT, CKPT_START_OFFSET);
     ckpt_read(m, GR_LOG_CLEANER_CHECKPOINT, CKPT_CLEAN_OFFSET);
     trash_leftovers(m);
-    GR_LOG_INFO("log dir %s: %s shutdown, %d checkpointed logs", dir,
-                m->was_clean ? "clean" : "unclean", m->nck);
+    if (fresh)
+        GR_LOG_INFO("log dir %s: new, nothing to recover", dir);
+    else
+        GR_LOG_INFO("log dir %s: %s shutdown, %d checkpointed logs", dir,
+                    m->was_clean ? "clean" : "unclean", m->nck);
     return m;
 }
 
