@@ -26,6 +26,14 @@ if [ -n "$missing" ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 
+# the client matrix: each compat/<client>/install.sh installs its pinned
+# client from the registries (compat/clients.sh says where)
+. ./compat/clients.sh
+for f in compat/*/install.sh; do
+    [ -f "$f" ] || continue
+    sh "$f" || { echo "install-deps: $f failed"; exit 1; }
+done
+
 # kafkajs, pinned by compat/node/package-lock.json
 if [ ! -d compat/node/node_modules/kafkajs ]; then
     (cd compat/node && npm ci --no-audit --no-fund --loglevel=error)

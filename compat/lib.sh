@@ -3,6 +3,7 @@
 # temp directory; its bound port is read from --listeners-file; it is
 # stopped by pid (SIGTERM, then SIGKILL after a bound).
 
+. "${COMPAT_SRC:-$(dirname "${BASH_SOURCE[0]}")}/clients.sh"
 GREGOR=${GREGOR:-${top_builddir:-.}/src/gregor}
 COMPAT_TMP=${COMPAT_TMP:-$(mktemp -d /tmp/gregor-compat.XXXXXX)}
 BROKER_PID=
