@@ -1,0 +1,31 @@
+# compat/python/scenarios.sh: the current Python clients (confluent-kafka
+# with its own current librdkafka, kafka-python 3, aiokafka), from the venv
+# compat/python/install.sh makes in $GR_CLIENTS/python. Sourced by
+# compat/run.sh.
+
+PYC_DIR=$COMPAT_SRC/python
+PYC=$GR_CLIENTS/python/bin/python
+
+pyc_ready() {
+    [ -x "$PYC" ] && "$PYC" -c 'import confluent_kafka, kafka, aiokafka' 2>/dev/null || {
+        echo "the Python clients are not installed: run sh compat/python/install.sh"
+        return 1
+    }
+}
+
+# pyc SCRIPT ARGS...: runs compat/python/SCRIPT under a time bound
+pyc() {
+    local s=$1
+    shift
+    PYTHONPATH=$PYC_DIR PYTHONUNBUFFERED=1 timeout "${PYC_LIMIT:-90}" "$PYC" "$PYC_DIR/$s" "$@"
+}
+
+# confluent-kafka: metadata, every codec, large records, a long poll,
+# idempotence, offsets for times and list_offsets
+s_py_confluent_data() {
+    pyc_ready || return 1
+    start_broker --override num.partitions=3 || return 1
+    pyc ck_data.py
+}
+
+SCENARIOS+=(py_confluent_data)
