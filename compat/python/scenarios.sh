@@ -29,3 +29,22 @@ s_py_confluent_data() {
 }
 
 SCENARIOS+=(py_confluent_data)
+
+# confluent-kafka admin: topics, describe_topics/cluster, configs
+# (incremental too), partitions, records, compaction; SCRAM if advertised
+s_py_confluent_admin() {
+    pyc_ready || return 1
+    start_broker --override log.cleaner.backoff.ms=200 \
+        --override ssl.key.password=hunter2 || return 1
+    pyc ck_admin.py admin || return 1
+    ! grep -q hunter2 "$BROKER_DIR/broker.log"
+}
+
+# KIP-467: per-record errors of a batch to a compacted topic
+s_py_confluent_record_errors() {
+    pyc_ready || return 1
+    start_broker || return 1
+    pyc ck_admin.py kip467
+}
+
+SCENARIOS+=(py_confluent_admin py_confluent_record_errors)
