@@ -1,0 +1,1 @@
+class Admins extends Compat { static void run() throws Exception { throw new Fail("todo"); } }

@@ -1,0 +1,1 @@
+class Groups extends Compat { static void run() throws Exception { throw new Fail("todo"); } }
