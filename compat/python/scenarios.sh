@@ -48,3 +48,30 @@ s_py_confluent_record_errors() {
 }
 
 SCENARIOS+=(py_confluent_admin py_confluent_record_errors)
+
+PYC_TXN_OPTS=(--override num.partitions=3
+              --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500)
+
+# confluent-kafka transactions: commit/abort, fencing, an abandoned
+# transaction timed out, consume-transform-produce; one open across a
+# SIGKILL of the broker commits after the restart; all of it holds
+s_py_confluent_txn() {
+    local d cpid
+    pyc_ready || return 1
+    start_broker "${PYC_TXN_OPTS[@]}" || return 1
+    pyc ck_txn.py basic || return 1
+    d=$(mktemp -d "$COMPAT_TMP/pyctxn.XXXXXX")
+    pyc ck_txn.py open "$d" >"$d/out" 2>&1 &
+    cpid=$!
+    for _ in $(seq 1 600); do [ -f "$d/ready" ] && break; sleep 0.05; done
+    [ -f "$d/ready" ] || { cat "$d/out"; kill $cpid; return 1; }
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${PYC_TXN_OPTS[@]}" \
+        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $cpid; return 1; }
+    touch "$d/go"
+    wait $cpid || { cat "$d/out"; return 1; }
+    cat "$d/out"
+    pyc ck_txn.py check
+}
+
+SCENARIOS+=(py_confluent_txn)
