@@ -75,3 +75,28 @@ s_py_confluent_txn() {
 }
 
 SCENARIOS+=(py_confluent_txn)
+
+PYC_GROUP_OPTS=(--override num.partitions=6 --override offsets.topic.num.partitions=5)
+
+# confluent-kafka groups: commits resumed across consumer restarts, a
+# clean broker restart and a SIGKILL; range, roundrobin and
+# cooperative-sticky splits; a killed member's session timing out; a
+# static member back without a rebalance; group admin
+s_py_confluent_groups() {
+    local f
+    pyc_ready || return 1
+    start_broker "${PYC_GROUP_OPTS[@]}" || return 1
+    f=$BROKER_DIR/values
+    pyc ck_group.py resume "$f" 600 150 || return 1
+    pyc ck_group.py resume "$f" 600 150 || return 1
+    stop_broker TERM
+    REUSE_DIR=1 start_broker "${PYC_GROUP_OPTS[@]}" || return 1
+    pyc ck_group.py resume "$f" 600 150 || return 1
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${PYC_GROUP_OPTS[@]}" || return 1
+    pyc ck_group.py resume "$f" 600 100000 || return 1
+    pyc ck_group.py resume-check "$f" 600 || return 1
+    pyc ck_group.py split,kill,static,admin
+}
+
+SCENARIOS+=(py_confluent_groups)
