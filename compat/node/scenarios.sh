@@ -75,3 +75,15 @@ s_platformatic_data() {
 }
 
 SCENARIOS+=(platformatic_data)
+
+# @platformatic/kafka consumer groups: a second member and a rebalance,
+# commits read back, a member leaving, the admin's group calls
+s_platformatic_group() {
+    pk_ready || return 1
+    local frames=$COMPAT_TMP/pk-group-frames
+    start_broker --dump-frames "$frames" || return 1
+    pk 60 group.js || return 1
+    pk_versions "$frames"
+}
+
+SCENARIOS+=(platformatic_group)
