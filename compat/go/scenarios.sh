@@ -1,0 +1,55 @@
+# compat/go/scenarios.sh: the Go clients against gregor (sourced by
+# compat/run.sh). Programs in cmd/, built by install.sh into
+# $GR_CLIENTS/go/bin; each subcommand prints "# <client>: ok: ..." for what
+# it checked and "FAIL <client>: ..." (exit 1) on the first difference.
+
+GO_BIN=$GR_CLIENTS/go/bin
+
+# the programs, rebuilt from the module cache if a source changed
+go_ready() {
+    sh "$COMPAT_SRC/go/install.sh" --offline || {
+        echo "the Go clients are not built: run compat/go/install.sh"
+        return 1
+    }
+}
+
+# franz-go (kgo, kmsg) data path: every codec with null/empty keys and
+# values, headers and CreateTime timestamps back at their murmur2
+# partitions and offsets; offsets by time; a LogAppendTime topic; ~1 MB
+# records and MESSAGE_TOO_LARGE; idempotent batches by frames (duplicate,
+# gap, new epoch); an unknown topic with auto-creation off
+s_go_franz_data() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/franz" data
+}
+
+# franz-go consumer group: cooperative-sticky rebalance as a second member
+# joins and leaves, each record processed once, committed offsets and lag
+# read back (kadm), a new member resuming from the commits
+s_go_franz_group() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/franz" group
+}
+
+# franz-go transactions: commit/abort/commit with read_committed and
+# read_uncommitted readers, DescribeTransactions/ListTransactions/
+# DescribeProducers and the LSO while one is open, a fenced producer
+# (PRODUCER_FENCED), GroupTransactSession consume-transform-produce
+s_go_franz_txn() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/franz" txn
+}
+
+# kadm: cluster, topics (nine refusals by error name), partitions,
+# configs (sources, incremental ops, legacy replace), groups and offsets,
+# DeleteRecords, log dirs, leader election, topic deletion
+s_go_franz_admin() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false --override num.partitions=3 || return 1
+    timeout 100 "$GO_BIN/franz" admin
+}
+
+SCENARIOS+=(go_franz_data go_franz_group go_franz_txn go_franz_admin)
