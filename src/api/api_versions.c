@@ -1,7 +1,11 @@
 /*
  * ApiVersions (api key 18): the APIs and version ranges this broker serves,
  * exactly the dispatch table (api_table.c). Versions above ours are answered
- * by dispatch.c in v0 form with UNSUPPORTED_VERSION.
+ * by dispatch.c in v0 form with UNSUPPORTED_VERSION. A v3+ request naming
+ * its client software badly is INVALID_REQUEST, and a v5 request that
+ * expects another cluster or node (KIP-1242: the client was routed to the
+ * wrong broker) is REBOOTSTRAP_REQUIRED; both without the key list, as
+ * Kafka's ApiVersionsRequest.getErrorResponse.
  */
 #include "api/api_int.h"
 
@@ -38,8 +42,20 @@ gr_api_api_versions(gr_req_t *req)
                     "version",
                     gr_req_peer(req));
         rs->error_code = GR_KERR_INVALID_REQUEST;
+        return gr_req_reply(req);
     }
-    /* the key list is sent with errors too, so the client can adapt */
+    /* cluster_id and node_id are v5 fields: null and -1 before */
+    if (!gr_str_is_null(&rq->cluster_id) &&
+        (!gr_str_eq_cstr(&rq->cluster_id, req->broker->cluster->cluster_id) ||
+         rq->node_id != req->broker->node_id)) {
+        GR_LOG_INFO("ApiVersions from %s expects cluster %.*s node %d: this "
+                    "is node %d of cluster %s; REBOOTSTRAP_REQUIRED",
+                    gr_req_peer(req), rq->cluster_id.len, rq->cluster_id.ptr,
+                    rq->node_id, req->broker->node_id,
+                    req->broker->cluster->cluster_id);
+        rs->error_code = GR_KERR_REBOOTSTRAP_REQUIRED;
+        return gr_req_reply(req);
+    }
     rs->api_keys = gr_arena_alloc(req->a, (size_t)n * sizeof(*rs->api_keys));
     if (rs->api_keys == NULL)
         return gr_req_close(req, "out of memory");

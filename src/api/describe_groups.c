@@ -1,7 +1,8 @@
 /*
  * DescribeGroups (api key 15): state, protocol and members of each group
- * asked for. An unknown group is described as "Dead" with no error, as
- * Kafka's classic coordinator does up to v5; member metadata and
+ * asked for. An unknown group is described as "Dead", with no error up to
+ * v5 and GROUP_ID_NOT_FOUND and a message from v6 (KIP-1043); member
+ * metadata and
  * assignments are given only for a Stable group. authorized_operations
  * (v3+, when asked): without an authorizer, every group operation (READ,
  * DELETE, DESCRIBE).
@@ -35,6 +36,14 @@ gr_api_describe_groups(gr_req_t *req)
         gr_describe_groups_response_described_group_init(rg);
         err =
             gr_group_describe(req->broker->groups, &rq->groups[i], req->a, &s);
+        if (err == GR_KERR_GROUP_ID_NOT_FOUND) {
+            if (req->version < 6)
+                err = GR_KERR_NONE;
+            else
+                rg->error_message = gr_str_c(gr_arena_printf(
+                    req->a, "Group %.*s not found.", rq->groups[i].len,
+                    rq->groups[i].ptr));
+        }
         rg->error_code = err;
         rg->group_id = rq->groups[i];
         rg->group_state = gr_str_c(s.state);

@@ -4,6 +4,9 @@
  * offset of the largest timestamp (v7+), or the first offset whose record
  * timestamp is at or after a given time (the time index finds the batch,
  * its records give the offset). v0 answers with the old list form.
+ * Without tiered storage the latest tiered offset (v9) and the earliest
+ * pending upload (v11) are -1, and the earliest local one (v8) is the
+ * log start, as Kafka's UnifiedLog answers with remote storage off.
  */
 #include "api/api_int.h"
 #include "log/log.h"
@@ -18,6 +21,7 @@
 #define TS_MAX_TIMESTAMP   (-3)
 #define TS_EARLIEST_LOCAL  (-4)
 #define TS_LATEST_TIERED   (-5)
+#define TS_EARLIEST_PENDING_UPLOAD (-6) /* v11, KIP-1023 */
 
 typedef struct ts_search {
     int64_t target;    /* first record with timestamp >= target */
@@ -126,7 +130,8 @@ list_partition(gr_req_t *req, const gr_list_offsets_request_t *rq,
         offset = gr_log_start_offset(p->log);
         break;
     case TS_LATEST_TIERED:
-        offset = -1; /* no tiered storage */
+    case TS_EARLIEST_PENDING_UPLOAD:
+        offset = -1; /* no tiered storage: -1 and epoch -1, as Kafka's */
         break;
     case TS_MAX_TIMESTAMP: {
         int64_t mts, moff;

@@ -7,7 +7,8 @@
  * and answers once they are as durable as configured (the request is
  * deferred while a flush runs). Fields by version (offset_commit.schema):
  * commit_timestamp v1 only, retention_time_ms v2-v4, leader epoch v6+,
- * group_instance_id v7+.
+ * group_instance_id v7+, topics named by id from v10 (KIP-848: an unknown
+ * id answers UNKNOWN_TOPIC_ID, as Kafka's KafkaApis).
  */
 #include "api/api_int.h"
 #include "group/group.h"
@@ -40,6 +41,7 @@ commit_done(gr_group_waiter_t *w, const void *result)
         gr_offset_commit_response_topic_t *rt = &rs->topics[i];
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
         rt->name = qt->name;
+        rt->topic_id = qt->topic_id; /* v10+ */
         rt->partitions_cnt = np;
         rt->partitions =
             gr_arena_zalloc(req->a, sizeof(*rt->partitions) * (size_t)(np + 1));
@@ -86,19 +88,23 @@ gr_api_offset_commit(gr_req_t *req)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_offset_commit_request_topic_t *qt = &rq->topics[i];
-        gr_topic_t *t = gr_cluster_topic(b->cluster, &qt->name);
+        gr_topic_t *t = req->version >= 10
+                            ? gr_cluster_topic_by_id(b->cluster, &qt->topic_id)
+                            : gr_cluster_topic(b->cluster, &qt->name);
         for (int32_t j = 0; j < qt->partitions_cnt; j++, k++) {
             const gr_offset_commit_request_partition_t *qp = &qt->partitions[j];
             gr_group_commit_part_t *p = &ctx->parts[k];
-            p->topic = qt->name;
+            p->topic = req->version >= 10 && t ? gr_str_c(t->name) : qt->name;
             p->partition = qp->partition_index;
             p->offset = qp->committed_offset;
             p->leader_epoch = qp->committed_leader_epoch; /* -1 before v6 */
             p->metadata = qp->committed_metadata;
             p->commit_timestamp = qp->commit_timestamp; /* -1 but in v1 */
             p->error = GR_KERR_NONE;
-            if (t == NULL || qp->partition_index < 0 ||
-                qp->partition_index >= t->nparts)
+            if (t == NULL && req->version >= 10)
+                p->error = GR_KERR_UNKNOWN_TOPIC_ID;
+            else if (t == NULL || qp->partition_index < 0 ||
+                     qp->partition_index >= t->nparts)
                 p->error = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
         }
     }

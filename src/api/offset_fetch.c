@@ -6,6 +6,10 @@
  * per group in v8+ (Kafka's OffsetFetchRequest.getErrorResponse).
  * require_stable (v7+): an offset a transaction holds (TxnOffsetCommit,
  * not yet committed by its marker) answers UNSTABLE_OFFSET_COMMIT.
+ * v10 names topics by id (KIP-848): an unknown id answers UNKNOWN_TOPIC_ID
+ * in each partition, and a group's full list leaves out topics that no
+ * longer exist, as Kafka's KafkaApis.fetchOffsetsForGroup and
+ * fetchAllOffsetsForGroup.
  */
 #include "api/api_int.h"
 #include "group/group.h"
@@ -55,9 +59,9 @@ put_part(gr_req_t *req, gr_offset_fetch_response_partitions_t *p,
     p->partition_index = partition;
     p->committed_offset = go->offset;
     p->committed_leader_epoch = go->leader_epoch;
-    p->metadata = (gr_str_t){ gr_arena_strndup(req->a, go->metadata,
-                                               strlen(go->metadata)),
-                              (int32_t)strlen(go->metadata) };
+    p->metadata = (gr_str_t){ gr_arena_memdup(req->a, go->metadata.ptr,
+                                              (size_t)go->metadata.len),
+                              go->metadata.len };
     p->error_code = go->error;
 }
 
@@ -125,16 +129,59 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
                       topics[i].name.len > 0 ? topics[i].name.len : 0, np);
         if (t == NULL)
             break;
+        t->topic_id = topics[i].topic_id; /* v10+ */
         for (int32_t k = 0; k < np; k++) {
             gr_group_offset_t go;
-            gr_group_offset_get(g, group_id, &topics[i].name,
-                                topics[i].partition_indexes[k], require_stable,
-                                &go);
+            if (req->version >= 10 && topics[i].name.len < 0) {
+                /* an id resolve_ids() did not find */
+                go = (gr_group_offset_t){ -1, -1, GR_STR(""),
+                                          GR_KERR_UNKNOWN_TOPIC_ID };
+            } else {
+                gr_group_offset_get(g, group_id, &topics[i].name,
+                                    topics[i].partition_indexes[k],
+                                    require_stable, &go);
+            }
             put_part(req, &t->partitions[t->partitions_cnt++],
                      topics[i].partition_indexes[k], &go);
         }
     }
     return GR_KERR_NONE;
+}
+
+/* v10: the request's topic ids as names (null where the id is unknown),
+ * in a copy of the list; NULL when out of memory. */
+static gr_offset_fetch_request_topics_t *
+resolve_ids(gr_req_t *req, const gr_offset_fetch_request_topics_t *topics,
+            int32_t n)
+{
+    gr_offset_fetch_request_topics_t *v =
+        gr_arena_zalloc(req->a, sizeof(*v) * (size_t)(n + 1));
+    if (v == NULL)
+        return NULL;
+    for (int32_t i = 0; i < n; i++) {
+        gr_topic_t *t =
+            gr_cluster_topic_by_id(req->broker->cluster, &topics[i].topic_id);
+        v[i] = topics[i];
+        v[i].name = t ? gr_str_c(t->name) : GR_STR_NULL;
+    }
+    return v;
+}
+
+/* v10, a group's full list: each topic's id, without the topics that no
+ * longer exist. */
+static void
+set_ids(gr_req_t *req, fetch_out_t *o)
+{
+    int32_t k = 0;
+    for (int32_t i = 0; i < o->ntopics; i++) {
+        gr_topic_t *t = gr_cluster_topic(req->broker->cluster,
+                                         &o->topics[i].name);
+        if (t == NULL)
+            continue;
+        o->topics[k] = o->topics[i];
+        o->topics[k++].topic_id = t->id;
+    }
+    o->ntopics = k;
 }
 
 /* v0-v7: one group, topics in the old shape */
@@ -169,7 +216,7 @@ fetch_v0_7(gr_req_t *req)
     }
     if (err != GR_KERR_NONE) {
         /* v0-v1: the error in every partition asked for */
-        gr_group_offset_t none = { -1, -1, "", err };
+        gr_group_offset_t none = { -1, -1, GR_STR(""), err };
         for (int32_t i = 0; i < n; i++) {
             int32_t np = qt[i].partition_indexes_cnt > 0
                              ? qt[i].partition_indexes_cnt
@@ -229,11 +276,19 @@ gr_api_offset_fetch(gr_req_t *req)
         const gr_offset_fetch_request_group_t *qg = &rq->groups[i];
         gr_offset_fetch_response_group_t *rg = &rs->groups[i];
         fetch_out_t o = { req, NULL, 0, 0, false };
+        const gr_offset_fetch_request_topics_t *qt = qg->topics;
         rg->group_id = qg->group_id;
-        rg->error_code = fetch_group(req, &qg->group_id, qg->topics,
-                                     qg->topics_cnt, rq->require_stable, &o);
+        if (req->version >= 10 && qg->topics_cnt > 0) {
+            qt = resolve_ids(req, qg->topics, qg->topics_cnt);
+            if (qt == NULL)
+                return gr_req_close(req, "out of memory");
+        }
+        rg->error_code = fetch_group(req, &qg->group_id, qt, qg->topics_cnt,
+                                     rq->require_stable, &o);
         if (o.oom)
             return gr_req_close(req, "out of memory");
+        if (req->version >= 10 && qg->topics_cnt < 0)
+            set_ids(req, &o);
         rg->topics = o.topics;
         rg->topics_cnt = rg->error_code == GR_KERR_NONE ? o.ntopics : 0;
     }

@@ -1357,7 +1357,7 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
     }
     grp = gr_groups_find(g, group_id);
     if (grp == NULL)
-        return GR_KERR_NONE;
+        return GR_KERR_GROUP_ID_NOT_FOUND;
     out->state = gr_group_state_str(grp->state);
     out->protocol_type = grp->protocol_type ? adup(a, grp->protocol_type) : "";
     if (grp->state == GR_GROUP_STABLE && grp->protocol_name)

@@ -261,7 +261,7 @@ gr_kerr_t gr_group_check(gr_groups_t *g, const gr_str_t *group_id,
 typedef struct gr_group_offset {
     int64_t offset;       /* -1 when none is committed */
     int32_t leader_epoch; /* -1: none */
-    const char *metadata; /* "" when none; valid until the next change */
+    gr_str_t metadata;    /* "" when none; valid until the next change */
     gr_kerr_t error;      /* NONE or UNSTABLE_OFFSET_COMMIT */
 } gr_group_offset_t;
 
@@ -306,8 +306,9 @@ typedef struct gr_group_summary {
     int32_t nmembers;
 } gr_group_summary_t;
 
-/* DescribeGroups of one group: NONE with the summary (state "Dead" for an
- * unknown group), or a coordinator error. Strings live in a. */
+/* DescribeGroups of one group: NONE with the summary, GROUP_ID_NOT_FOUND
+ * (state "Dead") for an unknown group, or a coordinator error. Strings
+ * live in a. */
 gr_kerr_t gr_group_describe(gr_groups_t *g, const gr_str_t *group_id,
                             gr_arena_t *a, gr_group_summary_t *out);
 

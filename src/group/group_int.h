@@ -81,7 +81,8 @@
  * An unknown group: JoinGroup with no member id creates it; SyncGroup,
  * Heartbeat, LeaveGroup: UMI; OffsetCommit: generation -1 creates a simple
  * group, else ILLEGAL_GENERATION; OffsetFetch: no offsets; Describe:
- * "Dead"; OffsetDelete and DeleteGroups: GROUP_ID_NOT_FOUND.
+ * "Dead" and GROUP_ID_NOT_FOUND (which DescribeGroups < v6 answers as
+ * NONE); OffsetDelete and DeleteGroups: GROUP_ID_NOT_FOUND.
  */
 typedef enum gr_group_state {
     GR_GROUP_EMPTY = 0,
@@ -139,7 +140,8 @@ typedef struct gr_offset {
     int32_t partition;
     int64_t offset;
     int32_t leader_epoch;
-    char *metadata;
+    char *metadata;       /* metadata_len bytes (NUL bytes kept), then a NUL */
+    int32_t metadata_len;
     int64_t commit_ts; /* wall ms */
     int64_t expire_ts; /* -1: by offsets.retention.minutes */
 } gr_offset_t;
@@ -218,6 +220,8 @@ gr_kerr_t gr_groups_validate(gr_groups_t *g, const gr_str_t *id,
                              bool allow_empty, int32_t *partition);
 gr_partition_t *gr_groups_partition(gr_groups_t *g, int32_t partition);
 char *gr_group_strdup(const gr_str_t *s); /* NULL for a null slice */
+/* Sets o's metadata to a copy of m, byte for byte ("" for null). */
+void gr_offset_set_metadata(gr_offset_t *o, const gr_str_t *m);
 const char *gr_group_state_str(gr_group_state_t s);
 
 /* --- store.c: records of __consumer_offsets */

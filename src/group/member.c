@@ -24,6 +24,14 @@ gr_group_strdup(const gr_str_t *s)
     return p;
 }
 
+void
+gr_offset_set_metadata(gr_offset_t *o, const gr_str_t *m)
+{
+    static const gr_str_t empty = { "", 0 };
+    o->metadata = gr_group_strdup(m->len >= 0 ? m : &empty);
+    o->metadata_len = m->len >= 0 ? m->len : 0;
+}
+
 static bool
 str_is(const char *c, const gr_str_t *s)
 {

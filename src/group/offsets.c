@@ -239,10 +239,8 @@ commit_store(gr_groups_t *g, gr_group_t *grp, const gr_group_commit_args_t *a,
         o->partition = p->partition;
         o->offset = p->offset;
         o->leader_epoch = p->leader_epoch;
-        o->metadata = gr_group_strdup(&p->metadata);
-        if (o->metadata == NULL)
-            o->metadata = strdup("");
-        GR_ASSERT(o->topic && o->metadata);
+        gr_offset_set_metadata(o, &p->metadata);
+        GR_ASSERT(o->topic);
         o->commit_ts = p->commit_timestamp >= 0 ? p->commit_timestamp : now;
         o->expire_ts = a->retention_ms >= 0 ? now + a->retention_ms : -1;
         gr_offsets_put(grp, o);
@@ -339,7 +337,7 @@ gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
     gr_offset_t *o = NULL;
     out->offset = -1;
     out->leader_epoch = -1;
-    out->metadata = "";
+    out->metadata = GR_STR("");
     out->error = GR_KERR_NONE;
     /* an offset a transaction holds: not stable yet (KIP-447) */
     if (require_stable && grp != NULL && topic->len >= 0 &&
@@ -352,7 +350,7 @@ gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
     if (o != NULL) {
         out->offset = o->offset;
         out->leader_epoch = o->leader_epoch;
-        out->metadata = o->metadata;
+        out->metadata = (gr_str_t){ o->metadata, o->metadata_len };
     }
 }
 
@@ -368,7 +366,8 @@ gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
     v = gr_offsets_sorted(grp, &n);
     for (int32_t i = 0; i < n; i++) {
         gr_group_offset_t o = { v[i]->offset, v[i]->leader_epoch,
-                                v[i]->metadata, GR_KERR_NONE };
+                                { v[i]->metadata, v[i]->metadata_len },
+                                GR_KERR_NONE };
         cb(arg, v[i]->topic, v[i]->partition, &o);
     }
     free(v);

@@ -417,12 +417,10 @@ gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r,
         o->partition = k.partition;
         o->offset = v.offset;
         o->leader_epoch = v.leader_epoch;
-        o->metadata = gr_group_strdup(&v.metadata);
-        if (o->metadata == NULL)
-            o->metadata = strdup("");
+        gr_offset_set_metadata(o, &v.metadata);
         o->commit_ts = v.commit_timestamp;
         o->expire_ts = vver == 1 ? v.expire_timestamp : -1;
-        GR_ASSERT(o->topic && o->metadata);
+        GR_ASSERT(o->topic);
         if (txn_pid >= 0)
             gr_group_txn_put(grp, txn_pid, o);
         else

@@ -142,10 +142,8 @@ offset_new(const gr_group_commit_part_t *p, int64_t now)
     o->partition = p->partition;
     o->offset = p->offset;
     o->leader_epoch = p->leader_epoch;
-    o->metadata = gr_group_strdup(&p->metadata);
-    if (o->metadata == NULL)
-        o->metadata = strdup("");
-    GR_ASSERT(o->topic && o->metadata);
+    gr_offset_set_metadata(o, &p->metadata);
+    GR_ASSERT(o->topic);
     o->commit_ts = now;
     o->expire_ts = -1;
     return o;

@@ -40,6 +40,8 @@ static const suite_entry_t suites[] = {
     { "api/fetch_session", suite_api_fetch_session },
     { "net/conn", suite_net_conn },
     { "api/dispatch", suite_api_dispatch },
+    { "api/offsets", suite_api_offsets },
+    { "core/regex", suite_core_regex },
 };
 
 int

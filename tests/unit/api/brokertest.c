@@ -2,6 +2,8 @@
 #include "brokertest.h"
 
 #include "core/log.h"
+#include "proto/gen/proto_table.h"
+#include "proto/kerr.h"
 #include "proto/proto.h"
 #include "proto/wire.h"
 
@@ -174,4 +176,22 @@ void *
 gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
 {
     return gr_brokertest_call_extra(t, key, ver, rq, NULL, 0);
+}
+
+void
+gr_brokertest_coordinator(gr_brokertest_t *t, const char *key, int8_t key_type)
+{
+    gr_find_coordinator_request_t rq;
+    gr_find_coordinator_response_t *rs;
+    gr_find_coordinator_request_init(&rq);
+    rq.key = gr_str_c(key);
+    rq.key_type = key_type;
+    for (int i = 0; i < 100; i++) {
+        rs = gr_brokertest_call(t, GR_API_FIND_COORDINATOR, 3, &rq);
+        if (rs->error_code != GR_KERR_COORDINATOR_NOT_AVAILABLE &&
+            rs->error_code != GR_KERR_COORDINATOR_LOAD_IN_PROGRESS)
+            break;
+        usleep(50000);
+    }
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
 }

@@ -35,6 +35,10 @@ void gr_brokertest_stop(gr_brokertest_t *t);
  * returns the decoded response (in t->a). Fails the test on any error. */
 void *gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver,
                          const void *rq);
+/* FindCoordinator for a group (key_type 0) or transactional id (1), until
+ * the coordinator is there (its internal topic made and loaded). */
+void gr_brokertest_coordinator(gr_brokertest_t *t, const char *key,
+                               int8_t key_type);
 /* The same with extra_len bytes of extra written after the body. */
 void *gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
                                const void *rq, const void *extra,
