@@ -100,3 +100,15 @@ s_py_confluent_groups() {
 }
 
 SCENARIOS+=(py_confluent_groups)
+
+# kafka-python 3: every codec with keys, headers, timestamps and murmur2
+# partitioning, 1 MB records, offsets by time, idempotence, transactions
+# (fencing, send_offsets_to_transaction, List/DescribeTransactions,
+# DescribeProducers), four assignors, resumed commits, admin and its errors
+s_py_kafka_python() {
+    pyc_ready || return 1
+    start_broker "${PYC_TXN_OPTS[@]}" || return 1
+    pyc kp3.py data,idem,txn,groups,admin
+}
+
+SCENARIOS+=(py_kafka_python)
