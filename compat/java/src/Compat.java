@@ -44,6 +44,8 @@ public class Compat {
         int rc = 0;
         try {
             eq(version, clientVersion(), "kafka-clients version on the classpath");
+            if (System.getenv("GR_COMPAT_CLEAN") != null)
+                clean();
             switch (args[0]) {
             case "producer": Producers.run(); break;
             case "producer-errors": Producers.errors(); break;
@@ -71,6 +73,24 @@ public class Compat {
             p.load(in);
         }
         return p.getProperty("version");
+    }
+
+    /** For a run against a reused broker (a reference Kafka): deletes
+     * every topic and group first. */
+    static void clean() throws Exception {
+        try (Admin a = admin()) {
+            Set<String> ts = get(a.listTopics().names());
+            get(a.deleteTopics(ts).all());
+            List<String> gs = new ArrayList<>();
+            for (org.apache.kafka.clients.admin.ConsumerGroupListing g : get(a.listConsumerGroups().all()))
+                gs.add(g.groupId());
+            try {
+                get(a.deleteConsumerGroups(gs).all());
+            } catch (ExecutionException e) {
+                System.out.println("clean: " + e.getCause());
+            }
+            waitFor("topics deleted", 10000, () -> get(a.listTopics().names()).isEmpty());
+        }
     }
 
     // --- checks
