@@ -112,3 +112,15 @@ s_py_kafka_python() {
 }
 
 SCENARIOS+=(py_kafka_python)
+
+# aiokafka: every codec with keys, headers, timestamps and murmur2
+# partitioning, send_batch, 1 MB records, offsets by time, idempotence,
+# transactions (send_offsets_to_transaction, fencing), three assignors,
+# resumed commits, admin
+s_py_aiokafka() {
+    pyc_ready || return 1
+    start_broker "${PYC_TXN_OPTS[@]}" || return 1
+    pyc aio.py data,idem,txn,groups,admin
+}
+
+SCENARIOS+=(py_aiokafka)
