@@ -51,7 +51,8 @@ pk_versions() {
 # UNKNOWN_TOPIC_OR_PARTITION; librdkafka (kcat) reads the codec topic too
 s_platformatic_data() {
     need kcat && pk_ready || return 1
-    local frames=$COMPAT_TMP/pk-data-frames
+    local frames
+    frames=$(mktemp -d "$COMPAT_TMP/pk-frames.XXXXXX") || return 1
     start_broker --override num.partitions=2 --dump-frames "$frames" || return 1
     local t0 t1
     t0=$(date +%s%3N)
@@ -80,10 +81,32 @@ SCENARIOS+=(platformatic_data)
 # commits read back, a member leaving, the admin's group calls
 s_platformatic_group() {
     pk_ready || return 1
-    local frames=$COMPAT_TMP/pk-group-frames
+    local frames
+    frames=$(mktemp -d "$COMPAT_TMP/pk-frames.XXXXXX") || return 1
     start_broker --dump-frames "$frames" || return 1
     pk 60 group.js || return 1
     pk_versions "$frames"
 }
 
 SCENARIOS+=(platformatic_group)
+
+# @platformatic/kafka idempotence and transactions: commit, abort, an open
+# one and the last stable offset, fencing, consume-transform-produce
+s_platformatic_txn() {
+    pk_ready || return 1
+    local frames
+    frames=$(mktemp -d "$COMPAT_TMP/pk-frames.XXXXXX") || return 1
+    need kcat || return 1
+    start_broker --dump-frames "$frames" || return 1
+    local rc=0 want
+    pk 60 txn.js || rc=1
+    pk_versions "$frames" # before kcat's
+    # librdkafka's read_committed on the topic with two aborted transactions
+    # of one producer (6-10 and the fenced zombie's 21-23)
+    want="0:c1-0 1:c1-1 2:c1-2 3:c1-3 4:c1-4 12:c3-0 13:c3-1 14:c3-2 15:c3-3 16:c3-4 18:o4-0 19:o4-1 25:c6-0 26:c6-1"
+    [ "$(kcat -b "$GR_BOOTSTRAP" -C -t pkt -o beginning -e -q -X isolation.level=read_committed \
+        -f '%o:%s ' | sed 's/ $//')" = "$want" ] || { echo "kcat read_committed of pkt differs"; rc=1; }
+    return $rc
+}
+
+SCENARIOS+=(platformatic_txn)

@@ -54,7 +54,8 @@ async function expectError(promise, want, what) {
 }
 
 // Reads `n` messages of `topics` from the beginning with a throwaway group
-// (no commits) and returns them sorted by topic, partition and offset.
+// (no commits) and returns them sorted by topic, partition and offset;
+// opts.until(message) instead stops at the message it accepts.
 async function readAll(topics, n, opts = {}) {
   const c = new pk.Consumer({ ...base, clientId: 'pk-read', groupId: 'pk-read-' + crypto.randomUUID(),
                               autocommit: false, heartbeatInterval: 200, sessionTimeout: 6000,
@@ -67,7 +68,7 @@ async function readAll(topics, n, opts = {}) {
       if (n > 0) {
         for await (const m of s) {
           got.push(m);
-          if (got.length >= n) break;
+          if (opts.until ? opts.until(m) : got.length >= n) break;
         }
       }
       // nothing more comes (an extra message would be a duplicate)
@@ -131,7 +132,22 @@ async function rawMetadata(topics, autoCreate) {
   }
 }
 
+// A check whose failure is reported at once but lets the script go on to
+// the rest; finish() then fails the script.
+const problems = [];
+async function soft(fn) {
+  try {
+    await fn();
+  } catch (e) {
+    problems.push(e.message.split('\n')[0]);
+    console.log('NOT OK (going on): ' + e.message.split('\n')[0].slice(0, 400));
+  }
+}
+function finish() {
+  if (problems.length) throw new Error(`${problems.length} check(s) failed: ${problems.join(' | ').slice(0, 2000)}`);
+}
+
 const admin = () => new pk.Admin({ ...base, clientId: 'pk-admin' });
 
 module.exports = { pk, base, brokers, sleep, J, check, eq, errorNames, expectError, expectUnknownTopic,
-                   connection, rawMetadata, readAll, short, admin };
+                   connection, rawMetadata, readAll, short, admin, soft, finish };
