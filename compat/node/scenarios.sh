@@ -110,3 +110,27 @@ s_platformatic_txn() {
 }
 
 SCENARIOS+=(platformatic_txn)
+
+# @platformatic/kafka admin: topics, partitions, configs, records, log
+# dirs, and the errors Kafka gives
+s_platformatic_admin() {
+    pk_ready || return 1
+    local frames
+    frames=$(mktemp -d "$COMPAT_TMP/pk-frames.XXXXXX") || return 1
+    start_broker --override num.partitions=3 --dump-frames "$frames" || return 1
+    pk 60 admin.js || return 1
+    pk_versions "$frames"
+}
+
+SCENARIOS+=(platformatic_admin)
+
+# kafkajs: timestamps (CreateTime, LogAppendTime), repeated and binary
+# headers, keys and partitions, offsets by time, a 1 MB record,
+# MESSAGE_TOO_LARGE, UNKNOWN_TOPIC_OR_PARTITION, read by its consumer
+s_kafkajs_data() {
+    need node && node_modules_ready || return 1
+    start_broker || return 1
+    (cd "$COMPAT_SRC/node" && timeout 60 node kjs_data.js)
+}
+
+SCENARIOS+=(kafkajs_data)
