@@ -160,6 +160,8 @@ def split():
         say("split %s: %s after %.1f s" % (assignor, a, time.time() - t0 - 1.0))
         for k in (2, 1):
             before = {m.name: m.parts() for m in ms[:k]}
+            for m in ms:
+                m.revoked = []
             ms[k].close()
             a = wait_split(ms[:k], 0.7, 40)
             if assignor == "cooperative-sticky":

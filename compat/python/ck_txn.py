@@ -16,6 +16,11 @@ committed, "a..." aborted.
   ck_txn.py open DIR    begin, 200 "c..." to ck-open, DIR/ready, wait for
                         DIR/go (the broker is SIGKILLed and restarted
                         meanwhile), commit
+  ck_txn.py idem DIR N  an idempotent producer sends N values to
+                        partition 0 of ck-idem-restart; once half are
+                        delivered it writes DIR/ready and goes on while the
+                        broker is SIGKILLed and restarted; every value is
+                        delivered, then read back once each, in order
   ck_txn.py check       after it: read_committed of ck-open has the 200;
                         the group offsets of the basic run held
 """
@@ -233,6 +238,60 @@ def open_txn(d):
     say("open: committed after the broker restart")
 
 
+def idem_restart(d, n):
+    p = Producer({"bootstrap.servers": BOOT, "enable.idempotence": True,
+                  "linger.ms": 5, "batch.num.messages": 200,
+                  "retry.backoff.ms": 50, "reconnect.backoff.ms": 20,
+                  "reconnect.backoff.max.ms": 200, "socket.timeout.ms": 10000,
+                  "log_level": 2})
+    delivered, errors = [], []
+
+    def cb(err, msg):
+        if err is not None:
+            errors.append(err)
+        else:
+            delivered.append(msg.offset())
+
+    ready = False
+    for i in range(n):
+        while True:
+            try:
+                p.produce("ck-idem-restart", str(i).encode(), partition=0, on_delivery=cb)
+                break
+            except BufferError:
+                p.poll(0.05)
+        if i == n // 2:
+            # the first half delivered, then the broker goes down under us
+            end = time.time() + 30
+            while len(delivered) < n // 2 and time.time() < end:
+                p.poll(0.05)
+            open(os.path.join(d, "ready"), "w").close()
+            ready = True
+        p.poll(0)
+        if ready and i % 500 == 0:
+            time.sleep(0.05)  # spread the second half over the restart
+    check(p.flush(60) == 0, "idem: flush after the restart")
+    check(not errors, "idem: delivery errors %s" % errors[:3])
+    eq(sorted(delivered), list(range(n)), "idem: delivered offsets")
+    c = Consumer({"bootstrap.servers": BOOT, "group.id": "ck-idem-read",
+                  "enable.auto.commit": False, "enable.partition.eof": True})
+    c.assign([TopicPartition("ck-idem-restart", 0, OFFSET_BEGINNING)])
+    vals = []
+    end = time.time() + 30
+    while time.time() < end:
+        m = c.poll(0.5)
+        if m is None:
+            continue
+        if m.error():
+            if m.error().code() == KafkaError._PARTITION_EOF and len(vals) >= n:
+                break
+            continue
+        vals.append(int(m.value()))
+    c.close()
+    eq(vals, list(range(n)), "idem: values across the restart")
+    say("idem: %d values across a broker SIGKILL, each once, in order" % n)
+
+
 def main():
     mode = sys.argv[1]
     if mode == "basic":
@@ -242,6 +301,8 @@ def main():
         ctp()
     elif mode == "die":
         die()
+    elif mode == "idem":
+        idem_restart(sys.argv[2], int(sys.argv[3]))
     elif mode == "open":
         open_txn(sys.argv[2])
     elif mode == "check":

@@ -53,27 +53,35 @@ PYC_TXN_OPTS=(--override num.partitions=3
               --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500)
 
 # confluent-kafka transactions: commit/abort, fencing, an abandoned
-# transaction timed out, consume-transform-produce; one open across a
-# SIGKILL of the broker commits after the restart; all of it holds
+# transaction timed out, consume-transform-produce; across one SIGKILL of
+# the broker a transaction left open commits after the restart and an
+# idempotent producer's values arrive once each, in order; all of it holds
 s_py_confluent_txn() {
-    local d cpid
+    local d t i
     pyc_ready || return 1
     start_broker "${PYC_TXN_OPTS[@]}" || return 1
     pyc ck_txn.py basic || return 1
     d=$(mktemp -d "$COMPAT_TMP/pyctxn.XXXXXX")
-    pyc ck_txn.py open "$d" >"$d/out" 2>&1 &
-    cpid=$!
-    for _ in $(seq 1 600); do [ -f "$d/ready" ] && break; sleep 0.05; done
-    [ -f "$d/ready" ] || { cat "$d/out"; kill $cpid; return 1; }
+    mkdir "$d/t" "$d/i"
+    pyc ck_txn.py open "$d/t" >"$d/t/out" 2>&1 &
+    t=$!
+    pyc ck_txn.py idem "$d/i" 20000 >"$d/i/out" 2>&1 &
+    i=$!
+    for _ in $(seq 1 600); do [ -f "$d/t/ready" ] && [ -f "$d/i/ready" ] && break; sleep 0.05; done
+    [ -f "$d/t/ready" ] && [ -f "$d/i/ready" ] || {
+        cat "$d"/*/out; kill $t $i; return 1; }
     stop_broker KILL
     REUSE_DIR=1 start_broker "${PYC_TXN_OPTS[@]}" \
-        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $cpid; return 1; }
-    touch "$d/go"
-    wait $cpid || { cat "$d/out"; return 1; }
-    cat "$d/out"
+        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $t $i; return 1; }
+    touch "$d/t/go"
+    wait $t || { cat "$d/t/out"; kill $i; return 1; }
+    cat "$d/t/out"
+    wait $i || { cat "$d/i/out"; return 1; }
+    cat "$d/i/out"
     pyc ck_txn.py check
 }
 
+LIMIT_py_confluent_txn=180
 SCENARIOS+=(py_confluent_txn)
 
 PYC_GROUP_OPTS=(--override num.partitions=6 --override offsets.topic.num.partitions=5)
@@ -99,6 +107,7 @@ s_py_confluent_groups() {
     pyc ck_group.py split,kill,static,admin
 }
 
+LIMIT_py_confluent_groups=180
 SCENARIOS+=(py_confluent_groups)
 
 # kafka-python 3: every codec with keys, headers, timestamps and murmur2
