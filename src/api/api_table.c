@@ -8,7 +8,7 @@
 #include "api/api_int.h"
 
 static const gr_api_entry_t table[] = {
-    {GR_API_PRODUCE, 0, 11, gr_api_produce},
+    {GR_API_PRODUCE, 0, 13, gr_api_produce},
     {GR_API_FETCH, 0, 18, gr_api_fetch},
     {GR_API_LIST_OFFSETS, 0, 11, gr_api_list_offsets},
     {GR_API_METADATA, 0, 13, gr_api_metadata},

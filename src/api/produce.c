@@ -7,7 +7,11 @@
  * acks=0 gets no response; otherwise the answer goes out once the data is
  * as durable as configured (the page cache, or an fsync when
  * flush.messages is reached). A single broker is the whole ISR, so acks=-1
- * needs only min.insync.replicas <= 1.
+ * needs only min.insync.replicas <= 1. v13 names topics by id (KIP-516):
+ * an unknown id is UNKNOWN_TOPIC_ID. v12 means v11 here: its transaction
+ * meaning (KIP-890 part 2, partitions added by the Produce itself) is for
+ * clients of transaction.version 2, which ApiVersions does not finalize,
+ * so clients send transactional data at v11 at most.
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -130,22 +134,33 @@ needs_recompression(const uint8_t *buf, size_t n, int codec)
 
 static void
 set_error(gr_req_t *req, gr_produce_response_partition_produce_response_t *prs,
-          gr_kerr_t err, const char *msg, int32_t bad_record)
+          gr_kerr_t err, const char *msg)
 {
     prs->error_code = err;
-    if (msg && req->version >= 8) {
+    if (msg && req->version >= 8)
         prs->error_message = gr_str_c(msg);
-        if (bad_record >= 0) {
-            prs->record_errors = gr_arena_zalloc(req->a,
-                                                 sizeof(*prs->record_errors));
-            if (prs->record_errors) {
-                prs->record_errors[0].batch_index = bad_record;
-                prs->record_errors[0].batch_index_error_message =
-                    gr_str_c(msg);
-                prs->record_errors_cnt = 1;
-            }
-        }
+}
+
+/* A validation failure: from v8 the records rejected one by one (KIP-467),
+ * so the client fails only those and retries the others of the batch. */
+static void
+set_validation_error(gr_req_t *req,
+                     gr_produce_response_partition_produce_response_t *prs,
+                     gr_kerr_t err, const gr_validate_result_t *vr)
+{
+    set_error(req, prs, err, vr->message);
+    if (req->version < 8 || vr->record_errors == NULL)
+        return;
+    prs->record_errors = gr_arena_alloc(
+        req->a, (size_t)vr->nrecord_errors * sizeof(*prs->record_errors));
+    if (prs->record_errors == NULL)
+        return;
+    for (int32_t i = 0; i < vr->nrecord_errors; i++) {
+        prs->record_errors[i].batch_index = vr->record_errors[i].index;
+        prs->record_errors[i].batch_index_error_message =
+            gr_str_c(vr->record_errors[i].message);
     }
+    prs->record_errors_cnt = vr->nrecord_errors;
 }
 
 /* Producer checks of every batch of buf with a producer id. Returns the
@@ -173,7 +188,7 @@ check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
             GR_LOG_DEBUG("produce to %s-%d: producer %lld epoch %d seq %d: %s",
                          p->topic->name, p->id, (long long)h.producer_id,
                          h.producer_epoch, h.base_sequence, gr_kerr_name(err));
-            set_error(req, prs, err, chk.message, -1);
+            set_error(req, prs, err, chk.message);
             return err;
         }
         if (chk.duplicate) {
@@ -211,6 +226,10 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     gr_err_t rc;
     int magic;
 
+    if (t == NULL && req->version >= 13) {
+        prs->error_code = GR_KERR_UNKNOWN_TOPIC_ID;
+        return 0;
+    }
     if (t == NULL || pd->index < 0 || pd->index >= t->nparts) {
         prs->error_code = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
         return 0;
@@ -222,7 +241,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     }
     if (t->internal) {
         set_error(req, prs, GR_KERR_INVALID_TOPIC_EXCEPTION,
-                  "Cannot append to an internal topic.", -1);
+                  "Cannot append to an internal topic.");
         return 0;
     }
     if (p->log == NULL || gr_log_offline(p->log)) {
@@ -233,8 +252,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     if (rq->acks == -1 && p->nisr < ts->min_insync_replicas) {
         set_error(req, prs, GR_KERR_NOT_ENOUGH_REPLICAS,
                   "Messages are rejected since there are fewer in-sync "
-                  "replicas than required.",
-                  -1);
+                  "replicas than required.");
         return 0;
     }
 
@@ -248,6 +266,8 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     vo.ts_after_max_ms = ts->ts_after_max_ms;
     vo.max_decompressed = b->max_decompressed;
     vo.scratch = &b->scratch;
+    vo.topic = t->name;
+    vo.partition = p->id;
 
     /* the frame is the connection's read buffer: ours to patch in place */
     buf = (uint8_t *)pd->records.ptr;
@@ -271,7 +291,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         GR_LOG_DEBUG("produce to %s-%d from %s rejected: %s (%s)", t->name,
                      p->id, gr_req_peer(req), gr_kerr_name(err),
                      vr.message ? vr.message : "");
-        set_error(req, prs, err, vr.message, vr.bad_record);
+        set_validation_error(req, prs, err, &vr);
         return 0;
     }
     if (vr.producer_id >= 0) {
@@ -295,7 +315,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         }
         gr_buf_fini(&out);
         if (err != GR_KERR_NONE) {
-            set_error(req, prs, err, "Recompression failed.", -1);
+            set_error(req, prs, err, "Recompression failed.");
             return 0;
         }
     }
@@ -305,7 +325,7 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         GR_LOG_ERROR("append to %s-%d failed: %s", t->name, p->id,
                      gr_err_str(rc));
         set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR,
-                  "The partition's log could not be written.", -1);
+                  "The partition's log could not be written.");
         return 0;
     }
     prs->base_offset = info.first_offset;
@@ -358,10 +378,13 @@ gr_api_produce(gr_req_t *req)
     for (int32_t i = 0; i < rs->responses_cnt; i++) {
         const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
         gr_produce_response_topic_produce_response_t *tr = &rs->responses[i];
-        gr_topic_t *t = gr_cluster_topic(b->cluster, &td->name);
+        gr_topic_t *t = req->version >= 13
+                            ? gr_cluster_topic_by_id(b->cluster, &td->topic_id)
+                            : gr_cluster_topic(b->cluster, &td->name);
         int32_t np = td->partition_data_cnt > 0 ? td->partition_data_cnt : 0;
 
         tr->name = td->name;
+        tr->topic_id = td->topic_id; /* v13+ */
         tr->partition_responses =
             gr_arena_alloc(req->a, (size_t)np * sizeof(*tr->partition_responses));
         if (np && tr->partition_responses == NULL)

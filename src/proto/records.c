@@ -178,40 +178,121 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
 typedef struct vstate {
     const gr_validate_opts_t *o;
     gr_validate_result_t *res;
+    gr_arena_t *a;
     int64_t max_ts;
     int32_t index;
-    gr_kerr_t err;
+    int32_t cap;   /* of res->record_errors */
+    bool bad_ts;   /* a record error is a timestamp's */
 } vstate_t;
+
+/* Notes a rejected record and goes on, as Kafka's validateRecord: all of a
+ * batch's record errors are answered together. */
+static void
+record_error(vstate_t *v, bool timestamp, const char *msg)
+{
+    gr_validate_result_t *res = v->res;
+    if (res->nrecord_errors == 0)
+        res->bad_record = v->index;
+    v->bad_ts |= timestamp;
+    if (v->a != NULL && res->nrecord_errors == v->cap) {
+        int32_t cap = v->cap ? v->cap * 2 : 8;
+        gr_record_error_t *e = gr_arena_alloc(v->a, (size_t)cap * sizeof(*e));
+        if (e != NULL) {
+            if (v->cap)
+                memcpy(e, res->record_errors, (size_t)v->cap * sizeof(*e));
+            res->record_errors = e;
+            v->cap = cap;
+        }
+    }
+    if (v->a != NULL && res->nrecord_errors < v->cap) {
+        res->record_errors[res->nrecord_errors].index = v->index;
+        res->record_errors[res->nrecord_errors].message = msg;
+    }
+    res->nrecord_errors++;
+}
 
 static int
 validate_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
 {
     vstate_t *v = arg;
     const gr_validate_opts_t *o = v->o;
+    const char *tp = o->topic ? o->topic : "?";
     (void)h;
     if (o->compacted && rec->key.len < 0) {
-        v->err = GR_KERR_INVALID_RECORD;
-        v->res->message = "Compacted topic cannot accept message without key.";
-        v->res->bad_record = v->index;
-        return 1;
-    }
-    if (!o->log_append_time && rec->timestamp >= 0) {
-        if ((o->ts_before_max_ms < INT64_MAX &&
-             o->now_ms - rec->timestamp > o->ts_before_max_ms) ||
-            (o->ts_after_max_ms < INT64_MAX &&
-             rec->timestamp - o->now_ms > o->ts_after_max_ms)) {
-            v->err = GR_KERR_INVALID_TIMESTAMP;
-            v->res->message = "Timestamp of the record is out of the "
-                              "acceptable range "
-                              "(message.timestamp.before/after.max.ms).";
-            v->res->bad_record = v->index;
-            return 1;
-        }
+        record_error(v, false,
+                     v->a ? gr_arena_printf(v->a,
+                                            "Compacted topic cannot accept "
+                                            "message without key in topic "
+                                            "partition %s-%d",
+                                            tp, (int)o->partition)
+                          : NULL);
+    } else if (!o->log_append_time && rec->timestamp >= 0 &&
+               ((o->ts_before_max_ms < INT64_MAX &&
+                 o->now_ms - rec->timestamp > o->ts_before_max_ms) ||
+                (o->ts_after_max_ms < INT64_MAX &&
+                 rec->timestamp - o->now_ms > o->ts_after_max_ms))) {
+        /* Java's long arithmetic, wrapping as the bounds' Long.MAX_VALUE
+         * defaults make it in Kafka's message */
+        int64_t lo = gr_add_wrap(o->now_ms, -o->ts_before_max_ms);
+        int64_t hi = gr_add_wrap(o->now_ms, o->ts_after_max_ms);
+        record_error(v, true,
+                     v->a ? gr_arena_printf(v->a,
+                                            "Timestamp %lld of message with "
+                                            "offset %lld is out of range. The "
+                                            "timestamp should be within "
+                                            "[%lld, %lld]",
+                                            (long long)rec->timestamp,
+                                            (long long)rec->offset,
+                                            (long long)lo, (long long)hi)
+                          : NULL);
     }
     if (rec->timestamp > v->max_ts)
         v->max_ts = rec->timestamp;
     v->index++;
     return 0;
+}
+
+/* The partition's error once a batch's records are all seen, as Kafka's
+ * processRecordErrors: INVALID_TIMESTAMP when any is a timestamp's, else
+ * INVALID_RECORD with the count and the first three. */
+static gr_kerr_t
+record_errors_done(vstate_t *v)
+{
+    gr_validate_result_t *res = v->res;
+    gr_buf_t b = GR_BUF_INIT;
+    int32_t shown;
+
+    if (res->nrecord_errors == 0)
+        return GR_KERR_NONE;
+    if (v->bad_ts) {
+        res->message = "One or more records have been rejected due to invalid "
+                       "timestamp";
+        return GR_KERR_INVALID_TIMESTAMP;
+    }
+    res->message = "One or more records have been rejected";
+    if (v->a == NULL)
+        return GR_KERR_INVALID_RECORD;
+    shown = res->nrecord_errors < 3 ? res->nrecord_errors : 3;
+    if (shown > v->cap)
+        shown = v->cap;
+    gr_buf_printf(&b,
+                  "One or more records have been rejected due to %d record "
+                  "errors in total, and only showing the first three errors "
+                  "at most: [",
+                  (int)res->nrecord_errors);
+    for (int32_t i = 0; i < shown; i++)
+        gr_buf_printf(&b, "%sRecordError(batchIndex=%d, message='%s')",
+                      i ? ", " : "", (int)res->record_errors[i].index,
+                      res->record_errors[i].message
+                          ? res->record_errors[i].message
+                          : "");
+    gr_buf_printf(&b, "]");
+    if (b.ptr != NULL)
+        res->message = gr_arena_strndup(v->a, (const char *)b.ptr, b.len);
+    if (res->message == NULL)
+        res->message = "One or more records have been rejected";
+    gr_buf_fini(&b);
+    return GR_KERR_INVALID_RECORD;
 }
 
 /* Skips a record's varint-prefixed bytes; *is_null when -1. */
@@ -283,8 +364,8 @@ validate_plain(const uint8_t *payload, size_t plen, const gr_batch_hdr_t *h,
             memset(&rec, 0, sizeof rec);
             rec.key.len = null_key ? -1 : 0;
             rec.timestamp = ts;
-            if (validate_record(v, h, &rec))
-                return v->err;
+            rec.offset = h->base_offset + delta;
+            validate_record(v, h, &rec);
         } else {
             if (ts > v->max_ts)
                 v->max_ts = ts;
@@ -310,7 +391,6 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
     gr_buf_t local = GR_BUF_INIT;
     gr_buf_t *scratch = o->scratch ? o->scratch : &local;
     gr_kerr_t err = GR_KERR_NONE;
-    (void)a;
 
     memset(res, 0, sizeof *res);
     res->max_timestamp = -1;
@@ -406,20 +486,20 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
             err = GR_KERR_INVALID_RECORD;
             break;
         }
+        memset(&v, 0, sizeof v);
         v.o = o;
         v.res = res;
+        v.a = a;
         v.max_ts = -1;
-        v.index = 0;
-        v.err = GR_KERR_NONE;
         if (gr_batch_codec(&h) == GR_CODEC_NONE) {
             err = validate_plain(b + GR_BATCH_HEADER_SIZE,
                                  size - GR_BATCH_HEADER_SIZE, &h, &v);
         } else {
             err = gr_batch_foreach_record(b, size, scratch, o->max_decompressed,
                                           validate_record, &v);
-            if (err == GR_KERR_NONE)
-                err = v.err;
         }
+        if (err == GR_KERR_NONE)
+            err = record_errors_done(&v);
         if (err != GR_KERR_NONE) {
             if (res->message == NULL)
                 res->message = err == GR_KERR_INVALID_RECORD

@@ -195,7 +195,15 @@ typedef struct gr_validate_opts {
     int64_t ts_after_max_ms;     /* message.timestamp.after.max.ms */
     size_t max_decompressed;     /* bound for validating compressed data */
     gr_buf_t *scratch;           /* reused for decompression, or NULL */
+    const char *topic;           /* for record errors' messages, or NULL */
+    int32_t partition;
 } gr_validate_opts_t;
+
+/* One rejected record (KIP-467): its index in the batch and why. */
+typedef struct gr_record_error {
+    int32_t index;
+    const char *message; /* in the arena given to gr_records_validate() */
+} gr_record_error_t;
 
 typedef struct gr_validate_result {
     int32_t batches;
@@ -206,8 +214,13 @@ typedef struct gr_validate_result {
     int32_t base_sequence;
     int32_t last_sequence;
     bool transactional;
-    const char *message;      /* why, when not NONE (static) */
-    int32_t bad_record;       /* index of the offending record, or -1 */
+    const char *message;      /* why, when not NONE (static or arena) */
+    int32_t bad_record;       /* index of the first offending record, or -1 */
+    /* Every record rejected on its own (no key on a compacted topic, a
+     * timestamp out of bounds), as Kafka's LogValidator collects them; the
+     * list is NULL when no arena was given, the count still kept. */
+    gr_record_error_t *record_errors;
+    int32_t nrecord_errors;
 } gr_validate_result_t;
 
 /* Validates a Produce partition's records in place, as Kafka does before an

@@ -42,6 +42,7 @@ static const suite_entry_t suites[] = {
     { "api/dispatch", suite_api_dispatch },
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },
+    { "api/produce", suite_api_produce },
 };
 
 int

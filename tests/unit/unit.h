@@ -32,5 +32,6 @@ Suite *suite_net_conn(void);
 Suite *suite_api_dispatch(void);
 Suite *suite_api_offsets(void);
 Suite *suite_core_regex(void);
+Suite *suite_api_produce(void);
 
 #endif

@@ -244,6 +244,93 @@ START_TEST(test_keyless_compacted)
 }
 END_TEST
 
+/* KIP-467: every rejected record of a batch, not only the first, with
+ * Kafka's messages (LogValidator.validateRecord, processRecordErrors). */
+START_TEST(test_all_record_errors)
+{
+    static const int codecs[] = { GR_CODEC_NONE, GR_CODEC_LZ4 };
+    gr_bytes_t k = {(const uint8_t *)"k", 1}, nk = {NULL, -1},
+               v = {(const uint8_t *)"x", 1};
+
+    for (size_t c = 0; c < 2; c++) {
+        gr_batch_builder_t bb;
+        gr_buf_t out = GR_BUF_INIT;
+        gr_arena_t *a = gr_arena_new(4096);
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+
+        gr_batch_builder_init(&bb, codecs[c], 0, -1, -1, -1);
+        for (int i = 0; i < 100; i++)
+            gr_batch_builder_add(&bb, 1700000000000, i % 10 == 3 ? &nk : &k,
+                                 &v, 0, NULL, 0);
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+        opts(&o, 8);
+        o.compacted = true;
+        o.topic = "t";
+        o.partition = 2;
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, a, &r),
+                         GR_KERR_INVALID_RECORD);
+        ck_assert_int_eq(r.nrecord_errors, 10);
+        ck_assert_int_eq(r.bad_record, 3);
+        for (int i = 0; i < 10; i++) {
+            ck_assert_int_eq(r.record_errors[i].index, 10 * i + 3);
+            ck_assert_str_eq(r.record_errors[i].message,
+                             "Compacted topic cannot accept message without "
+                             "key in topic partition t-2");
+        }
+        ck_assert_str_eq(
+            r.message,
+            "One or more records have been rejected due to 10 record errors "
+            "in total, and only showing the first three errors at most: "
+            "[RecordError(batchIndex=3, message='Compacted topic cannot "
+            "accept message without key in topic partition t-2'), "
+            "RecordError(batchIndex=13, message='Compacted topic cannot "
+            "accept message without key in topic partition t-2'), "
+            "RecordError(batchIndex=23, message='Compacted topic cannot "
+            "accept message without key in topic partition t-2')]");
+        /* without an arena: counted, not listed */
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
+                         GR_KERR_INVALID_RECORD);
+        ck_assert_int_eq(r.nrecord_errors, 10);
+        ck_assert_ptr_null(r.record_errors);
+        gr_batch_builder_fini(&bb);
+        gr_buf_fini(&out);
+        gr_arena_destroy(a);
+    }
+    /* a timestamp among them makes the partition's error INVALID_TIMESTAMP */
+    {
+        gr_batch_builder_t bb;
+        gr_buf_t out = GR_BUF_INIT;
+        gr_arena_t *a = gr_arena_new(4096);
+        gr_validate_opts_t o;
+        gr_validate_result_t r;
+        gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+        gr_batch_builder_add(&bb, 1700000000000, &nk, &v, 0, NULL, 0);
+        gr_batch_builder_add(&bb, 1700000000000, &k, &v, 0, NULL, 0);
+        gr_batch_builder_add(&bb, 1690000000000, &k, &v, 0, NULL, 0);
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
+        opts(&o, 8);
+        o.compacted = true;
+        o.ts_before_max_ms = 1000;
+        o.topic = "t";
+        ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, a, &r),
+                         GR_KERR_INVALID_TIMESTAMP);
+        ck_assert_int_eq(r.nrecord_errors, 2);
+        ck_assert_int_eq(r.record_errors[0].index, 0);
+        ck_assert_int_eq(r.record_errors[1].index, 2);
+        ck_assert_str_eq(r.record_errors[1].message,
+                         "Timestamp 1690000000000 of message with offset 2 is "
+                         "out of range. The timestamp should be within "
+                         "[1699999999000, -9223370336854775809]");
+        ck_assert_str_eq(r.message, "One or more records have been rejected "
+                                    "due to invalid timestamp");
+        gr_batch_builder_fini(&bb);
+        gr_buf_fini(&out);
+        gr_arena_destroy(a);
+    }
+}
+END_TEST
+
 /* A v2 batch (no codec) around a records payload written by hand from the
  * record format: length, attributes, timestampDelta, offsetDelta, key,
  * value, headers, the varints zigzag-encoded. */
@@ -514,6 +601,7 @@ suite_proto_records(void)
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_keyless_compacted);
     tcase_add_test(tc, test_record_errors);
+    tcase_add_test(tc, test_all_record_errors);
     tcase_add_test(tc, test_legacy_conversion);
     tcase_add_test(tc, test_down_convert);
     tcase_add_test(tc, test_builder_and_control);

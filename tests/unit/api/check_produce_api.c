@@ -1,0 +1,168 @@
+/* Produce through the dispatcher: the records a partition rejects one by
+ * one are listed from v8 (KIP-467), and v13 names topics by id. */
+#include "../unit.h"
+#include "brokertest.h"
+
+#include "core/time.h"
+#include "proto/gen/proto_table.h"
+#include "proto/kerr.h"
+#include "proto/records.h"
+
+#include <string.h>
+
+static gr_uuid_t
+create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
+{
+    gr_create_topics_request_t rq;
+    gr_create_topics_request_creatable_topic_t t;
+    gr_create_topics_request_creatable_topic_config_t c;
+    gr_create_topics_response_t *rs;
+
+    gr_create_topics_request_init(&rq);
+    gr_create_topics_request_creatable_topic_init(&t);
+    t.name = gr_str_c(name);
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+    c.name = gr_str_c("cleanup.policy");
+    c.value = gr_str_c(policy);
+    t.configs = &c;
+    t.configs_cnt = 1;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.timeout_ms = 10000;
+    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    return rs->topics[0].topic_id;
+}
+
+/* One batch of n records, every tenth (from index 3) without a key. */
+static void
+batch(gr_buf_t *out, int n)
+{
+    gr_batch_builder_t bb;
+    gr_bytes_t k = { (const uint8_t *)"k", 1 }, nk = { NULL, -1 },
+               v = { (const uint8_t *)"value", 5 };
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+    for (int i = 0; i < n; i++)
+        gr_batch_builder_add(&bb, gr_wall_ms(), i % 10 == 3 ? &nk : &k,
+                             &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, out), 0);
+    gr_batch_builder_fini(&bb);
+}
+
+static gr_produce_response_partition_produce_response_t *
+produce(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
+        const gr_buf_t *recs)
+{
+    gr_produce_request_t rq;
+    gr_produce_request_topic_produce_data_t td;
+    gr_produce_request_partition_produce_data_t pd;
+    gr_produce_response_t *rs;
+
+    gr_produce_request_init(&rq);
+    gr_produce_request_topic_produce_data_init(&td);
+    gr_produce_request_partition_produce_data_init(&pd);
+    rq.acks = 1;
+    rq.timeout_ms = 5000;
+    pd.index = 0;
+    pd.records.ptr = recs->ptr;
+    pd.records.len = (int32_t)recs->len;
+    td.name = gr_str_c(topic);
+    td.topic_id = id;
+    td.partition_data = &pd;
+    td.partition_data_cnt = 1;
+    rq.topic_data = &td;
+    rq.topic_data_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_PRODUCE, v, &rq);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    if (v >= 13)
+        ck_assert(gr_uuid_eq(&rs->responses[0].topic_id, &id));
+    else
+        ck_assert(gr_str_eq_cstr(&rs->responses[0].name, topic));
+    ck_assert_int_eq(rs->responses[0].partition_responses_cnt, 1);
+    return &rs->responses[0].partition_responses[0];
+}
+
+START_TEST(test_record_errors_by_version)
+{
+    gr_brokertest_t bt;
+    gr_produce_response_partition_produce_response_t *p;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_uuid_t id;
+    int16_t v = (int16_t)_i;
+
+    gr_brokertest_start(&bt, NULL);
+    id = create_topic(&bt, "compacted", "compact");
+    batch(&recs, 100);
+    p = produce(&bt, v, "compacted", id, &recs);
+    ck_assert_int_eq(p->error_code, GR_KERR_INVALID_RECORD);
+    ck_assert_int_eq(p->base_offset, -1);
+    if (v >= 8) {
+        ck_assert_int_eq(p->record_errors_cnt, 10);
+        for (int i = 0; i < 10; i++) {
+            ck_assert_int_eq(p->record_errors[i].batch_index, 10 * i + 3);
+            ck_assert(gr_str_eq_cstr(
+                &p->record_errors[i].batch_index_error_message,
+                "Compacted topic cannot accept message without key in topic "
+                "partition compacted-0"));
+        }
+        ck_assert_int_gt(p->error_message.len, 0);
+        ck_assert(memcmp(p->error_message.ptr,
+                         "One or more records have been rejected due to 10 "
+                         "record errors in total",
+                         66) == 0);
+    }
+    /* nothing of the batch was appended: the next one gets offset 0 */
+    {
+        gr_batch_builder_t bb;
+        gr_bytes_t k = { (const uint8_t *)"k", 1 },
+                   val = { (const uint8_t *)"v", 1 };
+        gr_buf_reset(&recs);
+        gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+        gr_batch_builder_add(&bb, gr_wall_ms(), &k, &val, 0, NULL,
+                             0);
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &recs), 0);
+        gr_batch_builder_fini(&bb);
+    }
+    p = produce(&bt, v, "compacted", id, &recs);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 0);
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+START_TEST(test_topic_ids_v13)
+{
+    gr_brokertest_t bt;
+    gr_produce_response_partition_produce_response_t *p;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_uuid_t id, other = { { 9, 9, 9 } };
+
+    gr_brokertest_start(&bt, NULL);
+    id = create_topic(&bt, "plain", "delete");
+    batch(&recs, 5); /* keys are optional here */
+    p = produce(&bt, 13, "", id, &recs);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 0);
+    p = produce(&bt, 12, "plain", id, &recs);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 5);
+    p = produce(&bt, 13, "", other, &recs);
+    ck_assert_int_eq(p->error_code, GR_KERR_UNKNOWN_TOPIC_ID);
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+Suite *
+suite_api_produce(void)
+{
+    Suite *s = suite_create("api/produce");
+    TCase *tc = tcase_create("produce");
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_record_errors_by_version, 3, 14);
+    tcase_add_test(tc, test_topic_ids_v13);
+    suite_add_tcase(s, tc);
+    return s;
+}
