@@ -223,7 +223,7 @@ def api_versions(c):
     expect(r.i16() == NONE, "ApiVersions error")
     got = {k: (lo, hi) for k, lo, hi in r.arr(lambda r: (r.i16(), r.i16(), r.i16()))}
     want = {19: (0, 7), 20: (0, 6), 21: (0, 2), 32: (0, 4), 33: (0, 2),
-            35: (0, 4), 37: (0, 3), 43: (0, 2), 44: (0, 1), 60: (0, 1)}
+            35: (0, 5), 37: (0, 3), 43: (0, 2), 44: (0, 1), 60: (0, 2)}
     for k, v in want.items():
         expect(got.get(k) == v, "ApiVersions: key %d is %r, want %r" % (k, got.get(k), v))
     print("ApiVersions v0: admin APIs advertised")
@@ -484,17 +484,26 @@ def check_alter(c):
 # --- DescribeCluster, DescribeLogDirs, ElectLeaders
 
 def check_cluster(c):
-    for ver in (0, 1):
+    for ver in (0, 1, 2):
         w = W(True).bool(True)
         if ver >= 1:
             w.i8(1)
+        if ver >= 2:
+            w.bool(True)  # IncludeFencedBrokers
         r = c.call(60, ver, w.tags())
         r.i32()
         err, msg = r.i16(), r.str()
         if ver >= 1:
             expect(r.i8() == 1, "endpoint type")
         cid, ctrl = r.str(), r.i32()
-        brokers = r.arr(lambda r: (r.i32(), r.str(), r.i32(), r.str(), r.tags())[:4])
+
+        def broker(r):
+            b = (r.i32(), r.str(), r.i32(), r.str())
+            if ver >= 2:
+                expect(r.bool() is False, "v2: IsFenced")
+            r.tags()
+            return b
+        brokers = r.arr(broker)
         ops = r.i32()
         r.tags()
         r.end()
@@ -505,11 +514,11 @@ def check_cluster(c):
     r = c.call(60, 1, W(True).bool(False).i8(2).tags())
     r.i32()
     expect(r.i16() == MISMATCHED_ENDPOINT, "controllers from a broker")
-    print("DescribeCluster v0, v1: ok")
+    print("DescribeCluster v0-v2: ok")
 
 
 def check_log_dirs(c):
-    for ver in range(5):
+    for ver in range(6):
         for topics in (None, [("raw-plain", [0, 1, 5]), ("raw-none", [0])]):
             w = flexw(35, ver)
             w.arr(topics, lambda w, t: w.str(t[0]).arr(t[1], lambda w, p: w.i32(p)).tags()).tags()
@@ -528,6 +537,8 @@ def check_log_dirs(c):
                      "topics": {t[0]: t[1] for t in r.arr(lambda r: (r.str(), r.arr(part), r.tags()))}}
                 if ver >= 4:
                     o["total"], o["usable"] = r.i64(), r.i64()
+                if ver >= 5:
+                    o["cordoned"] = r.bool()
                 r.tags()
                 return o
             res = r.arr(result)
@@ -542,7 +553,9 @@ def check_log_dirs(c):
                 expect("raw-none" not in res[0]["topics"], "unknown topic listed")
             if ver >= 4:
                 expect(res[0]["total"] > 0 and 0 <= res[0]["usable"] <= res[0]["total"], "v4 space")
-    print("DescribeLogDirs v0-v4: ok")
+            if ver >= 5:
+                expect(res[0]["cordoned"] is False, "v5: IsCordoned")
+    print("DescribeLogDirs v0-v5: ok")
 
 
 def check_elect(c):

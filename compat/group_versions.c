@@ -6,11 +6,12 @@
  * walks the rest, checking what changes between versions:
  * FindCoordinator v0-v6 (batched keys v4+), JoinGroup v0-v9
  * (MEMBER_ID_REQUIRED v4+, protocol type v7+), SyncGroup v0-v5 (protocol
- * checks v5), Heartbeat v0-v4, OffsetCommit v0-v9 (v1 timestamps, v2-v4
- * retention, leader epochs v6+), OffsetFetch v0-v9 (v0-v1 errors per
- * partition, all offsets v2+, groups v8+), DescribeGroups v0-v5,
- * ListGroups v0-v5 (filters v4+), LeaveGroup v0-v5 (batches v3+),
- * OffsetDelete v0, DeleteGroups v0-v2. Exit 0 or 1.
+ * checks v5), Heartbeat v0-v4, OffsetCommit v0-v10 (v1 timestamps, v2-v4
+ * retention, leader epochs v6+, topic ids v10), OffsetFetch v0-v10 (v0-v1
+ * errors per partition, all offsets v2+, groups v8+, topic ids v10),
+ * DescribeGroups v0-v6 (GROUP_ID_NOT_FOUND v6), ListGroups v0-v5
+ * (filters v4+), LeaveGroup v0-v5 (batches v3+), OffsetDelete v0,
+ * DeleteGroups v0-v3. Exit 0 or 1.
  */
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
@@ -27,6 +28,7 @@
 
 static int fd = -1;
 static int32_t corr;
+static gr_uuid_t gv_id; /* topic gv's id, for v10's topic ids */
 static gr_arena_t *arena;
 static int checks;
 
@@ -292,6 +294,8 @@ commit(const member_t *m, int16_t v, int64_t offset, gr_kerr_t want)
     }
     t[0].name = GR_STR("gv");
     t[1].name = GR_STR("no-such-topic");
+    t[0].topic_id = gv_id;
+    memset(&t[1].topic_id, 0x5a, sizeof t[1].topic_id);
     rq.group_id = gr_str_c(m->group);
     rq.generation_id_or_member_epoch = m ? m->gen : -1;
     rq.member_id = gr_str_c(m->id);
@@ -303,7 +307,12 @@ commit(const member_t *m, int16_t v, int64_t offset, gr_kerr_t want)
           "OffsetCommit v%d: shape", v);
     CHECK_ERR(rs->topics[0].partitions[0].error_code, want, "OffsetCommit", v);
     CHECK_ERR(rs->topics[1].partitions[0].error_code,
-              GR_KERR_UNKNOWN_TOPIC_OR_PARTITION, "OffsetCommit", v);
+              v >= 10 ? GR_KERR_UNKNOWN_TOPIC_ID
+                      : GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
+              "OffsetCommit", v);
+    if (v >= 10)
+        CHECK(gr_uuid_eq(&rs->topics[0].topic_id, &gv_id),
+              "OffsetCommit v%d: topic id", v);
 }
 
 /* The committed offset of gv-0 (and its error) as OffsetFetch v gives it. */
@@ -336,8 +345,13 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
                 }
         return -2;
     } else {
-        gr_offset_fetch_request_topics_t t = { GR_STR("gv"), &part0, 1 };
+        gr_offset_fetch_request_topics_t t;
         gr_offset_fetch_request_group_t g[2];
+        gr_offset_fetch_request_topics_init(&t);
+        t.name = GR_STR("gv");
+        t.topic_id = gv_id;
+        t.partition_indexes = &part0;
+        t.partition_indexes_cnt = 1;
         gr_offset_fetch_request_group_init(&g[0]);
         gr_offset_fetch_request_group_init(&g[1]);
         g[0].group_id = gr_str_c(group);
@@ -361,7 +375,9 @@ fetch(const char *group, int16_t v, bool all, gr_kerr_t *err, int32_t *epoch)
         }
         for (int32_t i = 0; i < rs->groups[0].topics_cnt; i++)
             for (int32_t k = 0; k < rs->groups[0].topics[i].partitions_cnt; k++)
-                if (str_is(&rs->groups[0].topics[i].name, "gv") &&
+                if ((v >= 10 ? gr_uuid_eq(&rs->groups[0].topics[i].topic_id,
+                                          &gv_id)
+                             : str_is(&rs->groups[0].topics[i].name, "gv")) &&
                     rs->groups[0].topics[i].partitions[k].partition_index ==
                         0) {
                     *err = rs->groups[0].topics[i].partitions[k].error_code;
@@ -416,8 +432,16 @@ describe(const char *group, int16_t v, int32_t *nmembers)
     rq.groups_cnt = 1;
     rq.include_authorized_operations = true;
     rs = call(GR_API_DESCRIBE_GROUPS, v, &rq);
-    CHECK(rs->groups_cnt == 1 && rs->groups[0].error_code == 0,
-          "DescribeGroups v%d", v);
+    CHECK(rs->groups_cnt == 1, "DescribeGroups v%d", v);
+    if (str_is(&rs->groups[0].group_state, "Dead") && v >= 6) {
+        /* an unknown group (KIP-1043) */
+        CHECK_ERR(rs->groups[0].error_code, GR_KERR_GROUP_ID_NOT_FOUND,
+                  "DescribeGroups", v);
+        CHECK(rs->groups[0].error_message.len > 0,
+              "DescribeGroups v%d: message", v);
+    } else {
+        CHECK_ERR(rs->groups[0].error_code, GR_KERR_NONE, "DescribeGroups", v);
+    }
     if (v >= 3)
         CHECK(rs->groups[0].authorized_operations != INT32_MIN,
               "DescribeGroups v%d: operations", v);
@@ -498,14 +522,28 @@ main(void)
     arena = gr_arena_new(1 << 16);
     connect_broker();
     find_coordinator();
+    {
+        gr_metadata_request_t rq;
+        gr_metadata_request_topic_t t;
+        gr_metadata_response_t *rs;
+        gr_metadata_request_init(&rq);
+        gr_metadata_request_topic_init(&t);
+        t.name = GR_STR("gv");
+        rq.topics = &t;
+        rq.topics_cnt = 1;
+        rs = call(GR_API_METADATA, 12, &rq);
+        CHECK(rs->topics_cnt == 1 && rs->topics[0].error_code == 0,
+              "Metadata of gv");
+        gv_id = rs->topics[0].topic_id;
+    }
     /* one group per JoinGroup version; the other APIs' versions cycle */
-    for (int16_t v = 0; v <= 9; v++) {
+    for (int16_t v = 0; v <= 10; v++) {
         member_t m;
-        int16_t sv = v % 6, hv = v % 5, cv = v, fv = v, lv = v % 6, dv = v % 6,
-                gv = v % 3;
+        int16_t sv = v % 6, hv = v % 5, cv = v, fv = v, lv = v % 6, dv = v % 7,
+                gv = v % 4;
         const char *st;
         snprintf(group, sizeof group, "gv-%d", v);
-        m = join(group, v);
+        m = join(group, v % 10);
         /* before the assignment: commits are refused, heartbeats fine */
         commit(&m, cv, 10,
                cv == 0 ? GR_KERR_UNKNOWN_MEMBER_ID
@@ -569,7 +607,7 @@ main(void)
         gr_arena_reset(arena);
     }
     /* errors of the group in OffsetFetch: per partition before v2 */
-    for (int16_t v = 0; v <= 9; v++) {
+    for (int16_t v = 0; v <= 10; v++) {
         fetch("", v, false, &err, &epoch); /* "" is a valid offsets group */
         CHECK_ERR(err, GR_KERR_NONE, "OffsetFetch \"\"", v);
     }
