@@ -52,4 +52,41 @@ s_go_franz_admin() {
     timeout 100 "$GO_BIN/franz" admin
 }
 
-SCENARIOS+=(go_franz_data go_franz_group go_franz_txn go_franz_admin)
+# sarama (Config.Version newest, murmur2 partitioner, idempotent
+# producer): every codec's messages back with every field; offsets by
+# time (-1 past the end); LogAppendTime; ~1 MB messages and
+# MESSAGE_TOO_LARGE; an unknown topic with auto-creation off
+s_go_sarama_data() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/sarama" data
+}
+
+# sarama ConsumerGroup: eager range rebalance as a member joins and
+# leaves, each message processed once, DescribeConsumerGroups, committed
+# offsets, a sticky member resuming, a roundrobin assignment
+s_go_sarama_group() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/sarama" group
+}
+
+# sarama transactions: commit/abort/commit read back both ways, the LSO
+# while one is open, PRODUCER_FENCED, consume-transform-produce through a
+# group with AddMessageToTxn (generation and member id), one aborted
+s_go_sarama_txn() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/sarama" txn
+}
+
+# sarama ClusterAdmin: cluster, topics and refusals, partitions, configs,
+# consumer group offsets and deletion, DeleteRecords, log dirs, elections
+s_go_sarama_admin() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/sarama" admin
+}
+
+SCENARIOS+=(go_franz_data go_franz_group go_franz_txn go_franz_admin
+            go_sarama_data go_sarama_group go_sarama_txn go_sarama_admin)

@@ -325,12 +325,26 @@ func batch(pid int64, epoch int16, seq int32, n int, ts int64) []byte {
 	return out
 }
 
+// rawProduce sends one batch by kmsg at the version franz-go picks (from
+// v13 the topic goes by its id: the zero id for a topic that is missing).
 func rawProduce(cl *kgo.Client, topic string, part int32, records []byte) kmsg.ProduceResponseTopicPartition {
+	p, _ := rawProduceV(cl, topic, part, records)
+	return p
+}
+
+func rawProduceV(cl *kgo.Client, topic string, part int32, records []byte) (kmsg.ProduceResponseTopicPartition, int16) {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = -1
 	req.TimeoutMillis = 10000
 	t := kmsg.NewProduceRequestTopic()
 	t.Topic = topic
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	if mresp, err := mreq.RequestWith(ctx, cl); err == nil && len(mresp.Topics) == 1 && mresp.Topics[0].ErrorCode == 0 {
+		t.TopicID = mresp.Topics[0].TopicID
+	}
 	p := kmsg.NewProduceRequestTopicPartition()
 	p.Partition = part
 	p.Records = records
@@ -339,7 +353,7 @@ func rawProduce(cl *kgo.Client, topic string, part int32, records []byte) kmsg.P
 	resp, err := req.RequestWith(ctx, cl)
 	ck.Must(err, "Produce")
 	ck.Check(len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1, "produce response shape")
-	return resp.Topics[0].Partitions[0]
+	return resp.Topics[0].Partitions[0], resp.GetVersion()
 }
 
 // idempotenceFrames: an idempotent producer's batches by hand (kmsg), as
@@ -402,8 +416,12 @@ func unknownTopic(adm *kadm.Client, cl *kgo.Client) {
 	pcl.Close()
 	expectErr("produce to a missing topic", err, kerr.UnknownTopicOrPartition)
 
-	r := rawProduce(cl, topic, 0, batch(-1, -1, -1, 1, time.Now().UnixMilli()))
-	expectCode("raw produce to a missing topic", r.ErrorCode, kerr.UnknownTopicOrPartition)
+	r, v := rawProduceV(cl, topic, 0, batch(-1, -1, -1, 1, time.Now().UnixMilli()))
+	if v >= 13 {
+		expectCode(fmt.Sprintf("raw produce v%d to a missing topic (the zero id)", v), r.ErrorCode, kerr.UnknownTopicID)
+	} else {
+		expectCode(fmt.Sprintf("raw produce v%d to a missing topic", v), r.ErrorCode, kerr.UnknownTopicOrPartition)
+	}
 	lo, err := adm.ListEndOffsets(ctx, topic)
 	ck.Must(err, "ListEndOffsets")
 	expectErr("ListEndOffsets of a missing topic", lo.Error(), kerr.UnknownTopicOrPartition)

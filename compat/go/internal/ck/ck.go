@@ -66,7 +66,12 @@ func Watchdog(d time.Duration) {
 var stage string
 
 // Stage names the step running now, for the watchdog's message.
-func Stage(s string) { stage = s; fmt.Printf("# %s: -- %s\n", Prefix, s) }
+func Stage(s string) {
+	stage = s
+	fmt.Printf("# %s: -- %s (at %.2f s)\n", Prefix, s, time.Since(start).Seconds())
+}
+
+var start = time.Now()
 
 // Murmur2 is Kafka's Utils.murmur2.
 func Murmur2(data []byte) int32 {
