@@ -1,0 +1,403 @@
+# compat/kafka-tools/scenarios.sh: Apache Kafka's own command-line tools
+# (kafka_2.13 and kafka-tools 4.4.0, installed by compat/kafka-tools/install.sh
+# into $GR_CLIENTS/kafka/libs, run by compat/kafka-tools/kt) against gregor.
+# Sourced by compat/run.sh. What is asserted is what the same tool prints
+# against Kafka 4.4.0 (tests/kafka/run-kafka.sh), less what differs from one
+# run to the next (ids, times, ports, directories), which is checked against
+# what the clients wrote instead. Every check of a scenario runs and reports
+# ("# FAIL: ..."); the scenario fails if any did.
+
+KT_SRC=$COMPAT_SRC/kafka-tools
+KT_BIN=$KT_SRC/kt
+
+# kt_start [--override KEY=VALUE]...: a gregor (start_broker), or with
+# KT_REFERENCE=kafka a real Kafka 4.4.0 (tests/kafka/run-kafka.sh), to show
+# that every assertion here is what Kafka does; KT_DATA is its log.dirs and
+# KT_OUT where the tools' outputs go
+kt_start() {
+    need java || return 1
+    [ -d "$GR_CLIENTS/kafka/libs" ] || {
+        echo "Kafka's tools are not installed: run sh compat/kafka-tools/install.sh"
+        return 1
+    }
+    KT_FAILS=0
+    if [ "${KT_REFERENCE:-gregor}" = kafka ]; then
+        "$top_srcdir/tests/kafka/run-kafka.sh" --daemon --keep --tmp "$COMPAT_TMP" "$@" \
+            >"$COMPAT_TMP/kafka.start" || { cat "$COMPAT_TMP/kafka.start"; return 1; }
+        BROKER_DIR=$(sed -n 's/^kafka: dir //p' "$COMPAT_TMP/kafka.start")
+        GR_BOOTSTRAP=$(sed -n 's/^kafka: listening on //p' "$COMPAT_TMP/kafka.start")
+        ln -sf node-1/kafka.log "$BROKER_DIR/broker.log"
+        KT_DATA=$BROKER_DIR/node-1/data
+        echo "# against Kafka at $GR_BOOTSTRAP"
+    else
+        start_broker "$@" || return 1
+        KT_DATA=$BROKER_DIR/data
+    fi
+    KT_OUT=$BROKER_DIR/kt
+    mkdir -p "$KT_OUT"
+}
+
+# kt_stop: a clean stop (SIGTERM); gregor's exit status must be 0
+kt_stop() {
+    if [ "${KT_REFERENCE:-gregor}" = kafka ]; then
+        "$top_srcdir/tests/kafka/run-kafka.sh" --stop "$BROKER_DIR" >/dev/null
+    else
+        stop_broker
+        [ "$BROKER_RC" = 0 ] || kt_fail "gregor's exit status after SIGTERM: $BROKER_RC"
+    fi
+}
+
+# ktr NAME TOOL [ARG]...: runs a tool under a time bound, stdout to
+# $KT_OUT/NAME.out, stderr to NAME.err; its exit status in KT_RC
+ktr() {
+    local name=$1
+    shift
+    echo "# kt $*"
+    timeout "${KT_LIMIT:-60}" "$KT_BIN" "$@" >"$KT_OUT/$name.out" 2>"$KT_OUT/$name.err" </dev/null
+    KT_RC=$?
+}
+
+kt_fail() {
+    echo "# FAIL: $*"
+    KT_FAILS=$((KT_FAILS + 1))
+}
+
+kt_show() { # NAME: what the tool printed, for a failure
+    sed 's/^/#   out: /' "$KT_OUT/$1.out" | head -n 20
+    sed 's/^/#   err: /' "$KT_OUT/$1.err" | head -n 20
+}
+
+# kt_rc NAME [STATUS]: the tool exited STATUS (0); its stderr has no ERROR
+# and no exception unless it failed on purpose
+kt_rc() {
+    local want=${2:-0}
+    if [ "$KT_RC" != "$want" ]; then
+        kt_fail "$1: exit status $KT_RC, Kafka's is $want"
+        kt_show "$1"
+        return 1
+    fi
+    if [ "$want" = 0 ] && grep -q 'ERROR\|Exception' "$KT_OUT/$1.err"; then
+        kt_fail "$1: errors on stderr"
+        kt_show "$1"
+        return 1
+    fi
+    return 0
+}
+
+# kt_out NAME: stdout is exactly stdin (what Kafka prints)
+kt_out() {
+    if ! diff -u - "$KT_OUT/$1.out" >"$KT_OUT/$1.diff"; then
+        kt_fail "$1: stdout is not Kafka's (-Kafka +gregor):"
+        sed 1,2d "$KT_OUT/$1.diff" | head -n 30 | sed 's/^/#   /'
+        return 1
+    fi
+}
+
+# kt_lines NAME: every line of stdin is a line of NAME's stdout (for a
+# missing "  key=value ..." line, the one gregor printed for the key is shown)
+kt_lines() {
+    local l k bad=0
+    while IFS= read -r l; do
+        grep -qxF -- "$l" "$KT_OUT/$1.out" && continue
+        kt_fail "$1: no line \"$l\""
+        k=${l%%=*}
+        case $k in
+        "  "*) grep -F -- "$k=" "$KT_OUT/$1.out" | grep "^$k=" | sed 's/^/#   gregor: /' ;;
+        esac
+        bad=1
+    done
+    return $bad
+}
+
+kt_done() {
+    [ "$KT_FAILS" = 0 ] || { echo "# $KT_FAILS checks failed"; return 1; }
+}
+
+# --- kafka-topics, kafka-configs, kafka-leader-election -------------------
+s_kafka_tools_topics_configs() {
+    local B d id
+    kt_start || return 1
+    B=$GR_BOOTSTRAP
+    ktr create topics --bootstrap-server "$B" --create --topic kt-a --partitions 3 \
+        --replication-factor 1 --config retention.ms=3600000 --config cleanup.policy=compact
+    kt_rc create && echo "Created topic kt-a." | kt_out create
+    ktr create2 topics --bootstrap-server "$B" --create --topic kt-del --partitions 2
+    kt_rc create2 && echo "Created topic kt-del." | kt_out create2
+    # creating it again: TopicExistsException, exit status 1
+    ktr exists topics --bootstrap-server "$B" --create --topic kt-a --partitions 3
+    kt_rc exists 1 && echo "Error while executing topic command : Topic 'kt-a' already exists." |
+        kt_out exists
+    grep -q "TopicExistsException: Topic 'kt-a' already exists." "$KT_OUT/exists.err" ||
+        kt_fail "exists: no TopicExistsException on stderr"
+    ktr list topics --bootstrap-server "$B" --list
+    kt_rc list && printf 'kt-a\nkt-del\n' | kt_out list
+    ktr alter topics --bootstrap-server "$B" --alter --topic kt-a --partitions 5
+    kt_rc alter && kt_out alter </dev/null
+    ktr describe topics --bootstrap-server "$B" --describe --topic kt-a
+    if kt_rc describe; then
+        # Kafka 4.4 lists a cluster-wide min.insync.replicas=1 first among
+        # the Configs (a default its storage format sets); not asked here
+        head -1 "$KT_OUT/describe.out" | grep -Eq \
+            $'^Topic: kt-a\tTopicId: [A-Za-z0-9_-]{22}\tPartitionCount: 5\tReplicationFactor: 1\tConfigs: (min.insync.replicas=1,)?cleanup.policy=compact,retention.ms=3600000$' ||
+            { kt_fail "describe: topic line"; kt_show describe; }
+        # the id is the one in the partition directories' partition.metadata
+        id=$(head -1 "$KT_OUT/describe.out" | sed -n 's/.*TopicId: \([^[:space:]]*\).*/\1/p')
+        for p in 0 1 2 3 4; do
+            grep -qx "topic_id: $id" "$KT_DATA/kt-a-$p/partition.metadata" ||
+                kt_fail "describe: topic id $id is not kt-a-$p/partition.metadata's"
+        done
+        # DescribeTopicPartitions (Kafka 4.4 answers it: empty ELR lists;
+        # without it the tool falls back to Metadata and prints N/A)
+        for p in 0 1 2 3 4; do
+            printf '\tTopic: kt-a\tPartition: %s\tLeader: 1\tReplicas: 1\tIsr: 1\tElr: \tLastKnownElr: \n' $p
+        done | tail -n +1 >"$KT_OUT/describe.want"
+        tail -n +2 "$KT_OUT/describe.out" >"$KT_OUT/describe.parts"
+        diff -u "$KT_OUT/describe.want" "$KT_OUT/describe.parts" >/dev/null || {
+            kt_fail "describe: partition lines are not Kafka's (-Kafka +gregor):"
+            diff -u "$KT_OUT/describe.want" "$KT_OUT/describe.parts" | sed 1,2d | sed 's/^/#   /'
+        }
+    fi
+    ktr delete topics --bootstrap-server "$B" --delete --topic kt-del
+    kt_rc delete && kt_out delete </dev/null
+    ktr list2 topics --bootstrap-server "$B" --list
+    kt_rc list2 && echo kt-a | kt_out list2
+
+    # kafka-configs: a topic's dynamic configs, altered (add and delete)
+    ktr cfg_topic configs --bootstrap-server "$B" --describe --entity-type topics --entity-name kt-a
+    kt_rc cfg_topic && kt_out cfg_topic <<'OUT'
+Dynamic configs for topic kt-a are:
+  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:cleanup.policy=compact, DEFAULT_CONFIG:log.cleanup.policy=delete}
+  retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000}
+OUT
+    ktr cfg_alter configs --bootstrap-server "$B" --alter --entity-type topics --entity-name kt-a \
+        --add-config retention.ms=7200000,max.message.bytes=2000000 --delete-config cleanup.policy
+    kt_rc cfg_alter && echo "Completed updating config for topic kt-a." | kt_out cfg_alter
+    ktr cfg_all configs --bootstrap-server "$B" --describe --all --entity-type topics --entity-name kt-a
+    if kt_rc cfg_all; then
+        kt_lines cfg_all <<'OUT'
+All configs for topic kt-a are:
+  cleanup.policy=delete sensitive=false synonyms={DEFAULT_CONFIG:log.cleanup.policy=delete}
+  compression.type=producer sensitive=false synonyms={DEFAULT_CONFIG:compression.type=producer}
+  max.message.bytes=2000000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:max.message.bytes=2000000, DEFAULT_CONFIG:message.max.bytes=1048588}
+  message.timestamp.after.max.ms=3600000 sensitive=false synonyms={DEFAULT_CONFIG:log.message.timestamp.after.max.ms=3600000}
+  message.timestamp.type=CreateTime sensitive=false synonyms={DEFAULT_CONFIG:log.message.timestamp.type=CreateTime}
+  retention.bytes=-1 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.bytes=-1}
+  retention.ms=7200000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=7200000}
+  segment.bytes=1073741824 sensitive=false synonyms={DEFAULT_CONFIG:log.segment.bytes=1073741824}
+  segment.index.bytes=10485760 sensitive=false synonyms={DEFAULT_CONFIG:log.index.size.max.bytes=10485760}
+  unclean.leader.election.enable=false sensitive=false synonyms={DEFAULT_CONFIG:unclean.leader.election.enable=false}
+OUT
+        # the topic configs Kafka 4.4 has, no more, no fewer
+        sed -n 's/^  \([^=]*\)=.*/\1/p' "$KT_OUT/cfg_all.out" >"$KT_OUT/cfg_all.names"
+        diff -u - "$KT_OUT/cfg_all.names" >"$KT_OUT/cfg_all.ndiff" <<'NAMES' || {
+cleanup.policy
+compression.gzip.level
+compression.lz4.level
+compression.type
+compression.zstd.level
+delete.retention.ms
+errors.deadletterqueue.group.enable
+file.delete.delay.ms
+flush.messages
+flush.ms
+follower.replication.throttled.replicas
+index.interval.bytes
+leader.replication.throttled.replicas
+local.retention.bytes
+local.retention.ms
+max.compaction.lag.ms
+max.decompressed.message.bytes
+max.message.bytes
+message.timestamp.after.max.ms
+message.timestamp.before.max.ms
+message.timestamp.type
+min.cleanable.dirty.ratio
+min.compaction.lag.ms
+min.insync.replicas
+preallocate
+remote.copy.lag.bytes
+remote.copy.lag.ms
+remote.log.copy.disable
+remote.log.delete.on.disable
+remote.storage.enable
+retention.bytes
+retention.ms
+segment.bytes
+segment.index.bytes
+segment.jitter.ms
+segment.ms
+unclean.leader.election.enable
+NAMES
+            kt_fail "cfg_all: the topic config names are not Kafka 4.4's (-Kafka +gregor):"
+            grep '^[-+][^-+]' "$KT_OUT/cfg_all.ndiff" | sed 's/^/#   /'
+        }
+    fi
+    # a broker's dynamic config and the cluster-wide default (--entity-default)
+    ktr cfg_b1 configs --bootstrap-server "$B" --alter --entity-type brokers --entity-name 1 \
+        --add-config log.cleaner.threads=2
+    kt_rc cfg_b1 && echo "Completed updating config for broker 1." | kt_out cfg_b1
+    ktr cfg_def configs --bootstrap-server "$B" --alter --entity-type brokers --entity-default \
+        --add-config log.retention.ms=86400000
+    kt_rc cfg_def && echo "Completed updating default config for brokers in the cluster." |
+        kt_out cfg_def
+    ktr cfg_def_d configs --bootstrap-server "$B" --describe --entity-type brokers --entity-default
+    # (Kafka 4.4 also lists the min.insync.replicas=1 its format set)
+    kt_rc cfg_def_d && kt_lines cfg_def_d <<'OUT'
+Default configs for brokers in the cluster are:
+  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=86400000}
+OUT
+    ktr cfg_b1_d configs --bootstrap-server "$B" --describe --entity-type brokers --entity-name 1
+    kt_rc cfg_b1_d && kt_out cfg_b1_d <<'OUT'
+Dynamic configs for broker 1 are:
+  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, DEFAULT_CONFIG:log.cleaner.threads=1}
+OUT
+    ktr cfg_b1_all configs --bootstrap-server "$B" --describe --all --entity-type brokers --entity-name 1
+    kt_rc cfg_b1_all && kt_lines cfg_b1_all <<OUT
+All configs for broker 1 are:
+  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, DEFAULT_CONFIG:log.cleaner.threads=1}
+  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=86400000, DEFAULT_CONFIG:log.retention.hours=168}
+  log.retention.hours=168 sensitive=false synonyms={DEFAULT_CONFIG:log.retention.hours=168}
+  group.initial.rebalance.delay.ms=0 sensitive=false synonyms={STATIC_BROKER_CONFIG:group.initial.rebalance.delay.ms=0, DEFAULT_CONFIG:group.initial.rebalance.delay.ms=3000}
+  log.dirs=$KT_DATA sensitive=false synonyms={STATIC_BROKER_CONFIG:log.dirs=$KT_DATA}
+  message.max.bytes=1048588 sensitive=false synonyms={DEFAULT_CONFIG:message.max.bytes=1048588}
+  log.message.timestamp.after.max.ms=3600000 sensitive=false synonyms={DEFAULT_CONFIG:log.message.timestamp.after.max.ms=3600000}
+OUT
+    # kafka-leader-election: one replica each, so nothing to elect
+    ktr elect_pref leader-election --bootstrap-server "$B" --election-type preferred \
+        --all-topic-partitions
+    kt_rc elect_pref && kt_out elect_pref </dev/null
+    ktr elect_uncl leader-election --bootstrap-server "$B" --election-type unclean \
+        --topic kt-a --partition 0
+    kt_rc elect_uncl && echo "Valid replica already elected for partitions kt-a-0" |
+        kt_out elect_uncl
+    kt_stop
+    kt_done
+}
+LIMIT_kafka_tools_topics_configs=150
+
+# --- console producer and consumer, consumer groups, offsets, records ------
+s_kafka_tools_console_groups() {
+    local B T1 pp live lpid
+    kt_start || return 1
+    B=$GR_BOOTSTRAP
+    ktr create topics --bootstrap-server "$B" --create --topic kt-c --partitions 2
+    kt_rc create && echo "Created topic kt-c." | kt_out create
+    # headers#key|value; NULL: no headers
+    printf '%s\n' 'src:kt,n:0#k0|value-0' 'src:kt,n:1#k1|value-1' 'NULL#k2|value-2' \
+        'src:kt,n:3#k3|value-3' 'src:kt,n:4#k4|value-4' 'src:kt,n:5#k5|value-5' >"$KT_OUT/in1"
+    printf '%s\n' 'n:6#k6|value-6' 'n:7#k7|value-7' 'n:8#k8|value-8' 'n:9#k9|value-9' >"$KT_OUT/in2"
+    pp=(--reader-property parse.key=true --reader-property 'key.separator=|'
+        --reader-property parse.headers=true --reader-property 'headers.delimiter=#'
+        --reader-property null.marker=NULL)
+    echo "# kt console-producer ... <in1"
+    timeout 60 "$KT_BIN" console-producer --bootstrap-server "$B" --topic kt-c "${pp[@]}" \
+        <"$KT_OUT/in1" >"$KT_OUT/prod1.out" 2>"$KT_OUT/prod1.err"
+    KT_RC=$?
+    kt_rc prod1 && kt_out prod1 </dev/null
+    sleep 0.05
+    T1=$(date -u +%Y-%m-%dT%H:%M:%S.%3N)
+    echo "$T1" >"$KT_OUT/T1"
+    sleep 0.05
+    echo "# kt console-producer --compression-codec lz4 ... <in2"
+    timeout 60 "$KT_BIN" console-producer --bootstrap-server "$B" --topic kt-c "${pp[@]}" \
+        --compression-codec lz4 <"$KT_OUT/in2" >"$KT_OUT/prod2.out" 2>"$KT_OUT/prod2.err"
+    KT_RC=$?
+    kt_rc prod2 && kt_out prod2 </dev/null
+    ktr consume console-consumer --bootstrap-server "$B" --topic kt-c --group kt-g \
+        --from-beginning --max-messages 10 --formatter-property print.key=true \
+        --formatter-property print.headers=true --formatter-property print.partition=true \
+        --formatter-property print.offset=true --formatter-property print.timestamp=true
+    kt_rc consume && grep -qx 'Processed a total of 10 messages' "$KT_OUT/consume.err" ||
+        kt_fail "consume: no 'Processed a total of 10 messages'"
+    ktr glist consumer-groups --bootstrap-server "$B" --list
+    kt_rc glist && echo kt-g | kt_out glist
+    ktr gdesc consumer-groups --bootstrap-server "$B" --describe --group kt-g
+    kt_rc gdesc
+    ktr reset_earliest consumer-groups --bootstrap-server "$B" --reset-offsets --group kt-g \
+        --topic kt-c --to-earliest --execute
+    kt_rc reset_earliest
+    ktr reset_dt consumer-groups --bootstrap-server "$B" --reset-offsets --group kt-g \
+        --topic kt-c --to-datetime "$T1" --execute
+    kt_rc reset_dt
+    ktr reset_shift consumer-groups --bootstrap-server "$B" --reset-offsets --group kt-g \
+        --all-topics --shift-by -1 --execute
+    kt_rc reset_shift
+    ktr delete_offsets consumer-groups --bootstrap-server "$B" --delete-offsets --group kt-g \
+        --topic kt-c:0
+    kt_rc delete_offsets && kt_out delete_offsets <<'OUT'
+Request succeeded for deleting offsets from group kt-g.
+
+TOPIC           PARTITION  STATUS         
+kt-c            0          Successful     
+OUT
+    ktr gdesc2 consumer-groups --bootstrap-server "$B" --describe --group kt-g --offsets
+    kt_rc gdesc2
+    ktr off_latest get-offsets --bootstrap-server "$B" --topic kt-c
+    kt_rc off_latest
+    ktr off_earliest get-offsets --bootstrap-server "$B" --topic kt-c --time -2
+    kt_rc off_earliest && printf 'kt-c:0:0\nkt-c:1:0\n' | kt_out off_earliest
+    ktr off_maxts get-offsets --bootstrap-server "$B" --topic kt-c --time -3
+    kt_rc off_maxts
+    ktr logdirs log-dirs --bootstrap-server "$B" --describe --topic-list kt-c
+    kt_rc logdirs
+    # kafka-delete-records with its JSON offsets file
+    echo '{"partitions":[{"topic":"kt-c","partition":0,"offset":2},{"topic":"kt-c","partition":1,"offset":1}],"version":1}' \
+        >"$KT_OUT/delete.json"
+    ktr delrec delete-records --bootstrap-server "$B" --offset-json-file "$KT_OUT/delete.json"
+    kt_rc delrec && kt_lines delrec <<'OUT'
+Executing records delete operation
+Records delete operation completed:
+partition: kt-c-0	low_watermark: 2
+partition: kt-c-1	low_watermark: 1
+OUT
+    ktr off_earliest2 get-offsets --bootstrap-server "$B" --topic-partitions kt-c:0,kt-c:1 --time -2
+    kt_rc off_earliest2 && printf 'kt-c:0:2\nkt-c:1:1\n' | kt_out off_earliest2
+    ktr consume_p0 console-consumer --bootstrap-server "$B" --topic kt-c --partition 0 \
+        --offset earliest --max-messages 3 --formatter-property print.offset=true \
+        --formatter-property print.key=true --timeout-ms 20000
+    kt_rc consume_p0
+    ktr gdelete consumer-groups --bootstrap-server "$B" --delete --group kt-g
+    kt_rc gdelete && echo "Deletion of requested consumer groups ('kt-g') was successful." |
+        kt_out gdelete
+    ktr glist2 consumer-groups --bootstrap-server "$B" --list
+    kt_rc glist2 && kt_out glist2 </dev/null
+    # a group with a live member: described with its member and state; it
+    # cannot be reset or deleted
+    live=$KT_OUT/live.out
+    timeout 90 "$KT_BIN" console-consumer --bootstrap-server "$B" --topic kt-c --group kt-live \
+        --from-beginning --command-property client.id=kt-live-client \
+        --command-property session.timeout.ms=10000 >"$live" 2>"$KT_OUT/live.err" </dev/null &
+    lpid=$!
+    for _ in $(seq 1 400); do
+        [ "$(wc -l <"$live")" -ge 7 ] && break # (records 2.. of p0, 1.. of p1)
+        sleep 0.05
+    done
+    [ "$(wc -l <"$live")" -ge 7 ] || kt_fail "live: the consumer read $(wc -l <"$live") of 7 records"
+    ktr members consumer-groups --bootstrap-server "$B" --describe --group kt-live --members --verbose
+    kt_rc members
+    ktr state consumer-groups --bootstrap-server "$B" --describe --group kt-live --state
+    kt_rc state
+    ktr reset_live consumer-groups --bootstrap-server "$B" --reset-offsets --group kt-live \
+        --topic kt-c --to-earliest --execute
+    kt_rc reset_live && kt_out reset_live <<'OUT'
+
+Error: Assignments can only be reset if the group 'kt-live' is inactive, but the current state is Stable.
+
+GROUP           TOPIC           PARTITION  NEW-OFFSET
+OUT
+    ktr gdelete_live consumer-groups --bootstrap-server "$B" --delete --group kt-live
+    kt_rc gdelete_live && kt_out gdelete_live <<'OUT'
+
+Error: Deletion of some consumer groups failed:
+* Group 'kt-live' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: The group is not empty.
+OUT
+    kill "$lpid" 2>/dev/null
+    wait "$lpid" 2>/dev/null
+    kt_stop
+    # the outputs against what was produced
+    timeout 60 $PY "$KT_SRC/check.py" console "$KT_OUT" "$KT_DATA" || KT_FAILS=$((KT_FAILS + 1))
+    kt_done
+}
+LIMIT_kafka_tools_console_groups=180
+
+SCENARIOS+=(kafka_tools_topics_configs kafka_tools_console_groups)
