@@ -57,7 +57,8 @@ public class Compat {
             }
         } catch (Throwable t) {
             System.out.println("FAIL: " + t);
-            t.printStackTrace(System.out);
+            if (!(t instanceof Fail))
+                t.printStackTrace(System.out);
             rc = 1;
         }
         System.out.printf("java %s %s: %d checks passed%s in %.1f s%n", version, args[0], checks,
@@ -122,6 +123,29 @@ public class Compat {
     }
 
     interface Body { void run() throws Exception; }
+
+    static List<String> failedSections = new ArrayList<>();
+
+    /** Runs one part of a test; a failure is printed and the next part
+     * runs (the test fails at its end, see endSections). */
+    static void section(String name, Body body) {
+        try {
+            body.run();
+        } catch (Throwable t) {
+            System.out.println("FAIL: " + name + ": " + t);
+            if (!(t instanceof Fail))
+                t.printStackTrace(System.out);
+            failedSections.add(name + ": " + t);
+        }
+    }
+
+    static void endSections() {
+        if (failedSections.isEmpty())
+            return;
+        for (String f : failedSections)
+            System.out.println("FAILED " + f);
+        throw new Fail(failedSections.size() + " part(s) failed");
+    }
 
     /** Runs body, which must fail with an exception of class want (itself or
      * as the cause of an ExecutionException/KafkaException); returns it. */
