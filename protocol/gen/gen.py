@@ -338,7 +338,8 @@ def validate(sc):
                                       'versions (versions %s, tagged %s)' %
                                       (f.where, f.versions, f.tagged))
             if not f.nullable.empty():
-                ok = f.array or f.type in ('string', 'bytes', 'records')
+                ok = f.array or f.type in ('string', 'bytes', 'records') or \
+                    (f.struct is not None and f.tag is None)
                 if not ok:
                     raise SchemaError('%s: %s cannot be nullable' %
                                       (f.where, f.type))
@@ -420,6 +421,13 @@ class Out:
         return '\n'.join(self.lines) + '\n'
 
 
+def nullable_struct(f):
+    """A struct field that may be null: Kafka writes an int8 before it, -1
+    for null, 1 for a struct (a struct of which every version is nullable
+    is null by default)."""
+    return f.struct is not None and not f.array and not f.nullable.empty()
+
+
 def ctype(f):
     if f.struct is not None:
         return 'gr_%s_t' % f.struct.cname
@@ -495,6 +503,9 @@ def gen_header(sc):
                     o('int32_t %s_cnt; /* -1: null */' % f.name)
                 else:
                     o('%s %s;' % (ctype(f), f.name))
+                    if nullable_struct(f):
+                        o('bool %s_null; /* a nullable struct: null */' %
+                          f.name)
             o.end(' gr_%s_t;' % st.cname)
             if st is not sc.sections[sec]:
                 o('void gr_%s_init(gr_%s_t *m);' % (st.cname, st.cname))
@@ -615,6 +626,8 @@ class CGen:
                     o('m->%s_cnt = -1;' % f.name)
             elif f.struct is not None:
                 o('gr_%s_init(&m->%s);' % (f.struct.cname, f.name))
+                if nullable_struct(f) and f.default == 'null':
+                    o('m->%s_null = true;' % f.name)
             elif f.type in ('string', 'bytes', 'records'):
                 if f.default == 'null':
                     o('m->%s.len = -1;' % f.name)
@@ -631,6 +644,8 @@ class CGen:
         n = 'm->' + f.name
         if f.array:
             return '%s_cnt == %d' % (n, -1 if f.default == 'null' else 0)
+        if nullable_struct(f):
+            return '%s_null' % n
         if f.struct is not None:
             return 'is_default_%s(&%s)' % (f.struct.cname, n)
         if f.type in ('string', 'bytes', 'records'):
@@ -709,7 +724,14 @@ class CGen:
             o.end()
             o.end()
         elif f.struct is not None:
-            o('decode_%s(r, ver, a, &m->%s);' % (f.struct.cname, f.name))
+            if nullable_struct(f):
+                o('m->%s_null = %sgr_rd_i8(r) < 0;' %
+                  (f.name, '' if null_s == '1' else null_s + ' && '))
+                o('if (!m->%s_null)' % f.name)
+                o('    decode_%s(r, ver, a, &m->%s);' %
+                  (f.struct.cname, f.name))
+            else:
+                o('decode_%s(r, ver, a, &m->%s);' % (f.struct.cname, f.name))
         else:
             o(self.read_prim(f, 'm->' + f.name, flex_s, null_s))
 
@@ -785,9 +807,17 @@ class CGen:
             return 'gr_sz_%s(&%s, %s)' % (fn, v, flex_s)
         return str(PRIMS[t][1])
 
-    def size_value(self, f, flex_s):
+    def size_value(self, f, flex_s, ctx=None):
         """An expression statement list adding f's size to n."""
         o = self.o
+        if nullable_struct(f):
+            null_s = self.null_expr(f, ctx) if ctx is not None else '1'
+            o('n += 1;' if null_s == '1' else 'if (%s)\n        n += 1;' %
+              null_s)
+            o('if (%s!m->%s_null)' %
+              ('' if null_s == '1' else '!(%s) || ' % null_s, f.name))
+            o('    n += size_%s(&m->%s, ver);' % (f.struct.cname, f.name))
+            return
         if f.array:
             o('n += gr_sz_arraylen(m->%s_cnt, %s);' % (f.name, flex_s))
             if f.struct is not None:
@@ -829,7 +859,7 @@ class CGen:
                 continue
             if c is not None:
                 o.block('if (%s)' % c)
-            self.size_value(f, 'flex')
+            self.size_value(f, 'flex', ctx.intersect(f.versions))
             if c is not None:
                 o.end()
         tagged = sorted([f for f in st.fields if f.tag is not None],
@@ -889,6 +919,14 @@ class CGen:
             else:
                 o('    ' + self.write_prim(f, 'm->%s[i_]' % f.name, flex_s,
                                            '0'))
+        elif nullable_struct(f):
+            if null_s != '1':
+                o('if (%s)' % null_s)
+            o('%sgr_wr_i8(w, m->%s_null ? -1 : 1);' %
+              ('' if null_s == '1' else '    ', f.name))
+            o('if (%s!m->%s_null)' %
+              ('' if null_s == '1' else '!(%s) || ' % null_s, f.name))
+            o('    encode_%s(w, &m->%s, ver);' % (f.struct.cname, f.name))
         elif f.struct is not None:
             o('encode_%s(w, &m->%s, ver);' % (f.struct.cname, f.name))
         else:
@@ -994,6 +1032,11 @@ class CGen:
                 o.end()
                 o('gr_buf_putc(b, \']\');')
                 o.end()
+            elif nullable_struct(f):
+                o('if (m->%s_null)' % f.name)
+                o('    gr_buf_puts(b, "null");')
+                o('else')
+                o('    print_%s(b, &m->%s, ver);' % (f.struct.cname, f.name))
             elif f.struct is not None:
                 o('print_%s(b, &m->%s, ver);' % (f.struct.cname, f.name))
             else:
@@ -1064,6 +1107,9 @@ def gen_fill(schemas):
                     elif f.struct is not None:
                         o('fill_%s(&m->%s, a, %s);' %
                           (f.struct.cname, f.name, seed))
+                        if nullable_struct(f):
+                            o('m->%s_null = (%s) %% 5u == 2u;' %
+                              (f.name, seed))
                     else:
                         fill_prim(o, f, 'm->' + f.name, seed,
                                   not f.nullable.empty())

@@ -9,6 +9,13 @@
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 
+/* AclOperation bits of a topic (READ 3 ... ALTER_CONFIGS 11): without an
+ * authorizer every operation a topic supports is allowed, as Kafka's
+ * AuthHelper.authorizedOperations answers without one. */
+#define GR_TOPIC_OPS                                                        \
+    ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) |      \
+     (1 << 10) | (1 << 11))
+
 int gr_api_api_versions(gr_req_t *req);
 int gr_api_metadata(gr_req_t *req);
 int gr_api_produce(gr_req_t *req);
@@ -35,6 +42,10 @@ int gr_api_create_partitions(gr_req_t *req);
 int gr_api_elect_leaders(gr_req_t *req);
 int gr_api_incremental_alter_configs(gr_req_t *req);
 int gr_api_describe_cluster(gr_req_t *req);
+int gr_api_describe_topic_partitions(gr_req_t *req);
+int gr_api_list_config_resources(gr_req_t *req);
+int gr_api_get_telemetry_subscriptions(gr_req_t *req);
+int gr_api_push_telemetry(gr_req_t *req);
 /* consumer groups (src/group/) */
 int gr_api_offset_commit(gr_req_t *req);
 int gr_api_offset_fetch(gr_req_t *req);

@@ -43,6 +43,7 @@ static const gr_api_entry_t table[] = {
     {GR_API_DESCRIBE_PRODUCERS, 0, 0, gr_api_describe_producers},
     {GR_API_DESCRIBE_TRANSACTIONS, 0, 0, gr_api_describe_transactions},
     {GR_API_LIST_TRANSACTIONS, 0, 2, gr_api_list_transactions},
+    {GR_API_DESCRIBE_TOPIC_PARTITIONS, 0, 0, gr_api_describe_topic_partitions},
 };
 
 const gr_api_entry_t *

@@ -8,10 +8,7 @@
 #include "api/topics.h"
 #include "cluster/cluster.h"
 
-/* AclOperation bits (READ 3 ... ALTER_CONFIGS 11): without an authorizer
- * every operation a resource supports is allowed. */
-#define TOPIC_OPS   ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | \
-                     (1 << 8) | (1 << 10) | (1 << 11))
+/* AclOperation bits of the cluster, as GR_TOPIC_OPS */
 #define CLUSTER_OPS ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | \
                      (1 << 11) | (1 << 12))
 
@@ -24,7 +21,7 @@ fill_topic(gr_req_t *req, gr_metadata_response_topic_t *rt, gr_topic_t *t)
     rt->topic_id = t->id;
     rt->is_internal = t->internal;
     rt->topic_authorized_operations =
-        rq->include_topic_authorized_operations ? TOPIC_OPS : INT32_MIN;
+        rq->include_topic_authorized_operations ? GR_TOPIC_OPS : INT32_MIN;
     rt->partitions = gr_arena_zalloc(req->a, (size_t)t->nparts *
                                                  sizeof(*rt->partitions));
     if (t->nparts && rt->partitions == NULL)

@@ -337,6 +337,8 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Default message.downconversion.enable of topics."),
     B(MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS, INT, RO,
       "The most incremental fetch sessions kept."),
+    B(MAX_REQUEST_PARTITION_SIZE_LIMIT, INT, RO,
+      "The most partitions one DescribeTopicPartitions answer holds."),
 };
 #undef B
 #undef BC

@@ -935,6 +935,115 @@ START_TEST(test_records_dirs_elect_cluster)
 }
 END_TEST
 
+
+/* DescribeTopicPartitions (KIP-966): sorted topics, pages bounded by the
+ * partition limit with a cursor, errors per unknown or invalid name, and
+ * INVALID_REQUEST for a cursor outside the topics asked for. */
+static gr_describe_topic_partitions_response_t *
+dtp(gr_brokertest_t *bt, const char *const *names, int n, int32_t limit,
+    const char *cursor_topic, int32_t cursor_part)
+{
+    gr_describe_topic_partitions_request_t rq;
+    gr_describe_topic_partitions_request_topic_request_t *t =
+        gr_arena_zalloc(bt->a, (size_t)(n + 1) * sizeof(*t));
+    gr_describe_topic_partitions_request_init(&rq);
+    for (int i = 0; i < n; i++)
+        t[i].name = gr_str_c(names[i]);
+    rq.topics = t;
+    rq.topics_cnt = n;
+    rq.response_partition_limit = limit;
+    if (cursor_topic) {
+        rq.cursor_null = false;
+        rq.cursor.topic_name = gr_str_c(cursor_topic);
+        rq.cursor.partition_index = cursor_part;
+    }
+    return gr_brokertest_call(bt, GR_API_DESCRIBE_TOPIC_PARTITIONS, 0, &rq);
+}
+
+START_TEST(test_describe_topic_partitions)
+{
+    static const char *const named[] = { "c", "zz", "a", "bad/name", "c" };
+    static const char *const no_cursor[] = { "b", "c" };
+    gr_brokertest_t bt;
+    gr_describe_topic_partitions_response_t *rs;
+    ctopic_t t[3];
+
+    gr_brokertest_start(&bt, NULL);
+    t[0] = ctopic("b", 2, 1);
+    t[1] = ctopic("a", 3, 1);
+    t[2] = ctopic("c", 1, 1);
+    create(&bt, 5, t, 3, false);
+
+    /* every topic, one page */
+    rs = dtp(&bt, NULL, 0, 2000, NULL, 0);
+    ck_assert_int_eq(rs->topics_cnt, 3);
+    ck_assert(rs->next_cursor_null);
+    ck_assert(gr_str_eq_cstr(&rs->topics[0].name, "a"));
+    ck_assert(gr_str_eq_cstr(&rs->topics[1].name, "b"));
+    ck_assert(gr_str_eq_cstr(&rs->topics[2].name, "c"));
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 3);
+    ck_assert(!gr_uuid_is_zero(&rs->topics[0].topic_id));
+    ck_assert_int_ne(rs->topics[0].topic_authorized_operations, INT32_MIN);
+    ck_assert_int_eq(rs->topics[0].partitions[2].partition_index, 2);
+    ck_assert_int_eq(rs->topics[0].partitions[2].leader_id, 1);
+    ck_assert_int_eq(rs->topics[0].partitions[2].replica_nodes_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].partitions[2].isr_nodes_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].partitions[2].eligible_leader_replicas_cnt,
+                     0);
+    ck_assert_int_eq(rs->topics[0].partitions[2].last_known_elr_cnt, 0);
+
+    /* two partitions a page: a 0-1, then a 2 and b 0, then b 1 and c 0 */
+    rs = dtp(&bt, NULL, 0, 2, NULL, 0);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 2);
+    ck_assert(!rs->next_cursor_null);
+    ck_assert(gr_str_eq_cstr(&rs->next_cursor.topic_name, "a"));
+    ck_assert_int_eq(rs->next_cursor.partition_index, 2);
+    rs = dtp(&bt, NULL, 0, 2, "a", 2);
+    ck_assert_int_eq(rs->topics_cnt, 2);
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].partitions[0].partition_index, 2);
+    ck_assert_int_eq(rs->topics[1].partitions_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&rs->next_cursor.topic_name, "b"));
+    ck_assert_int_eq(rs->next_cursor.partition_index, 1);
+    rs = dtp(&bt, NULL, 0, 2, "b", 1);
+    ck_assert_int_eq(rs->topics_cnt, 2);
+    ck_assert(rs->next_cursor_null);
+    /* a page ends exactly at a topic's end: the next topic is the cursor */
+    rs = dtp(&bt, NULL, 0, 3, NULL, 0);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&rs->next_cursor.topic_name, "b"));
+    ck_assert_int_eq(rs->next_cursor.partition_index, 0);
+    /* a limit below one is one */
+    rs = dtp(&bt, NULL, 0, 0, NULL, 0);
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 1);
+
+    /* named topics: sorted, once each, errors for what is not there */
+    rs = dtp(&bt, named, 5, 2000, NULL, 0);
+    ck_assert_int_eq(rs->topics_cnt, 4);
+    ck_assert(gr_str_eq_cstr(&rs->topics[0].name, "a"));
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->topics[1].name, "bad/name"));
+    ck_assert_int_eq(rs->topics[1].error_code,
+                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert_int_eq(rs->topics[2].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->topics[3].name, "zz"));
+    ck_assert_int_eq(rs->topics[3].error_code,
+                     GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ck_assert(gr_uuid_is_zero(&rs->topics[3].topic_id));
+    ck_assert_int_eq(rs->topics[3].partitions_cnt, 0);
+
+    /* a cursor that is not among the topics asked for, or negative */
+    rs = dtp(&bt, no_cursor, 2, 2000, "a", 0);
+    ck_assert_int_eq(rs->topics_cnt, 2);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_INVALID_REQUEST);
+    rs = dtp(&bt, NULL, 0, 2000, "a", -1);
+    ck_assert_int_eq(rs->topics_cnt, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_admin(void)
 {
@@ -954,6 +1063,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_repeats_in_entries);
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
+    tcase_add_test(tc, test_describe_topic_partitions);
     suite_add_tcase(s, tc);
     return s;
 }
