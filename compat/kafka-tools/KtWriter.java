@@ -12,8 +12,9 @@
 //   kt-hang  a transaction left open (its producer halts without ending it),
 //            then one plain record after it
 // REPORT has one line a record: topic partition offset timestamp key value
-// headers(k=v;k=v) kind (plain, <codec>, commit, abort, hang, roll), and
-// the transaction lines "txn <name> <first offset>"; the last line is "done".
+// headers(k=v;k=v, - for none) kind, the kind naming the producer: plain,
+// gzip, snappy, lz4, zstd, commit and abort (one transactional producer),
+// last, roll, hang, after; the last line is "done".
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.*;
@@ -132,7 +133,7 @@ public class KtWriter {
         }
         // a last plain batch after the markers
         try (Producer<String, String> p = new KafkaProducer<>(props(bootstrap))) {
-            batch(p, "kt-log", "plain", recs("last", 1, false), ts);
+            batch(p, "kt-log", "last", recs("last", 1, false), ts);
             ts += 100;
         }
         // kt-roll: several segments
@@ -162,7 +163,7 @@ public class KtWriter {
         batch(hang, "kt-hang", "hang", recs("hang", 2, false), ts);
         ts += 100;
         try (Producer<String, String> p = new KafkaProducer<>(props(bootstrap))) {
-            batch(p, "kt-hang", "plain", recs("after", 1, false), ts);
+            batch(p, "kt-hang", "after", recs("after", 1, false), ts);
         }
         report.println("done");
         report.close();

@@ -3,9 +3,12 @@
 what the clients wrote, for compat/kafka-tools/scenarios.sh.
 
   check.py console OUTDIR DATADIR   console producer/consumer, groups, offsets
-  check.py txn OUTDIR DATADIR       kafka-transactions against the log
-  check.py dump OUTDIR DATADIR      kafka-dump-log over the stopped broker's
-                                    partition directories
+  check.py txn OUTDIR DATADIR       kafka-dump-log over the stopped broker's
+                                    partition directories (.log, .index,
+                                    .timeindex, .txnindex, .snapshot, the
+                                    internal topics), kafka-transactions and
+                                    read_committed consumers, against the
+                                    records KtWriter.java reported
 
 OUTDIR has each tool's NAME.out/NAME.err (scenarios.sh's ktr). Prints
 "# FAIL: ..." for each failed check and exits 1 if any failed."""
@@ -181,9 +184,491 @@ def check_console(outdir, datadir):
         fail("state: %r, Kafka's: kt-live 127.0.0.1:PORT (1) range Stable 1" % st[1:])
 
 
+# --- transactions and kafka-dump-log -------------------------------------------
+
+CODEC = {"gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "zstd": "zstd"}
+TXN_KINDS = ("commit", "abort", "hang")
+GROUP = {"commit": "txn", "abort": "txn"}  # kinds of one producer
+PARTS = ("kt-log-0", "kt-hang-0", "kt-roll-0")
+
+
+def parse_report(path):
+    recs = {}  # partition dir -> {offset: (ts, key, value, header keys, kind)}
+    done = False
+    with open(path) as f:
+        for ln in f.read().splitlines():
+            if ln == "done":
+                done = True
+                continue
+            topic, part, off, ts, key, value, hdrs, kind = ln.split(" ")
+            hkeys = [] if hdrs == "-" else [h.split("=", 1)[0] for h in hdrs.split(";")]
+            recs.setdefault("%s-%s" % (topic, part), {})[int(off)] = (
+                int(ts), key, value, hkeys, kind, hdrs)
+    if not done:
+        fail("report: the writer did not finish")
+    return recs
+
+
+def fields(s):
+    return dict(re.findall(r"(\w+): (\S+)", s))
+
+
+def parse_log_dump(text):
+    """{path: {"start": n, "batches": [batch dict with "records": [...]]}}"""
+    files, cur, batch = {}, None, None
+    for ln in text.splitlines():
+        if ln.startswith("Dumping "):
+            cur = files.setdefault(ln[8:], {"start": None, "batches": [], "other": []})
+            batch = None
+        elif cur is None:
+            fail("dump_logs: %r before any Dumping line" % ln)
+        elif ln.startswith("Log starting offset: "):
+            cur["start"] = int(ln.split(": ")[1])
+        elif ln.startswith("baseOffset: "):
+            batch = fields(ln)
+            m = re.search(r" (CreateTime|LogAppendTime|NoTimestampType): (-?\d+) ", ln)
+            batch["tstype"], batch["maxts"] = (m.group(1), int(m.group(2))) if m else (None, None)
+            batch["records"] = []
+            cur["batches"].append(batch)
+        elif ln.startswith("| offset: ") and batch is not None:
+            r = {}
+            m = re.match(r"^\| offset: (\d+) (\w+): (-?\d+) keySize: (-?\d+) valueSize: (-?\d+) "
+                         r"sequence: (-?\d+) headerKeys: \[([^\]]*)\](.*)$", ln)
+            if not m:
+                fail("dump_logs: record line %r" % ln)
+                continue
+            r = {"offset": int(m.group(1)), "tstype": m.group(2), "ts": int(m.group(3)),
+                 "keySize": int(m.group(4)), "valueSize": int(m.group(5)),
+                 "sequence": int(m.group(6)),
+                 "headerKeys": [h for h in m.group(7).split(",") if h], "rest": m.group(8)}
+            mk = re.match(r"^ endTxnMarker: (\w+) coordinatorEpoch: (-?\d+)$", r["rest"])
+            if mk:
+                r["marker"], r["coordinatorEpoch"] = mk.group(1), int(mk.group(2))
+            else:
+                mk = re.match(r"^ key: (\S+)(?: payload: (\S+))?$", r["rest"])
+                if not mk:
+                    fail("dump_logs: record line %r: no key/payload or marker" % ln)
+                    continue
+                r["key"], r["payload"] = mk.group(1), mk.group(2)
+            batch["records"].append(r)
+        else:
+            cur["other"].append(ln)
+    return files
+
+
+def seg_files(datadir, part, ext):
+    d = os.path.join(datadir, part)
+    return sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith("." + ext))
+
+
+def base_of(path):
+    return int(os.path.basename(path).split(".")[0])
+
+
+def check_logs(outdir, datadir, report):
+    """the .log dumps against the report; returns {part: [batches in order]}"""
+    text = read(outdir, "dump_logs")
+    files = parse_log_dump(text)
+    allb = {}
+    pid_of = {}  # producer group -> pid
+    for part in PARTS:
+        want = report.get(part, {})
+        blist = []
+        expect_off = 0
+        segs = seg_files(datadir, part, "log")
+        if not segs:
+            fail("%s: no .log files" % part)
+        for path in segs:
+            f = files.get(path)
+            if f is None:
+                fail("dump_logs: %s not dumped" % path)
+                continue
+            base = base_of(path)
+            expect_eq("%s: Log starting offset" % path, f["start"], base)
+            for o in f["other"]:
+                fail("dump_logs: %s: unexpected line %r" % (path, o))
+            pos = 0
+            for b in f["batches"]:
+                where = "%s batch at %s" % (os.path.basename(path), b.get("position"))
+                b["segment"] = base
+                try:
+                    bo, lo, cnt = int(b["baseOffset"]), int(b["lastOffset"]), int(b["count"])
+                    b["bo"], b["lo"], b["pos"], b["size"] = bo, lo, int(b["position"]), int(b["size"])
+                    b["pid"], b["epoch"] = int(b["producerId"]), int(b["producerEpoch"])
+                    b["bseq"], b["lseq"] = int(b["baseSequence"]), int(b["lastSequence"])
+                except (KeyError, ValueError) as e:
+                    fail("%s: field %s missing or not a number: %r" % (where, e, b))
+                    continue
+                expect_eq(where + ": position", b["pos"], pos)
+                pos += b["size"]
+                expect_eq(where + ": baseOffset", bo, expect_off)
+                expect_eq(where + ": count", cnt, lo - bo + 1)
+                expect_off = lo + 1
+                for k, v in (("isvalid", "true"), ("magic", "2"), ("partitionLeaderEpoch", "0"),
+                             ("deleteHorizonMs", "OptionalLong.empty")):
+                    expect_eq(where + ": " + k, b.get(k), v)
+                expect_eq(where + ": timestamp type", b["tstype"], "CreateTime")
+                recs = b["records"]
+                expect_eq(where + ": record offsets", [r["offset"] for r in recs], list(range(bo, lo + 1)))
+                if recs:
+                    expect_eq(where + ": max timestamp", b["maxts"], max(r["ts"] for r in recs))
+                if b.get("isControl") == "true":
+                    b["kind"] = "marker"
+                    expect_eq(where + ": marker isTransactional", b.get("isTransactional"), "true")
+                    expect_eq(where + ": marker count", cnt, 1)
+                    expect_eq(where + ": marker compresscodec", b.get("compresscodec"), "none")
+                    expect_eq(where + ": marker sequences", (b["bseq"], b["lseq"]), (-1, -1))
+                    for r in recs:
+                        if "marker" not in r:
+                            fail(where + ": a control batch's record is no end-transaction marker")
+                            continue
+                        b["marker"], b["coord"] = r["marker"], r["coordinatorEpoch"]
+                        expect_eq(where + ": marker key/value sizes", (r["keySize"], r["valueSize"]), (4, 6))
+                        if r["coordinatorEpoch"] < 0:
+                            fail(where + ": marker coordinatorEpoch %d" % r["coordinatorEpoch"])
+                    blist.append(b)
+                    continue
+                kinds = set()
+                for i, r in enumerate(recs):
+                    w = want.get(r["offset"])
+                    if w is None:
+                        fail("%s: record at offset %d was not written" % (where, r["offset"]))
+                        continue
+                    ts, key, value, hkeys, kind, _ = w
+                    kinds.add(kind)
+                    ow = "%s offset %d" % (part, r["offset"])
+                    expect_eq(ow + ": CreateTime", r["ts"], ts)
+                    expect_eq(ow + ": key", r.get("key"), key)
+                    if value == "null":
+                        expect_eq(ow + ": valueSize (null value)", r["valueSize"], -1)
+                        expect_eq(ow + ": payload (null value)", r.get("payload"), None)
+                    else:
+                        expect_eq(ow + ": payload", r.get("payload"), value)
+                        expect_eq(ow + ": valueSize", r["valueSize"], len(value))
+                    expect_eq(ow + ": keySize", r["keySize"], len(key))
+                    expect_eq(ow + ": headerKeys", r["headerKeys"], hkeys)
+                    expect_eq(ow + ": sequence", r["sequence"], b["bseq"] + i)
+                if len(kinds) != 1:
+                    fail("%s: records of %d producers in one batch: %s" % (where, len(kinds), kinds))
+                    continue
+                kind = kinds.pop()
+                b["kind"] = kind
+                expect_eq(where + ": compresscodec", b.get("compresscodec"), CODEC.get(kind, "none"))
+                expect_eq(where + ": isTransactional", b.get("isTransactional"),
+                          "true" if kind in TXN_KINDS else "false")
+                if b["pid"] < 0 or b["bseq"] < 0:
+                    fail("%s: an idempotent producer's batch with producerId %d baseSequence %d"
+                         % (where, b["pid"], b["bseq"]))
+                expect_eq(where + ": lastSequence", b["lseq"], b["bseq"] + cnt - 1)
+                g = GROUP.get(kind, kind)
+                if g in pid_of and pid_of[g] != b["pid"]:
+                    fail("%s: producer %s has producerId %d here, %d before" % (where, g, b["pid"], pid_of[g]))
+                pid_of.setdefault(g, b["pid"])
+                blist.append(b)
+            fsize = os.path.getsize(path)
+            expect_eq("%s: the batches' bytes (position + size of the last)" % path, pos, fsize)
+        # every written record is there
+        got = {r["offset"] for b in blist if b["kind"] != "marker" for r in b["records"]}
+        for off in want:
+            if off not in got:
+                fail("%s: offset %d written (%s) but not in the log" % (part, off, want[off][4]))
+        allb[part] = blist
+    if len(set(pid_of.values())) != len(pid_of):
+        fail("producer ids are not one per producer: %r" % pid_of)
+    # sequences: from 0 for each producer epoch, without gaps
+    for part, blist in allb.items():
+        nxt = {}
+        for b in blist:
+            if b["kind"] == "marker":
+                continue
+            k = (b["pid"], b["epoch"])
+            expect_eq("%s offset %d: baseSequence of producer %d epoch %d" % (part, b["bo"], b["pid"], b["epoch"]),
+                      b["bseq"], nxt.get(k, 0))
+            nxt[k] = b["lseq"] + 1
+    # the markers: a COMMIT after the committed batch, an ABORT after the
+    # aborted one, each the transactional producer's; in kt-hang the ABORT
+    # kafka-transactions wrote for the hanging transaction
+    def markers(part):
+        return [(b["bo"], b["marker"], b["pid"]) for b in allb.get(part, []) if b["kind"] == "marker"]
+    rep = report.get("kt-log-0", {})
+    last_commit = max((o for o, w in rep.items() if w[4] == "commit"), default=-9)
+    last_abort = max((o for o, w in rep.items() if w[4] == "abort"), default=-9)
+    expect_eq("kt-log-0: markers (offset, type, producerId)", markers("kt-log-0"),
+              [(last_commit + 1, "COMMIT", pid_of.get("txn")), (last_abort + 1, "ABORT", pid_of.get("txn"))])
+    rep = report.get("kt-hang-0", {})
+    expect_eq("kt-hang-0: markers (offset, type, producerId)", markers("kt-hang-0"),
+              [(max(rep) + 1 if rep else -9, "ABORT", pid_of.get("hang"))])
+    expect_eq("kt-roll-0: markers", markers("kt-roll-0"), [])
+    for part, blist in allb.items():
+        last_data = {}
+        for b in blist:
+            if b["kind"] == "marker":
+                d = last_data.get(b["pid"])
+                if d is None or b["epoch"] < d["epoch"]:
+                    fail("%s offset %d: marker of producer %d epoch %d without its batch before"
+                         % (part, b["bo"], b["pid"], b["epoch"]))
+            else:
+                last_data[b["pid"]] = b
+    # the tool's own stderr: only its note on each segment not starting at 0
+    # (Kafka's own segments draw the same)
+    want_err = []
+    for part in PARTS:
+        for path in seg_files(datadir, part, "log"):
+            if base_of(path) != 0:
+                want_err += ["Non-consecutive offsets in " + path, "  -1 is followed by %d" % base_of(path)]
+    expect_eq("dump_logs: stderr", sorted(lines(outdir, "dump_logs", "err")), sorted(want_err))
+    return allb, pid_of
+
+
+def producer_state(blist):
+    """{pid: what Kafka's producer state holds after these batches}"""
+    st = {}
+    for b in blist:
+        e = st.setdefault(b["pid"], {"coord": -1, "data": None})
+        e["epoch"], e["lastts"] = b["epoch"], b["maxts"]
+        if b["kind"] == "marker":
+            e["coord"] = b["coord"]
+            e["open"] = None
+        else:
+            e["data"] = b
+            if b.get("isTransactional") == "true" and e.get("open") is None:
+                e["open"] = b["bo"]
+    for e in st.values():
+        d = e["data"]
+        # a bumped epoch (transactions v2's markers) clears the batch metadata
+        e["meta"] = d if d is not None and d["epoch"] == e["epoch"] else None
+    return st
+
+
+def txn_first(blist, m):
+    """the first offset of the transaction the marker m ends"""
+    prev = max((x["bo"] for x in blist if x["kind"] == "marker" and x["pid"] == m["pid"]
+                and x["bo"] < m["bo"]), default=-1)
+    return min((x["bo"] for x in blist if x["kind"] != "marker" and x["pid"] == m["pid"]
+                and prev < x["bo"] < m["bo"]), default=-1)
+
+
+def check_indexes(outdir, datadir, allb):
+    text = read(outdir, "dump_idx")
+    sections, cur = {}, None
+    for ln in text.splitlines():
+        if ln.startswith("Dumping "):
+            cur = sections.setdefault(ln[8:], [])
+        elif cur is not None:
+            cur.append(ln)
+        else:
+            fail("dump_idx: %r before any Dumping line" % ln)
+    expect_eq("dump_idx: stderr", lines(outdir, "dump_idx", "err"), [])
+    for part in PARTS:
+        blist = allb.get(part, [])
+        leo = blist[-1]["lo"] + 1 if blist else 0
+        segs = sorted({b["segment"] for b in blist})
+        for seg in segs:
+            sb = [b for b in blist if b["segment"] == seg]
+            # Kafka's LogSegment.append: an offset index entry (last offset,
+            # position) once more than index.interval.bytes (4096) were
+            # appended since the last; a time index entry (largest
+            # timestamp so far, the last offset of its batch) with it and
+            # at the roll or close, when the timestamp grew
+            want_off, want_time = [], []
+            since, maxts, maxoff = 0, -1, -1
+            for b in sb:
+                if b["maxts"] > maxts:
+                    maxts, maxoff = b["maxts"], b["lo"]
+                if since > 4096:
+                    want_off.append("offset: %d position: %d" % (b["lo"], b["pos"]))
+                    if not want_time or maxts > int(want_time[-1].split()[1]):
+                        want_time.append("timestamp: %d offset: %d" % (maxts, maxoff))
+                    since = 0
+                since += b["size"]
+            if maxts >= 0 and (not want_time or maxts > int(want_time[-1].split()[1])):
+                want_time.append("timestamp: %d offset: %d" % (maxts, maxoff))
+            d = os.path.join(datadir, part)
+            ipath = os.path.join(d, "%020d.index" % seg)
+            tpath = os.path.join(d, "%020d.timeindex" % seg)
+            if not want_off:
+                want_off = ["%s is empty." % ipath]
+            expect_eq("%s entries" % ipath, sections.get(ipath), want_off)
+            expect_eq("%s entries" % tpath, sections.get(tpath), want_time)
+            # the transaction index: each aborted transaction whose ABORT
+            # marker is in this segment: its first offset, the marker's, and
+            # the last stable offset after it
+            want_txn = []
+            for b in sb:
+                if b["kind"] == "marker" and b["marker"] == "ABORT":
+                    first = txn_first(blist, b)
+                    want_txn.append("version: 0 producerId: %d firstOffset: %d lastOffset: %d "
+                                    "lastStableOffset: %d" % (b["pid"], first, b["bo"], b["bo"] + 1))
+            xpath = os.path.join(d, "%020d.txnindex" % seg)
+            if want_txn or os.path.exists(xpath):
+                expect_eq("%s entries" % xpath, sections.get(xpath), want_txn)
+        # the producer snapshot of the clean shutdown, at the log end offset
+        spath = os.path.join(datadir, part, "%020d.snapshot" % leo)
+        if not os.path.exists(spath):
+            fail("%s: no producer snapshot at the log end offset %d (files: %s)"
+                 % (part, leo, sorted(os.listdir(os.path.join(datadir, part)))))
+            continue
+        got = {}
+        for ln in sections.get(spath, []):
+            f = fields(ln)
+            try:
+                got[int(f["producerId"])] = ln
+            except (KeyError, ValueError):
+                fail("%s: line %r" % (spath, ln))
+        want = {}
+        for pid, e in producer_state(blist).items():
+            s = ("producerId: %d producerEpoch: %d coordinatorEpoch: %d currentTxnFirstOffset: %s "
+                 "lastTimestamp: %d" % (pid, e["epoch"], e["coord"],
+                                        "OptionalLong.empty" if e.get("open") is None
+                                        else "OptionalLong[%d]" % e["open"], e["lastts"]))
+            m = e["meta"]
+            if m is not None:
+                s += (" firstSequence: %d lastSequence: %d lastOffset: %d offsetDelta: %d timestamp: %d"
+                      % (m["bseq"], m["lseq"], m["lo"], m["lo"] - m["bo"], e["lastts"]))
+            want[pid] = s
+        for pid in sorted(set(want) | set(got)):
+            expect_eq("%s producer %d" % (os.path.basename(spath), pid), got.get(pid), want.get(pid))
+        # other snapshots (Kafka also takes one at each roll): readable
+        for p in seg_files(datadir, part, "snapshot"):
+            if p != spath and p not in sections:
+                fail("dump_idx: %s not dumped" % p)
+    # --index-sanity-check and --verify-index-only: no complaint
+    idx = []
+    for part in PARTS:
+        idx += seg_files(datadir, part, "index") + seg_files(datadir, part, "timeindex")
+    want = []
+    for p in idx:
+        want.append("Dumping " + p)
+        want.append(p + (" is empty." if p.endswith(".index") and os.path.getsize(p) == 0
+                         else " passed sanity check."))
+    expect_eq("sanity: stdout (sorted)", sorted(lines(outdir, "sanity")), sorted(want))
+    expect_eq("sanity: stderr", lines(outdir, "sanity", "err"), [])
+    want = []
+    for p in idx:
+        want.append("Dumping " + p)
+        if p.endswith(".index") and os.path.getsize(p) == 0:
+            want.append(p + " is empty.")
+    expect_eq("verify: stdout (sorted)", sorted(lines(outdir, "verify")), sorted(want))
+    expect_eq("verify: stderr", lines(outdir, "verify", "err"), [])
+
+
+def rows_tab(outdir, name):
+    ls = lines(outdir, name)
+    return ls[:1], [ln.rstrip("\t").split("\t") for ln in ls[1:]]
+
+
+def check_txn_tools(outdir, allb, pid_of, report):
+    txn, hang, after = pid_of.get("txn"), pid_of.get("hang"), pid_of.get("after")
+    logb, hangb = allb.get("kt-log-0", []), allb.get("kt-hang-0", [])
+    txn_marker_epoch = max((b["epoch"] for b in logb if b["kind"] == "marker"), default=None)
+    hang_epoch = next((b["epoch"] for b in hangb if b["kind"] == "hang"), None)
+    hdr, rows = rows_tab(outdir, "list")
+    expect_eq("list: header", hdr, ["TransactionalId\tCoordinator\tProducerId\tTransactionState\t"])
+    expect_eq("list: rows", sorted([c.strip() for c in r] for r in rows),
+              [["kt-hang", "1", str(hang), "Ongoing"], ["kt-txn", "1", str(txn), "CompleteAbort"]])
+    dh = ["CoordinatorId\tTransactionalId\tProducerId\tProducerEpoch\tTransactionState\t"
+          "TransactionTimeoutMs\tCurrentTransactionStartTimeMs\tTransactionDurationMs\tTopicPartitions\t"]
+    for name, tid, pid, epoch, state, tmo, parts in (
+            ("desc_txn", "kt-txn", txn, txn_marker_epoch, "CompleteAbort", "60000", ""),
+            ("desc_hang", "kt-hang", hang, hang_epoch, "Ongoing", "600000", "kt-hang-0")):
+        hdr, rows = rows_tab(outdir, name)
+        expect_eq(name + ": header", hdr, dh)
+        if len(rows) != 1 or len(rows[0]) != 9:
+            fail("%s: rows %r" % (name, rows))
+            continue
+        r = [c.strip() for c in rows[0]]
+        expect_eq(name + ": row", r[:6] + [r[8]], ["1", tid, str(pid), str(epoch), state, tmo, parts])
+        if not (r[6].isdigit() and r[7].isdigit()):
+            fail("%s: start time %r / duration %r are not numbers" % (name, r[6], r[7]))
+    ph = ["ProducerId\tProducerEpoch\tLatestCoordinatorEpoch\tLastSequence\tLastTimestamp\t"
+          "CurrentTransactionStartOffset\t"]
+    hang_data = [b for b in hangb if b["kind"] != "marker"]
+    for name, blist in (("prod_log", logb), ("prod_hang", hang_data), ("prod_hang2", hangb)):
+        hdr, rows = rows_tab(outdir, name)
+        expect_eq(name + ": header", hdr, ph)
+        got = {}
+        for r in rows:
+            r = [c.strip() for c in r]
+            got[r[0]] = r
+        for pid, e in sorted(producer_state(blist).items()):
+            m = e["meta"]
+            want = [str(pid), str(e["epoch"]), str(e["coord"]), str(m["lseq"] if m else -1), str(e["lastts"]),
+                    "None" if e.get("open") is None else str(e["open"])]
+            expect_eq("%s: producer %d (ProducerId ProducerEpoch LatestCoordinatorEpoch LastSequence "
+                      "LastTimestamp CurrentTransactionStartOffset)" % (name, pid), got.pop(str(pid), None), want)
+        for pid in got:
+            fail("%s: producer %s is not in the log" % (name, pid))
+    expect_eq("hanging: stdout", lines(outdir, "hanging"),
+              ["Topic\tPartition\tProducerId\tProducerEpoch\tCoordinatorEpoch\tStartOffset\tLastTimestamp\tDuration(min)\t"])
+    expect_eq("abort: stdout", lines(outdir, "abort"), [])
+    # read_committed consumers: the aborted records are skipped, the rest
+    # (every codec, the committed transaction) in order
+    rep = report.get("kt-hang-0", {})
+    expect_eq("rc_hang", lines(outdir, "rc_hang"),
+              ["Offset:%d\t%s\t%s" % (o, w[1], w[2]) for o, w in sorted(rep.items()) if w[4] == "after"])
+    rep = report.get("kt-log-0", {})
+    want = []
+    for o, w in sorted(rep.items()):
+        if w[4] == "abort":
+            continue
+        hd = "NO_HEADERS" if w[5] == "-" else ",".join(h.replace("=", ":", 1) for h in w[5].split(";"))
+        want.append("CreateTime:%d\tOffset:%d\t%s\t%s\t%s" % (w[0], o, hd, w[1], w[2]))
+    expect_eq("rc_log: read_committed records", lines(outdir, "rc_log"), want)
+    return len(want)
+
+
+def decoded(outdir, name):
+    out = []
+    for ln in lines(outdir, name):
+        m = re.match(r"^\| offset: (\d+) .* key: (\{.*\}) payload: (\{.*\}|null)$", ln)
+        if m:
+            try:
+                out.append((int(m.group(1)), json.loads(m.group(2)), json.loads(m.group(3))))
+            except ValueError as e:
+                fail("%s: %s in %r" % (name, e, ln))
+    expect_eq(name + ": stderr", lines(outdir, name, "err"), [])
+    return out
+
+
+def check_internal(outdir, pid_of, n_committed):
+    # the group's committed offset, decoded by --offsets-decoder
+    recs = decoded(outdir, "dump_offsets")
+    commits = [v for _, k, v in recs if k.get("type") == "1" and k.get("data") ==
+               {"group": "kt-rc", "topic": "kt-log", "partition": 0}]
+    if not commits or commits[-1] is None or commits[-1].get("data", {}).get("offset") != 31:
+        fail("dump_offsets: group kt-rc's last commit of kt-log-0 is %r, not offset 31"
+             % (commits[-1] if commits else None))
+    if not any(k.get("type") == "2" and k.get("data") == {"group": "kt-rc"} for _, k, _ in recs):
+        fail("dump_offsets: no group metadata record of kt-rc")
+    # the transactions' states, by --transaction-log-decoder
+    recs = decoded(outdir, "dump_txnlog")
+    states = {}
+    for _, k, v in recs:
+        if k.get("type") != "0" or v is None:
+            continue
+        tid = k["data"]["transactionalId"]
+        states.setdefault(tid, []).append((v["data"]["producerId"], v["data"]["transactionStatus"]))
+    expect_eq("dump_txnlog: kt-txn", states.get("kt-txn"), [(pid_of.get("txn"), s) for s in (
+        "Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "Ongoing", "PrepareAbort", "CompleteAbort")])
+    expect_eq("dump_txnlog: kt-hang", states.get("kt-hang"),
+              [(pid_of.get("hang"), s) for s in ("Empty", "Ongoing")])
+
+
+def check_txn(outdir, datadir):
+    report = parse_report(os.path.join(outdir, "report"))
+    allb, pid_of = check_logs(outdir, datadir, report)
+    check_indexes(outdir, datadir, allb)
+    n = check_txn_tools(outdir, allb, pid_of, report)
+    check_internal(outdir, pid_of, n)
+    nb = sum(len(v) for v in allb.values())
+    print("# check.py txn: %d batches in %d segments, %d records, producers %s" % (
+        nb, len({(p, b["segment"]) for p, v in allb.items() for b in v}),
+        sum(len(v) for v in report.values()), pid_of))
+
+
 def main():
     mode, outdir, datadir = sys.argv[1:4]
-    {"console": check_console}[mode](outdir, datadir)
+    {"console": check_console, "txn": check_txn}[mode](outdir, datadir)
     if FAILS:
         print("# check.py %s: %d checks failed" % (mode, FAILS))
         sys.exit(1)

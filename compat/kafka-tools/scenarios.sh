@@ -401,3 +401,71 @@ OUT
 LIMIT_kafka_tools_console_groups=180
 
 SCENARIOS+=(kafka_tools_topics_configs kafka_tools_console_groups)
+
+# --- kafka-transactions, then kafka-dump-log over gregor's own files -------
+# Kafka's Java producer (KtWriter.java) writes plain, compressed (every
+# codec) and transactional records (a commit, an abort, one left open) with
+# keys and headers; kafka-transactions lists and describes them and aborts
+# the open one; read_committed consumers read around the aborted ones.
+# Then the broker stops (SIGTERM) and kafka-dump-log reads every .log
+# (--deep-iteration --print-data-log), .index, .timeindex, .txnindex and
+# .snapshot of the partitions (and --index-sanity-check, --verify-index-only,
+# the offsets and transaction log decoders over the internal topics):
+# check.py holds every batch, record, marker, index entry and producer
+# state to what Kafka writes for the same records.
+s_kafka_tools_txn_dump_log() {
+    local B f
+    kt_start || return 1
+    B=$GR_BOOTSTRAP
+    ktr writer java "$KT_SRC/KtWriter.java" "$B" "$KT_OUT/report"
+    kt_rc writer || { kt_stop; kt_done; return 1; }
+    ktr list transactions --bootstrap-server "$B" list
+    kt_rc list
+    ktr desc_txn transactions --bootstrap-server "$B" describe --transactional-id kt-txn
+    kt_rc desc_txn
+    ktr desc_hang transactions --bootstrap-server "$B" describe --transactional-id kt-hang
+    kt_rc desc_hang
+    ktr prod_log transactions --bootstrap-server "$B" describe-producers --topic kt-log --partition 0
+    kt_rc prod_log
+    ktr prod_hang transactions --bootstrap-server "$B" describe-producers --topic kt-hang --partition 0
+    kt_rc prod_hang
+    ktr hanging transactions --bootstrap-server "$B" find-hanging --broker-id 1
+    kt_rc hanging
+    ktr abort transactions --bootstrap-server "$B" abort --topic kt-hang --partition 0 --start-offset 0
+    kt_rc abort
+    ktr prod_hang2 transactions --bootstrap-server "$B" describe-producers --topic kt-hang --partition 0
+    kt_rc prod_hang2
+    ktr rc_hang console-consumer --bootstrap-server "$B" --topic kt-hang --from-beginning \
+        --isolation-level read_committed --max-messages 1 --timeout-ms 20000 \
+        --formatter-property print.offset=true --formatter-property print.key=true
+    kt_rc rc_hang
+    ktr rc_log console-consumer --bootstrap-server "$B" --topic kt-log --group kt-rc --from-beginning \
+        --isolation-level read_committed --max-messages 27 --timeout-ms 20000 \
+        --formatter-property print.timestamp=true --formatter-property print.offset=true \
+        --formatter-property print.headers=true --formatter-property print.key=true
+    kt_rc rc_log
+    kt_stop
+    # kafka-dump-log over the stopped broker's files
+    f=$(ls "$KT_DATA"/kt-log-0/*.log "$KT_DATA"/kt-hang-0/*.log "$KT_DATA"/kt-roll-0/*.log | paste -sd,)
+    ktr dump_logs dump-log --deep-iteration --print-data-log --files "$f"
+    kt_rc dump_logs
+    f=$(ls "$KT_DATA"/kt-{log,hang,roll}-0/*.{index,timeindex,txnindex,snapshot} 2>/dev/null | paste -sd,)
+    ktr dump_idx dump-log --files "$f"
+    kt_rc dump_idx
+    f=$(ls "$KT_DATA"/kt-{log,hang,roll}-0/*.{index,timeindex} | paste -sd,)
+    ktr sanity dump-log --index-sanity-check --files "$f"
+    kt_rc sanity
+    ktr verify dump-log --verify-index-only --files "$f"
+    kt_rc verify
+    f=$(find "$KT_DATA" -path '*/__consumer_offsets-*' -name '*.log' -size +0 | sort | paste -sd,)
+    ktr dump_offsets dump-log --offsets-decoder --files "$f"
+    kt_rc dump_offsets
+    f=$(find "$KT_DATA" -path '*/__transaction_state-*' -name '*.log' -size +0 | sort | paste -sd,)
+    ktr dump_txnlog dump-log --transaction-log-decoder --files "$f"
+    kt_rc dump_txnlog
+    timeout 60 $PY "$KT_SRC/check.py" txn "$KT_OUT" "$KT_DATA" || KT_FAILS=$((KT_FAILS + 1))
+    kt_done
+}
+LIMIT_kafka_tools_txn_dump_log=180
+
+SCENARIOS+=(kafka_tools_txn_dump_log)
