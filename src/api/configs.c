@@ -427,7 +427,22 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
     gr_config_list_free(&old);
     gr_broker_topic_config_changed(b, t);
     GR_LOG_INFO("topic %s: configuration changed", t->name);
+    for (int i = 0; i < n; i++)
+        if (ch[i].op != GR_CONFIG_DELETE)
+            gr_configs_note_legacy(t, ch[i].key);
     return GR_KERR_NONE;
+}
+
+void
+gr_configs_note_legacy(const gr_topic_t *t, const char *key)
+{
+    const gr_topic_config_def_t *d = gr_topic_config_def_find(key);
+    const char *v = gr_topic_config_get(t, key);
+    if (d == NULL || !gr_topic_config_is_legacy(d) || v == NULL)
+        return;
+    GR_LOG_INFO("topic %s: %s=%s is kept as Kafka 3.x kept it; it has no "
+                "effect (a Kafka 4.x broker no longer knows it)",
+                t->name, key, v);
 }
 
 static gr_tcfg_type_t

@@ -104,6 +104,11 @@ gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
                                   const gr_config_change_t *ch, int n,
                                   bool replace, bool validate_only,
                                   gr_arena_t *a, const char **msg);
+/* Logs that t's override key (a Kafka 3.x key, see
+ * gr_topic_config_is_legacy) is kept and has no effect; nothing for other
+ * keys. */
+void gr_configs_note_legacy(const gr_topic_t *t, const char *key);
+
 /* BROKER_LOGGER: the loggers (Gregor has one, "root") and their level. */
 int gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out);
 gr_kerr_t gr_configs_alter_logger(const gr_config_change_t *ch, int n,

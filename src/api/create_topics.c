@@ -120,10 +120,14 @@ fill_configs(gr_req_t *req, const gr_topic_t *t, cresult_t *res)
     res->configs = gr_arena_zalloc(req->a, (size_t)n * sizeof(*res->configs));
     if (res->configs == NULL)
         return -1;
+    n = 0;
     for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++) {
-        gr_create_topics_response_creatable_topic_configs_t *o =
-            &res->configs[i];
+        gr_create_topics_response_creatable_topic_configs_t *o;
         gr_config_entry_t e;
+        if (gr_topic_config_is_legacy(d) && gr_topic_config_get(t, d->name) ==
+                                                NULL)
+            continue;
+        o = &res->configs[n++];
         if (gr_configs_topic_entry(req->broker, t, d, req->a, &e) != 0)
             return -1;
         gr_create_topics_response_creatable_topic_configs_init(o);
@@ -260,6 +264,8 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
         res->topic_id = t->id;
         GR_LOG_INFO("topic %s created by %s (CreateTopics v%d)", t->name,
                     gr_req_peer(req), req->version);
+        for (int i = 0; i < ncfg; i++)
+            gr_configs_note_legacy(t, keys[i]);
         return fill_configs(req, t, res);
     }
     /* validate_only: the configs the topic would have */

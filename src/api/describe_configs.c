@@ -99,7 +99,9 @@ describe_topic(gr_req_t *req,
     for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++) {
         gr_config_entry_t e;
         result_t *out;
-        if (!wanted(r, d->name))
+        if (!wanted(r, d->name) ||
+            (gr_topic_config_is_legacy(d) &&
+             gr_topic_config_get(t, d->name) == NULL))
             continue;
         if (gr_configs_topic_entry(b, t, d, req->a, &e) != 0 ||
             (out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)

@@ -98,6 +98,10 @@ static const gr_topic_config_def_t defs[] = {
       S1(LOG_MESSAGE_DOWNCONVERSION_ENABLE), NULL, 0, 0, NULL,
       "Whether old fetch versions get records converted to the old message "
       "formats." },
+    { "message.format.version", GR_TCFG_STRING, NO, "3.0-IV1", 0, 0, NULL,
+      "Kafka 3.x's message format of a topic (accepted as 3.x accepted it; "
+      "no effect: batches are stored in the v2 format, and 3.x ignored it "
+      "too from inter.broker.protocol.version 3.0)." },
     { "message.timestamp.after.max.ms", GR_TCFG_LONG,
       S1(LOG_MESSAGE_TIMESTAMP_AFTER_MAX_MS), NULL, 0, L, NULL,
       "How far in the future a CreateTime timestamp may be before the "
@@ -106,6 +110,11 @@ static const gr_topic_config_def_t defs[] = {
       S1(LOG_MESSAGE_TIMESTAMP_BEFORE_MAX_MS), NULL, 0, L, NULL,
       "How far in the past a CreateTime timestamp may be before the batch "
       "is refused." },
+    { "message.timestamp.difference.max.ms", GR_TCFG_LONG, NO,
+      "9223372036854775807", 0, L, NULL,
+      "Kafka 3.x's bound on CreateTime timestamps (accepted as 3.x accepted "
+      "it; no effect: message.timestamp.before.max.ms and "
+      "message.timestamp.after.max.ms bound them)." },
     { "message.timestamp.type", GR_TCFG_STRING, S1(LOG_MESSAGE_TIMESTAMP_TYPE),
       NULL, 0, 0, ts_type_choices,
       "Whether records keep the producer's timestamp (CreateTime) or get "
@@ -539,6 +548,40 @@ check_value(const char *name, gr_tcfg_type_t type, int64_t min, int64_t max,
     return NULL;
 }
 
+bool
+gr_topic_config_is_legacy(const gr_topic_config_def_t *d)
+{
+    return strcmp(d->name, "message.format.version") == 0 ||
+           strcmp(d->name, "message.timestamp.difference.max.ms") == 0;
+}
+
+/* Kafka 3.x's MetadataVersion strings: 0.8.0-0.8.2, 0.9.0, 0.10.0-0.10.2,
+ * 0.11.0, 1.0-3.9, each optionally with -IV<n>. */
+static bool
+message_format_version_valid(const char *v)
+{
+    static const char *const old[] = { "0.8.0", "0.8.1", "0.8.2", "0.9.0",
+                                       "0.10.0", "0.10.1", "0.10.2", "0.11.0",
+                                       NULL };
+    size_t n = 0;
+    for (int i = 0; old[i]; i++)
+        if (strncmp(v, old[i], strlen(old[i])) == 0)
+            n = strlen(old[i]);
+    if (n == 0 && ((v[0] >= '1' && v[0] <= '3') && v[1] == '.' &&
+                   v[2] >= '0' && v[2] <= '9'))
+        n = 3;
+    if (n == 0)
+        return false;
+    if (v[n] == '\0')
+        return true;
+    if (strncmp(v + n, "-IV", 3) != 0 || v[n + 3] == '\0')
+        return false;
+    for (const char *p = v + n + 3; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
 const char *
 gr_topic_config_check(const char *name, const char *value)
 {
@@ -562,6 +605,14 @@ gr_topic_config_check(const char *name, const char *value)
                  "Invalid value %s for configuration %s: tiered storage is "
                  "not available on this broker",
                  value, name);
+        return msg;
+    }
+    if (strcmp(name, "message.format.version") == 0 &&
+        !message_format_version_valid(value)) {
+        snprintf(msg, sizeof msg,
+                 "Invalid value %s for configuration %s: Version `%s` is not "
+                 "a valid version",
+                 value, name, value);
         return msg;
     }
     return check_value(d->name, d->type, d->min, d->max, d->choices, value);

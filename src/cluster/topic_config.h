@@ -76,6 +76,12 @@ typedef struct gr_topic_config_def {
     const char *doc;
 } gr_topic_config_def_t;
 
+/* Whether d is a key Kafka 3.x accepted and 4.x dropped
+ * (message.format.version, message.timestamp.difference.max.ms): accepted
+ * and kept as 3.x did, with no effect, and described only where a topic
+ * sets it. */
+bool gr_topic_config_is_legacy(const gr_topic_config_def_t *d);
+
 /* Who may change a broker config at run time (Kafka's DynamicBrokerConfig):
  * nobody (read-only), or AlterConfigs on this broker or the default. */
 typedef enum gr_bcfg_scope {

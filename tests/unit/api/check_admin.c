@@ -8,6 +8,7 @@
 
 #include "api/configs.h"
 #include "cluster/cluster.h"
+#include "cluster/topic_config.h"
 #include "core/fault.h"
 #include "log/log_int.h"
 #include "proto/gen/proto_table.h"
@@ -936,6 +937,62 @@ START_TEST(test_records_dirs_elect_cluster)
 END_TEST
 
 
+/* Kafka 3.x's topic keys 4.x dropped (message.format.version,
+ * message.timestamp.difference.max.ms): accepted as 3.x accepted them
+ * (validated, kept, described once set, persisted), without effect. */
+START_TEST(test_legacy_topic_configs)
+{
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    gr_incremental_alter_configs_response_t *rs;
+    ctopic_t t[2] = { ctopic("legacy", 1, 1), ctopic("legacy2", 1, 1) };
+    gr_create_topics_response_t *cr;
+    bool listed = false;
+
+    gr_brokertest_start(&bt, NULL);
+    ctopic_config(&bt, &t[1], "message.format.version", "2.8-IV0");
+    cr = create(&bt, 5, t, 2, false);
+    ck_assert_int_eq(cr->topics[1].error_code, GR_KERR_NONE);
+    for (int32_t i = 0; i < cr->topics[1].configs_cnt; i++)
+        listed |= gr_str_eq_cstr(&cr->topics[1].configs[i].name,
+                                 "message.format.version");
+    ck_assert(listed);
+    /* not set: not described, as Kafka 4.x has no such key */
+    for (int32_t i = 0; i < cr->topics[0].configs_cnt; i++)
+        ck_assert(!gr_str_eq_cstr(&cr->topics[0].configs[i].name,
+                                  "message.format.version"));
+    ck_assert_ptr_null(
+        described(&bt, GR_RESOURCE_TOPIC, "legacy", "message.format.version"));
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "legacy", "message.format.version",
+                GR_CONFIG_SET, "0.10.0");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "legacy",
+                "message.timestamp.difference.max.ms", GR_CONFIG_SET, "1000");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "legacy", "message.format.version",
+                GR_CONFIG_SET, "abc");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_INVALID_CONFIG);
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
+                             "Invalid value abc for configuration "
+                             "message.format.version: Version `abc` is not a "
+                             "valid version"));
+    gr_brokertest_restart(&bt, NULL);
+    e = described(&bt, GR_RESOURCE_TOPIC, "legacy", "message.format.version");
+    ck_assert_ptr_nonnull(e);
+    ck_assert(gr_str_eq_cstr(&e->value, "0.10.0"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_TOPIC);
+    e = described(&bt, GR_RESOURCE_TOPIC, "legacy2", "message.format.version");
+    ck_assert(gr_str_eq_cstr(&e->value, "2.8-IV0"));
+    /* no effect: the timestamp bound is still the 4.x key's */
+    ck_assert_int_eq(gr_topic_settings(bt.b->conf,
+                                       gr_cluster_topic_cstr(bt.b->cluster,
+                                                             "legacy"))
+                         ->ts_before_max_ms,
+                     INT64_MAX);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* DescribeTopicPartitions (KIP-966): sorted topics, pages bounded by the
  * partition limit with a cursor, errors per unknown or invalid name, and
  * INVALID_REQUEST for a cursor outside the topics asked for. */
@@ -1064,6 +1121,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_configs_at_once_and_persisted);
     tcase_add_test(tc, test_records_dirs_elect_cluster);
     tcase_add_test(tc, test_describe_topic_partitions);
+    tcase_add_test(tc, test_legacy_topic_configs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -42,6 +42,20 @@ END_TEST
 START_TEST(test_checks)
 {
     const char *m;
+    /* Kafka 3.x's message format versions */
+    static const char *const mfv_ok[] = { "0.8.0", "0.10.0-IV1", "0.11.0",
+                                          "1.0",   "2.8-IV0",    "3.0-IV1",
+                                          "3.9",   NULL };
+    static const char *const mfv_bad[] = { "abc", "0.7.0", "4.0", "3.0-IV",
+                                           "3.0-IVx", "", NULL };
+    for (int i = 0; mfv_ok[i]; i++)
+        ck_assert_msg(gr_topic_config_check("message.format.version",
+                                            mfv_ok[i]) == NULL,
+                      "%s", mfv_ok[i]);
+    for (int i = 0; mfv_bad[i]; i++)
+        ck_assert_msg(gr_topic_config_check("message.format.version",
+                                            mfv_bad[i]) != NULL,
+                      "%s", mfv_bad[i]);
     ck_assert_ptr_null(gr_topic_config_check("retention.ms", "-1"));
     ck_assert_ptr_null(
         gr_topic_config_check("cleanup.policy", "compact, delete"));
