@@ -37,6 +37,14 @@ class Admins extends Compat {
         return get(a.describeTopics(Collections.singleton(t)).allTopicNames()).get(t);
     }
 
+    static Set<String> opNames(Set<org.apache.kafka.common.acl.AclOperation> ops) {
+        Set<String> s = new TreeSet<>();
+        if (ops != null)
+            for (org.apache.kafka.common.acl.AclOperation o : ops)
+                s.add(o.name());
+        return s;
+    }
+
     static Set<String> names() throws Exception {
         return get(a.listTopics().names());
     }
@@ -75,8 +83,29 @@ class Admins extends Compat {
         });
         expectThrows(UnknownTopicOrPartitionException.class, "describeTopics: an unknown topic",
                 () -> describe("no-such"));
+        section("describeTopics in pages", () -> {
+            // DescribeTopicPartitions (when the broker has it) pages with a
+            // cursor: 4 partitions a response across two topics
+            createTopics(a, topic("a-many", 25));
+            Map<String, TopicDescription> m = get(a.describeTopics(Arrays.asList("a1", "a-many"),
+                    new DescribeTopicsOptions().partitionSizeLimitPerResponse(4)).allTopicNames());
+            List<Integer> ps = new ArrayList<>();
+            for (TopicPartitionInfo p : m.get("a-many").partitions())
+                ps.add(p.partition());
+            List<Integer> want = new ArrayList<>();
+            for (int i = 0; i < 25; i++)
+                want.add(i);
+            eq(want, ps, "describeTopics 4 partitions a response: a-many's");
+            eq(3, m.get("a1").partitions().size(), "describeTopics 4 partitions a response: a1's");
+            TopicDescription ops = get(a.describeTopics(Collections.singleton("a1"),
+                    new DescribeTopicsOptions().includeAuthorizedOperations(true)).allTopicNames()).get("a1");
+            eq(new TreeSet<>(Arrays.asList("READ", "WRITE", "CREATE", "DELETE", "ALTER", "DESCRIBE",
+                    "DESCRIBE_CONFIGS", "ALTER_CONFIGS")), opNames(ops.authorizedOperations()),
+                    "describeTopics: authorized operations without an authorizer");
+        });
 
         get(a.createPartitions(Collections.singletonMap("a1", NewPartitions.increaseTo(5))).all());
+        waitFor("a1's 5 partitions in the metadata", 5000, () -> describe("a1").partitions().size() == 5);
         eq(5, describe("a1").partitions().size(), "createPartitions: 3 -> 5");
         expectThrows(InvalidPartitionsException.class, "createPartitions: fewer",
                 () -> get(a.createPartitions(Collections.singletonMap("a1", NewPartitions.increaseTo(4))).all()));

@@ -255,6 +255,26 @@ public class Compat {
      * assign(), in partition then offset order. */
     static List<ConsumerRecord<String, String>> readAll(List<TopicPartition> tps, String isolation,
                                                         String... kv) {
+        if (isolation.equals("read_committed"))
+            settle(tps);
+        return readAllNow(tps, isolation, kv);
+    }
+
+    /** Waits up to 10 s for the partitions' transactions to end: Kafka
+     * writes the markers after EndTxn answers, so the LSO reaches the high
+     * watermark a little later. */
+    static void settle(List<TopicPartition> tps) {
+        try (KafkaConsumer<String, String> rc = consumer(null, "isolation.level", "read_committed");
+             KafkaConsumer<String, String> ru = consumer(null, "isolation.level", "read_uncommitted")) {
+            long deadline = System.currentTimeMillis() + 10000;
+            while (!rc.endOffsets(tps).equals(ru.endOffsets(tps)) && System.currentTimeMillis() < deadline)
+                sleep(20);
+        }
+    }
+
+    /** readAll without waiting for open transactions to end. */
+    static List<ConsumerRecord<String, String>> readAllNow(List<TopicPartition> tps, String isolation,
+                                                           String... kv) {
         List<String> props = new ArrayList<>(Arrays.asList(kv));
         props.add(ConsumerConfig.ISOLATION_LEVEL_CONFIG);
         props.add(isolation);

@@ -149,10 +149,12 @@ class Groups extends Compat {
             createTopics(a, topic(T, NP));
         }
         produce(0, 40);
-        rebalance("range", RangeAssignor.class.getName());
-        rebalance("cooperative-sticky", CooperativeStickyAssignor.class.getName());
-        commits();
-        staticMembership();
+        section("range", () -> rebalance("range", RangeAssignor.class.getName()));
+        section("cooperative-sticky", () -> rebalance("cooperative-sticky", CooperativeStickyAssignor.class.getName()));
+        section("commits", Groups::commits);
+        section("auto-commit", Groups::autoCommit);
+        section("static membership", Groups::staticMembership);
+        endSections();
     }
 
     static void rebalance(String name, String assignor) throws Exception {
@@ -266,6 +268,37 @@ class Groups extends Compat {
             want.put(2, 5L);
             eq(want, first, "a new member resumes where the group committed (g-3 at its end)");
             eq((long) per, c.position(new TopicPartition(T, 3)), "g-3's position");
+        }
+    }
+
+    /** enable.auto.commit: the positions committed as it polls, and at
+     * close. */
+    static void autoCommit() throws Exception {
+        Set<TopicPartition> all = parts(0, 1, 2, 3);
+        try (KafkaConsumer<String, String> c = consumer("g-auto", "enable.auto.commit", "true",
+                "auto.commit.interval.ms", "100")) {
+            c.subscribe(Collections.singleton(T));
+            int n = 0;
+            long deadline = System.currentTimeMillis() + 20000;
+            while (n < produced && System.currentTimeMillis() < deadline)
+                n += c.poll(Duration.ofMillis(100)).count();
+            eq(produced, n, "auto-commit: records read");
+            Map<TopicPartition, OffsetAndMetadata>[] cm = new Map[1];
+            waitFor("the auto-commit", 10000, () -> {
+                c.poll(Duration.ofMillis(50));
+                cm[0] = c.committed(all);
+                for (TopicPartition tp : all)
+                    if (cm[0].get(tp) == null || cm[0].get(tp).offset() != produced / NP)
+                        return false;
+                return true;
+            });
+            ok("auto-commit: every partition committed at its end while polling");
+        }
+        try (Admin a = admin()) {
+            Map<TopicPartition, OffsetAndMetadata> offs = get(a.listConsumerGroupOffsets("g-auto")
+                    .partitionsToOffsetAndMetadata());
+            for (TopicPartition tp : all)
+                eq((long) (produced / NP), offs.get(tp).offset(), "auto-commit: " + tp + " as the group has it");
         }
     }
 

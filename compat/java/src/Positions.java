@@ -51,7 +51,7 @@ class Positions extends Compat {
                 eq(25L, end(ru), "an open transaction: read_uncommitted end offset (the high watermark)");
                 eq(20L, end(rc), "an open transaction: read_committed end offset (the LSO)");
                 eq(0L, ru.beginningOffsets(TPS).get(TP), "beginning offset");
-                eq(range(0, 20), offsets(readAll(TPS, "read_committed")), "read_committed: up to the LSO");
+                eq(range(0, 20), offsets(readAllNow(TPS, "read_committed")), "read_committed: up to the LSO");
                 eq(range(0, 25), offsets(readAll(TPS, "read_uncommitted")), "read_uncommitted: the open transaction too");
                 rc.seekToEnd(TPS);
                 eq(20L, rc.position(TP), "read_committed: seekToEnd is the LSO");
@@ -59,6 +59,7 @@ class Positions extends Compat {
                 eq(25L, ru.position(TP), "read_uncommitted: seekToEnd is the high watermark");
                 tx.commitTransaction();
                 tx.close();
+                settle(TPS);
                 eq(26L, end(rc), "committed: read_committed end offset past the marker");
                 eq(26L, end(ru), "committed: read_uncommitted end offset");
                 List<ConsumerRecord<String, String>> all = readAll(TPS, "read_committed");
@@ -75,6 +76,17 @@ class Positions extends Compat {
                 ru.seekToBeginning(TPS);
                 eq(0L, ru.position(TP), "seekToBeginning: the position");
                 eq(0L, firstAfterSeek(ru).offset(), "seekToBeginning: the next record");
+                section("pause and resume", () -> {
+                    ru.seek(TP, 20);
+                    ru.pause(TPS);
+                    eq(TPS.get(0), ru.paused().iterator().next(), "paused");
+                    int n = 0;
+                    for (int i = 0; i < 3; i++)
+                        n += ru.poll(Duration.ofMillis(100)).count();
+                    eq(0, n, "paused: no records");
+                    ru.resume(TPS);
+                    eq(20L, firstAfterSeek(ru).offset(), "resumed: the next record");
+                });
                 ru.seekToEnd(TPS);
                 for (int i = 0; i < 50 && !ru.currentLag(TP).isPresent(); i++)
                     ru.poll(Duration.ofMillis(100));
@@ -131,5 +143,6 @@ class Positions extends Compat {
             c.assign(TPS);
             eq(26L, c.position(TP), "a group without offsets, latest: the end");
         }
+        endSections();
     }
 }

@@ -22,12 +22,14 @@ class Txns extends Compat {
     static void run() throws Exception {
         try (Admin a = admin()) {
             createTopics(a, topic("idem", 3), topic("txn", 1), topic("fence", 1), topic("ctp-in", 2),
-                    topic("ctp-out", 2));
-            idempotent(a);
+                    topic("ctp-out", 2), topic("txn-timeout", 1));
+            section("idempotent", () -> idempotent(a));
         }
-        transactions();
-        fencing();
-        consumeTransformProduce();
+        section("transactions", Txns::transactions);
+        section("fencing", Txns::fencing);
+        section("consume-transform-produce", Txns::consumeTransformProduce);
+        section("timeout", Txns::timeout);
+        endSections();
     }
 
     static void idempotent(Admin a) throws Exception {
@@ -177,7 +179,9 @@ class Txns extends Compat {
                 }
                 p.sendOffsetsToTransaction(offs, c.groupMetadata());
                 if (batches == 3) {
-                    // abort one: its output is dropped, its input read again
+                    // abort one (once written): its output is dropped, its
+                    // input read again
+                    p.flush();
                     p.abortTransaction();
                     aborted = these.size();
                     Map<TopicPartition, OffsetAndMetadata> committed = c.committed(c.assignment());
@@ -205,5 +209,37 @@ class Txns extends Compat {
         eq(want, vals, "ctp: read_committed output, each input once");
         List<ConsumerRecord<String, String>> all = readAll(partitions("ctp-out", 2), "read_uncommitted");
         eq(100 + aborted, all.size(), "ctp: read_uncommitted output, the aborted batch too");
+    }
+
+    /** A transaction left open past its transaction.timeout.ms is aborted
+     * by the coordinator, which bumps the epoch: the producer's commit is
+     * fenced. */
+    static void timeout() throws Exception {
+        List<TopicPartition> tp = partitions("txn-timeout", 1);
+        KafkaProducer<String, String> p = producer("transactional.id", "j-timeout", "transaction.timeout.ms", "1000",
+                "linger.ms", "0");
+        try {
+            p.initTransactions();
+            p.beginTransaction();
+            eq(Arrays.asList(0L), sendAll(p, "txn-timeout", "late-", 1), "timeout: a record");
+            try (Admin a = admin()) {
+                waitFor("the coordinator to abort the transaction", 15000, () ->
+                        get(a.describeTransactions(Collections.singleton("j-timeout")).all()).get("j-timeout")
+                                .state() == org.apache.kafka.clients.admin.TransactionState.COMPLETE_ABORT);
+                ok("timeout: the coordinator aborted it");
+            }
+            expectThrows(ProducerFencedException.class, "timeout: the producer commits", p::commitTransaction);
+        } finally {
+            p.close(Duration.ofSeconds(5));
+        }
+        eq(Collections.emptyList(), readAll(tp, "read_committed"), "timeout: read_committed sees nothing");
+        eq(Arrays.asList(0L), offsets(readAll(tp, "read_uncommitted")), "timeout: the record before the abort marker");
+        try (KafkaProducer<String, String> q = txnProducer("j-timeout")) {
+            q.initTransactions();
+            q.beginTransaction();
+            eq(Arrays.asList(2L), sendAll(q, "txn-timeout", "next-", 1), "timeout: a new instance's record");
+            q.commitTransaction();
+        }
+        eq(Arrays.asList("next-0"), values(readAll(tp, "read_committed")), "timeout: the new instance's, committed");
     }
 }
