@@ -63,8 +63,8 @@ kt_fail() {
 }
 
 kt_show() { # NAME: what the tool printed, for a failure
-    sed 's/^/#   out: /' "$KT_OUT/$1.out" | head -n 20
-    sed 's/^/#   err: /' "$KT_OUT/$1.err" | head -n 20
+    sed "s/^/#   out: /" "$KT_OUT/$1.out" | head -n 10
+    sed "s/^/#   err: /" "$KT_OUT/$1.err" | head -n 10
 }
 
 # kt_rc NAME [STATUS]: the tool exited STATUS (0); its stderr has no ERROR
@@ -262,6 +262,14 @@ All configs for broker 1 are:
   message.max.bytes=1048588 sensitive=false synonyms={DEFAULT_CONFIG:message.max.bytes=1048588}
   log.message.timestamp.after.max.ms=3600000 sensitive=false synonyms={DEFAULT_CONFIG:log.message.timestamp.after.max.ms=3600000}
 OUT
+    # the clients' default quotas (DescribeClientQuotas, AlterClientQuotas)
+    ktr cfg_cdef configs --bootstrap-server "$B" --alter --entity-type clients --entity-default \
+        --add-config producer_byte_rate=1048576,consumer_byte_rate=2097152
+    kt_rc cfg_cdef && echo "Completed updating default config for clients in the cluster." |
+        kt_out cfg_cdef
+    ktr cfg_cdef_d configs --bootstrap-server "$B" --describe --entity-type clients --entity-default
+    kt_rc cfg_cdef_d && echo "Quota configs for the default client-id are consumer_byte_rate=2097152.0, producer_byte_rate=1048576.0" |
+        kt_out cfg_cdef_d
     # kafka-leader-election: one replica each, so nothing to elect
     ktr elect_pref leader-election --bootstrap-server "$B" --election-type preferred \
         --all-topic-partitions

@@ -50,6 +50,9 @@
 # how the broker behaves. KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS and
 # KAFKA_OPTS from the environment replace/extend these as in Kafka's scripts.
 #
+# Start-up here (2 cores shared, format included, until "kafka: listening"):
+# 1.9-2.4 s for one node with the archive, 3.0 s without; 4.9 s for three.
+#
 # Timers turned down for tests (each overridable with --override):
 # group.initial.rebalance.delay.ms=0 (Kafka's default is 3000).
 # Internal topics' replication factors and min ISR are 1 on one node (as
