@@ -18,6 +18,7 @@ static const suite_entry_t suites[] = {
     { "proto/codec", suite_proto_codec },
     { "proto/vectors", suite_proto_vectors },
     { "proto/vectors2", suite_proto_vectors2 },
+    { "proto/vectors3", suite_proto_vectors3 },
     { "proto/records", suite_proto_records },
     { "api/table", suite_api_table },
     { "core/conf", suite_core_conf },

@@ -8,6 +8,9 @@ Suite *suite_proto_wire(void);
 Suite *suite_proto_codec(void);
 Suite *suite_proto_vectors(void);
 Suite *suite_proto_vectors2(void);
+Suite *suite_proto_vectors3(void);
+/* check_vectors3.c: whether its table has that vector (ver -1: any). */
+int vectors3_has_vector(int key, const char *data, int response, int ver);
 Suite *suite_proto_records(void);
 Suite *suite_api_table(void);
 Suite *suite_core_conf(void);
