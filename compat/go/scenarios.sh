@@ -88,5 +88,41 @@ s_go_sarama_admin() {
     timeout 100 "$GO_BIN/sarama" admin
 }
 
+# segmentio/kafka-go Writer (murmur2 balancer) and Readers: every codec's
+# messages back; Client.Fetch for the stored batches (codec, nulls,
+# producer ids); offsets by time; LogAppendTime; ~1 MB messages and
+# MESSAGE_TOO_LARGE; idempotent batches by Client requests; unknown topic
+s_go_kafkago_data() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/kafkago" data
+}
+
+# kafka-go group Readers (range): a member joins and leaves, assignments
+# by DescribeGroups, every message processed, committed offsets
+s_go_kafkago_group() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/kafkago" group
+}
+
+# transactions by kafka-go Client requests: commit/abort/commit with
+# transactional offsets, the batches and markers as stored, the LSO, a
+# fenced producer (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH)
+s_go_kafkago_txn() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/kafkago" txn
+}
+
+# kafka-go Client admin requests: metadata, topics and refusals,
+# partitions, configs, group offsets and deletion, elections, deletion
+s_go_kafkago_admin() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/kafkago" admin
+}
+
 SCENARIOS+=(go_franz_data go_franz_group go_franz_txn go_franz_admin
-            go_sarama_data go_sarama_group go_sarama_txn go_sarama_admin)
+            go_sarama_data go_sarama_group go_sarama_txn go_sarama_admin
+            go_kafkago_data go_kafkago_group go_kafkago_txn go_kafkago_admin)

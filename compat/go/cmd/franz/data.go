@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"time"
 
 	"gregor/compat/go/internal/ck"
@@ -299,30 +297,8 @@ func bigRecords(adm *kadm.Client) {
 	ck.Check(o.Offset == 1, "%s end offset %d, want 1", small, o.Offset)
 }
 
-// batch encodes an uncompressed v2 record batch of n records (producer
-// id/epoch/sequence as given; -1 for none).
 func batch(pid int64, epoch int16, seq int32, n int, ts int64) []byte {
-	var recs []byte
-	for i := 0; i < n; i++ {
-		var body []byte
-		body = append(body, 0)                        // attributes
-		body = binary.AppendVarint(body, int64(i))    // timestamp delta
-		body = binary.AppendVarint(body, int64(i))    // offset delta
-		body = binary.AppendVarint(body, -1)          // null key
-		v := []byte(fmt.Sprintf("raw-%d-%d", seq, i)) // value
-		body = binary.AppendVarint(body, int64(len(v)))
-		body = append(body, v...)
-		body = binary.AppendVarint(body, 0) // no headers
-		recs = binary.AppendVarint(recs, int64(len(body)))
-		recs = append(recs, body...)
-	}
-	b := kmsg.RecordBatch{FirstOffset: 0, Magic: 2, LastOffsetDelta: int32(n - 1), FirstTimestamp: ts,
-		MaxTimestamp: ts + int64(n-1), ProducerID: pid, ProducerEpoch: epoch, FirstSequence: seq,
-		NumRecords: int32(n), Records: recs}
-	out := b.AppendTo(nil)
-	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
-	binary.BigEndian.PutUint32(out[17:], crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)))
-	return out
+	return ck.Batch(pid, epoch, seq, n, ts, false)
 }
 
 // rawProduce sends one batch by kmsg at the version franz-go picks (from

@@ -85,8 +85,13 @@ func kname(k sarama.KError) string {
 	return fmt.Sprintf("code %d (%s)", int16(k), k.Error())
 }
 
+// expectErr: an error by name, as Kafka answers; a difference is
+// reported and the run goes on
 func expectErr(what string, err error, want sarama.KError) {
-	ck.Check(errors.Is(err, want), "%s: want %s, got %v", what, kname(want), err)
+	if !errors.Is(err, want) {
+		ck.Errorf("%s: want %s, got %v", what, kname(want), err)
+		return
+	}
 	ck.Okf("%s: %s", what, kname(want))
 }
 
@@ -111,7 +116,7 @@ func main() {
 	default:
 		ck.Fatalf("unknown subcommand %s", os.Args[1])
 	}
-	ck.Notef("%s: all checks passed", os.Args[1])
+	ck.Done(os.Args[1])
 }
 
 func createTopic(adm sarama.ClusterAdmin, name string, parts int32, configs map[string]*string) {

@@ -21,6 +21,25 @@ func Fatalf(format string, args ...any) {
 	os.Exit(1)
 }
 
+// Errorf prints a failure and goes on (the program exits 1 at Done): for
+// an answer that differs from Kafka's where the checks after it still
+// mean something.
+func Errorf(format string, args ...any) {
+	failures++
+	fmt.Printf("FAIL %s: %s\n", Prefix, fmt.Sprintf(format, args...))
+}
+
+var failures int
+
+// Done ends the program: 1 if anything failed.
+func Done(what string) {
+	if failures > 0 {
+		fmt.Printf("FAIL %s: %s: %d check(s) failed\n", Prefix, what, failures)
+		os.Exit(1)
+	}
+	Notef("%s: all checks passed", what)
+}
+
 // Check fails unless cond holds.
 func Check(cond bool, format string, args ...any) {
 	if !cond {
