@@ -60,6 +60,19 @@ class Admins extends Compat {
         Uuid id3 = get(cr.topicId("a3"));
         check(!id1.equals(Uuid.ZERO_UUID) && !id1.equals(id3), "createTopics: topic ids " + id1 + ", " + id3);
         expectThrows(TopicExistsException.class, "createTopics: again", () -> createTopics(a, topic("a1", 3)));
+        expectThrows(InvalidTopicException.class, "createTopics: a name with a space",
+                () -> createTopics(a, topic("bad name", 1)));
+        expectThrows(InvalidTopicException.class, "createTopics: a 250-character name",
+                () -> createTopics(a, topic(String.join("", Collections.nCopies(250, "x")), 1)));
+        get(a.createTopics(Collections.singleton(new NewTopic("a-assigned", Collections.singletonMap(0,
+                Collections.singletonList(1))))).all());
+        ok("createTopics: a replica assignment [1]");
+        expectThrows(InvalidReplicaAssignmentException.class, "createTopics: an assignment to an unknown broker",
+                () -> get(a.createTopics(Collections.singleton(new NewTopic("a-bad", Collections.singletonMap(0,
+                        Collections.singletonList(2))))).all()));
+        expectThrows(InvalidReplicaAssignmentException.class, "createTopics: a broker twice in an assignment",
+                () -> get(a.createTopics(Collections.singleton(new NewTopic("a-bad", Collections.singletonMap(0,
+                        Arrays.asList(1, 1))))).all()));
         get(a.createTopics(Collections.singleton(topic("a-only", 1)), new CreateTopicsOptions().validateOnly(true)).all());
         Set<String> ns = names();
         check(ns.containsAll(Arrays.asList("a1", "a2", "a3")) && !ns.contains("a-only"),
@@ -300,10 +313,59 @@ class Admins extends Compat {
                 "listConsumerGroupOffsets: a deleted group");
         expectThrows(GroupIdNotFoundException.class, "deleteConsumerGroups: an unknown group",
                 () -> get(a.deleteConsumerGroups(Collections.singleton("ag")).all()));
+        if (version.startsWith("3.")) {
+            // DescribeGroups v5 has no error for it: the group is Dead
+            eq("Dead 0", state(get(a.describeConsumerGroups(Collections.singleton("never")).all()).get("never"))
+                    + " " + get(a.describeConsumerGroups(Collections.singleton("never")).all()).get("never")
+                    .members().size(), "describeConsumerGroups: an unknown group");
+        } else {
+            expectThrows(GroupIdNotFoundException.class, "describeConsumerGroups: an unknown group (v6)",
+                    () -> get(a.describeConsumerGroups(Collections.singleton("never")).all()));
+        }
+        // offsets committed by the admin make a simple (Empty) group
+        get(a.alterConsumerGroupOffsets("ag-simple", Collections.singletonMap(p0, new OffsetAndMetadata(1000))).all());
+        d = get(a.describeConsumerGroups(Collections.singleton("ag-simple")).all()).get("ag-simple");
+        eq("Empty true 0", state(d) + " " + d.isSimpleConsumerGroup() + " " + d.members().size(),
+                "alterConsumerGroupOffsets: a new simple group");
+        eq(1000L, get(a.listConsumerGroupOffsets("ag-simple").partitionsToOffsetAndMetadata()).get(p0).offset(),
+                "alterConsumerGroupOffsets: past the end, as given");
+        expectThrows(UnknownTopicOrPartitionException.class, "alterConsumerGroupOffsets: an unknown topic",
+                () -> get(a.alterConsumerGroupOffsets("ag-simple", Collections.singletonMap(
+                        new TopicPartition("no-such", 0), new OffsetAndMetadata(1))).all()));
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        specs.put("ag", new ListConsumerGroupOffsetsSpec());
+        specs.put("ag-simple", new ListConsumerGroupOffsetsSpec());
+        ListConsumerGroupOffsetsResult two = a.listConsumerGroupOffsets(specs);
+        eq("{} [ag-t-0]", get(two.partitionsToOffsetAndMetadata("ag")) + " "
+                + get(two.partitionsToOffsetAndMetadata("ag-simple")).keySet(), "listConsumerGroupOffsets: two groups at once");
+        listGroups();
         Set<String> internal = get(a.listTopics(new ListTopicsOptions().listInternal(true)).names());
         check(internal.contains("__consumer_offsets") && !names().contains("__consumer_offsets"),
                 "listTopics: __consumer_offsets only with listInternal");
         eq(true, describe("__consumer_offsets").isInternal(), "describeTopics: __consumer_offsets is internal");
+    }
+
+    /** Admin.listGroups (4.1+, every group type): by reflection, so that
+     * this compiles against 3.9. */
+    static void listGroups() throws Exception {
+        java.lang.reflect.Method m;
+        try {
+            m = Admin.class.getMethod("listGroups");
+        } catch (NoSuchMethodException e) {
+            note("no Admin.listGroups (4.1+)");
+            return;
+        }
+        Object r = m.invoke(a);
+        Collection<?> gs = (Collection<?>) get((KafkaFuture<?>) r.getClass().getMethod("all").invoke(r));
+        List<String> l = new ArrayList<>();
+        for (Object g : gs) {
+            String id = (String) g.getClass().getMethod("groupId").invoke(g);
+            Object type = g.getClass().getMethod("type").invoke(g);
+            Object st = g.getClass().getMethod("groupState").invoke(g);
+            l.add(id + " " + type + " " + st);
+        }
+        Collections.sort(l);
+        eq("[ag-simple Optional[Classic] Optional[Empty]]", l.toString(), "listGroups: every group, its type and state");
     }
 
     static Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> list(TopicPartition tp, OffsetSpec spec,
