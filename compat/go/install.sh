@@ -14,7 +14,7 @@ if ! [ -x "$GO" ]; then
     echo "compat/go: no go toolchain (Go 1.26 is needed; Debian 12's golang is too old)"
     exit 1
 fi
-export GOTOOLCHAIN=local GOFLAGS=-mod=readonly
+export GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false"
 stamp=$(cd "$here" && { "$GO" version; find . -name '*.go' -o -name go.mod -o -name go.sum |
     LC_ALL=C sort | xargs sha256sum; } | sha256sum | cut -d' ' -f1)
 built=yes

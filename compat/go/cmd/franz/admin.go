@@ -193,7 +193,6 @@ func adminCmd() {
 	o, _ := lo.Lookup(topic, 0)
 	ck.Check(o.Offset == 0, "recreated %s: end offset %d", topic, o.Offset)
 	ck.Okf("DeleteTopics: gone, deleting again refused, recreated empty with a new id")
-	_ = os.Stdout
 }
 
 func configs(adm *kadm.Client, topic string) {
@@ -267,10 +266,10 @@ func configs(adm *kadm.Client, topic string) {
 func groupsAdmin(adm *kadm.Client, topic string) {
 	ck.Stage("groups and offsets")
 	grp := "fz-adm-g"
-	os := kadm.Offsets{}
-	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: 1, LeaderEpoch: -1, Metadata: "m0"})
-	os.Add(kadm.Offset{Topic: topic, Partition: 1, At: 0, LeaderEpoch: -1, Metadata: "m1"})
-	ck.Must(adm.CommitAllOffsets(ctx, grp, os), "commit to an empty group")
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 1, LeaderEpoch: -1, Metadata: "m0"})
+	offs.Add(kadm.Offset{Topic: topic, Partition: 1, At: 0, LeaderEpoch: -1, Metadata: "m1"})
+	ck.Must(adm.CommitAllOffsets(ctx, grp, offs), "commit to an empty group")
 	fo, err := adm.FetchOffsets(ctx, grp)
 	ck.Must(err, "FetchOffsets")
 	ck.Must(fo.Error(), "FetchOffsets")
@@ -298,7 +297,7 @@ func groupsAdmin(adm *kadm.Client, topic string) {
 	consume(m, 4, 20*time.Second)
 	ck.Must(m.CommitUncommittedOffsets(ctx), "member commit")
 	waitFor("the live group to be stable", 10*time.Second, func() bool { return describe(adm, live).State == "Stable" })
-	cr, err := adm.CommitOffsets(ctx, live, os)
+	cr, err := adm.CommitOffsets(ctx, live, offs)
 	ck.Must(err, "CommitOffsets")
 	expectErr("admin commit to a group with a member", cr.Error(), kerr.UnknownMemberID)
 	dg, err := adm.DeleteGroups(ctx, live)
@@ -346,9 +345,9 @@ func deleteRecords(adm *kadm.Client) {
 	topic := "fz-adm-dr"
 	createTopic(adm, topic, 1, nil)
 	produceKeyed(topic, 0, 100)
-	os := kadm.Offsets{}
-	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: 40})
-	dr, err := adm.DeleteRecords(ctx, os)
+	offs := kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 40})
+	dr, err := adm.DeleteRecords(ctx, offs)
 	ck.Must(err, "DeleteRecords")
 	r, _ := dr.Lookup(topic, 0)
 	ck.Must(r.Err, "DeleteRecords")
@@ -385,15 +384,15 @@ func deleteRecords(adm *kadm.Client) {
 	expectCode("fetch at a deleted offset", fpr.ErrorCode, kerr.OffsetOutOfRange)
 	ck.Check(fpr.LogStartOffset == 40 && fpr.HighWatermark == 100, "fetch: log start %d hwm %d", fpr.LogStartOffset, fpr.HighWatermark)
 
-	os = kadm.Offsets{}
-	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: 101})
-	dr, err = adm.DeleteRecords(ctx, os)
+	offs = kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 101})
+	dr, err = adm.DeleteRecords(ctx, offs)
 	ck.Must(err, "DeleteRecords")
 	r, _ = dr.Lookup(topic, 0)
 	expectErr("DeleteRecords past the high watermark", r.Err, kerr.OffsetOutOfRange)
-	os = kadm.Offsets{}
-	os.Add(kadm.Offset{Topic: topic, Partition: 0, At: -1})
-	dr, err = adm.DeleteRecords(ctx, os)
+	offs = kadm.Offsets{}
+	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: -1})
+	dr, err = adm.DeleteRecords(ctx, offs)
 	ck.Must(err, "DeleteRecords")
 	r, _ = dr.Lookup(topic, 0)
 	ck.Must(r.Err, "DeleteRecords to the high watermark")

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"sort"
@@ -306,5 +305,3 @@ func endOffset(c *kafka.Client, topic string, p int) int64 {
 }
 
 func str(s string) *string { return &s }
-
-var _ = fmt.Sprint

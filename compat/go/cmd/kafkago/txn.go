@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"gregor/compat/go/internal/ck"
@@ -163,5 +162,4 @@ func txn() {
 		"the new producer's transaction: %+v %+v", bs[8], bs[9])
 	ck.Check(r.LastStableOffset == r.HighWatermark, "LSO %d HWM %d", r.LastStableOffset, r.HighWatermark)
 	ck.Okf("fencing: the zombie's open transaction aborted at the new epoch, the new producer's committed")
-	_ = fmt.Sprint
 }

@@ -62,7 +62,6 @@ func data() {
 	adm, cl := newAdmin()
 	defer adm.Close()
 	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	ck.Notef("consumed messages carry no batch codec, timestamp type or producer id: those are checked through franz-go")
 
 	ck.Stage("every codec, idempotent: keys, values, headers, CreateTime, partitions, offsets")
 	const n = 300
@@ -96,17 +95,34 @@ func data() {
 			ck.Must(err, "GetOffset newest")
 			ck.Check(hwm == next[pt], "%s[%d]: newest offset %d, consumed to %d", topic, pt, hwm, next[pt])
 		}
-		ck.Okf("%s: %d messages back with key, value, headers, timestamp, partition, offset", topic, n)
+		// the stored batches (Broker.Fetch): the codec kept, the
+		// idempotent producer's id, its sequences in order
+		pid := int64(-2)
+		for pt := int32(0); pt < 3; pt++ {
+			seq := int32(0)
+			for _, b := range fetchBatches(cl, topic, pt) {
+				if pid == -2 {
+					pid = b.ProducerID
+				}
+				ck.Check(b.Codec == c.codec && !b.IsTransactional && !b.Control && !b.LogAppendTime,
+					"%s[%d]@%d: batch codec %v transactional %v control %v, want %s", topic, pt, b.FirstOffset, b.Codec, b.IsTransactional, b.Control, c.name)
+				ck.Check(b.ProducerID >= 0 && b.ProducerID == pid && b.ProducerEpoch == 0 && b.FirstSequence == seq,
+					"%s[%d]@%d: producer %d/%d sequence %d, want %d/0 sequence %d", topic, pt, b.FirstOffset, b.ProducerID, b.ProducerEpoch, b.FirstSequence, pid, seq)
+				seq += b.LastOffsetDelta + 1
+			}
+		}
+		ck.Okf("%s: %d messages back with key, value, headers, timestamp, partition, offset; batches %s from idempotent producer %d",
+			topic, n, c.name, pid)
 		if c.name == "none" {
-			offsetsByTime(adm, cl, topic, want, base, next)
+			offsetsByTime(adm, cl, topic, want, base)
 		}
 	}
-	logAppendTime(adm)
+	logAppendTime(adm, cl)
 	bigMessages(adm, cl)
 	unknownTopic(cl)
 }
 
-func offsetsByTime(adm sarama.ClusterAdmin, cl sarama.Client, topic string, want []ck.Rec, base time.Time, end map[int32]int64) {
+func offsetsByTime(adm sarama.ClusterAdmin, cl sarama.Client, topic string, want []ck.Rec, base time.Time) {
 	ck.Stage("offsets by time")
 	for _, at := range []int64{0, 1, 150, 299, 10000} {
 		ms := base.UnixMilli() + at
@@ -130,10 +146,9 @@ func offsetsByTime(adm sarama.ClusterAdmin, cl sarama.Client, topic string, want
 		}
 	}
 	ck.Okf("offsets by time: ClusterAdmin.ListOffsets and Client.GetOffset, -1 past the last timestamp")
-	_ = end
 }
 
-func logAppendTime(adm sarama.ClusterAdmin) {
+func logAppendTime(adm sarama.ClusterAdmin, cl sarama.Client) {
 	ck.Stage("LogAppendTime topic")
 	topic := "sa-logappend"
 	createTopic(adm, topic, 1, map[string]*string{"message.timestamp.type": str("LogAppendTime")})
@@ -155,7 +170,13 @@ func logAppendTime(adm sarama.ClusterAdmin) {
 		want[i].Timestamp = m.Timestamp
 	}
 	ck.CompareAll(topic, want, gotRecs)
-	ck.Okf("%s: 40 messages sent with 2001 timestamps read back with the append time", topic)
+	bs := fetchBatches(cl, topic, 0)
+	ck.Check(len(bs) > 0, "no batches")
+	for _, b := range bs {
+		ck.Check(b.LogAppendTime && !b.MaxTimestamp.Before(before) && !b.MaxTimestamp.After(after),
+			"%s@%d: LogAppendTime %v max timestamp %v", topic, b.FirstOffset, b.LogAppendTime, b.MaxTimestamp)
+	}
+	ck.Okf("%s: 40 messages sent with 2001 timestamps read back with the append time; batches LogAppendTime", topic)
 }
 
 func bigMessages(adm sarama.ClusterAdmin, cl sarama.Client) {

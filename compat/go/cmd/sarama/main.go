@@ -227,3 +227,37 @@ func mustK(err error, what string) {
 		ck.Fatalf("%s: %v", what, err)
 	}
 }
+
+// fetchBatches reads topic[p] batch by batch with Broker.Fetch (v12, the
+// newest sarama encodes), from offset 0 to the high watermark.
+func fetchBatches(cl sarama.Client, topic string, p int32) []*sarama.RecordBatch {
+	b, err := cl.Leader(topic, p)
+	ck.Must(err, "Leader")
+	var out []*sarama.RecordBatch
+	var off int64
+	for tries := 0; tries < 100; tries++ {
+		req := &sarama.FetchRequest{Version: 12, MaxWaitTime: 100, MinBytes: 1, MaxBytes: 10 << 20}
+		req.AddBlock(topic, p, off, 10<<20, -1)
+		resp, err := b.Fetch(req)
+		ck.Must(err, "Fetch")
+		blk := resp.GetBlock(topic, p)
+		ck.Check(blk != nil, "fetch: no block for %s[%d]", topic, p)
+		mustK(blk.Err, "fetch")
+		for _, rs := range blk.RecordsSet {
+			rb := rs.RecordBatch
+			if rb == nil || len(rb.Records) == 0 {
+				continue
+			}
+			last := rb.FirstOffset + int64(rb.LastOffsetDelta)
+			if last >= off {
+				out = append(out, rb)
+				off = last + 1
+			}
+		}
+		if off >= blk.HighWaterMarkOffset {
+			return out
+		}
+	}
+	ck.Fatalf("%s[%d]: fetch did not reach the end", topic, p)
+	return nil
+}
