@@ -22,7 +22,7 @@ java_build() {
     if [ ! -f "$dir/.built" ]; then
         mkdir -p "$COMPAT_BIN/java/build" || return 1
         tmp=$(mktemp -d "$COMPAT_BIN/java/build/tmp.XXXXXX") || return 1
-        javac -nowarn -encoding UTF-8 -d "$tmp" -cp "$jars/*" "$COMPAT_SRC"/java/src/*.java || {
+        javac -nowarn -XDsuppressNotes -encoding UTF-8 -d "$tmp" -cp "$jars/*" "$COMPAT_SRC"/java/src/*.java || {
             rm -rf "$tmp"; return 1; }
         touch "$tmp/.built"
         rm -rf "$COMPAT_BIN/java/build/$v"-*

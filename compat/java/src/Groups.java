@@ -154,6 +154,7 @@ class Groups extends Compat {
         section("commits", Groups::commits);
         section("auto-commit", Groups::autoCommit);
         section("static membership", Groups::staticMembership);
+        section("pattern subscription", Groups::pattern);
         endSections();
     }
 
@@ -332,5 +333,26 @@ class Groups extends Compat {
         check(!s1b.memberId.equals(oldId), "static: i-1 has a new member id");
         s1b.stop();
         s2.stop();
+    }
+
+    /** subscribe(Pattern): a topic created later that matches joins the
+     * assignment at the next metadata refresh. */
+    static void pattern() throws Exception {
+        try (Admin a = admin();
+             KafkaConsumer<String, String> c = consumer("g-pattern", "metadata.max.age.ms", "300")) {
+            createTopics(a, topic("gp-1", 1), topic("other", 1));
+            c.subscribe(java.util.regex.Pattern.compile("gp-.*"));
+            waitFor("pattern: gp-1 assigned", 20000, () -> {
+                c.poll(Duration.ofMillis(50));
+                return c.assignment().size() == 1;
+            });
+            eq("[gp-1-0]", sorted(c.assignment()).toString(), "pattern: the matching topic");
+            createTopics(a, topic("gp-2", 2));
+            waitFor("pattern: gp-2 assigned", 20000, () -> {
+                c.poll(Duration.ofMillis(50));
+                return c.assignment().size() == 3;
+            });
+            eq("[gp-1-0, gp-2-0, gp-2-1]", sorted(c.assignment()).toString(), "pattern: a new matching topic joins");
+        }
     }
 }
