@@ -32,13 +32,60 @@ class Producers extends Compat {
                     topic("codec-recompress", 1, "compression.type", "zstd"),
                     topic("keyed", 6), topic("headers", 1),
                     topic("ts-create", 1, "message.timestamp.type", "CreateTime"),
-                    topic("ts-append", 1, "message.timestamp.type", "LogAppendTime"));
+                    topic("ts-append", 1, "message.timestamp.type", "LogAppendTime"),
+                    topic("ts-append-zstd", 1, "message.timestamp.type", "LogAppendTime"));
         }
         acks();
         codecs();
+        section("small fetches, and from inside a batch", Producers::fetches);
         keys();
         headers();
         timestamps();
+        section("LogAppendTime of a compressed batch", Producers::appendTimeCompressed);
+        endSections();
+    }
+
+    /** max.partition.fetch.bytes and fetch.max.bytes below a batch: Kafka
+     * still returns the first batch (KIP-74), so the consumer makes
+     * progress; a fetch from inside a compressed batch starts at the
+     * offset asked for. */
+    static void fetches() throws Exception {
+        List<ConsumerRecord<String, String>> rs = readAll(partitions("codec-zstd", 1), "read_uncommitted",
+                "max.partition.fetch.bytes", "100", "fetch.max.bytes", "100");
+        eq(range(0, 500), offsets(rs), "100-byte fetches: every record of codec-zstd");
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> c = consumer(null)) {
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition("codec-lz4", 0);
+            c.assign(Collections.singleton(tp));
+            c.seek(tp, 250);
+            long deadline = System.currentTimeMillis() + 15000;
+            org.apache.kafka.clients.consumer.ConsumerRecords<String, String> got;
+            do {
+                got = c.poll(java.time.Duration.ofMillis(100));
+            } while (got.isEmpty() && System.currentTimeMillis() < deadline);
+            ConsumerRecord<String, String> r = got.iterator().next();
+            eq("250 k250", r.offset() + " " + r.key(), "a fetch from offset 250, inside a compressed batch");
+        }
+    }
+
+    static void appendTimeCompressed() throws Exception {
+        long old = System.currentTimeMillis() - 3_600_000;
+        List<Future<RecordMetadata>> fs = new ArrayList<>();
+        long before = System.currentTimeMillis();
+        try (KafkaProducer<String, String> p = producer("compression.type", "zstd", "linger.ms", "50")) {
+            for (int i = 0; i < 10; i++)
+                fs.add(p.send(new ProducerRecord<>("ts-append-zstd", 0, old + i, "k" + i, bigValue(i))));
+            p.flush();
+        }
+        long after = System.currentTimeMillis();
+        long lat = get(fs.get(0)).timestamp();
+        check(lat >= before - 1000 && lat <= after + 1000, "LogAppendTime, zstd: the append time in the metadata");
+        List<ConsumerRecord<String, String>> rs = readAll("ts-append-zstd", 1);
+        eq(10, rs.size(), "LogAppendTime, zstd: records");
+        for (ConsumerRecord<String, String> r : rs)
+            if (r.timestamp() != lat || r.timestampType() != TimestampType.LOG_APPEND_TIME
+                    || !r.value().equals(bigValue((int) r.offset())))
+                throw new Fail("LogAppendTime, zstd: read " + r);
+        ok("LogAppendTime, zstd: every record at the batch's append time, values whole");
     }
 
     static void acks() throws Exception {
@@ -279,6 +326,7 @@ class Producers extends Compat {
             eq(1, rs.size(), "big: records read back");
             check(rs.get(0).value().equals(v), "the " + fits + "-byte value read back whole");
         }
+        section("timestamp bounds", Producers::timestampBounds);
         // an unknown topic with auto-creation off: the Java producer waits
         // for it in the metadata for max.block.ms
         try (KafkaProducer<String, String> p = producer("max.block.ms", "1500")) {
@@ -289,5 +337,26 @@ class Producers extends Compat {
         try (Admin a = admin()) {
             check(!get(a.listTopics().names()).contains("no-such-topic"), "the unknown topic was not created");
         }
+    }
+
+    /** message.timestamp.before.max.ms / after.max.ms: a CreateTime record
+     * outside them is refused (InvalidTimestampException). */
+    static void timestampBounds() throws Exception {
+        try (Admin a = admin()) {
+            createTopics(a, topic("ts-bounds", 1, "message.timestamp.before.max.ms", "60000",
+                    "message.timestamp.after.max.ms", "60000"));
+        }
+        long now = System.currentTimeMillis();
+        try (KafkaProducer<String, String> p = producer("linger.ms", "0", "retries", "0")) {
+            eq(0L, get(p.send(new ProducerRecord<>("ts-bounds", 0, now, "k", "now"))).offset(),
+                    "a timestamp within the bounds");
+            expectThrows(org.apache.kafka.common.errors.InvalidTimestampException.class,
+                    "a timestamp an hour old, before.max.ms 60000",
+                    () -> get(p.send(new ProducerRecord<>("ts-bounds", 0, now - 3_600_000, "k", "old"))));
+            expectThrows(org.apache.kafka.common.errors.InvalidTimestampException.class,
+                    "a timestamp an hour ahead, after.max.ms 60000",
+                    () -> get(p.send(new ProducerRecord<>("ts-bounds", 0, now + 3_600_000, "k", "new"))));
+        }
+        eq(Arrays.asList("now"), values(readAll("ts-bounds", 1)), "only the record within the bounds");
     }
 }
