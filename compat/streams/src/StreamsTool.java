@@ -1,7 +1,7 @@
 // compat/streams: the word count's input, and the checks of its output.
 //
 //   StreamsTool setup BOOTSTRAP IN OUT PARTITIONS
-//   StreamsTool feed BOOTSTRAP IN FROM TO PER_SECOND T0
+//   StreamsTool feed BOOTSTRAP IN FROM TO PER_SECOND T0 [BATCH_BYTES LINGER_MS]
 //   StreamsTool wait BOOTSTRAP OUT LINES SECONDS
 //   StreamsTool verify BOOTSTRAP APP_ID IN OUT LINES PARTITIONS T0
 //
@@ -85,7 +85,8 @@ public class StreamsTool {
         case "setup": setup(a[1], a[2], a[3], Integer.parseInt(a[4])); break;
         case "feed":
             feed(a[1], a[2], Long.parseLong(a[3]), Long.parseLong(a[4]),
-                 Integer.parseInt(a[5]), Long.parseLong(a[6]));
+                 Integer.parseInt(a[5]), Long.parseLong(a[6]),
+                 a.length > 7 ? Integer.parseInt(a[7]) : 4096, a.length > 8 ? Integer.parseInt(a[8]) : 5);
             break;
         case "wait": waitFor(a[1], a[2], Long.parseLong(a[3]), Integer.parseInt(a[4])); break;
         case "verify":
@@ -110,12 +111,13 @@ public class StreamsTool {
         }
     }
 
-    static void feed(String bootstrap, String topic, long from, long to, int perSecond, long t0)
-            throws Exception {
+    static void feed(String bootstrap, String topic, long from, long to, int perSecond, long t0,
+                     int batchBytes, int lingerMs) throws Exception {
         Properties p = base(bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, lingerMs);
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, batchBytes);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         long start = System.nanoTime();
@@ -246,8 +248,9 @@ public class StreamsTool {
             System.out.println("output: " + recs.size() + " committed records, " + byWord.size()
                                + " words, each counted 1..n in order");
         try (KafkaConsumer<String, Long> c = outConsumer(bootstrap, "read_uncommitted")) {
-            System.out.println("output read_uncommitted: " + readAll(c, out).size()
-                               + " records (aborted ones among them)");
+            int all = readAll(c, out).size();
+            System.out.println("output read_uncommitted: " + all + " records, " + (all - recs.size())
+                               + " of them in aborted transactions");
         }
 
         String rep = app + "-words-repartition", chg = app + "-counts-changelog";

@@ -1,14 +1,16 @@
 // compat/streams: Kafka Streams word count under exactly_once_v2.
 //
-//   java WordCount BOOTSTRAP APP_ID STATE_DIR IN_TOPIC OUT_TOPIC
+//   java WordCount BOOTSTRAP APP_ID STATE_DIR IN_TOPIC OUT_TOPIC PAUSE_MS
 //
 // flatMapValues splits each line into words, groupBy(word) repartitions
 // (topic APP_ID-words-repartition), count() keeps a persistent RocksDB store
 // "counts" (changelog APP_ID-counts-changelog); every count is sent to
 // OUT_TOPIC (the record cache is off, so each increment is a record).
-// Prints "state S" on each state change and "processed N" (lines taken from
-// IN_TOPIC by this process) every 100 ms, "restored TP N records" when a
-// store partition is restored from its changelog; SIGTERM closes it.
+// Each line takes PAUSE_MS more, so that a backlog takes a while and a kill
+// lands mid-stream. Prints "state S" on each state change, "processed N"
+// (lines taken from IN_TOPIC by this process) every 100 ms and "restored TP
+// N records" when a store partition is restored from its changelog;
+// SIGTERM closes it.
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
@@ -35,6 +37,7 @@ public class WordCount {
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0], appId = args[1], stateDir = args[2];
         String in = args[3], out = args[4];
+        long pauseMs = Long.parseLong(args[5]);
 
         Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
@@ -53,7 +56,15 @@ public class WordCount {
         // the group after 3 s, its open transaction is aborted after 6 s
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG), 3000);
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), 500);
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 20000);
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG), 10000);
+        // small fetches: the consumer hands out one partition's fetched
+        // records before the next one's, so with 1 MiB of input lines
+        // fetched at once the count tasks would wait seconds for the
+        // repartition topic's records while the input backlog drains
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), 4096);
+        // and batches no larger, as a partition's first batch is returned
+        // whole only when the partition comes first in the response
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 4096);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 100);
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 200);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG), 6000);
@@ -64,7 +75,16 @@ public class WordCount {
         AtomicLong processed = new AtomicLong();
         StreamsBuilder b = new StreamsBuilder();
         b.stream(in, Consumed.with(Serdes.String(), Serdes.String()))
-            .peek((k, v) -> processed.incrementAndGet())
+            .peek((k, v) -> {
+                processed.incrementAndGet();
+                if (pauseMs > 0) {
+                    try {
+                        Thread.sleep(pauseMs);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            })
             .flatMapValues(v -> Arrays.asList(v.toLowerCase(Locale.ROOT).split("\\W+")))
             .filter((k, w) -> !w.isEmpty())
             .groupBy((k, w) -> w, Grouped.with("words", Serdes.String(), Serdes.String()))
