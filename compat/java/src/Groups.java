@@ -155,6 +155,7 @@ class Groups extends Compat {
         section("auto-commit", Groups::autoCommit);
         section("static membership", Groups::staticMembership);
         section("pattern subscription", Groups::pattern);
+        section("group errors", Groups::errors);
         endSections();
     }
 
@@ -353,6 +354,48 @@ class Groups extends Compat {
                 return c.assignment().size() == 3;
             });
             eq("[gp-1-0, gp-2-0, gp-2-1]", sorted(c.assignment()).toString(), "pattern: a new matching topic joins");
+        }
+    }
+
+    static void pollUntilThrows(KafkaConsumer<String, String> c) {
+        long deadline = System.currentTimeMillis() + 15000;
+        while (System.currentTimeMillis() < deadline)
+            c.poll(Duration.ofMillis(50));
+    }
+
+    /** What the coordinator refuses: a session timeout outside the
+     * broker's bounds, an assignor no member shares, a second live member
+     * with a group.instance.id (the first is fenced). */
+    static void errors() throws Exception {
+        try (KafkaConsumer<String, String> c = consumer("g-err", "session.timeout.ms", "200",
+                "heartbeat.interval.ms", "50")) {
+            c.subscribe(Collections.singleton(T));
+            expectThrows(org.apache.kafka.common.errors.InvalidSessionTimeoutException.class,
+                    "session.timeout.ms 200 under group.min.session.timeout.ms 500", () -> pollUntilThrows(c));
+        }
+        Member m = new Member("m-range", "g-proto", RangeAssignor.class.getName(), null);
+        try {
+            waitFor("g-proto: the range member assigned", 20000, () -> m.assignment.size() == NP);
+            try (KafkaConsumer<String, String> c = consumer("g-proto", "partition.assignment.strategy",
+                    RoundRobinAssignor.class.getName())) {
+                c.subscribe(Collections.singleton(T));
+                expectThrows(org.apache.kafka.common.errors.InconsistentGroupProtocolException.class,
+                        "a member whose only assignor the group lacks", () -> pollUntilThrows(c));
+            }
+        } finally {
+            m.stop();
+        }
+        Member first = new Member("i-dup-1", "g-fence", RangeAssignor.class.getName(), "i-dup");
+        waitFor("g-fence: the first instance assigned", 20000, () -> first.assignment.size() == NP);
+        Member second = new Member("i-dup-2", "g-fence", RangeAssignor.class.getName(), "i-dup");
+        try {
+            waitFor("g-fence: the second instance assigned", 20000, () -> second.assignment.size() == NP);
+            waitFor("g-fence: the first instance fenced", 20000, () -> first.error != null);
+            check(first.error instanceof org.apache.kafka.common.errors.FencedInstanceIdException,
+                    "the first of two members with one group.instance.id is fenced: " + first.error);
+        } finally {
+            first.stop = true;
+            second.stop();
         }
     }
 }
