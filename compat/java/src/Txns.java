@@ -22,13 +22,15 @@ class Txns extends Compat {
     static void run() throws Exception {
         try (Admin a = admin()) {
             createTopics(a, topic("idem", 3), topic("txn", 1), topic("fence", 1), topic("ctp-in", 2),
-                    topic("ctp-out", 2), topic("txn-timeout", 1));
+                    topic("ctp-out", 2), topic("txn-timeout", 1), topic("mixed", 1), topic("pending", 1));
             section("idempotent", () -> idempotent(a));
         }
         section("transactions", Txns::transactions);
         section("fencing", Txns::fencing);
         section("consume-transform-produce", Txns::consumeTransformProduce);
         section("timeout", Txns::timeout);
+        section("interleaved", Txns::interleaved);
+        section("pending offsets", Txns::pendingOffsets);
         endSections();
     }
 
@@ -241,5 +243,56 @@ class Txns extends Compat {
             q.commitTransaction();
         }
         eq(Arrays.asList("next-0"), values(readAll(tp, "read_committed")), "timeout: the new instance's, committed");
+    }
+
+    /** One partition, a transactional producer's records between a plain
+     * producer's: an aborted transaction's records drop out of
+     * read_committed and the others' stay, at their offsets. */
+    static void interleaved() throws Exception {
+        List<TopicPartition> tp = partitions("mixed", 1);
+        List<Long> plain = new ArrayList<>();
+        try (KafkaProducer<String, String> t = txnProducer("j-mixed");
+             KafkaProducer<String, String> p = producer("linger.ms", "0")) {
+            t.initTransactions();
+            t.beginTransaction();
+            sendAll(t, "mixed", "a-", 2);                 // 0, 1
+            plain.addAll(sendAll(p, "mixed", "p-", 2));   // 2, 3
+            sendAll(t, "mixed", "b-", 1);                 // 4
+            t.abortTransaction();                         // marker 5
+            settle(tp); // Kafka writes the marker after EndTxn answers
+            plain.addAll(sendAll(p, "mixed", "q-", 1));   // 6
+            t.beginTransaction();
+            sendAll(t, "mixed", "c-", 1);                 // 7
+            plain.addAll(sendAll(p, "mixed", "r-", 1));   // 8
+            t.commitTransaction();                        // marker 9
+        }
+        eq(Arrays.asList(2L, 3L, 6L, 8L), plain, "interleaved: the plain producer's offsets");
+        List<ConsumerRecord<String, String>> rc = readAll(tp, "read_committed");
+        eq("[p-0, p-1, q-0, c-0, r-0] [2, 3, 6, 7, 8]", values(rc) + " " + offsets(rc),
+                "interleaved: read_committed drops only the aborted transaction's");
+        List<ConsumerRecord<String, String>> ru = readAll(tp, "read_uncommitted");
+        eq("[0, 1, 2, 3, 4, 6, 7, 8]", offsets(ru).toString(), "interleaved: read_uncommitted");
+    }
+
+    /** Offsets sent to an open transaction are pending: a read_committed
+     * consumer's committed() waits for them (OffsetFetch require_stable
+     * answers UNSTABLE_OFFSET_COMMIT), and sees them once committed. */
+    static void pendingOffsets() throws Exception {
+        TopicPartition tp = new TopicPartition("pending", 0);
+        try (KafkaProducer<String, String> t = txnProducer("j-pending");
+             KafkaConsumer<String, String> c = consumer("j-pending-group", "isolation.level", "read_committed")) {
+            c.assign(Collections.singleton(tp));
+            t.initTransactions();
+            t.beginTransaction();
+            sendAll(t, "pending", "x-", 1);
+            t.sendOffsetsToTransaction(Collections.singletonMap(tp, new OffsetAndMetadata(7, "txn")),
+                    new org.apache.kafka.clients.consumer.ConsumerGroupMetadata("j-pending-group"));
+            expectThrows(org.apache.kafka.common.errors.TimeoutException.class,
+                    "committed() while the transaction is open", () -> c.committed(Collections.singleton(tp),
+                            Duration.ofMillis(1500)));
+            t.commitTransaction();
+            OffsetAndMetadata om = c.committed(Collections.singleton(tp), Duration.ofSeconds(15)).get(tp);
+            eq("7 txn", om.offset() + " " + om.metadata(), "committed() once the transaction commits");
+        }
     }
 }
