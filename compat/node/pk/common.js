@@ -132,6 +132,20 @@ async function rawMetadata(topics, autoCreate) {
   }
 }
 
+// retries an async check until it passes (Kafka applies some changes, a
+// broker's dynamic configs, asynchronously through its metadata log)
+async function eventually(fn, ms = 10000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await sleep(100);
+    }
+  }
+}
+
 // A check whose failure is reported at once but lets the script go on to
 // the rest; finish() then fails the script.
 const problems = [];
@@ -150,4 +164,4 @@ function finish() {
 const admin = () => new pk.Admin({ ...base, clientId: 'pk-admin' });
 
 module.exports = { pk, base, brokers, sleep, J, check, eq, errorNames, expectError, expectUnknownTopic,
-                   connection, rawMetadata, readAll, short, admin, soft, finish };
+                   connection, rawMetadata, readAll, short, admin, soft, finish, eventually };

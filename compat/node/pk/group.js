@@ -15,7 +15,7 @@
 //     that is not there)
 // Exit 0 on success.
 'use strict';
-const { pk, base, sleep, check, eq, expectError, admin, J } = require('./common');
+const { pk, base, sleep, check, eq, expectError, admin, connection, J } = require('./common');
 
 const topic = 'pkg';
 const group = 'pkg-g';
@@ -75,7 +75,8 @@ async function produce(p, from, to) {
 async function main() {
   const adm = admin();
   await adm.createTopics({ topics: [topic], partitions: NP, replicas: 1 });
-  const p = new pk.Producer({ ...base, clientId: 'pk-group-p' });
+  // idempotent: a retry after stale metadata re-sends the whole request
+  const p = new pk.Producer({ ...base, clientId: 'pk-group-p', idempotent: true, retries: 10 });
   await produce(p, 0, 100);
 
   // A alone
@@ -196,6 +197,14 @@ async function main() {
   eq(d.state, 'Dead', 'a deleted group is described Dead');
   await p.close();
   await adm.close();
+  // KIP-848 (groupProtocol 'consumer'): Kafka 4.4 serves it, with heartbeats
+  // of at least 5 s (group.consumer.min.heartbeat.interval.ms)
+  const c = await connection();
+  const apis = await pk.apiVersionsV3.api.async(c, 'gregor-compat', '1');
+  await c.close();
+  const kip848 = apis.apiKeys.some((a) => a.name === 'ConsumerGroupHeartbeat');
+  console.log(kip848 ? '# the broker lists ConsumerGroupHeartbeat; groupProtocol \'consumer\' not run here (Kafka\'s 5 s heartbeats)'
+    : '# gregor: no ConsumerGroupHeartbeat/ConsumerGroupDescribe (KIP-848) in ApiVersions: groupProtocol \'consumer\' not run');
   console.log('ok');
 }
 
