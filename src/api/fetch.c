@@ -303,6 +303,14 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     }
     if (sl.len <= 0)
         return 0;
+    /* v3+: a first batch the partition's share cut is not sent at all, as
+     * Kafka's ReplicaManager.readFromLog replaces an incomplete first entry
+     * with nothing (the client asks again; a partial batch of no whole
+     * record made the Java consumer fail: "no complete records were
+     * found"). v0-v2 clients get the partial message, as from Kafka, and
+     * tell the record is too large. */
+    if (req->version >= 3 && sl.len < sl.first_size)
+        return 0;
     if (rq->isolation_level == 1)
         fill_aborted(req, p, fp->fetch_offset, sl.upper_offset, rp);
     if (req->version <= 3) {

@@ -1601,6 +1601,7 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    out->first_size = 0;
     out->upper_offset = -1;
     if (l->offline)
         return GR_ERR_IO;
@@ -1657,6 +1658,7 @@ gr_log_read(gr_log_t *l, int64_t offset, int32_t max_bytes, int64_t max_offset,
         out->pos = loc.pos;
         out->len = (int32_t)len;
         out->first_offset = loc.base;
+        out->first_size = (int32_t)loc.size;
         out->upper_offset = max_offset < seg_end_offset(l, i)
                                 ? max_offset
                                 : seg_end_offset(l, i);
@@ -1672,6 +1674,7 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
     out->pos = 0;
     out->len = 0;
     out->first_offset = -1;
+    out->first_size = 0;
     out->upper_offset = -1;
     if (l->offline)
         return GR_ERR_IO;
@@ -1710,6 +1713,7 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
                 out->file = f;
                 out->pos = pos;
                 out->len = (int32_t)gr_batch_size(&h);
+                out->first_size = out->len;
                 out->first_offset = h.base_offset;
                 return 0;
             }

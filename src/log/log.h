@@ -249,6 +249,8 @@ typedef struct gr_log_slice {
     int64_t pos;
     int32_t len;
     int64_t first_offset; /* base offset of the first batch, -1 if empty */
+    int32_t first_size;   /* bytes of the first batch (more than len when
+                             max_bytes cut it), 0 if empty */
     int64_t upper_offset; /* every offset in the slice is below this (the
                              next segment's base or max_offset); -1 if
                              empty */

@@ -1,5 +1,6 @@
 /* Produce through the dispatcher: the records a partition rejects one by
- * one are listed from v8 (KIP-467), and v13 names topics by id. */
+ * one are listed from v8 (KIP-467), and v13 names topics by id. And Fetch
+ * of batches larger than a partition's share. */
 #include "../unit.h"
 #include "brokertest.h"
 
@@ -11,7 +12,8 @@
 #include <string.h>
 
 static gr_uuid_t
-create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
+create_topic_n(gr_brokertest_t *bt, const char *name, const char *policy,
+               int32_t nparts)
 {
     gr_create_topics_request_t rq;
     gr_create_topics_request_creatable_topic_t t;
@@ -21,7 +23,7 @@ create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
     gr_create_topics_request_init(&rq);
     gr_create_topics_request_creatable_topic_init(&t);
     t.name = gr_str_c(name);
-    t.num_partitions = 1;
+    t.num_partitions = nparts;
     t.replication_factor = 1;
     c.name = gr_str_c("cleanup.policy");
     c.value = gr_str_c(policy);
@@ -33,6 +35,12 @@ create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
     rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
     ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
     return rs->topics[0].topic_id;
+}
+
+static gr_uuid_t
+create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
+{
+    return create_topic_n(bt, name, policy, 1);
 }
 
 /* One batch of n records, every tenth (from index 3) without a key. */
@@ -51,8 +59,8 @@ batch(gr_buf_t *out, int n)
 }
 
 static gr_produce_response_partition_produce_response_t *
-produce(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
-        const gr_buf_t *recs)
+produce_to(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
+           int32_t partition, const gr_buf_t *recs)
 {
     gr_produce_request_t rq;
     gr_produce_request_topic_produce_data_t td;
@@ -64,7 +72,7 @@ produce(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
     gr_produce_request_partition_produce_data_init(&pd);
     rq.acks = 1;
     rq.timeout_ms = 5000;
-    pd.index = 0;
+    pd.index = partition;
     pd.records.ptr = recs->ptr;
     pd.records.len = (int32_t)recs->len;
     td.name = gr_str_c(topic);
@@ -81,6 +89,13 @@ produce(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
         ck_assert(gr_str_eq_cstr(&rs->responses[0].name, topic));
     ck_assert_int_eq(rs->responses[0].partition_responses_cnt, 1);
     return &rs->responses[0].partition_responses[0];
+}
+
+static gr_produce_response_partition_produce_response_t *
+produce(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
+        const gr_buf_t *recs)
+{
+    return produce_to(bt, v, topic, id, 0, recs);
 }
 
 START_TEST(test_record_errors_by_version)
@@ -155,6 +170,68 @@ START_TEST(test_topic_ids_v13)
 }
 END_TEST
 
+
+/* Fetch v3+ with a batch larger than a partition's share: the first
+ * partition with data gets its whole batch, the others nothing rather
+ * than a cut batch of no whole record (Kafka's readFromLog replaces an
+ * incomplete first entry with empty records). */
+START_TEST(test_fetch_no_cut_first_batch)
+{
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_batch_builder_t bb;
+    static uint8_t big[10000];
+    gr_bytes_t k = { (const uint8_t *)"k", 1 }, v = { big, sizeof big };
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t t;
+    gr_fetch_request_fetch_partition_t fp[2];
+    gr_fetch_response_t *rs;
+    int16_t ver = (int16_t)_i;
+    size_t batch_size;
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic_n(&bt, "big", "delete", 2);
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+    gr_batch_builder_add(&bb, gr_wall_ms(), &k, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &recs), 0);
+    gr_batch_builder_fini(&bb);
+    batch_size = recs.len;
+    ck_assert_int_eq(produce_to(&bt, 7, "big", (gr_uuid_t){ { 0 } }, 0, &recs)
+                         ->error_code,
+                     GR_KERR_NONE);
+    ck_assert_int_eq(produce_to(&bt, 7, "big", (gr_uuid_t){ { 0 } }, 1, &recs)
+                         ->error_code,
+                     GR_KERR_NONE);
+
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&t);
+    for (int i = 0; i < 2; i++) {
+        gr_fetch_request_fetch_partition_init(&fp[i]);
+        fp[i].partition = i;
+        fp[i].fetch_offset = 0;
+        fp[i].partition_max_bytes = 4096;
+    }
+    t.topic = gr_str_c("big");
+    t.partitions = fp;
+    t.partitions_cnt = 2;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.max_wait_ms = 0;
+    rq.min_bytes = 1;
+    rq.max_bytes = 1 << 20;
+    rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, 2);
+    ck_assert_int_eq(rs->responses[0].partitions[0].records.len,
+                     (int32_t)batch_size);
+    ck_assert_int_eq(rs->responses[0].partitions[1].records.len, 0);
+    ck_assert_int_eq(rs->responses[0].partitions[1].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->responses[0].partitions[1].high_watermark, 1);
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_produce(void)
 {
@@ -163,6 +240,7 @@ suite_api_produce(void)
     tcase_set_timeout(tc, 30);
     tcase_add_loop_test(tc, test_record_errors_by_version, 3, 14);
     tcase_add_test(tc, test_topic_ids_v13);
+    tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
     suite_add_tcase(s, tc);
     return s;
 }
