@@ -306,7 +306,10 @@ gr_pstate_append(gr_pstate_t *ps, const gr_batch_hdr_t *h, int64_t now_ms)
     b.first_offset = h->base_offset;
     b.last_offset = gr_batch_last_offset(h);
     push_batch(p, &b);
-    p->last_ts = now_ms;
+    /* the batch's max timestamp, as Kafka's ProducerAppendInfo keeps it
+     * (DescribeProducers' LastTimestamp, .snapshot files, expiry); the
+     * clock only for a batch without one */
+    p->last_ts = h->max_timestamp >= 0 ? h->max_timestamp : now_ms;
     if ((h->attributes & GR_ATTR_TRANSACTIONAL) && p->txn_first < 0) {
         p->txn_first = h->base_offset;
         txn_begin(ps, p->pid, p->txn_first);

@@ -60,8 +60,9 @@ void gr_pstate_destroy(gr_pstate_t *ps);
  * OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_TXN_STATE. */
 gr_kerr_t gr_pstate_check(gr_pstate_t *ps, const gr_batch_hdr_t *h,
                           gr_pcheck_t *out);
-/* Records an appended data batch (offsets assigned). now_ms: wall clock
- * (for producer.id.expiration.ms). */
+/* Records an appended data batch (offsets assigned). The producer's last
+ * timestamp becomes the batch's max timestamp (Kafka's), now_ms (the wall
+ * clock) when the batch has none. */
 void gr_pstate_append(gr_pstate_t *ps, const gr_batch_hdr_t *h, int64_t now_ms);
 /* Records an appended transaction marker (control batch at offset) and
  * ends the producer's transaction. Sets *txn_first to its first offset
