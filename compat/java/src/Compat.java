@@ -55,6 +55,7 @@ public class Compat {
             case "admin": Admins.run(); break;
             default: throw new Fail("unknown test " + args[0]);
             }
+            endSections();
         } catch (Throwable t) {
             System.out.println("FAIL: " + t);
             if (!(t instanceof Fail))
@@ -139,12 +140,16 @@ public class Compat {
         }
     }
 
+    /** Fails the test if a section failed (main calls it after every
+     * test; a test may call it sooner). */
     static void endSections() {
         if (failedSections.isEmpty())
             return;
         for (String f : failedSections)
             System.out.println("FAILED " + f);
-        throw new Fail(failedSections.size() + " part(s) failed");
+        int n = failedSections.size();
+        failedSections.clear();
+        throw new Fail(n + " part(s) failed");
     }
 
     /** Runs body, which must fail with an exception of class want (itself or

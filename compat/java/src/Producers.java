@@ -327,6 +327,8 @@ class Producers extends Compat {
             check(rs.get(0).value().equals(v), "the " + fits + "-byte value read back whole");
         }
         section("timestamp bounds", Producers::timestampBounds);
+        section("min.insync.replicas over the replicas", Producers::minIsr);
+        section("a compacted topic", Producers::compacted);
         // an unknown topic with auto-creation off: the Java producer waits
         // for it in the metadata for max.block.ms
         try (KafkaProducer<String, String> p = producer("max.block.ms", "1500")) {
@@ -358,5 +360,39 @@ class Producers extends Compat {
                     () -> get(p.send(new ProducerRecord<>("ts-bounds", 0, now + 3_600_000, "k", "new"))));
         }
         eq(Arrays.asList("now"), values(readAll("ts-bounds", 1)), "only the record within the bounds");
+    }
+
+    /** min.insync.replicas 2 on a topic of one replica: Kafka 4's leader
+     * takes the smaller of min.insync.replicas and the replica count as
+     * the minimum ISR (Partition.effectiveMinIsr), so acks=all is taken. */
+    static void minIsr() throws Exception {
+        try (Admin a = admin()) {
+            createTopics(a, topic("isr2", 1, "min.insync.replicas", "2"));
+        }
+        try (KafkaProducer<String, String> p = producer("acks", "all", "retries", "0", "enable.idempotence", "false",
+                "linger.ms", "0")) {
+            eq(0L, get(p.send(new ProducerRecord<>("isr2", 0, "k", "all"))).offset(),
+                    "acks=all, min.insync.replicas 2 on one replica: taken");
+        }
+        try (KafkaProducer<String, String> p = producer("acks", "1", "enable.idempotence", "false")) {
+            eq(1L, get(p.send(new ProducerRecord<>("isr2", 0, "k", "one"))).offset(),
+                    "acks=1 under min.insync.replicas 2");
+        }
+        eq(Arrays.asList("all", "one"), values(readAll("isr2", 1)), "isr2: both records");
+    }
+
+    /** A record without a key on a compacted topic is refused
+     * (InvalidRecordException). */
+    static void compacted() throws Exception {
+        try (Admin a = admin()) {
+            createTopics(a, topic("compacted", 1, "cleanup.policy", "compact"));
+        }
+        try (KafkaProducer<String, String> p = producer("acks", "all", "retries", "0", "enable.idempotence", "false",
+                "linger.ms", "0")) {
+            expectThrows(org.apache.kafka.common.InvalidRecordException.class,
+                    "a record without a key on a compacted topic",
+                    () -> get(p.send(new ProducerRecord<>("compacted", 0, null, "v"))));
+            eq(0L, get(p.send(new ProducerRecord<>("compacted", 0, "k", "v"))).offset(), "a keyed record on it");
+        }
     }
 }
