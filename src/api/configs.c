@@ -90,7 +90,20 @@ gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
         ids[n] = d->synonyms[n];
         n++;
     }
-    broker_synonyms(b->conf, ids, n, e);
+    if (n > 0) {
+        /* as Kafka's configSynonyms: the broker synonyms start at the
+         * primary name (log.retention.ms for retention.ms) or are none,
+         * so an unset log.retention.ms hides log.retention.hours */
+        int first = e->nsyn, drop = first, k = first;
+        broker_synonyms(b->conf, ids, n, e);
+        while (drop < e->nsyn &&
+               strcmp(e->syn[drop].name, gr_conf_name((gr_conf_id_t)ids[0])) !=
+                   0)
+            drop++;
+        for (int i = drop; i < e->nsyn; i++)
+            e->syn[k++] = e->syn[i];
+        e->nsyn = k;
+    }
     e->source = e->nsyn > 0 ? e->syn[0].source : GR_CFGSRC_DEFAULT;
     if (e->sensitive)
         e->value = NULL;
@@ -440,9 +453,12 @@ gr_configs_note_legacy(const gr_topic_t *t, const char *key)
     const char *v = gr_topic_config_get(t, key);
     if (d == NULL || !gr_topic_config_is_legacy(d) || v == NULL)
         return;
-    GR_LOG_INFO("topic %s: %s=%s is kept as Kafka 3.x kept it; it has no "
-                "effect (a Kafka 4.x broker no longer knows it)",
-                t->name, key, v);
+    GR_LOG_INFO("topic %s: %s=%s is kept as Kafka 3.x kept it (a Kafka 4.x "
+                "broker no longer knows it)%s",
+                t->name, key, v,
+                strcmp(key, "message.downconversion.enable") == 0
+                    ? "; it governs Fetch v0-v3"
+                    : "; it has no effect");
 }
 
 static gr_tcfg_type_t

@@ -52,6 +52,10 @@ static const gr_topic_config_def_t defs[] = {
       "On a compacted topic, how long a tombstone (a record with a null "
       "value) stays readable after the cleaner first reaches it, so "
       "consumers catching up see the deletion." },
+    { "errors.deadletterqueue.group.enable", GR_TCFG_BOOL, NO, "false", 0, 0,
+      NULL,
+      "Whether share groups may use the topic as a dead-letter queue "
+      "(accepted; Gregor has no share groups yet)." },
     { "file.delete.delay.ms", GR_TCFG_LONG, S1(LOG_SEGMENT_DELETE_DELAY_MS),
       NULL, 0, L, NULL,
       "How long a segment removed from the log waits before its files are "
@@ -92,6 +96,10 @@ static const gr_topic_config_def_t defs[] = {
       "On a compacted topic, the longest a record may stay uncompacted: "
       "older dirty data is cleaned whatever the dirty ratio, and the active "
       "segment rolls in time for it." },
+    { "max.decompressed.message.bytes", GR_TCFG_INT, NO, "2147483639", 1,
+      2147483639, NULL,
+      "The largest decompressed record the topic accepts (accepted; Gregor "
+      "bounds decompression by its own limit)." },
     { "max.message.bytes", GR_TCFG_INT, S1(MESSAGE_MAX_BYTES), NULL, 0, I, NULL,
       "The largest record batch the topic accepts, after compression." },
     { "message.downconversion.enable", GR_TCFG_BOOL,
@@ -133,6 +141,18 @@ static const gr_topic_config_def_t defs[] = {
       "succeed (a single broker has one)." },
     { "preallocate", GR_TCFG_BOOL, S1(LOG_PREALLOCATE), NULL, 0, 0, NULL,
       "Whether new segment files are preallocated (accepted, not done)." },
+    { "remote.copy.lag.bytes", GR_TCFG_LONG, NO, "-1", -1, L, NULL,
+      "With tiered storage, the bytes after a segment before it is "
+      "uploaded (Gregor has no tiered storage)." },
+    { "remote.copy.lag.ms", GR_TCFG_LONG, NO, "0", -1, L, NULL,
+      "With tiered storage, the time after a segment's last record before "
+      "it is uploaded (Gregor has no tiered storage)." },
+    { "remote.log.copy.disable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
+      "With tiered storage, whether uploads stop (Gregor has no tiered "
+      "storage)." },
+    { "remote.log.delete.on.disable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
+      "With tiered storage, whether uploaded data goes when it is turned "
+      "off (Gregor has no tiered storage)." },
     { "remote.storage.enable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
       "Tiered storage for the topic (Gregor has none: must stay false)." },
     { "retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL, -1, L,
@@ -552,7 +572,8 @@ bool
 gr_topic_config_is_legacy(const gr_topic_config_def_t *d)
 {
     return strcmp(d->name, "message.format.version") == 0 ||
-           strcmp(d->name, "message.timestamp.difference.max.ms") == 0;
+           strcmp(d->name, "message.timestamp.difference.max.ms") == 0 ||
+           strcmp(d->name, "message.downconversion.enable") == 0;
 }
 
 /* Kafka 3.x's MetadataVersion strings: 0.8.0-0.8.2, 0.9.0, 0.10.0-0.10.2,

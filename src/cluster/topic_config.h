@@ -77,9 +77,10 @@ typedef struct gr_topic_config_def {
 } gr_topic_config_def_t;
 
 /* Whether d is a key Kafka 3.x accepted and 4.x dropped
- * (message.format.version, message.timestamp.difference.max.ms): accepted
- * and kept as 3.x did, with no effect, and described only where a topic
- * sets it. */
+ * (message.format.version and message.timestamp.difference.max.ms, which
+ * have no effect here; message.downconversion.enable, which still governs
+ * Fetch v0-v3, served here): accepted and kept as 3.x did, and described
+ * only where a topic sets it. */
 bool gr_topic_config_is_legacy(const gr_topic_config_def_t *d);
 
 /* Who may change a broker config at run time (Kafka's DynamicBrokerConfig):

@@ -937,6 +937,61 @@ START_TEST(test_records_dirs_elect_cluster)
 END_TEST
 
 
+/* Synonyms as Kafka's ConfigHelper.configSynonyms lists them: the broker
+ * synonyms of a topic config start at the primary broker name or are
+ * none (retention.ms without log.retention.ms: no log.retention.hours);
+ * and Kafka 4.4's topic keys are there (message.downconversion.enable,
+ * which 4.x dropped, only where set). */
+START_TEST(test_config_synonyms_as_kafka)
+{
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    ctopic_t t = ctopic("syn", 1, 1);
+    static const char *const new_keys[] = {
+        "errors.deadletterqueue.group.enable", "max.decompressed.message.bytes",
+        "remote.copy.lag.bytes", "remote.copy.lag.ms",
+        "remote.log.copy.disable", "remote.log.delete.on.disable", NULL
+    };
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 5, &t, 1, false);
+    e = described(&bt, GR_RESOURCE_TOPIC, "syn", "retention.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "604800000"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    ck_assert_int_eq(e->synonyms_cnt, 0);
+    e = described(&bt, GR_RESOURCE_TOPIC, "syn", "flush.ms");
+    ck_assert_int_eq(e->synonyms_cnt, 0);
+    e = described(&bt, GR_RESOURCE_TOPIC, "syn", "segment.bytes");
+    ck_assert_int_eq(e->synonyms_cnt, 1); /* DEFAULT log.segment.bytes */
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].name, "log.segment.bytes"));
+    /* the primary name set: it and what follows it */
+    ialter(&bt, GR_RESOURCE_BROKER, "", "log.retention.ms", GR_CONFIG_SET,
+           "3600000");
+    e = described(&bt, GR_RESOURCE_TOPIC, "syn", "retention.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "3600000"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_DEFAULT);
+    ck_assert_int_eq(e->synonyms_cnt, 2);
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].name, "log.retention.ms"));
+    ck_assert(gr_str_eq_cstr(&e->synonyms[1].name, "log.retention.hours"));
+    for (int i = 0; new_keys[i]; i++)
+        ck_assert_msg(described(&bt, GR_RESOURCE_TOPIC, "syn", new_keys[i]) !=
+                          NULL,
+                      "%s", new_keys[i]);
+    ck_assert_ptr_null(described(&bt, GR_RESOURCE_TOPIC, "syn",
+                                 "message.downconversion.enable"));
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_TOPIC, "syn",
+                            "message.downconversion.enable", GR_CONFIG_SET,
+                            "false")
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_NONE);
+    e = described(&bt, GR_RESOURCE_TOPIC, "syn",
+                  "message.downconversion.enable");
+    ck_assert(gr_str_eq_cstr(&e->value, "false"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Kafka 3.x's topic keys 4.x dropped (message.format.version,
  * message.timestamp.difference.max.ms): accepted as 3.x accepted them
  * (validated, kept, described once set, persisted), without effect. */
@@ -1122,6 +1177,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_records_dirs_elect_cluster);
     tcase_add_test(tc, test_describe_topic_partitions);
     tcase_add_test(tc, test_legacy_topic_configs);
+    tcase_add_test(tc, test_config_synonyms_as_kafka);
     suite_add_tcase(s, tc);
     return s;
 }
