@@ -122,6 +122,13 @@ class Admins extends Compat {
         eq(5, describe("a1").partitions().size(), "createPartitions: 3 -> 5");
         expectThrows(InvalidPartitionsException.class, "createPartitions: fewer",
                 () -> get(a.createPartitions(Collections.singletonMap("a1", NewPartitions.increaseTo(4))).all()));
+        get(a.createPartitions(Collections.singletonMap("a1", NewPartitions.increaseTo(6,
+                Collections.singletonList(Collections.singletonList(1))))).all());
+        ok("createPartitions: 5 -> 6 with an assignment [1]");
+        expectThrows(InvalidReplicaAssignmentException.class, "createPartitions: an assignment to an unknown broker",
+                () -> get(a.createPartitions(Collections.singletonMap("a1", NewPartitions.increaseTo(7,
+                        Collections.singletonList(Collections.singletonList(2))))).all()));
+        waitFor("a1's 6 partitions in the metadata", 5000, () -> describe("a1").partitions().size() == 6);
         expectThrows(UnknownTopicOrPartitionException.class, "createPartitions: an unknown topic",
                 () -> get(a.createPartitions(Collections.singletonMap("no-such", NewPartitions.increaseTo(4))).all()));
 
@@ -410,6 +417,23 @@ class Admins extends Compat {
         eq("-1@-1", lo(lo, OffsetSpec.forTimestamp(base + 10000)), "listOffsets: by time, after the last");
         eq("0@-1", lo(lo, OffsetSpec.earliestLocal()), "listOffsets: earliest local");
         eq("-1@-1", lo(lo, OffsetSpec.latestTiered()), "listOffsets: latest tiered (no tiered storage)");
+        section("listOffsets of an empty partition, and in a compressed batch", () -> {
+            createTopics(a, topic("lo-empty", 1), topic("lo-batch", 1));
+            TopicPartition e = new TopicPartition("lo-empty", 0), b = new TopicPartition("lo-batch", 0);
+            eq("0@-1 0@-1 -1@-1 -1@-1", lo(e, OffsetSpec.earliest()) + " " + lo(e, OffsetSpec.latest()) + " "
+                    + lo(e, OffsetSpec.maxTimestamp()) + " " + lo(e, OffsetSpec.forTimestamp(base)),
+                    "listOffsets of an empty partition: earliest, latest, max timestamp, by time");
+            long[] bts = {0, 9000, 2000, 3000, 4000};
+            try (KafkaProducer<String, String> p = producer("linger.ms", "100", "compression.type", "zstd")) {
+                for (int i = 0; i < bts.length; i++)
+                    p.send(new ProducerRecord<>("lo-batch", 0, base + bts[i], "k" + i, "v" + i));
+                p.flush();
+            }
+            eq("1@" + (base + 9000), lo(b, OffsetSpec.maxTimestamp()),
+                    "listOffsets max timestamp inside one compressed batch: that record's offset");
+            eq("1@" + (base + 9000), lo(b, OffsetSpec.forTimestamp(base + 1500)),
+                    "listOffsets by time inside one compressed batch: the first record at or after, by offset");
+        });
     }
 
     static void cluster() throws Exception {
