@@ -13,11 +13,11 @@
 //   - consume-transform-produce: offsets committed in the transaction
 //     (AddOffsetsToTxn, TxnOffsetCommit) are pending (UNSTABLE_OFFSET_COMMIT
 //     to a stable read) until the commit, and dropped by an abort
-// Admin has no DescribeProducers, DescribeTransactions or ListTransactions:
+// Admin has no DescribeProducers, DescribeTransactions or ListTransactions (v2):
 // the exported low-level APIs are called over a Connection.
 // Exit 0 on success.
 'use strict';
-const { pk, base, check, eq, expectError, readAll, admin, connection, soft, finish } = require('./common');
+const { pk, base, check, eq, expectError, readAll, admin, connection, soft, finish, eventually } = require('./common');
 
 const B = (s) => Buffer.from(s);
 const RC = { consumer: { isolationLevel: pk.FetchIsolationLevels.READ_COMMITTED } };
@@ -37,7 +37,8 @@ const describeProducers = (topic, partitions) => raw((c) =>
   .then((r) => r.topics[0].partitions);
 const describeTxn = (id) => raw((c) => pk.describeTransactionsV0.api.async(c, [id]))
   .then((r) => r.transactionStates[0]);
-const listTxns = () => raw((c) => pk.listTransactionsV1.api.async(c, [], [], -1n))
+// v2 (KIP-1152): the transactional id pattern, a regular expression
+const listTxns = (pattern = null) => raw((c) => pk.listTransactionsV2.api.async(c, [], [], -1n, pattern))
   .then((r) => r.transactionStates);
 
 async function latest(adm, topic, isolationLevel) {
@@ -94,6 +95,8 @@ async function transactions(adm) {
      [0, 'Ongoing', tp.producerId, tp.producerEpoch, [[topic, [0]]]], 'DescribeTransactions while open');
   const listed = (await listTxns()).find((x) => x.transactionalId === 'pk-tx');
   eq(listed && [listed.producerId, listed.transactionState], [tp.producerId, 'Ongoing'], 'ListTransactions while open');
+  eq((await listTxns('^pk-t.$')).map((x) => x.transactionalId), ['pk-tx'], 'ListTransactions v2 by pattern');
+  eq(await listTxns('^nothing'), [], 'ListTransactions v2, a pattern nothing matches');
   const dp = await describeProducers(topic, [0]);
   eq(dp[0].activeProducers.map((a) => [a.producerId, a.currentTxnStartOffset]), [[tp.producerId, 18n]],
      'DescribeProducers: the open transaction starts at 18');
@@ -101,7 +104,9 @@ async function transactions(adm) {
   eq(values(rcOpen), ['0:c1-0', '1:c1-1', '2:c1-2', '3:c1-3', '4:c1-4', '12:c3-0', '13:c3-1', '14:c3-2', '15:c3-3', '16:c3-4'],
      'read_committed with one open');
   await t.commit();
-  eq(await latest(adm, topic, pk.FetchIsolationLevels.READ_COMMITTED), 21n, 'last stable offset after the commit');
+  // Kafka writes the markers after EndTxn answers: these settle shortly
+  await eventually(async () => eq(await latest(adm, topic, pk.FetchIsolationLevels.READ_COMMITTED), 21n,
+                                  'last stable offset after the commit'));
   const ru = await readAll([topic], 17, { ...RU, settle: 300 });
   eq(values(ru).filter((v) => v.includes(':a2-')), ['6:a2-0', '7:a2-1', '8:a2-2', '9:a2-3', '10:a2-4'],
      'read_uncommitted sees the aborted ones');
@@ -110,8 +115,10 @@ async function transactions(adm) {
   eq(values(rc).slice(10), ['18:o4-0', '19:o4-1'], 'read_committed after the commit');
   const ro = await readAll([other], 1, { ...RC, settle: 200 });
   eq([ro[0].partition, ro[0].offset, ro[0].value.toString()], [1, 0n, 'c1-other'], 'the other topic');
-  const done = await describeTxn('pk-tx');
-  eq([done.transactionState, done.topics.length], ['CompleteCommit', 0], 'DescribeTransactions after');
+  await eventually(async () => {
+    const done = await describeTxn('pk-tx');
+    eq([done.transactionState, done.topics.length], ['CompleteCommit', 0], 'DescribeTransactions after');
+  });
   console.log('transactions: commit, abort, commit, open then commit; LSO 18 while open, 21 after');
 
   // a zombie: its transaction is open when a new instance initializes
@@ -195,7 +202,7 @@ async function consumeTransformProduce(adm) {
       eq(all[0].topics.length, 0, 'OffsetFetch v9 require_stable of all topics, nothing committed yet');
       eq(await committed(), -1n, 'OffsetFetch, commit pending');
       await t.commit();
-      eq(await committed(), 5n, 'offset committed with the transaction');
+      await eventually(async () => eq(await committed(), 5n, 'offset committed with the transaction'));
     }
     if (n === 10) {
       await soft(() => expectError(adm.listConsumerGroupOffsets({ groups: [group], requireStable: true }),
@@ -221,8 +228,7 @@ async function consumeTransformProduce(adm) {
   await s2.close();
   await c.close(true);
   await tp.close();
-  const d = await describeTxn('pk-ctp');
-  eq(d.transactionState, 'CompleteAbort', 'DescribeTransactions pk-ctp');
+  await eventually(async () => eq((await describeTxn('pk-ctp')).transactionState, 'CompleteAbort', 'DescribeTransactions pk-ctp'));
   console.log('consume-transform-produce: 5 offsets committed with their output, 5 aborted with theirs');
 }
 
