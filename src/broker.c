@@ -593,6 +593,8 @@ txn_coord_new(gr_broker_t *b)
         gr_conf_int(b->conf, GR_CONF_TRANSACTION_ABORT_TIMED_OUT_INTERVAL_MS);
     cfg.remove_expired_interval_ms =
         gr_conf_int(b->conf, GR_CONF_TRANSACTION_REMOVE_EXPIRED_INTERVAL_MS);
+    cfg.transaction_version =
+        (int16_t)gr_conf_int(b->conf, GR_CONF_GREGOR_TRANSACTION_VERSION);
     return gr_txn_coord_new(b->loop, b->cluster, b->pids, b->node_id, &cfg,
                             &hooks);
 }

@@ -29,7 +29,7 @@ add(gr_req_t *req)
     tp.partition = gr_cluster_coord_partition(&rq->group_id, t->nparts);
     kerr = gr_txn_add_partitions(
         req->broker->txn, &rq->transactional_id,
-        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &tp, 1);
+        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &tp, 1, 0);
     /* PRODUCER_FENCED exists from v2 on (add_offsets_to_txn.schema) */
     if (kerr == GR_KERR_PRODUCER_FENCED && req->version < 2)
         kerr = GR_KERR_INVALID_PRODUCER_EPOCH;

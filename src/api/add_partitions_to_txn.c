@@ -70,7 +70,11 @@ one_txn(gr_req_t *req, const gr_str_t *txn_id, gr_pid_t pid, bool verify_only,
     } else if (verify_only) {
         err = gr_txn_verify_partitions(b->txn, txn_id, pid, tps, n, errs);
     } else {
-        err = gr_txn_add_partitions(b->txn, txn_id, pid, tps, n);
+        /* v4+ without verify_only: a broker adding partitions for a
+         * transaction version 2 producer (transactionVersionFor
+         * AddPartitionsToTxn) */
+        err = gr_txn_add_partitions(b->txn, txn_id, pid, tps, n,
+                                    req->version >= 4 ? 2 : 0);
     }
     for (k = 0; k < n; k++)
         errs[k] =

@@ -28,9 +28,9 @@ static const gr_api_entry_t table[] = {
     {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
     {GR_API_ADD_PARTITIONS_TO_TXN, 0, 5, gr_api_add_partitions_to_txn},
     {GR_API_ADD_OFFSETS_TO_TXN, 0, 4, gr_api_add_offsets_to_txn},
-    {GR_API_END_TXN, 0, 4, gr_api_end_txn}, /* v5 is unstable */
+    {GR_API_END_TXN, 0, 5, gr_api_end_txn},
     {GR_API_WRITE_TXN_MARKERS, 0, 2, gr_api_write_txn_markers},
-    {GR_API_TXN_OFFSET_COMMIT, 0, 4, gr_api_txn_offset_commit},
+    {GR_API_TXN_OFFSET_COMMIT, 0, 6, gr_api_txn_offset_commit},
     {GR_API_DESCRIBE_CONFIGS, 0, 4, gr_api_describe_configs},
     {GR_API_ALTER_CONFIGS, 0, 2, gr_api_alter_configs},
     {GR_API_DESCRIBE_LOG_DIRS, 0, 5, gr_api_describe_log_dirs},

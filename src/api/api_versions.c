@@ -27,6 +27,41 @@ software_field_valid(const gr_str_t *s)
     return true;
 }
 
+/* v3+: transaction.version is supported from 0 to 2 and finalized at
+ * gregor.transaction.version (a client turns transaction version 2 on only
+ * when it is finalized at 2 or above, as the Java client's
+ * TransactionManager does; a level of 0 is not listed, as Kafka lists
+ * none then). The other features of a Kafka 4.x cluster (metadata.version,
+ * group.version, ...) are not advertised: nothing a client does against
+ * Gregor depends on them. 0, or -1 on ENOMEM. */
+static int
+add_features(gr_req_t *req, gr_api_versions_response_t *rs)
+{
+    int16_t tv = (int16_t)gr_conf_int(req->broker->conf,
+                                      GR_CONF_GREGOR_TRANSACTION_VERSION);
+    gr_api_versions_response_supported_feature_key_t *sup =
+        gr_arena_zalloc(req->a, sizeof(*sup));
+    gr_api_versions_response_finalized_feature_key_t *fin =
+        gr_arena_zalloc(req->a, sizeof(*fin));
+
+    if (sup == NULL || fin == NULL)
+        return -1;
+    sup->name = GR_STR("transaction.version");
+    sup->min_version = 0;
+    sup->max_version = 2;
+    rs->supported_features = sup;
+    rs->supported_features_cnt = 1;
+    if (tv > 0) {
+        fin->name = GR_STR("transaction.version");
+        fin->max_version_level = tv;
+        fin->min_version_level = tv;
+        rs->finalized_features = fin;
+        rs->finalized_features_cnt = 1;
+        rs->finalized_features_epoch = 0;
+    }
+    return 0;
+}
+
 int
 gr_api_api_versions(gr_req_t *req)
 {
@@ -65,5 +100,7 @@ gr_api_api_versions(gr_req_t *req)
         rs->api_keys[i].max_version = tab[i].max_ver;
     }
     rs->api_keys_cnt = n;
+    if (req->version >= 3 && add_features(req, rs) != 0)
+        return gr_req_close(req, "out of memory");
     return gr_req_reply(req);
 }

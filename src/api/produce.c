@@ -8,10 +8,12 @@
  * as durable as configured (the page cache, or an fsync when
  * flush.messages is reached). A single broker is the whole ISR, so acks=-1
  * needs only min.insync.replicas <= 1. v13 names topics by id (KIP-516):
- * an unknown id is UNKNOWN_TOPIC_ID. v12 means v11 here: its transaction
- * meaning (KIP-890 part 2, partitions added by the Produce itself) is for
- * clients of transaction.version 2, which ApiVersions does not finalize,
- * so clients send transactional data at v11 at most.
+ * an unknown id is UNKNOWN_TOPIC_ID. v12+ is transaction version 2
+ * (KIP-890 part 2, Kafka's ADD_PARTITION operation): a transactional
+ * producer sent no AddPartitionsToTxn, so the request's partitions join
+ * its transaction here first, in one transition; when that fails they are
+ * answered with the error, mapped as Kafka's ReplicaManager maps it, and
+ * nothing is appended to them.
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -22,7 +24,9 @@
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "proto/records.h"
+#include "txn/txn.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 /* The flushes a response waits for; heap-allocated because the request may
@@ -205,14 +209,94 @@ check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
     return GR_KERR_NONE;
 }
 
+/* The producer of pd's records when they are transactional (the first
+ * batch's header says), for the partitions v12+ adds to the transaction. */
+static bool
+transactional_pid(const gr_produce_request_partition_produce_data_t *pd,
+                  gr_pid_t *pid)
+{
+    gr_batch_hdr_t h;
+    if (pd->records.len < GR_BATCH_HEADER_SIZE ||
+        gr_records_magic(pd->records.ptr, (size_t)pd->records.len) != 2)
+        return false;
+    gr_batch_hdr_parse(pd->records.ptr, &h);
+    if (!(h.attributes & GR_ATTR_TRANSACTIONAL) || h.producer_id < 0)
+        return false;
+    *pid = (gr_pid_t){ h.producer_id, h.producer_epoch };
+    return true;
+}
+
+/* v12+: the transactional partitions of the request join the producer's
+ * transaction (one transition). NONE, or the error every transactional
+ * partition is answered with (*msg: its message). */
+static gr_kerr_t
+add_to_txn(gr_req_t *req, const gr_produce_request_t *rq, const char **msg)
+{
+    gr_cluster_t *c = req->broker->cluster;
+    gr_txn_tp_t *tps;
+    gr_pid_t pid = GR_PID_NONE;
+    int n = 0, cap = 0;
+    gr_kerr_t err;
+
+    *msg = NULL;
+    for (int32_t i = 0; i < rq->topic_data_cnt; i++)
+        cap += rq->topic_data[i].partition_data_cnt > 0
+                   ? rq->topic_data[i].partition_data_cnt
+                   : 0;
+    tps = gr_arena_alloc(req->a, (size_t)(cap + 1) * sizeof(*tps));
+    if (tps == NULL)
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    for (int32_t i = 0; i < rq->topic_data_cnt; i++) {
+        const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
+        gr_topic_t *t = req->version >= 13
+                            ? gr_cluster_topic_by_id(c, &td->topic_id)
+                            : gr_cluster_topic(c, &td->name);
+        for (int32_t k = 0; t && k < td->partition_data_cnt; k++) {
+            const gr_produce_request_partition_produce_data_t *pd =
+                &td->partition_data[k];
+            if (pd->index < 0 || pd->index >= t->nparts || t->internal ||
+                !transactional_pid(pd, &pid))
+                continue;
+            tps[n].topic = gr_str_c(t->name);
+            tps[n++].partition = pd->index;
+        }
+    }
+    if (n == 0)
+        return GR_KERR_NONE;
+    err = gr_txn_add_partitions(req->broker->txn, &rq->transactional_id, pid,
+                                tps, n, 2);
+    switch (err) {
+    case GR_KERR_NONE:
+    case GR_KERR_CONCURRENT_TRANSACTIONS: /* retriable as it is */
+        return err;
+    case GR_KERR_INVALID_TXN_STATE:
+        *msg = "Partition was not added to the transaction";
+        return err;
+    case GR_KERR_PRODUCER_FENCED:
+        return GR_KERR_INVALID_PRODUCER_EPOCH;
+    case GR_KERR_COORDINATOR_LOAD_IN_PROGRESS:
+    case GR_KERR_COORDINATOR_NOT_AVAILABLE:
+    case GR_KERR_NOT_COORDINATOR:
+        *msg = gr_arena_printf(req->a,
+                               "Unable to verify the partition has been "
+                               "added to the transaction. Underlying error: "
+                               "%s",
+                               gr_kerr_name(err));
+        return GR_KERR_NOT_ENOUGH_REPLICAS;
+    default:
+        return err;
+    }
+}
+
 /* Appends one partition's records. Returns 1 when the response must wait
- * for a flush of the partition's log. */
+ * for a flush of the partition's log. txn_err: a v12+ transactional
+ * partition's failure to join the transaction (add_to_txn). */
 static int
 produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
                   gr_topic_t *t,
                   const gr_produce_request_partition_produce_data_t *pd,
                   gr_produce_response_partition_produce_response_t *prs,
-                  flush_wait_t **fw)
+                  flush_wait_t **fw, gr_kerr_t txn_err, const char *txn_msg)
 {
     gr_broker_t *b = req->broker;
     const gr_topic_settings_t *ts;
@@ -247,6 +331,13 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     if (p->log == NULL || gr_log_offline(p->log)) {
         prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
         return 0;
+    }
+    if (txn_err != GR_KERR_NONE) {
+        gr_pid_t pid;
+        if (transactional_pid(pd, &pid)) {
+            set_error(req, prs, txn_err, txn_msg);
+            return 0;
+        }
     }
     ts = gr_topic_settings(b->conf, t);
     if (rq->acks == -1 && p->nisr < ts->min_insync_replicas) {
@@ -367,6 +458,8 @@ gr_api_produce(gr_req_t *req)
     gr_broker_t *b = req->broker;
     flush_wait_t *fw = NULL;
     bool bad_acks = rq->acks != 0 && rq->acks != 1 && rq->acks != -1;
+    gr_kerr_t txn_err = GR_KERR_NONE;
+    const char *txn_msg = NULL;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)(rq->topic_data_cnt > 0
                                                          ? rq->topic_data_cnt
@@ -375,6 +468,8 @@ gr_api_produce(gr_req_t *req)
     if (rq->topic_data_cnt > 0 && rs->responses == NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = rq->topic_data_cnt > 0 ? rq->topic_data_cnt : 0;
+    if (req->version >= 12 && rq->transactional_id.len > 0 && !bad_acks)
+        txn_err = add_to_txn(req, rq, &txn_msg);
     for (int32_t i = 0; i < rs->responses_cnt; i++) {
         const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
         gr_produce_response_topic_produce_response_t *tr = &rs->responses[i];
@@ -400,7 +495,8 @@ gr_api_produce(gr_req_t *req)
                 prs->error_code = GR_KERR_INVALID_REQUIRED_ACKS;
                 continue;
             }
-            produce_partition(req, rq, t, &td->partition_data[k], prs, &fw);
+            produce_partition(req, rq, t, &td->partition_data[k], prs, &fw,
+                              txn_err, txn_msg);
         }
     }
     if (rq->acks == 0) {

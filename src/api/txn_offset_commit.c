@@ -8,10 +8,16 @@
  * gr_group_txn_commit_offsets(), which appends them as a batch of the
  * producer and keeps them pending until the transaction's marker. Fields
  * by version (txn_offset_commit.schema): leader epoch v2+, generation,
- * member id and group instance id v3+.
+ * member id and group instance id v3+, topics by id v6+ (UNKNOWN_TOPIC_ID
+ * for an unknown one). v5+ is transaction version 2 (KIP-890 part 2,
+ * Kafka's txnOffsetCommitRequestVersionToTransactionSupportedOperation):
+ * the client sent no AddOffsetsToTxn, so the group's partition joins the
+ * transaction here first; its failure is every partition's answer.
  */
 #include "api/api_int.h"
+#include "api/topics.h"
 #include "group/group.h"
+#include "txn/txn.h"
 
 typedef struct txn_commit_ctx {
     gr_req_t *req;
@@ -41,6 +47,7 @@ commit_done(gr_group_waiter_t *w, const void *result)
         gr_txn_offset_commit_response_topic_t *rt = &rs->topics[i];
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
         rt->name = qt->name;
+        rt->topic_id = qt->topic_id; /* v6+ */
         rt->partitions_cnt = np;
         rt->partitions =
             gr_arena_zalloc(req->a, sizeof(*rt->partitions) * (size_t)(np + 1));
@@ -62,6 +69,29 @@ commit_done(gr_group_waiter_t *w, const void *result)
         }
     }
     gr_req_reply(req);
+}
+
+/* v5+: the group's partition of __consumer_offsets joins the
+ * transaction, as AddOffsetsToTxn would have made it. */
+static gr_kerr_t
+add_group_partition(gr_req_t *req)
+{
+    const gr_txn_offset_commit_request_t *rq = req->body;
+    gr_topic_t *t =
+        gr_cluster_topic_cstr(req->broker->cluster, GR_TOPIC_CONSUMER_OFFSETS);
+    gr_txn_tp_t tp;
+    gr_kerr_t err;
+
+    if (t == NULL || t->nparts <= 0)
+        return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    tp.topic = gr_str_c(GR_TOPIC_CONSUMER_OFFSETS);
+    tp.partition = gr_cluster_coord_partition(&rq->group_id, t->nparts);
+    err = gr_txn_add_partitions(
+        req->broker->txn, &rq->transactional_id,
+        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &tp, 1, 2);
+    /* as Kafka's AddPartitionsToTxnManager words it for the broker */
+    return err == GR_KERR_PRODUCER_FENCED ? GR_KERR_INVALID_PRODUCER_EPOCH
+                                          : err;
 }
 
 static void
@@ -91,21 +121,37 @@ gr_api_txn_offset_commit(gr_req_t *req)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_txn_offset_commit_request_topic_t *qt = &rq->topics[i];
-        gr_topic_t *t = gr_cluster_topic(b->cluster, &qt->name);
+        gr_topic_t *t = req->version >= 6
+                            ? gr_cluster_topic_by_id(b->cluster, &qt->topic_id)
+                            : gr_cluster_topic(b->cluster, &qt->name);
         for (int32_t j = 0; j < qt->partitions_cnt; j++, k++) {
             const gr_txn_offset_commit_request_partition_t *qp =
                 &qt->partitions[j];
             gr_group_commit_part_t *p = &ctx->parts[k];
-            p->topic = qt->name;
+            p->topic = req->version >= 6 && t ? gr_str_c(t->name) : qt->name;
             p->partition = qp->partition_index;
             p->offset = qp->committed_offset;
             p->leader_epoch = qp->committed_leader_epoch; /* -1 before v2 */
             p->metadata = qp->committed_metadata;
             p->commit_timestamp = -1;
             p->error = GR_KERR_NONE;
-            if (t == NULL || qp->partition_index < 0 ||
-                qp->partition_index >= t->nparts)
+            if (t == NULL && req->version >= 6)
+                p->error = GR_KERR_UNKNOWN_TOPIC_ID;
+            else if (t == NULL || qp->partition_index < 0 ||
+                     qp->partition_index >= t->nparts)
                 p->error = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        }
+    }
+    if (req->version >= 5) {
+        gr_kerr_t err = add_group_partition(req);
+        if (err != GR_KERR_NONE) {
+            gr_kerr_t res = GR_KERR_NONE;
+            for (int32_t i = 0; i < n; i++)
+                if (ctx->parts[i].error == GR_KERR_NONE)
+                    ctx->parts[i].error = err;
+            gr_group_waiter_init(&ctx->w, commit_done, ctx);
+            commit_done(&ctx->w, &res);
+            return 0;
         }
     }
     a.group_id = rq->group_id;

@@ -344,6 +344,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "and group.initial.rebalance.delay.ms, offsets.topic.num.partitions "
       "and transaction.state.log.num.partitions default to 0, 1 and 1 "
       "(a broker for one test run)."),
+    B(GREGOR_TRANSACTION_VERSION, INT, RO,
+      "Gregor only: the transaction.version feature level ApiVersions "
+      "finalizes (2: KIP-890 part 2, an epoch bump per transaction)."),
     B(GREGOR_GROUP_LOAD_BYTES_PER_TURN, INT, RO,
       "Gregor only: bytes of __consumer_offsets the group coordinator loads "
       "per event-loop turn at start-up."),

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #define TXN_TOPIC           "__transaction_state"
-#define RECORD_VERSION      0    /* key and value versions written */
+#define RECORD_VERSION      0    /* the key version written */
 #define MARKER_RETRY_MS     1000 /* markers that failed are tried again */
 #define LOAD_MAX_BATCH      (16 << 20)
 #define LOAD_BYTES_PER_TURN (1 << 20) /* start-up load, per loop turn */
@@ -235,9 +235,12 @@ encode_key(gr_arena_t *a, const char *id, int32_t id_len)
     return out;
 }
 
-/* The value of txn after t (Kafka's TransactionLog.valueToBytes). */
+/* The value of txn after t (Kafka's TransactionLog.valueToBytes): version
+ * 1 (flexible, with the tagged previous and next producer ids and the
+ * client's transaction version) once transaction.version is 2, else 0. */
 static gr_bytes_t
-encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t)
+encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t,
+             int16_t vver)
 {
     gr_transaction_log_value_t v;
     gr_bytes_t out = { NULL, 0 };
@@ -250,6 +253,8 @@ encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t)
     gr_transaction_log_value_init(&v);
     v.producer_id = t->producer_id;
     v.previous_producer_id = t->prev_producer_id;
+    v.next_producer_id = t->next_producer_id;
+    v.client_transaction_version = t->client_version;
     v.producer_epoch = t->epoch;
     v.transaction_timeout_ms = t->timeout_ms;
     v.transaction_status = (int8_t)t->state;
@@ -286,13 +291,13 @@ encode_value(gr_arena_t *a, const gr_txn_t *txn, const gr_txn_transit_t *t)
             i = j;
         }
     }
-    size = 2 + gr_transaction_log_value_size(&v, RECORD_VERSION);
+    size = 2 + gr_transaction_log_value_size(&v, vver);
     buf = gr_arena_alloc(a, size);
     if (buf == NULL)
         return out;
     w = gr_writer_init(buf, size, a);
-    gr_wr_i16(&w, RECORD_VERSION);
-    gr_transaction_log_value_encode(&w, &v, RECORD_VERSION);
+    gr_wr_i16(&w, vver);
+    gr_transaction_log_value_encode(&w, &v, vver);
     out.ptr = buf;
     out.len = (int32_t)size;
     return out;
@@ -311,7 +316,8 @@ gr_txn_log_transit(gr_txn_coord_t *tc, gr_txn_t *txn, const gr_txn_transit_t *t)
     p = state_partition(tc, txn->log_partition, &err);
     if (p != NULL) {
         key = encode_key(a, txn->id, txn->id_len);
-        value = encode_value(a, txn, t);
+        value = encode_value(a, txn, t,
+                             tc->cfg.transaction_version >= 2 ? 1 : 0);
         if (key.ptr == NULL || value.ptr == NULL)
             err = GR_KERR_COORDINATOR_NOT_AVAILABLE;
         else
@@ -601,6 +607,29 @@ load_start(gr_txn_coord_t *tc)
     }
 }
 
+/* gr_txn_prepare_end, with a new producer id for a transaction version 2
+ * end whose epoch is exhausted. */
+static gr_kerr_t
+end_prepare(gr_txn_coord_t *tc, gr_txn_t *txn, gr_pid_t pid, bool commit,
+            bool from_client, bool tv2, gr_txn_transit_t *t, bool *noop)
+{
+    int64_t next = -1;
+    if (tv2 && gr_txn_epoch_exhausted(txn) && txn->producer_id == pid.id &&
+        pid.epoch >= txn->epoch &&
+        (txn->state == GR_TXN_ONGOING || txn->state == GR_TXN_EMPTY ||
+         txn->state == GR_TXN_COMPLETE_COMMIT ||
+         txn->state == GR_TXN_COMPLETE_ABORT)) {
+        next = gr_pids_next(tc->pids);
+        if (next < 0)
+            return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+        GR_LOG_INFO("transactional id %s: epochs of producer %" PRId64
+                    " exhausted; producer %" PRId64 " follows it",
+                    txn->id, txn->producer_id, next);
+    }
+    return gr_txn_prepare_end(txn, pid, commit, from_client, tv2, next,
+                              gr_txn_now(tc), t, noop);
+}
+
 /* --- timers */
 
 /* The coordinator's abort of an Ongoing transaction: the epoch is bumped
@@ -619,8 +648,11 @@ fence_and_abort(gr_txn_coord_t *tc, gr_txn_t *txn)
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
     gr_txn_fence(txn);
-    err = gr_txn_prepare_end(txn, (gr_pid_t){ txn->producer_id, txn->epoch },
-                             false, false, gr_txn_now(tc), &t, &noop);
+    /* Kafka ends its own aborts at the cluster's transaction.version
+     * (txnManager.transactionVersionLevel), not the transaction's */
+    err = end_prepare(tc, txn, (gr_pid_t){ txn->producer_id, txn->epoch },
+                      false, false, tc->cfg.transaction_version >= 2, &t,
+                      &noop);
     if (err == GR_KERR_NONE && !noop)
         err = gr_txn_log_transit(tc, txn, &t);
     if (err != GR_KERR_NONE) {
@@ -885,7 +917,7 @@ lookup(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_kerr_t *err)
 
 gr_kerr_t
 gr_txn_add_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_pid_t pid,
-                      const gr_txn_tp_t *tps, int n)
+                      const gr_txn_tp_t *tps, int n, int16_t client_version)
 {
     gr_txn_transit_t t;
     gr_kerr_t err;
@@ -893,7 +925,8 @@ gr_txn_add_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_pid_t pid,
     gr_txn_t *txn = lookup(tc, txn_id, &err);
     if (txn == NULL)
         return err;
-    err = gr_txn_prepare_add(txn, pid, tps, n, gr_txn_now(tc), &t, &noop);
+    err = gr_txn_prepare_add(txn, pid, tps, n, client_version, gr_txn_now(tc),
+                             &t, &noop);
     if (err != GR_KERR_NONE || noop)
         return err;
     return gr_txn_log_transit(tc, txn, &t);
@@ -920,20 +953,34 @@ gr_txn_verify_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
 
 gr_kerr_t
 gr_txn_end(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_pid_t pid,
-           bool commit)
+           bool commit, int16_t client_version, gr_pid_t *out)
 {
     gr_txn_transit_t t;
     gr_kerr_t err;
     bool noop;
     gr_txn_t *txn = lookup(tc, txn_id, &err);
+
+    *out = GR_PID_NONE;
     if (txn == NULL)
         return err;
-    err = gr_txn_prepare_end(txn, pid, commit, true, gr_txn_now(tc), &t, &noop);
-    if (err != GR_KERR_NONE || noop)
+    err = end_prepare(tc, txn, pid, commit, true, client_version >= 2, &t,
+                      &noop);
+    if (err != GR_KERR_NONE)
         return err;
+    if (noop) {
+        /* a retry: the producer's current id and epoch */
+        *out = (gr_pid_t){ txn->producer_id, txn->epoch };
+        return GR_KERR_NONE;
+    }
     err = gr_txn_log_transit(tc, txn, &t);
     if (err != GR_KERR_NONE)
         return err;
+    /* what the producer goes on with once CompleteX is logged (Kafka
+     * answers with prepareComplete's id and epoch, not waiting for the
+     * markers) */
+    *out = txn->next_producer_id >= 0
+               ? (gr_pid_t){ txn->next_producer_id, 0 }
+               : (gr_pid_t){ txn->producer_id, txn->epoch };
     GR_LOG_DEBUG("transactional id %s: %s of producer %" PRId64 " epoch %d "
                  "over %d partition(s)",
                  txn->id, commit ? "commit" : "abort", txn->producer_id,

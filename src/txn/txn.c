@@ -2,9 +2,11 @@
  * The transaction state machine (see the table in txn.h): which request
  * may do what in which state, and the transitions it leads to, after
  * Kafka's TransactionCoordinator (the checks) and TransactionMetadata
- * (prepare*, completeTransitionTo) with transaction version 0, the one
- * EndTxn v0-v4 clients speak: no epoch bump per transaction. Nothing here
- * does I/O: the coordinator logs a transition, then applies it.
+ * (prepare*, completeTransitionTo), for transaction version 0 (the one
+ * EndTxn v0-v4 clients speak: no epoch bump per transaction) and 2 (KIP-890
+ * part 2: EndTxn v5; every end bumps the epoch, partitions are added by
+ * the Produce and TxnOffsetCommit themselves). Nothing here does I/O: the
+ * coordinator logs a transition, then applies it.
  */
 #include "core/log.h"
 #include "txn/txn_int.h"
@@ -47,6 +49,12 @@ static bool
 exhausted(int16_t epoch)
 {
     return epoch >= GR_TXN_EPOCH_EXHAUSTED;
+}
+
+bool
+gr_txn_epoch_exhausted(const gr_txn_t *txn)
+{
+    return exhausted(txn->epoch);
 }
 
 gr_txn_t *
@@ -124,8 +132,10 @@ transit_init(const gr_txn_t *txn, gr_txn_state_t state, int64_t now_ms,
     t->state = state;
     t->producer_id = txn->producer_id;
     t->prev_producer_id = txn->producer_id; /* as Kafka's transit */
+    t->next_producer_id = txn->next_producer_id;
     t->epoch = txn->epoch;
     t->last_epoch = txn->last_epoch;
+    t->client_version = txn->client_version;
     t->timeout_ms = txn->timeout_ms;
     t->start_ms = txn->start_ms;
     t->update_ms = now_ms;
@@ -241,7 +251,8 @@ gr_txn_fence(gr_txn_t *txn)
 
 gr_kerr_t
 gr_txn_prepare_add(const gr_txn_t *txn, gr_pid_t pid, const gr_txn_tp_t *tps,
-                   int n, int64_t now_ms, gr_txn_transit_t *t, bool *noop)
+                   int n, int16_t client_version, int64_t now_ms,
+                   gr_txn_transit_t *t, bool *noop)
 {
     bool all = true;
     *noop = false;
@@ -274,6 +285,7 @@ gr_txn_prepare_add(const gr_txn_t *txn, gr_pid_t pid, const gr_txn_tp_t *tps,
     }
     t->add = tps;
     t->nadd = n;
+    t->client_version = client_version;
     return GR_KERR_NONE;
 }
 
@@ -302,16 +314,16 @@ gr_txn_check_verify(const gr_txn_t *txn, gr_pid_t pid)
 
 /* --- EndTxn */
 
-gr_kerr_t
-gr_txn_prepare_end(const gr_txn_t *txn, gr_pid_t pid, bool commit,
-                   bool from_client, int64_t now_ms, gr_txn_transit_t *t,
-                   bool *noop)
+/* Transaction version 0: the client's epoch is the current one; the
+ * coordinator's own abort carries the bumped epoch (Kafka's
+ * endTransactionWithTV1). */
+static gr_kerr_t
+prepare_end_v0(const gr_txn_t *txn, gr_pid_t pid, bool commit,
+               bool from_client, int64_t now_ms, gr_txn_transit_t *t,
+               bool *noop)
 {
-    *noop = false;
     if (txn->producer_id != pid.id)
         return GR_KERR_INVALID_PRODUCER_ID_MAPPING;
-    /* transaction version 0: the client's epoch is the current one; the
-     * coordinator's own abort carries the bumped epoch */
     if ((from_client && pid.epoch != txn->epoch) || pid.epoch < txn->epoch)
         return GR_KERR_PRODUCER_FENCED;
     switch (txn->state) {
@@ -345,6 +357,122 @@ gr_txn_prepare_end(const gr_txn_t *txn, gr_pid_t pid, bool commit,
     return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
 
+/* Kafka's prepareAbortOrCommit for transaction version 2: the epoch goes
+ * up by one (the markers carry it), the one before is remembered;
+ * no_partition_added: an abort with no transaction open (its start time
+ * is now). */
+static void
+abort_or_commit_v2(const gr_txn_t *txn, gr_txn_state_t state,
+                   int64_t next_pid, bool no_partition_added, int64_t now_ms,
+                   gr_txn_transit_t *t)
+{
+    transit_init(txn, state, now_ms, t);
+    if (!(txn->epoch == INT16_MAX && state == GR_TXN_PREPARE_ABORT))
+        t->epoch = (int16_t)(txn->epoch + 1);
+    t->last_epoch = txn->epoch;
+    t->start_ms = no_partition_added ? now_ms : txn->start_ms;
+    t->next_producer_id = next_pid;
+    t->client_version = 2;
+}
+
+/* Transaction version 2 (Kafka's endTransaction with a client transaction
+ * version that supports the epoch bump). */
+static gr_kerr_t
+prepare_end_v2(const gr_txn_t *txn, gr_pid_t pid, bool commit,
+               bool from_client, int64_t next_pid, int64_t now_ms,
+               gr_txn_transit_t *t, bool *noop)
+{
+    /* a retry of an end whose answer was lost: the epoch (or, after an
+     * exhausted one, the producer id) has moved on since */
+    bool retry_overflow = from_client && txn->prev_producer_id == pid.id &&
+                          pid.epoch == GR_TXN_EPOCH_EXHAUSTED &&
+                          txn->epoch == 0;
+    bool retry_bump = from_client && txn->epoch == pid.epoch + 1;
+    bool retry = retry_bump || retry_overflow, valid = false;
+
+    if (!from_client) {
+        valid = pid.epoch >= txn->epoch; /* the coordinator's fence */
+    } else {
+        switch (txn->state) {
+        case GR_TXN_ONGOING:
+        case GR_TXN_EMPTY:
+        case GR_TXN_DEAD:
+        case GR_TXN_PREPARE_EPOCH_FENCE:
+            valid = pid.epoch == txn->epoch;
+            break;
+        case GR_TXN_PREPARE_COMMIT:
+        case GR_TXN_PREPARE_ABORT:
+            valid = retry_bump;
+            break;
+        case GR_TXN_COMPLETE_COMMIT:
+        case GR_TXN_COMPLETE_ABORT:
+            valid = retry || pid.epoch == txn->epoch;
+            break;
+        }
+    }
+    if (txn->producer_id != pid.id && !retry_overflow)
+        return GR_KERR_INVALID_PRODUCER_ID_MAPPING;
+    if (!valid)
+        return GR_KERR_PRODUCER_FENCED;
+    switch (txn->state) {
+    case GR_TXN_ONGOING:
+        abort_or_commit_v2(txn,
+                           commit ? GR_TXN_PREPARE_COMMIT
+                                  : GR_TXN_PREPARE_ABORT,
+                           next_pid, false, now_ms, t);
+        return GR_KERR_NONE;
+    case GR_TXN_COMPLETE_COMMIT:
+        if (commit != retry)
+            return GR_KERR_INVALID_TXN_STATE;
+        if (commit) {
+            *noop = true;
+            return GR_KERR_NONE;
+        }
+        abort_or_commit_v2(txn, GR_TXN_PREPARE_ABORT, next_pid, true, now_ms,
+                           t);
+        return GR_KERR_NONE;
+    case GR_TXN_COMPLETE_ABORT:
+        if (commit)
+            return GR_KERR_INVALID_TXN_STATE;
+        if (retry) {
+            *noop = true;
+            return GR_KERR_NONE;
+        }
+        abort_or_commit_v2(txn, GR_TXN_PREPARE_ABORT, next_pid, true, now_ms,
+                           t);
+        return GR_KERR_NONE;
+    case GR_TXN_EMPTY:
+        if (commit)
+            return GR_KERR_INVALID_TXN_STATE;
+        abort_or_commit_v2(txn, GR_TXN_PREPARE_ABORT, next_pid, true, now_ms,
+                           t);
+        return GR_KERR_NONE;
+    case GR_TXN_PREPARE_COMMIT:
+        return commit ? GR_KERR_CONCURRENT_TRANSACTIONS
+                      : GR_KERR_INVALID_TXN_STATE;
+    case GR_TXN_PREPARE_ABORT:
+        return commit ? GR_KERR_INVALID_TXN_STATE
+                      : GR_KERR_CONCURRENT_TRANSACTIONS;
+    case GR_TXN_DEAD:
+        return GR_KERR_INVALID_PRODUCER_ID_MAPPING;
+    case GR_TXN_PREPARE_EPOCH_FENCE:
+        return GR_KERR_CONCURRENT_TRANSACTIONS;
+    }
+    return GR_KERR_UNKNOWN_SERVER_ERROR;
+}
+
+gr_kerr_t
+gr_txn_prepare_end(const gr_txn_t *txn, gr_pid_t pid, bool commit,
+                   bool from_client, bool tv2, int64_t next_pid,
+                   int64_t now_ms, gr_txn_transit_t *t, bool *noop)
+{
+    *noop = false;
+    return tv2 ? prepare_end_v2(txn, pid, commit, from_client, next_pid,
+                                now_ms, t, noop)
+               : prepare_end_v0(txn, pid, commit, from_client, now_ms, t,
+                                noop);
+}
+
 void
 gr_txn_prepare_complete(const gr_txn_t *txn, int64_t now_ms,
                         gr_txn_transit_t *t)
@@ -355,7 +483,13 @@ gr_txn_prepare_complete(const gr_txn_t *txn, int64_t now_ms,
                  txn->state == GR_TXN_PREPARE_COMMIT ? GR_TXN_COMPLETE_COMMIT
                                                      : GR_TXN_COMPLETE_ABORT,
                  now_ms, t);
-    t->last_epoch = txn->epoch;
+    /* transaction version 2, epoch exhausted: the next producer id takes
+     * over with epoch 0 (Kafka's prepareComplete) */
+    if (txn->client_version >= 2 && txn->next_producer_id >= 0) {
+        t->producer_id = txn->next_producer_id;
+        t->epoch = 0;
+    }
+    t->next_producer_id = -1;
 }
 
 bool
@@ -437,13 +571,17 @@ int
 gr_txn_apply(gr_txn_t *txn, const gr_txn_transit_t *t)
 {
     int rc = 0;
+    /* every field of the transition, as Kafka's completeTransitionTo:
+     * transitions that do not change one carry txn's value */
+    txn->timeout_ms = t->timeout_ms;
+    txn->producer_id = t->producer_id;
+    txn->prev_producer_id = t->prev_producer_id;
+    txn->next_producer_id = t->next_producer_id;
+    txn->epoch = t->epoch;
+    txn->last_epoch = t->last_epoch;
+    txn->client_version = t->client_version;
     switch (t->state) {
     case GR_TXN_EMPTY: /* InitProducerId */
-        txn->timeout_ms = t->timeout_ms;
-        txn->producer_id = t->producer_id;
-        txn->prev_producer_id = t->prev_producer_id;
-        txn->epoch = t->epoch;
-        txn->last_epoch = t->last_epoch;
         txn->start_ms = -1;
         gr_txn_clear_parts(txn);
         break;
@@ -454,6 +592,7 @@ gr_txn_apply(gr_txn_t *txn, const gr_txn_transit_t *t)
         break;
     case GR_TXN_PREPARE_COMMIT: /* EndTxn */
     case GR_TXN_PREPARE_ABORT:
+        txn->start_ms = t->start_ms; /* TV2's abort with no transaction */
         for (int i = 0; i < txn->nparts; i++)
             txn->parts[i].marked = false;
         txn->completing = true;

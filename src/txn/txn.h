@@ -90,6 +90,22 @@
  * AddPartitionsToTxn verify_only (v4+) answers as AddPartitions without
  * the transition: CT in Prepare*, IPM for Dead, else per partition.
  *
+ * Transaction version 2 (KIP-890 part 2: EndTxn v5; the partitions come
+ * from Produce v12+ and TxnOffsetCommit v5+ themselves): every end bumps
+ * the epoch (the markers carry the bumped one; an exhausted epoch brings
+ * a new producer id, epoch 0, at CompleteX), and EndTxn differs so:
+ *
+ *   state            EndTxn commit            EndTxn abort
+ *   Empty            ITS                      PrepareAbort (nothing to mark)
+ *   CompleteCommit   NONE if a retry (4), ITS ITS if a retry (4), else
+ *                                             PrepareAbort (nothing to mark)
+ *   CompleteAbort    ITS                      NONE if a retry (4), else
+ *                                             PrepareAbort (nothing to mark)
+ *   PrepareCommit    CT (with the bumped epoch: a retry) ...
+ *
+ *   (4) the epoch before the bump (or, after an exhausted one, the old
+ *       producer id at epoch 32766): the end's answer was lost
+ *
  * Before the state: an unknown transactional id is
  * INVALID_PRODUCER_ID_MAPPING (InitProducerId creates it), another producer
  * id INVALID_PRODUCER_ID_MAPPING, another epoch PRODUCER_FENCED
@@ -131,6 +147,9 @@ typedef struct gr_txn_config {
     int64_t id_expiration_ms;           /* transactional.id.expiration.ms */
     int64_t abort_interval_ms;          /* ...abort.timed.out...interval.ms */
     int64_t remove_expired_interval_ms; /* ...remove.expired...interval.ms */
+    /* the finalized transaction.version: 2 writes TransactionLogValue v1
+     * (with ClientTransactionVersion and NextProducerId), as Kafka 4.x */
+    int16_t transaction_version;
     int64_t (*clock_ms)(void);          /* wall clock; NULL: gr_wall_ms */
 } gr_txn_config_t;
 
@@ -183,9 +202,12 @@ typedef struct gr_txn_tp {
 } gr_txn_tp_t;
 
 /* AddPartitionsToTxn and AddOffsetsToTxn (the group's __consumer_offsets
- * partition): the partitions must exist (the caller checks). */
+ * partition): the partitions must exist (the caller checks).
+ * client_version 2: added by a transaction version 2 client's Produce
+ * (v12+) or TxnOffsetCommit (v5+) itself (KIP-890 part 2); 0 otherwise. */
 gr_kerr_t gr_txn_add_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
-                                gr_pid_t pid, const gr_txn_tp_t *tps, int n);
+                                gr_pid_t pid, const gr_txn_tp_t *tps, int n,
+                                int16_t client_version);
 /* AddPartitionsToTxn v4+ verify_only: the transaction-level error, or NONE
  * with errs[i] NONE (tps[i] is in the transaction) or
  * TRANSACTION_ABORTABLE. */
@@ -193,9 +215,12 @@ gr_kerr_t gr_txn_verify_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
                                    gr_pid_t pid, const gr_txn_tp_t *tps, int n,
                                    gr_kerr_t *errs);
 /* EndTxn: commit or abort the producer's transaction. NONE once the
- * decision is logged (the markers follow at once, or are retried). */
+ * decision is logged (the markers follow at once, or are retried).
+ * client_version 2 (EndTxn v5, KIP-890 part 2): every end bumps the epoch;
+ * *out is the producer id and epoch the producer goes on with (a new id
+ * with epoch 0 once the epochs are exhausted), else GR_PID_NONE. */
 gr_kerr_t gr_txn_end(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_pid_t pid,
-                     bool commit);
+                     bool commit, int16_t client_version, gr_pid_t *out);
 
 /* DescribeTransactions of one id. Strings and parts live in a. */
 typedef struct gr_txn_info {

@@ -49,8 +49,10 @@ typedef struct gr_txn_transit {
     gr_txn_state_t state;
     int64_t producer_id;
     int64_t prev_producer_id;
+    int64_t next_producer_id; /* TV2: the id after an exhausted epoch, -1 */
     int16_t epoch;
     int16_t last_epoch;
+    int16_t client_version;   /* ClientTransactionVersion of the transition */
     int32_t timeout_ms;
     int64_t start_ms;
     int64_t update_ms;
@@ -78,18 +80,26 @@ void gr_txn_prepare_rotate(const gr_txn_t *txn, int64_t new_pid,
                            int32_t timeout_ms, bool record_last_epoch,
                            int64_t now_ms, gr_txn_transit_t *t);
 /* AddPartitions: NONE with *t to log (*noop: nothing to log, answer NONE),
- * or the error. */
+ * or the error. client_version: 2 when the partitions come implicitly from
+ * a transaction version 2 client's Produce or TxnOffsetCommit, else 0. */
 gr_kerr_t gr_txn_prepare_add(const gr_txn_t *txn, gr_pid_t pid,
-                             const gr_txn_tp_t *tps, int n, int64_t now_ms,
+                             const gr_txn_tp_t *tps, int n,
+                             int16_t client_version, int64_t now_ms,
                              gr_txn_transit_t *t, bool *noop);
 /* Verify: the transaction-level check of gr_txn_verify_partitions. */
 gr_kerr_t gr_txn_check_verify(const gr_txn_t *txn, gr_pid_t pid);
 /* EndTxn from the client (from_client) or the coordinator (a fence: pid
- * carries the bumped epoch). NONE with *t to log, NONE with *noop (a retry
- * of a completed end), or the error. */
+ * carries the bumped epoch). tv2: transaction version 2 (EndTxn v5, or the
+ * coordinator's end of a transaction whose client speaks it): the epoch is
+ * bumped by every end (next_pid, when not -1, the producer id that follows
+ * an exhausted epoch), an abort needs no open transaction, and a retry
+ * with the epoch before the bump is answered NONE. NONE with *t to log,
+ * NONE with *noop (a retry of a completed end), or the error. */
 gr_kerr_t gr_txn_prepare_end(const gr_txn_t *txn, gr_pid_t pid, bool commit,
-                             bool from_client, int64_t now_ms,
-                             gr_txn_transit_t *t, bool *noop);
+                             bool from_client, bool tv2, int64_t next_pid,
+                             int64_t now_ms, gr_txn_transit_t *t, bool *noop);
+/* Whether txn's epoch is exhausted (Kafka's isProducerEpochExhausted). */
+bool gr_txn_epoch_exhausted(const gr_txn_t *txn);
 /* Fencing an Ongoing transaction: bumps txn's epoch in memory (once: not
  * again after a failed fence), as Kafka's prepareFenceProducerEpoch and
  * endTransaction do; the abort then uses that epoch. */

@@ -33,7 +33,9 @@ typedef struct fx {
     gr_groups_t *groups; /* when a test runs the group coordinator */
 } fx_t;
 
+
 static int64_t fake_now = 1700000000000LL;
+static int16_t fx_tv; /* the coordinator's transaction.version */
 
 static int64_t
 clock_ms(void)
@@ -119,6 +121,7 @@ start(fx_t *f)
     cfg.abort_interval_ms = 10000;
     cfg.remove_expired_interval_ms = 3600000;
     cfg.clock_ms = clock_ms;
+    cfg.transaction_version = fx_tv;
     f->tc = gr_txn_coord_new(NULL, f->c, f->pids, 1, &cfg, &th);
     ck_assert_ptr_nonnull(f->tc);
     gr_txn_coord_start(f->tc);
@@ -270,6 +273,14 @@ aborted(fx_t *f, int32_t i)
 
 static const gr_str_t TX = GR_STR("tx-1");
 
+/* EndTxn v0-v4 (transaction version 0) */
+static gr_kerr_t
+end_v0(gr_txn_coord_t *tc, gr_pid_t pid, bool commit)
+{
+    gr_pid_t out;
+    return gr_txn_end(tc, &TX, pid, commit, 0, &out);
+}
+
 static gr_pid_t
 init(fx_t *f, int32_t timeout_ms)
 {
@@ -283,7 +294,7 @@ static void
 add(fx_t *f, gr_pid_t pid, const char *t, int32_t i)
 {
     gr_txn_tp_t tp = { gr_str_c(t), i };
-    ck_assert_int_eq(gr_txn_add_partitions(f->tc, &TX, pid, &tp, 1),
+    ck_assert_int_eq(gr_txn_add_partitions(f->tc, &TX, pid, &tp, 1, 0),
                      GR_KERR_NONE);
 }
 
@@ -301,7 +312,7 @@ START_TEST(test_commit_and_abort)
     produce(&f, 1, pid, 0, 2);
     ck_assert_int_eq(lso(&f, 0), 0);
     ck_assert_str_eq(state(&f, "tx-1"), "Ongoing");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
     /* markers at 3 and 2: the LSO is the log end */
     ck_assert_int_eq(part(&f, "t", 0)->high_watermark, 4);
@@ -311,7 +322,7 @@ START_TEST(test_commit_and_abort)
 
     add(&f, pid, "t", 0);
     produce(&f, 0, pid, 3, 1);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
     ck_assert_int_eq(lso(&f, 0), 6);
     ck_assert_int_eq(aborted(&f, 0), 1);
@@ -330,7 +341,7 @@ START_TEST(test_restart_keeps_state)
     pid = init(&f, 60000);
     add(&f, pid, "t", 0);
     produce(&f, 0, pid, 0, 2);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     restart(&f, false);
     ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
     ck_assert_int_eq(aborted(&f, 0), 1); /* the index was read back */
@@ -342,7 +353,7 @@ START_TEST(test_restart_keeps_state)
     add(&f, pid2, "t", 1);
     restart(&f, true);
     ck_assert_str_eq(state(&f, "tx-1"), "Ongoing");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid2, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid2, true), GR_KERR_NONE);
     ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
     /* ids are never reused */
     {
@@ -365,7 +376,7 @@ START_TEST(test_prepare_completed_after_restart)
     add(&f, pid, "t", 0);
     produce(&f, 0, pid, 0, 2);
     gr_fault_arm_spec("txn.marker:1:0");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     ck_assert_str_eq(state(&f, "tx-1"), "PrepareCommit");
     ck_assert_int_eq(lso(&f, 0), 0);
     /* while completing: CONCURRENT_TRANSACTIONS */
@@ -374,9 +385,9 @@ START_TEST(test_prepare_completed_after_restart)
         gr_txn_tp_t tp = { GR_STR("t"), 1 };
         ck_assert_int_eq(gr_txn_init_pid(f.tc, &TX, 1000, GR_PID_NONE, &out),
                          GR_KERR_CONCURRENT_TRANSACTIONS);
-        ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+        ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1, 0),
                          GR_KERR_CONCURRENT_TRANSACTIONS);
-        ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true),
+        ck_assert_int_eq(end_v0(f.tc, pid, true),
                          GR_KERR_CONCURRENT_TRANSACTIONS);
     }
     /* the retry still fails, then works */
@@ -402,7 +413,7 @@ START_TEST(test_prepare_completed_at_load)
     add(&f, pid, "t", 0);
     produce(&f, 0, pid, 0, 1);
     gr_fault_arm_spec("txn.marker:1:0");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     gr_fault_clear();
     restart(&f, false);
     /* the load writes the markers and logs CompleteAbort */
@@ -423,7 +434,7 @@ START_TEST(test_txn_index_rebuilt)
     pid = init(&f, 60000);
     add(&f, pid, "t", 0);
     produce(&f, 0, pid, 0, 2);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     gr_logtest_seg_path(path, &f.lt, "t", 0, 0, ".txnindex");
     ck_assert_int_eq(gr_logtest_file_size(path), GR_TXNIDX_ENTRY);
     /* lost (a crash before the write reached the file): the replay of the
@@ -533,15 +544,15 @@ START_TEST(test_compaction_with_transactions)
     pid = init(&f, 60000);
     put_kv(&f, none, 0, "k1", "committed");
     /* an aborted value of k1 must not shadow the committed one */
-    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1, 0),
                      GR_KERR_NONE);
     put_kv(&f, pid, 0, "k1", "aborted");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     for (int i = 0; i < 6; i++)
         put_kv(&f, none, 0, "k2", "old");
     /* an open transaction: nothing at or past its first offset is
      * compacted */
-    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1),
+    ck_assert_int_eq(gr_txn_add_partitions(f.tc, &TX, pid, &tp, 1, 0),
                      GR_KERR_NONE);
     put_kv(&f, pid, 1, "k2", "open");
     for (int i = 0; i < 6; i++)
@@ -561,7 +572,7 @@ START_TEST(test_compaction_with_transactions)
     restart(&f, false);
     ck_assert_int_eq(aborted_c(&f), 1);
     /* committed: the open value wins from the next cleaning on */
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     for (int i = 0; i < 6; i++)
         put_kv(&f, none, 0, "k4", "y");
     clean(&f);
@@ -589,7 +600,7 @@ START_TEST(test_timeout_aborts_with_bump)
     ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
     ck_assert_int_eq(aborted(&f, 0), 1);
     /* the abandoned producer is fenced everywhere */
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_PRODUCER_FENCED);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_PRODUCER_FENCED);
     ck_assert_int_eq(
         gr_pstate_check_marker(part(&f, "t", 0)->pstate, pid.id, pid.epoch, 0),
         GR_KERR_INVALID_PRODUCER_EPOCH);
@@ -654,7 +665,7 @@ START_TEST(test_offsets_partition_marker)
     topic(&f, "__consumer_offsets", 2, true);
     pid = init(&f, 60000);
     add(&f, pid, "__consumer_offsets", 1);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     ck_assert_int_eq(f.marks, 1);
     ck_assert_int_eq(f.mark_pid, pid.id);
     ck_assert(f.mark_commit);
@@ -683,7 +694,7 @@ START_TEST(test_loading)
     cfg.clock_ms = clock_ms;
     tc = gr_txn_coord_new(f.lt.loop, f.c, f.pids, 1, &cfg, NULL);
     gr_txn_coord_start(tc);
-    ck_assert_int_eq(gr_txn_end(tc, &TX, pid, true),
+    ck_assert_int_eq(end_v0(tc, pid, true),
                      GR_KERR_COORDINATOR_LOAD_IN_PROGRESS);
     ck_assert_int_eq(gr_txn_describe(tc, &TX, a, &info),
                      GR_KERR_COORDINATOR_LOAD_IN_PROGRESS);
@@ -788,19 +799,19 @@ START_TEST(test_txn_offset_commit)
     ck_assert_int_eq(group_offset(&f, false, &err), -1);
     ck_assert_int_eq(group_offset(&f, true, &err), -1);
     ck_assert_int_eq(err, GR_KERR_UNSTABLE_OFFSET_COMMIT);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, false), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, false), GR_KERR_NONE);
     ck_assert_int_eq(group_offset(&f, true, &err), -1); /* dropped */
     ck_assert_int_eq(err, GR_KERR_NONE);
     add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
     ck_assert_int_eq(txn_commit(&f, pid, 42), GR_KERR_NONE);
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     ck_assert_int_eq(group_offset(&f, true, &err), 42);
     /* a commit left in PrepareCommit: after a restart the coordinator
      * writes the marker while the group partition loads */
     add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
     ck_assert_int_eq(txn_commit(&f, pid, 99), GR_KERR_NONE);
     gr_fault_arm_spec("txn.marker:1:0");
-    ck_assert_int_eq(gr_txn_end(f.tc, &TX, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     gr_fault_clear();
     groups_stop(&f);
     restart(&f, false); /* the txn coordinator completes it at start */
@@ -840,10 +851,168 @@ START_TEST(test_requests_need_the_topic)
         gr_str_t empty = GR_STR("");
         ck_assert_int_eq(gr_txn_init_pid(f.tc, &empty, 1000, GR_PID_NONE, &pid),
                          GR_KERR_INVALID_REQUEST);
-        ck_assert_int_eq(gr_txn_end(f.tc, &empty, pid, true),
+        ck_assert_int_eq(gr_txn_end(f.tc, &empty, pid, true, 0, &pid),
                          GR_KERR_INVALID_REQUEST);
     }
     fx_fini(&f);
+}
+END_TEST
+
+
+/* --- transaction version 2 (KIP-890 part 2) */
+
+static gr_kerr_t
+end_v2(gr_txn_coord_t *tc, gr_pid_t pid, bool commit, gr_pid_t *next)
+{
+    return gr_txn_end(tc, &TX, pid, commit, 2, next);
+}
+
+static void
+add_v2(fx_t *f, gr_pid_t pid, const char *t, int32_t i)
+{
+    gr_txn_tp_t tp = { gr_str_c(t), i };
+    ck_assert_int_eq(gr_txn_add_partitions(f->tc, &TX, pid, &tp, 1, 2),
+                     GR_KERR_NONE);
+}
+
+static void
+epoch_cb(void *arg, const gr_pinfo_t *p)
+{
+    *(int16_t *)arg = p->epoch;
+}
+
+/* The epoch t-i's producer state holds (the last marker's). */
+static int16_t
+part_epoch(fx_t *f, int32_t i)
+{
+    int16_t e = -2;
+    gr_pstate_foreach(part(f, "t", i)->pstate, epoch_cb, &e);
+    return e;
+}
+
+static gr_txn_t *
+txn_of(fx_t *f)
+{
+    for (uint32_t i = 0; i < f->tc->tab_size; i++)
+        for (gr_txn_t *t = f->tc->tab[i]; t; t = t->hnext)
+            if (gr_str_eq_cstr(&TX, t->id))
+                return t;
+    return NULL;
+}
+
+START_TEST(test_tv2_epoch_bump_per_transaction)
+{
+    fx_t f;
+    gr_pid_t pid, next, again;
+
+    fx_tv = 2;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    ck_assert_int_eq(pid.epoch, 0);
+    /* the partition joins through the Produce (no AddPartitionsToTxn) */
+    add_v2(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 3);
+    ck_assert_int_eq(end_v2(f.tc, pid, true, &next), GR_KERR_NONE);
+    ck_assert_int_eq(next.id, pid.id);
+    ck_assert_int_eq(next.epoch, 1);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    ck_assert_int_eq(lso(&f, 0), 4);
+    /* the marker carried the bumped epoch */
+    ck_assert_int_eq(part_epoch(&f, 0), 1);
+    /* the answer was lost: the retry with the old epoch is answered the
+     * same */
+    ck_assert_int_eq(end_v2(f.tc, pid, true, &again), GR_KERR_NONE);
+    ck_assert_int_eq(again.id, next.id);
+    ck_assert_int_eq(again.epoch, 1);
+    /* no transaction open: a commit is refused, older epochs fenced */
+    ck_assert_int_eq(end_v2(f.tc, next, true, &again),
+                     GR_KERR_INVALID_TXN_STATE);
+    ck_assert_int_eq(again.id, -1);
+    /* the next transaction, at the new epoch, its sequences from 0 */
+    add_v2(&f, next, "t", 0);
+    produce(&f, 0, next, 0, 2);
+    pid = next;
+    ck_assert_int_eq(end_v2(f.tc, pid, false, &next), GR_KERR_NONE);
+    ck_assert_int_eq(next.epoch, 2);
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    ck_assert_int_eq(part_epoch(&f, 0), 2);
+    /* an abort with nothing open still bumps (it fences) */
+    pid = next;
+    ck_assert_int_eq(end_v2(f.tc, pid, false, &next), GR_KERR_NONE);
+    ck_assert_int_eq(next.epoch, 3);
+    ck_assert_int_eq(end_v2(f.tc, (gr_pid_t){ pid.id, 1 }, false, &again),
+                     GR_KERR_PRODUCER_FENCED);
+    /* a TV1 client's EndTxn v4 on the same id: no bump */
+    add(&f, next, "t", 1);
+    ck_assert_int_eq(gr_txn_end(f.tc, &TX, next, true, 0, &again),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(txn_of(&f)->epoch, 3);
+    /* the v1 records bring all of it back */
+    restart(&f, true);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteCommit");
+    ck_assert_int_eq(txn_of(&f)->epoch, 3);
+    ck_assert_int_eq(txn_of(&f)->client_version, 0);
+    add_v2(&f, next, "t", 1);
+    ck_assert_int_eq(txn_of(&f)->client_version, 2);
+    fx_fini(&f);
+    fx_tv = 0;
+}
+END_TEST
+
+/* An exhausted epoch: the end allocates the next producer id, which the
+ * producer goes on with at epoch 0; a retry of that end still works. */
+START_TEST(test_tv2_epoch_exhausted)
+{
+    fx_t f;
+    gr_pid_t pid, next, again;
+    gr_txn_t *txn;
+
+    fx_tv = 2;
+    fx_init(&f);
+    pid = init(&f, 60000);
+    txn = txn_of(&f);
+    txn->epoch = GR_TXN_EPOCH_EXHAUSTED;
+    pid.epoch = GR_TXN_EPOCH_EXHAUSTED;
+    add_v2(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 1);
+    ck_assert_int_eq(end_v2(f.tc, pid, true, &next), GR_KERR_NONE);
+    ck_assert_int_ne(next.id, pid.id);
+    ck_assert_int_eq(next.epoch, 0);
+    ck_assert_int_eq(txn->producer_id, next.id);
+    ck_assert_int_eq(txn->prev_producer_id, pid.id);
+    ck_assert_int_eq(part_epoch(&f, 0), INT16_MAX); /* the marker's */
+    ck_assert_int_eq(end_v2(f.tc, pid, true, &again), GR_KERR_NONE);
+    ck_assert_int_eq(again.id, next.id);
+    ck_assert_int_eq(again.epoch, 0);
+    add_v2(&f, next, "t", 0);
+    ck_assert_str_eq(state(&f, "tx-1"), "Ongoing");
+    fx_fini(&f);
+    fx_tv = 0;
+}
+END_TEST
+
+/* The coordinator's own abort at transaction.version 2 (a timeout): the
+ * fence bumps the epoch and so does the end, as Kafka ends its aborts at
+ * the cluster's level. */
+START_TEST(test_tv2_timeout_abort)
+{
+    fx_t f;
+    gr_pid_t pid, out;
+
+    fx_tv = 2;
+    fx_init(&f);
+    pid = init(&f, 5000);
+    add_v2(&f, pid, "t", 0);
+    produce(&f, 0, pid, 0, 1);
+    fake_now += 5001;
+    gr_txn_coord_tick(f.tc);
+    ck_assert_str_eq(state(&f, "tx-1"), "CompleteAbort");
+    ck_assert_int_eq(txn_of(&f)->epoch, 2);
+    ck_assert_int_eq(part_epoch(&f, 0), 2);
+    ck_assert_int_eq(aborted(&f, 0), 1);
+    ck_assert_int_eq(end_v2(f.tc, pid, true, &out), GR_KERR_PRODUCER_FENCED);
+    fx_fini(&f);
+    fx_tv = 0;
 }
 END_TEST
 
@@ -866,6 +1035,9 @@ suite_txn_coordinator(void)
     tcase_add_test(tc, test_loading);
     tcase_add_test(tc, test_txn_offset_commit);
     tcase_add_test(tc, test_requests_need_the_topic);
+    tcase_add_test(tc, test_tv2_epoch_bump_per_transaction);
+    tcase_add_test(tc, test_tv2_epoch_exhausted);
+    tcase_add_test(tc, test_tv2_timeout_abort);
     suite_add_tcase(s, tc);
     return s;
 }

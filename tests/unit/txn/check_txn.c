@@ -186,7 +186,7 @@ START_TEST(test_add_by_state)
     gr_txn_transit_t t;
     bool noop;
     int64_t start = txn->start_ms;
-    gr_kerr_t err = gr_txn_prepare_add(txn, me, new_tp, 1, NOW, &t, &noop);
+    gr_kerr_t err = gr_txn_prepare_add(txn, me, new_tp, 1, 0, NOW, &t, &noop);
 
     ck_assert_int_eq(err, add_err[_i]);
     if (err == GR_KERR_NONE) {
@@ -208,7 +208,7 @@ START_TEST(test_add_known_partition)
     gr_txn_transit_t t;
     bool noop;
     /* Ongoing with nothing new: answered at once, nothing logged */
-    ck_assert_int_eq(gr_txn_prepare_add(txn, me, old_tp, 1, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_add(txn, me, old_tp, 1, 0, NOW, &t, &noop),
                      GR_KERR_NONE);
     ck_assert(noop);
     gr_txn_free(txn);
@@ -243,7 +243,7 @@ START_TEST(test_many_partitions)
     ck_assert(!gr_txn_has_part(txn, &a, N));
     ck_assert(!gr_txn_has_part(txn, &a, -1));
     ck_assert(gr_txn_has_part(txn, &old_tp[0].topic, 0));
-    ck_assert_int_eq(gr_txn_prepare_add(txn, me, all, 2 * N, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_add(txn, me, all, 2 * N, 0, NOW, &t, &noop),
                      GR_KERR_NONE);
     ck_assert(noop);
     gr_txn_clear_parts(txn);
@@ -314,7 +314,7 @@ check_end(int state, bool commit, const end_case_t *c)
     gr_txn_t *txn = make((gr_txn_state_t)state);
     gr_txn_transit_t t;
     bool noop;
-    gr_kerr_t err = gr_txn_prepare_end(txn, me, commit, true, NOW, &t, &noop);
+    gr_kerr_t err = gr_txn_prepare_end(txn, me, commit, true, false, -1, NOW, &t, &noop);
     ck_assert_int_eq(err, c->err);
     if (err == GR_KERR_NONE)
         ck_assert_int_eq(noop, c->noop);
@@ -356,11 +356,11 @@ START_TEST(test_other_producer_by_state)
     gr_pid_t other = { PID + 1, EPOCH };
     gr_txn_transit_t t;
     bool noop;
-    ck_assert_int_eq(gr_txn_prepare_add(txn, other, new_tp, 1, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_add(txn, other, new_tp, 1, 0, NOW, &t, &noop),
                      GR_KERR_INVALID_PRODUCER_ID_MAPPING);
     ck_assert_int_eq(gr_txn_check_verify(txn, other),
                      GR_KERR_INVALID_PRODUCER_ID_MAPPING);
-    ck_assert_int_eq(gr_txn_prepare_end(txn, other, true, true, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_end(txn, other, true, true, false, -1, NOW, &t, &noop),
                      GR_KERR_INVALID_PRODUCER_ID_MAPPING);
     gr_txn_free(txn);
 }
@@ -372,14 +372,14 @@ START_TEST(test_old_epoch_by_state)
     gr_pid_t old = { PID, EPOCH - 1 }, newer = { PID, EPOCH + 1 };
     gr_txn_transit_t t;
     bool noop;
-    ck_assert_int_eq(gr_txn_prepare_add(txn, old, new_tp, 1, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_add(txn, old, new_tp, 1, 0, NOW, &t, &noop),
                      GR_KERR_PRODUCER_FENCED);
     ck_assert_int_eq(gr_txn_check_verify(txn, old), GR_KERR_PRODUCER_FENCED);
-    ck_assert_int_eq(gr_txn_prepare_end(txn, old, false, true, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_end(txn, old, false, true, false, -1, NOW, &t, &noop),
                      GR_KERR_PRODUCER_FENCED);
     /* a client epoch above the coordinator's is not valid either */
     ck_assert_int_eq(
-        gr_txn_prepare_end(txn, newer, false, true, NOW, &t, &noop),
+        gr_txn_prepare_end(txn, newer, false, true, false, -1, NOW, &t, &noop),
         GR_KERR_PRODUCER_FENCED);
     gr_txn_free(txn);
 }
@@ -397,7 +397,7 @@ START_TEST(test_fence_abort)
     ck_assert_int_eq(txn->epoch, EPOCH + 1);
     /* the coordinator's abort carries the bumped epoch */
     ck_assert_int_eq(gr_txn_prepare_end(txn, (gr_pid_t){ PID, EPOCH + 1 },
-                                        false, false, NOW, &t, &noop),
+                                        false, false, false, -1, NOW, &t, &noop),
                      GR_KERR_NONE);
     ck_assert_int_eq(t.state, GR_TXN_PREPARE_ABORT);
     ck_assert_int_eq(t.epoch, EPOCH + 1);
@@ -410,9 +410,9 @@ START_TEST(test_fence_abort)
     gr_txn_apply(txn, &t);
     ck_assert(!txn->failed_fence);
     /* the fenced producer's requests */
-    ck_assert_int_eq(gr_txn_prepare_end(txn, me, true, true, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_end(txn, me, true, true, false, -1, NOW, &t, &noop),
                      GR_KERR_PRODUCER_FENCED);
-    ck_assert_int_eq(gr_txn_prepare_add(txn, me, new_tp, 1, NOW, &t, &noop),
+    ck_assert_int_eq(gr_txn_prepare_add(txn, me, new_tp, 1, 0, NOW, &t, &noop),
                      GR_KERR_PRODUCER_FENCED);
     gr_txn_free(txn);
 }
