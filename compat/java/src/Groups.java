@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.MemberToRemove;
+import org.apache.kafka.clients.admin.RemoveMembersFromConsumerGroupOptions;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -334,6 +336,20 @@ class Groups extends Compat {
         check(!s1b.memberId.equals(oldId), "static: i-1 has a new member id");
         s1b.stop();
         s2.stop();
+        // closed static members stay until their session times out; the
+        // admin removes them by instance id (LeaveGroup v3+)
+        try (Admin a = admin()) {
+            ConsumerGroupDescription d = get(a.describeConsumerGroups(Collections.singleton(group)).all()).get(group);
+            eq("Stable 2", d.state() + " " + d.members().size(), "static: closed members are still there");
+            get(a.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions(Arrays.asList(
+                    new MemberToRemove("i-1"), new MemberToRemove("i-2")))).all());
+            d = get(a.describeConsumerGroups(Collections.singleton(group)).all()).get(group);
+            eq("Empty 0", d.state() + " " + d.members().size(), "static: removed by instance id");
+            expectThrows(org.apache.kafka.common.errors.UnknownMemberIdException.class,
+                    "static: removing an unknown instance id", () -> get(a.removeMembersFromConsumerGroup(group,
+                            new RemoveMembersFromConsumerGroupOptions(Collections.singleton(new MemberToRemove("i-9"))))
+                            .all()));
+        }
     }
 
     /** subscribe(Pattern): a topic created later that matches joins the
