@@ -33,8 +33,3 @@ for f in compat/*/install.sh; do
     [ -f "$f" ] || continue
     sh "$f" || { echo "install-deps: $f failed"; exit 1; }
 done
-
-# kafkajs, pinned by compat/node/package-lock.json
-if [ ! -d compat/node/node_modules/kafkajs ]; then
-    (cd compat/node && npm ci --no-audit --no-fund --loglevel=error)
-fi

@@ -19,13 +19,6 @@ export top_srcdir top_builddir
 . "$COMPAT_SRC/lib.sh"
 trap cleanup_all EXIT
 
-node_modules_ready() {
-    [ -d "$COMPAT_SRC/node/node_modules/kafkajs" ] || {
-        echo "kafkajs is not installed: run (cd compat/node && npm ci)"
-        return 1
-    }
-}
-
 # --- scenarios ---------------------------------------------------------
 
 s_kcat_list() {

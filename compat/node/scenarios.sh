@@ -9,9 +9,9 @@ NODE_PATH=$NODE_CLIENTS/node_modules${NODE_PATH:+:$NODE_PATH}
 export NODE_PATH
 
 # run.sh's kafkajs scenarios (s_kafkajs_*) call this: kafkajs is in
-# $GR_CLIENTS/node (or, from an older install, in compat/node/node_modules)
+# $GR_CLIENTS/node
 node_modules_ready() {
-    [ -d "$NODE_CLIENTS/node_modules/kafkajs" ] || [ -d "$COMPAT_SRC/node/node_modules/kafkajs" ] || {
+    [ -d "$NODE_CLIENTS/node_modules/kafkajs" ] || {
         echo "kafkajs is not installed: run sh compat/node/install.sh"
         return 1
     }
