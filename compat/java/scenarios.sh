@@ -38,9 +38,11 @@ java_run() {
 }
 
 # producer: acks 0/1/all, every codec (and a topic's compression.type),
-# keys and the default partitioner, headers, CreateTime and LogAppendTime;
-# then, auto-creation off: a record at message.max.bytes and one byte
-# over, a topic's max.message.bytes, an unknown topic, invalid topics
+# small fetches and fetches inside a batch, keys and the default
+# partitioner, headers, CreateTime and LogAppendTime (compressed too); then
+# (auto-creation off) a record at message.max.bytes and one byte over, a
+# topic's max.message.bytes, timestamp bounds, min.insync.replicas over
+# the replica count, a compacted topic, an unknown topic, invalid topics
 java_producer() {
     start_broker --override auto.create.topics.enable=false || return 1
     java_run "$1" producer || return 1
@@ -49,7 +51,8 @@ java_producer() {
 
 # idempotent and transactional producers: sequences and DescribeProducers,
 # commit/abort and the offsets of markers, a fenced producer,
-# consume-transform-produce with sendOffsetsToTransaction
+# consume-transform-produce with sendOffsetsToTransaction, a transaction
+# timed out, interleaved producers, pending transactional offsets
 java_txn() {
     start_broker --override auto.create.topics.enable=false \
         --override transaction.abort.timed.out.transaction.cleanup.interval.ms=500 || return 1
@@ -58,15 +61,16 @@ java_txn() {
 
 # consumer groups: eager (range) and cooperative-sticky rebalances as a
 # second member joins, commitSync/commitAsync resumed by a new member,
-# static membership across a restart
+# auto-commit, static membership across a restart and its removal by the
+# admin, a pattern subscription, what the coordinator refuses
 java_group() {
     start_broker --override auto.create.topics.enable=false --override num.partitions=4 || return 1
     java_run "$1" group
 }
 
 # the consumer without a group: read_committed against read_uncommitted and
-# the LSO, seek, seekToBeginning/End, offsetsForTimes, beginning/end
-# offsets after DeleteRecords, out-of-range resets
+# the LSO, seek, seekToBeginning/End, pause/resume, offsetsForTimes,
+# beginning/end offsets after DeleteRecords, out-of-range resets
 java_positions() {
     start_broker --override auto.create.topics.enable=false || return 1
     java_run "$1" positions
