@@ -117,7 +117,7 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
         return err;
     if (ntopics < 0) {
         all_ctx_t c = { o, NULL, 0 };
-        gr_group_offsets_foreach(g, group_id, all_cb, &c);
+        gr_group_offsets_foreach(g, group_id, require_stable, all_cb, &c);
         return GR_KERR_NONE;
     }
     for (int32_t i = 0; i < ntopics && !o->oom; i++) {

@@ -269,12 +269,15 @@ typedef struct gr_group_offset {
 void gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
                          const gr_str_t *topic, int32_t partition,
                          bool require_stable, gr_group_offset_t *out);
-/* Every committed offset of the group, ordered by topic then partition. */
+/* Every committed offset of the group, ordered by topic then partition;
+ * with require_stable, a partition a transaction holds an offset of is
+ * UNSTABLE_OFFSET_COMMIT with offset -1 (Kafka's fetchAllOffsets). */
 typedef void (*gr_group_offset_cb)(void *arg, const char *topic,
                                    int32_t partition,
                                    const gr_group_offset_t *o);
 void gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
-                              gr_group_offset_cb cb, void *arg);
+                              bool require_stable, gr_group_offset_cb cb,
+                              void *arg);
 
 typedef struct gr_group_delete_part {
     gr_str_t topic;

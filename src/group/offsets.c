@@ -356,7 +356,7 @@ gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
 
 void
 gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
-                         gr_group_offset_cb cb, void *arg)
+                         bool require_stable, gr_group_offset_cb cb, void *arg)
 {
     gr_group_t *grp = gr_groups_find(g, group_id);
     gr_offset_t **v;
@@ -368,6 +368,12 @@ gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
         gr_group_offset_t o = { v[i]->offset, v[i]->leader_epoch,
                                 { v[i]->metadata, v[i]->metadata_len },
                                 GR_KERR_NONE };
+        if (require_stable &&
+            gr_group_txn_pending(grp, v[i]->topic,
+                                 (int32_t)strlen(v[i]->topic),
+                                 v[i]->partition))
+            o = (gr_group_offset_t){ -1, -1, GR_STR(""),
+                                     GR_KERR_UNSTABLE_OFFSET_COMMIT };
         cb(arg, v[i]->topic, v[i]->partition, &o);
     }
     free(v);

@@ -1097,7 +1097,7 @@ START_TEST(test_offsets)
     {
         int n = 0;
         gr_str_t s = S("s");
-        gr_group_offsets_foreach(t.g, &s, count_cb, &n);
+        gr_group_offsets_foreach(t.g, &s, false, count_cb, &n);
         ck_assert_int_eq(n, 2);
     }
     gt_fini(&t);

@@ -783,6 +783,28 @@ group_offset(fx_t *f, bool require_stable, gr_kerr_t *err)
     return o.offset;
 }
 
+/* The group's whole list (OffsetFetch with null topics). */
+static void
+all_offsets_cb(void *arg, const char *topic, int32_t partition,
+               const gr_group_offset_t *o)
+{
+    gr_group_offset_t *out = arg;
+    (void)topic;
+    if (partition == 0)
+        *out = *o;
+}
+
+static int64_t
+group_offset_all(fx_t *f, bool require_stable, gr_kerr_t *err)
+{
+    gr_group_offset_t o = { -2, -1, GR_STR(""), GR_KERR_NONE };
+    gr_str_t g = GR_STR("g");
+    gr_group_offsets_foreach(f->groups, &g, require_stable, all_offsets_cb,
+                             &o);
+    *err = o.error;
+    return o.offset;
+}
+
 START_TEST(test_txn_offset_commit)
 {
     fx_t f;
@@ -806,6 +828,16 @@ START_TEST(test_txn_offset_commit)
     ck_assert_int_eq(txn_commit(&f, pid, 42), GR_KERR_NONE);
     ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
     ck_assert_int_eq(group_offset(&f, true, &err), 42);
+    /* pending over a committed offset: the whole list says so too, with
+     * require_stable (Kafka's fetchAllOffsets), and shows 42 without */
+    add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
+    ck_assert_int_eq(txn_commit(&f, pid, 50), GR_KERR_NONE);
+    ck_assert_int_eq(group_offset_all(&f, true, &err), -1);
+    ck_assert_int_eq(err, GR_KERR_UNSTABLE_OFFSET_COMMIT);
+    ck_assert_int_eq(group_offset_all(&f, false, &err), 42);
+    ck_assert_int_eq(err, GR_KERR_NONE);
+    ck_assert_int_eq(end_v0(f.tc, pid, true), GR_KERR_NONE);
+    ck_assert_int_eq(group_offset_all(&f, true, &err), 50);
     /* a commit left in PrepareCommit: after a restart the coordinator
      * writes the marker while the group partition loads */
     add(&f, pid, "__consumer_offsets", gr_cluster_coord_partition(&g, 3));
