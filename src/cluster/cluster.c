@@ -63,6 +63,7 @@ gr_cluster_model_fini(gr_cluster_t *c)
     free(c->nodes);
     gr_config_list_free(&c->broker_configs);
     gr_config_list_free(&c->default_broker_configs);
+    gr_config_resources_free(&c->client_metrics);
     free(c->htab);
     free(c->itab);
 }
@@ -306,6 +307,12 @@ gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker)
     return c->ops->store_broker_config(c, per_broker);
 }
 
+gr_kerr_t
+gr_cluster_store_client_metrics(gr_cluster_t *c)
+{
+    return c->ops->store_client_metrics(c);
+}
+
 void
 gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
 {
@@ -427,4 +434,78 @@ gr_cluster_coord_partition(const gr_str_t *key, int32_t nparts)
     else if (h < 0)
         h = -h;
     return nparts > 0 ? h % nparts : 0;
+}
+
+gr_topic_config_t *
+gr_config_list_copy(const gr_topic_config_t *list, bool *oom)
+{
+    gr_topic_config_t *out = NULL, **tail = &out;
+    *oom = false;
+    for (const gr_topic_config_t *cf = list; cf; cf = cf->next) {
+        gr_topic_config_t *n = calloc(1, sizeof(*n));
+        if (n == NULL || (n->key = strdup(cf->key)) == NULL ||
+            (n->value = strdup(cf->value)) == NULL) {
+            if (n != NULL)
+                free(n->key);
+            free(n);
+            gr_config_list_free(&out);
+            *oom = true;
+            return NULL;
+        }
+        *tail = n;
+        tail = &n->next;
+    }
+    return out;
+}
+
+gr_config_resource_t *
+gr_config_resource_find(gr_config_resource_t *list, const char *name)
+{
+    for (; list; list = list->next)
+        if (strcmp(list->name, name) == 0)
+            return list;
+    return NULL;
+}
+
+int
+gr_config_resource_set(gr_config_resource_t **list, const char *name,
+                       gr_topic_config_t *configs)
+{
+    gr_config_resource_t **pp, *r;
+    for (pp = list; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->name, name) == 0)
+            break;
+    r = *pp;
+    if (r == NULL) {
+        if (configs == NULL)
+            return 0;
+        if ((r = calloc(1, sizeof(*r))) == NULL ||
+            (r->name = strdup(name)) == NULL) {
+            free(r);
+            return -1;
+        }
+        *pp = r;
+    } else if (configs == NULL) {
+        *pp = r->next;
+        gr_config_list_free(&r->configs);
+        free(r->name);
+        free(r);
+        return 0;
+    }
+    gr_config_list_free(&r->configs);
+    r->configs = configs;
+    return 0;
+}
+
+void
+gr_config_resources_free(gr_config_resource_t **list)
+{
+    gr_config_resource_t *r, *next;
+    for (r = *list; r; r = next) {
+        next = r->next;
+        gr_config_list_free(&r->configs);
+        free(r->name);
+        free(r);
+    }
+    *list = NULL;
 }

@@ -54,6 +54,16 @@ typedef struct gr_topic_config {
     char *value;
 } gr_topic_config_t;
 
+/* A named config resource that is neither a topic nor a broker: Kafka's
+ * CLIENT_METRICS subscriptions (KIP-714). It exists while it has configs:
+ * one whose configs all go is removed, as Kafka's controller drops a
+ * resource left without any. */
+typedef struct gr_config_resource {
+    struct gr_config_resource *next;
+    char *name;
+    gr_topic_config_t *configs; /* never empty */
+} gr_config_resource_t;
+
 struct gr_partition {
     gr_topic_t *topic;
     int32_t id;
@@ -137,6 +147,9 @@ typedef struct gr_cluster_ops {
     /* Persists the dynamic broker configs (already set on c): this
      * broker's (per_broker) or the cluster-wide defaults. */
     gr_kerr_t (*store_broker_config)(gr_cluster_t *c, bool per_broker);
+    /* Persists the client-metrics resources (c->client_metrics, already
+     * changed), all of them, before it returns. */
+    gr_kerr_t (*store_client_metrics)(gr_cluster_t *c);
     /* Calls cb once the topic changes made so far are durable. The three
      * operations above change the model at once and persist the change in
      * the background; a request that must not be answered before that
@@ -178,6 +191,9 @@ struct gr_cluster {
      * this broker and resource "" (every broker); loaded by load() */
     gr_topic_config_t *broker_configs;
     gr_topic_config_t *default_broker_configs;
+    /* CLIENT_METRICS resources (KIP-714 subscriptions), by creation;
+     * loaded by load() */
+    gr_config_resource_t *client_metrics;
     /* where the persisting is done (NULL: at once, on the loop) */
     struct gr_workers *workers;
     bool stopping; /* gr_broker_destroy(): nothing more is started */
@@ -220,6 +236,7 @@ gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
                                        bool validate_only, const char **msg);
 gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
 gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
+gr_kerr_t gr_cluster_store_client_metrics(gr_cluster_t *c);
 void gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
 
 /* The topic-level override of key, or NULL. */
@@ -233,6 +250,18 @@ const char *gr_config_list_get(const gr_topic_config_t *list, const char *key);
 int gr_config_list_set(gr_topic_config_t **list, const char *key,
                        const char *value);
 void gr_config_list_free(gr_topic_config_t **list);
+/* A copy of list (same order), or NULL with *oom set. */
+gr_topic_config_t *gr_config_list_copy(const gr_topic_config_t *list,
+                                       bool *oom);
+/* Named resources (c->client_metrics): the one called name, or NULL. */
+gr_config_resource_t *gr_config_resource_find(gr_config_resource_t *list,
+                                              const char *name);
+/* Gives name the configs (owned by the list from then on; NULL removes
+ * the resource), replacing what it had; a new one goes last. 0, or -1
+ * when out of memory (nothing changes, configs stays the caller's). */
+int gr_config_resource_set(gr_config_resource_t **list, const char *name,
+                           gr_topic_config_t *configs);
+void gr_config_resources_free(gr_config_resource_t **list);
 
 /* Coordinator lookup: the internal topic's partition for key, as Kafka
  * computes it (abs(java hashCode(key)) % partitions). */

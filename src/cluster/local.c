@@ -697,6 +697,120 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
     return 0;
 }
 
+/* gregor-configs/client-metrics: the CLIENT_METRICS resources (Kafka keeps
+ * them in the metadata log), written whole on each change as the broker
+ * configs are (temporary file, fsync, rename, fsync of the directory): a
+ * crash leaves the old file or the new one. A "[name]" line starts a
+ * resource, "key=value" lines follow; names and values escaped. */
+static void
+client_metrics_path(gr_cluster_t *c, char *out, size_t n)
+{
+    local_t *l = c->impl;
+    snprintf(out, n, "%s/client-metrics", l->configs);
+}
+
+static gr_kerr_t
+local_store_client_metrics(gr_cluster_t *c)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], *data = NULL;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    f = open_memstream(&data, &len);
+    if (f == NULL)
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    fprintf(f, "# Gregor client-metrics subscriptions (CLIENT_METRICS "
+               "config resources); written by the broker.\n");
+    for (const gr_config_resource_t *r = c->client_metrics; r; r = r->next) {
+        fputc('[', f);
+        put_escaped(f, r->name);
+        fputs("]\n", f);
+        for (const gr_topic_config_t *cf = r->configs; cf; cf = cf->next) {
+            fprintf(f, "%s=", cf->key);
+            put_escaped(f, cf->value);
+            fputc('\n', f);
+        }
+    }
+    if (fclose(f) != 0) {
+        free(data);
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    client_metrics_path(c, path, sizeof path);
+    rc = GR_FAULT("client_metrics.store", path)
+             ? (errno = EIO, -1)
+             : write_atomic(l->configs, path, data, len);
+    if (rc != 0)
+        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
+    free(data);
+    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+static int
+load_client_metrics(gr_cluster_t *c)
+{
+    char path[PATH_MAX], *line = NULL, *name = NULL;
+    gr_topic_config_t *configs = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = 0;
+    FILE *f;
+
+    client_metrics_path(c, path, sizeof path);
+    f = fopen(path, "r");
+    if (f == NULL)
+        return errno == ENOENT ? 0 : -1;
+    /* a resource is complete at the next "[" line or the end */
+    for (;;) {
+        n = getline(&line, &cap, f);
+        if (n < 0 || (n > 1 && line[0] == '[')) {
+            if (name != NULL && configs != NULL &&
+                gr_config_resource_set(&c->client_metrics, name, configs) !=
+                    0)
+                rc = -1;
+            else
+                configs = NULL;
+            gr_config_list_free(&configs);
+            free(name);
+            name = NULL;
+            if (n < 0 || rc != 0)
+                break;
+        }
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '[') {
+            size_t k = strlen(line);
+            if (k >= 2 && line[k - 1] == ']') {
+                line[k - 1] = '\0';
+                unescape(line + 1);
+                if ((name = strdup(line + 1)) == NULL) {
+                    rc = -1;
+                    break;
+                }
+            }
+        } else if (line[0] != '#' && name != NULL) {
+            char *eq = strchr(line, '=');
+            if (eq == NULL)
+                continue;
+            *eq = '\0';
+            unescape(eq + 1);
+            if (gr_config_list_set(&configs, line, eq + 1) != 0) {
+                rc = -1;
+                break;
+            }
+        }
+    }
+    gr_config_list_free(&configs);
+    free(name);
+    free(line);
+    fclose(f);
+    return rc;
+}
+
 /* Queues an fsync of path (in the log dir) and of the log dir without
  * starting it: the next change or gr_cluster_sync() runs it. 0 or -1
  * (ENOMEM). */
@@ -779,6 +893,11 @@ local_load(gr_cluster_t *c)
         return -1;
     if (load_broker_config(c, false) != 0 || load_broker_config(c, true) != 0) {
         GR_LOG_ERROR("cannot read the dynamic broker configs in %s: %s",
+                     l->configs, strerror(errno));
+        return -1;
+    }
+    if (load_client_metrics(c) != 0) {
+        GR_LOG_ERROR("cannot read the client-metrics subscriptions in %s: %s",
                      l->configs, strerror(errno));
         return -1;
     }
@@ -1082,6 +1201,7 @@ static const gr_cluster_ops_t local_ops = {
     .create_partitions = local_create_partitions,
     .store_topic_config = local_store_topic_config,
     .store_broker_config = local_store_broker_config,
+    .store_client_metrics = local_store_client_metrics,
     .sync = local_sync,
     .destroy = local_destroy,
 };

@@ -21,6 +21,9 @@
  *                           record of its deletion, fails (EIO; where:
  *                           the file's path, gregor-topics/.deleted-<id>
  *                           for a record)
+ *          client_metrics.store  writing the client-metrics
+ *                           subscriptions (gregor-configs/client-metrics)
+ *                           fails (EIO)
  *          trash.kill       the broker kills itself (SIGKILL) before it
  *                           renames a deleted partition's directory aside
  *                           (where: the directory): a crash mid-deletion

@@ -1,6 +1,7 @@
 /* The single-broker cluster persists topic changes on a worker: in order,
  * durable when gr_cluster_sync() calls back, a failed creation undone, and
- * what is queued at the end written before the cluster goes. */
+ * what is queued at the end written before the cluster goes; and the
+ * client-metrics resources, written whole. */
 #include "../unit.h"
 #include "../log/logtest.h"
 
@@ -267,6 +268,65 @@ START_TEST(test_stopping_writes_the_rest)
 }
 END_TEST
 
+/* CLIENT_METRICS resources: all in gregor-configs/client-metrics, names
+ * and values of any bytes but NUL, back in creation order; what an
+ * interrupted write leaves (client-metrics~) is never read, and a
+ * resource without configs is not kept. */
+START_TEST(test_client_metrics_stored)
+{
+    static const char *const names[] = { "plain", "[x]", "a\nb\\c=d" };
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_config_resource_t *r;
+    char path[256];
+    FILE *f;
+    int i = 0;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    for (int k = 0; k < 3; k++) {
+        gr_topic_config_t *list = NULL;
+        ck_assert_int_eq(gr_config_list_set(&list, "metrics", names[k]), 0);
+        ck_assert_int_eq(gr_config_list_set(&list, "match",
+                                            "client_id=\r\n,x"),
+                         0);
+        ck_assert_int_eq(gr_config_resource_set(&c->client_metrics, names[k],
+                                                list),
+                         0);
+    }
+    ck_assert_int_eq(gr_config_resource_set(&c->client_metrics, "gone",
+                                            NULL),
+                     0);
+    ck_assert_int_eq(gr_cluster_store_client_metrics(c), GR_KERR_NONE);
+    gr_cluster_destroy(c);
+    /* a later write that a crash cut short */
+    snprintf(path, sizeof path, "%s/gregor-configs/client-metrics~", t.dir);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("[torn]\nmetrics=", f);
+    fclose(f);
+    c = cluster_open(&t);
+    for (r = c->client_metrics; r; r = r->next, i++) {
+        ck_assert_str_eq(r->name, names[i]);
+        ck_assert_str_eq(gr_config_list_get(r->configs, "metrics"), names[i]);
+        ck_assert_str_eq(gr_config_list_get(r->configs, "match"),
+                         "client_id=\r\n,x");
+    }
+    ck_assert_int_eq(i, 3);
+    ck_assert_ptr_null(gr_config_resource_find(c->client_metrics, "torn"));
+    /* the last goes: an empty file, nothing loaded */
+    for (int k = 0; k < 3; k++)
+        ck_assert_int_eq(gr_config_resource_set(&c->client_metrics, names[k],
+                                                NULL),
+                         0);
+    ck_assert_int_eq(gr_cluster_store_client_metrics(c), GR_KERR_NONE);
+    gr_cluster_destroy(c);
+    c = cluster_open(&t);
+    ck_assert_ptr_null(c->client_metrics);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 Suite *
 suite_cluster_store(void)
 {
@@ -278,6 +338,7 @@ suite_cluster_store(void)
     tcase_add_test(tc, test_interrupted_write_left);
     tcase_add_test(tc, test_failed_creation_undone);
     tcase_add_test(tc, test_stopping_writes_the_rest);
+    tcase_add_test(tc, test_client_metrics_stored);
     suite_add_tcase(s, tc);
     return s;
 }
