@@ -444,8 +444,11 @@ main(int argc, char **argv)
                  RD_KAFKA_CONFIG_SOURCE_DEFAULT_CONFIG);
     expect_entry(es, n, "log.cleaner.backoff.ms", "200",
                  RD_KAFKA_CONFIG_SOURCE_STATIC_BROKER_CONFIG);
+    /* as Kafka's DynamicBrokerConfig: log.retention.ms is dynamic, its
+     * hours and minutes forms are not */
     if (!rd_kafka_ConfigEntry_is_read_only(entry(es, n, "num.partitions")) ||
-        rd_kafka_ConfigEntry_is_read_only(entry(es, n, "log.retention.hours")))
+        !rd_kafka_ConfigEntry_is_read_only(entry(es, n, "log.retention.hours")) ||
+        rd_kafka_ConfigEntry_is_read_only(entry(es, n, "log.retention.ms")))
         fail("read-only flags");
     if (rd_kafka_ConfigEntry_value(entry(es, n, "ssl.key.password")) != NULL ||
         !rd_kafka_ConfigEntry_is_sensitive(entry(es, n, "ssl.key.password")))

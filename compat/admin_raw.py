@@ -388,7 +388,8 @@ def check_describe(c):
                "v%d synonyms: %r" % (ver, cp["synonyms"]))
         expect(cfg["retention.ms"]["type"] == 5, "v%d retention.ms type" % ver)
         b = res[1]["configs"]
-        expect(b["log.retention.hours"]["type"] == 3 and not b["log.retention.hours"]["read_only"]
+        # read-only, as in Kafka (only log.retention.ms is dynamic)
+        expect(b["log.retention.hours"]["type"] == 3 and b["log.retention.hours"]["read_only"]
                and b["log.retention.hours"]["doc"], "v%d log.retention.hours: %r" % (ver, b["log.retention.hours"]))
         pw = b["ssl.key.password"]
         expect(pw["value"] is None and pw["sensitive"] and pw["type"] == 9 and pw["read_only"]

@@ -121,7 +121,10 @@ gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
     memset(e, 0, sizeof(*e));
     v = per_broker ? gr_conf_str(b->conf, id)
                    : gr_conf_layer_str(b->conf, id, GR_CONF_DYNAMIC_DEFAULT);
-    if (v == NULL)
+    /* a key without a value (log.retention.ms by default) is described
+     * with a null one on a broker, as Kafka's nonInternalValues lists it;
+     * the defaults resource lists only what is set */
+    if (v == NULL && !per_broker)
         return 0;
     if (per_broker && (id == GR_CONF_NODE_ID || id == GR_CONF_BROKER_ID) &&
         gr_conf_layer_str(b->conf, id, GR_CONF_STATIC) == NULL)
@@ -133,8 +136,9 @@ gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
         e->type = GR_TCFG_PASSWORD;
     e->read_only = d->scope == GR_BCFG_READ_ONLY;
     e->doc = d->doc;
-    e->value = e->sensitive ? NULL : gr_arena_strndup(a, v, strlen(v));
-    if (!e->sensitive && e->value == NULL)
+    e->value = e->sensitive || v == NULL ? NULL
+                                         : gr_arena_strndup(a, v, strlen(v));
+    if (!e->sensitive && v != NULL && e->value == NULL)
         return -1;
     n = gr_broker_config_synonyms(id, ids);
     broker_synonyms(b->conf, ids, n, e);

@@ -58,8 +58,9 @@ int gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
                            const gr_topic_config_def_t *d, gr_arena_t *a,
                            gr_config_entry_t *e);
 /* The entry of broker config id, described on this broker (per_broker) or
- * as the cluster-wide defaults. 1 when there is one (a value is set or
- * defaulted), 0 when not, -1 on ENOMEM. */
+ * as the cluster-wide defaults. 1 when there is one (on this broker every
+ * key, with a null value when none is set or defaulted; on the defaults
+ * resource a key set there), 0 when not, -1 on ENOMEM. */
 int gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
                             gr_arena_t *a, gr_config_entry_t *e);
 /* The entry of a key Kafka knows and Gregor does not use, as set in the
