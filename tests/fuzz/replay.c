@@ -34,6 +34,7 @@ static const struct {
     { "compress", gr_fuzz_compress, NULL },
     { "segment", gr_fuzz_segment, NULL },
     { "broker", gr_fuzz_broker, NULL },
+    { "otlp", gr_fuzz_otlp, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -44,6 +44,7 @@ static const suite_entry_t suites[] = {
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },
     { "api/produce", suite_api_produce },
+    { "telemetry/otlp", suite_telemetry_otlp },
 };
 
 int
