@@ -302,25 +302,50 @@ func batch(pid int64, epoch int16, seq int32, n int, ts int64) []byte {
 }
 
 // rawProduce sends one batch by kmsg at the version franz-go picks (from
-// v13 the topic goes by its id: the zero id for a topic that is missing).
+// v13 the topic goes by its id: the zero id for a topic that is missing);
+// a partition not led yet (Kafka, just after creation) is retried.
 func rawProduce(cl *kgo.Client, topic string, part int32, records []byte) kmsg.ProduceResponseTopicPartition {
-	p, _ := rawProduceV(cl, topic, part, records)
-	return p
+	for i := 0; ; i++ {
+		p, _ := rawProduceV(cl, topic, topicID(cl, topic, true), part, records)
+		if i < 100 && (p.ErrorCode == kerr.NotLeaderForPartition.Code || p.ErrorCode == kerr.LeaderNotAvailable.Code ||
+			p.ErrorCode == kerr.UnknownTopicOrPartition.Code) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		return p
+	}
 }
 
-func rawProduceV(cl *kgo.Client, topic string, part int32, records []byte) (kmsg.ProduceResponseTopicPartition, int16) {
+// topicID is the topic's id by Metadata (waiting for it to be led when
+// it should exist), or the zero id.
+func topicID(cl *kgo.Client, topic string, exists bool) [16]byte {
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	for i := 0; i < 100; i++ {
+		mresp, err := mreq.RequestWith(ctx, cl)
+		ck.Must(err, "Metadata")
+		if len(mresp.Topics) == 1 && mresp.Topics[0].ErrorCode == 0 && len(mresp.Topics[0].Partitions) > 0 &&
+			mresp.Topics[0].Partitions[0].Leader >= 0 {
+			return mresp.Topics[0].TopicID
+		}
+		if !exists {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ck.Check(!exists, "%s has no id in the metadata", topic)
+	return [16]byte{}
+}
+
+func rawProduceV(cl *kgo.Client, topic string, id [16]byte, part int32, records []byte) (kmsg.ProduceResponseTopicPartition, int16) {
 	req := kmsg.NewPtrProduceRequest()
 	req.Acks = -1
 	req.TimeoutMillis = 10000
 	t := kmsg.NewProduceRequestTopic()
 	t.Topic = topic
-	mreq := kmsg.NewPtrMetadataRequest()
-	mt := kmsg.NewMetadataRequestTopic()
-	mt.Topic = kmsg.StringPtr(topic)
-	mreq.Topics = append(mreq.Topics, mt)
-	if mresp, err := mreq.RequestWith(ctx, cl); err == nil && len(mresp.Topics) == 1 && mresp.Topics[0].ErrorCode == 0 {
-		t.TopicID = mresp.Topics[0].TopicID
-	}
+	t.TopicID = id
 	p := kmsg.NewProduceRequestTopicPartition()
 	p.Partition = part
 	p.Records = records
@@ -392,7 +417,7 @@ func unknownTopic(adm *kadm.Client, cl *kgo.Client) {
 	pcl.Close()
 	expectErr("produce to a missing topic", err, kerr.UnknownTopicOrPartition)
 
-	r, v := rawProduceV(cl, topic, 0, batch(-1, -1, -1, 1, time.Now().UnixMilli()))
+	r, v := rawProduceV(cl, topic, topicID(cl, topic, false), 0, batch(-1, -1, -1, 1, time.Now().UnixMilli()))
 	if v >= 13 {
 		expectCode(fmt.Sprintf("raw produce v%d to a missing topic (the zero id)", v), r.ErrorCode, kerr.UnknownTopicID)
 	} else {

@@ -52,6 +52,17 @@ func recStr(rs []*kgo.Record) string {
 	return toRec(rs[0]).String()
 }
 
+// settledTxn waits for a transaction's end to complete: Kafka answers
+// EndTxn at PrepareCommit/PrepareAbort and writes the markers after.
+func settledTxn(adm *kadm.Client, id string) kadm.DescribedTransaction {
+	var d kadm.DescribedTransaction
+	waitFor(id+" to complete", 10*time.Second, func() bool {
+		d = describeTxn(adm, id)
+		return d.State != "PrepareCommit" && d.State != "PrepareAbort"
+	})
+	return d
+}
+
 func describeTxn(adm *kadm.Client, id string) kadm.DescribedTransaction {
 	ds, err := adm.DescribeTransactions(ctx, id)
 	ck.Must(err, "DescribeTransactions")
@@ -74,7 +85,7 @@ func txn() {
 	first := keyed(topic, "c", 50)
 	ck.Must(p.ProduceSync(ctx, first...).FirstErr(), "produce c")
 	ck.Must(p.EndTransaction(ctx, kgo.TryCommit), "commit")
-	d := describeTxn(adm, "fz-txn-1")
+	d := settledTxn(adm, "fz-txn-1")
 	ck.Check(d.State == "CompleteCommit", "after the commit: state %s", d.State)
 	pid, epoch := d.ProducerID, d.ProducerEpoch
 
@@ -123,7 +134,7 @@ func txn() {
 		ck.Check(strings.HasPrefix(string(r.Key), "c"), "read_committed during the open transaction got %s", toRec(r))
 	}
 	ck.Must(p.EndTransaction(ctx, kgo.TryAbort), "abort")
-	d = describeTxn(adm, "fz-txn-1")
+	d = settledTxn(adm, "fz-txn-1")
 	ck.Check(d.State == "CompleteAbort", "after the abort: state %s", d.State)
 	ck.Must(p.BeginTransaction(), "begin")
 	third := keyed(topic, "d", 20)
@@ -151,6 +162,7 @@ func txn() {
 	ck.CompareAll("read_uncommitted "+topic, want, gotRecs)
 	// each transaction's marker takes an offset: the end offset is one
 	// past the last commit marker, and no data sits at a marker's offset
+	settledTxn(adm, "fz-txn-1")
 	hwm, err = adm.ListEndOffsets(ctx, topic)
 	ck.Must(err, "ListEndOffsets")
 	lso, err = adm.ListCommittedOffsets(ctx, topic)
@@ -188,7 +200,7 @@ func fenced(adm *kadm.Client) {
 	ck.Must(p2.BeginTransaction(), "p2 begin")
 	ck.Must(p2.ProduceSync(ctx, keyed(topic, "live", 3)...).FirstErr(), "p2 produce")
 	ck.Must(p2.EndTransaction(ctx, kgo.TryCommit), "p2 commit")
-	d = describeTxn(adm, "fz-fence-tx")
+	d = settledTxn(adm, "fz-fence-tx")
 	ck.Check(d.ProducerEpoch > e1 && d.State == "CompleteCommit", "after p2: epoch %d (p1 had %d), state %s", d.ProducerEpoch, e1, d.State)
 	err := p1.EndTransaction(ctx, kgo.TryCommit)
 	ck.Check(err != nil, "the fenced producer committed")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -30,8 +31,17 @@ const (
 	srcDefault      = 5
 )
 
+// expectConfig waits a moment for the value: Kafka's brokers describe
+// configs from their metadata image, a change applied a little after the
+// controller answered.
 func expectConfig(c *kafka.Client, topic, key, value string, src int8) {
-	e, ok := topicConfigs(c, topic)[key]
+	var e kafka.DescribeConfigResponseConfigEntry
+	var ok bool
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if e, ok = topicConfigs(c, topic)[key]; ok && e.ConfigValue == value && e.ConfigSource == src {
+			break
+		}
+	}
 	// (IsDefault is DescribeConfigs v0's field: from v1 the source says it)
 	ck.Check(ok && e.ConfigValue == value && e.ConfigSource == src,
 		"%s %s = %q (source %d), want %q (source %d)", topic, key, e.ConfigValue, e.ConfigSource, value, src)
@@ -121,8 +131,8 @@ func adminCmd() {
 	pr, err = c.CreatePartitions(ctx, &kafka.CreatePartitionsRequest{Topics: []kafka.TopicPartitionsConfig{{Name: topic, Count: 2}}})
 	ck.Must(err, "CreatePartitions")
 	expectErr("partitions 3 to 2", pr.Errors[topic], kafka.InvalidPartitionNumber)
-	md = metadata(topic)
-	ck.Check(len(md.Topics[0].Partitions) == 3, "%s: %d partitions", topic, len(md.Topics[0].Partitions))
+	// (Kafka's broker lists them once it applies the controller's record)
+	waitFor(topic+" with 3 partitions", 5*time.Second, func() bool { return len(metadata(topic).Topics[0].Partitions) == 3 })
 	ck.Okf("CreatePartitions: 2 to 3 (validate-only first), 3 to 2 refused")
 
 	ck.Stage("configs")
@@ -165,12 +175,18 @@ func adminCmd() {
 	groupsAdmin(c, topic)
 
 	ck.Stage("leader election, deletion")
-	el, err := c.ElectLeaders(ctx, &kafka.ElectLeadersRequest{Topic: topic, Partitions: []int{0, 1}})
+	el, err := c.ElectLeaders(ctx, &kafka.ElectLeadersRequest{Topic: topic, Partitions: []int{0, 1}, Timeout: 5 * time.Second})
 	ck.Must(err, "ElectLeaders")
 	ck.Check(len(el.PartitionResults) == 2, "ElectLeaders: %+v", el)
 	for _, pr := range el.PartitionResults {
 		expectErr(fmt.Sprintf("preferred election %s[%d], one replica", topic, pr.Partition), pr.Error, kafka.ElectionNotNeeded)
 	}
+	// timeout_ms 0 (kafka-go's default): Kafka's controller gives up at
+	// once, REQUEST_TIMED_OUT for each partition
+	el, err = c.ElectLeaders(ctx, &kafka.ElectLeadersRequest{Topic: topic, Partitions: []int{0}})
+	ck.Must(err, "ElectLeaders")
+	ck.Check(len(el.PartitionResults) == 1, "ElectLeaders: %+v", el)
+	expectErr("preferred election with timeout_ms 0", el.PartitionResults[0].Error, kafka.RequestTimedOut)
 	dr, err := c.DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}})
 	ck.Must(err, "DeleteTopics")
 	ck.Must(dr.Errors[topic], "delete "+topic)
@@ -191,8 +207,21 @@ func adminCmd() {
 func groupsAdmin(c *kafka.Client, topic string) {
 	ck.Stage("groups and offsets")
 	grp := "kg-adm-g"
-	cr, err := c.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: grp, GenerationID: -1,
-		Topics: map[string][]kafka.OffsetCommit{topic: {{Partition: 0, Offset: 1, Metadata: "m0"}, {Partition: 1, Offset: 0, Metadata: "m1"}}}})
+	// (a coordinator still loading, as Kafka's first one is, is retried)
+	var cr *kafka.OffsetCommitResponse
+	var err error
+	waitFor("the group coordinator", 10*time.Second, func() bool {
+		cr, err = c.OffsetCommit(ctx, &kafka.OffsetCommitRequest{GroupID: grp, GenerationID: -1,
+			Topics: map[string][]kafka.OffsetCommit{topic: {{Partition: 0, Offset: 1, Metadata: "m0"}, {Partition: 1, Offset: 0, Metadata: "m1"}}}})
+		ck.Must(err, "OffsetCommit")
+		for _, p := range cr.Topics[topic] {
+			if errors.Is(p.Error, kafka.NotCoordinatorForGroup) || errors.Is(p.Error, kafka.GroupCoordinatorNotAvailable) ||
+				errors.Is(p.Error, kafka.GroupLoadInProgress) {
+				return false
+			}
+		}
+		return true
+	})
 	ck.Must(err, "OffsetCommit")
 	for _, p := range cr.Topics[topic] {
 		ck.Must(p.Error, "OffsetCommit")

@@ -228,8 +228,13 @@ func idempotence(c *kafka.Client) {
 	ck.Stage("idempotence by Client requests")
 	topic := "kg-idem"
 	createTopic(c, topic, 1, nil)
-	ip, err := c.InitProducerID(ctx, &kafka.InitProducerIDRequest{TransactionTimeoutMs: 60000, ProducerID: -1, ProducerEpoch: -1})
-	ck.Must(err, "InitProducerID")
+	var ip *kafka.InitProducerIDResponse
+	var err error
+	waitFor("a producer id", 10*time.Second, func() bool {
+		ip, err = c.InitProducerID(ctx, &kafka.InitProducerIDRequest{TransactionTimeoutMs: 60000, ProducerID: -1, ProducerEpoch: -1})
+		ck.Must(err, "InitProducerID")
+		return !coordinatorLoading(ip.Error)
+	})
 	ck.Must(ip.Error, "InitProducerID")
 	pid, ep := int64(ip.Producer.ProducerID), int16(ip.Producer.ProducerEpoch)
 	ts := time.Now().UnixMilli()

@@ -58,6 +58,9 @@ func newMember(name, group, topic string, l *ledger) *member {
 			}
 			msg, err := r.FetchMessage(c)
 			if err != nil {
+				if coordinatorLoading(err) {
+					continue // the Reader joins again
+				}
 				if c.Err() == nil {
 					ck.Fatalf("%s: FetchMessage: %v", name, err)
 				}

@@ -289,10 +289,18 @@ func waitFor(what string, bound time.Duration, cond func() bool) {
 
 // rawProduce sends one pre-encoded batch (a RawRecordSet is the records
 // field as it goes on the wire: its int32 size first).
+// A partition not yet led (just created) is retried, as clients do.
 func rawProduce(c *kafka.Client, topic string, p int, txnID string, b []byte) (*kafka.ProduceResponse, error) {
 	set := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
-	return c.RawProduce(ctx, &kafka.RawProduceRequest{Topic: topic, Partition: p, RequiredAcks: kafka.RequireAll,
-		TransactionalID: txnID, RawRecords: protocol.RawRecordSet{Reader: bytes.NewReader(append(set, b...))}})
+	for i := 0; ; i++ {
+		r, err := c.RawProduce(ctx, &kafka.RawProduceRequest{Topic: topic, Partition: p, RequiredAcks: kafka.RequireAll,
+			TransactionalID: txnID, RawRecords: protocol.RawRecordSet{Reader: bytes.NewReader(append(set, b...))}})
+		if i < 100 && err == nil && (errors.Is(r.Error, kafka.NotLeaderForPartition) || errors.Is(r.Error, kafka.LeaderNotAvailable)) {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		return r, err
+	}
 }
 
 func endOffset(c *kafka.Client, topic string, p int) int64 {
@@ -305,3 +313,10 @@ func endOffset(c *kafka.Client, topic string, p int) int64 {
 }
 
 func str(s string) *string { return &s }
+
+// coordinatorLoading: the transient answers of a coordinator Kafka is
+// still creating or loading (right after start); clients retry them.
+func coordinatorLoading(err error) bool {
+	return errors.Is(err, kafka.NotCoordinatorForGroup) || errors.Is(err, kafka.GroupLoadInProgress) ||
+		errors.Is(err, kafka.GroupCoordinatorNotAvailable)
+}

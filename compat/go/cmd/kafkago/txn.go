@@ -26,7 +26,7 @@ func initProducer(c *kafka.Client, id string) *txnProducer {
 		r, err = c.InitProducerID(ctx, &kafka.InitProducerIDRequest{TransactionalID: id, TransactionTimeoutMs: 20000,
 			ProducerID: -1, ProducerEpoch: -1})
 		ck.Must(err, "InitProducerID")
-		if errors.Is(r.Error, kafka.ConcurrentTransactions) {
+		if errors.Is(r.Error, kafka.ConcurrentTransactions) || coordinatorLoading(r.Error) {
 			return false // an earlier producer's transaction is being aborted
 		}
 		ck.Must(r.Error, "InitProducerID "+id)
@@ -35,11 +35,28 @@ func initProducer(c *kafka.Client, id string) *txnProducer {
 	return &txnProducer{c: c, id: id, pid: int64(r.Producer.ProducerID), epoch: int16(r.Producer.ProducerEpoch)}
 }
 
+// retryConcurrent repeats a transaction request while the coordinator
+// answers CONCURRENT_TRANSACTIONS (Kafka does while the previous end's
+// markers are being written; clients retry it).
+func retryConcurrent(what string, f func() error) error {
+	var err error
+	for i := 0; i < 200; i++ {
+		if err = f(); !errors.Is(err, kafka.ConcurrentTransactions) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ck.Fatalf("%s: CONCURRENT_TRANSACTIONS for 4 s", what)
+	return err
+}
+
 func (t *txnProducer) addPartition(topic string, p int) error {
-	r, err := t.c.AddPartitionsToTxn(ctx, &kafka.AddPartitionsToTxnRequest{TransactionalID: t.id, ProducerID: int(t.pid),
-		ProducerEpoch: int(t.epoch), Topics: map[string][]kafka.AddPartitionToTxn{topic: {{Partition: p}}}})
-	ck.Must(err, "AddPartitionsToTxn")
-	return r.Topics[topic][0].Error
+	return retryConcurrent("AddPartitionsToTxn", func() error {
+		r, err := t.c.AddPartitionsToTxn(ctx, &kafka.AddPartitionsToTxnRequest{TransactionalID: t.id, ProducerID: int(t.pid),
+			ProducerEpoch: int(t.epoch), Topics: map[string][]kafka.AddPartitionToTxn{topic: {{Partition: p}}}})
+		ck.Must(err, "AddPartitionsToTxn")
+		return r.Topics[topic][0].Error
+	})
 }
 
 func (t *txnProducer) produce(topic string, p int, n int) (int64, error) {
@@ -59,14 +76,21 @@ func (t *txnProducer) end(commit bool) error {
 }
 
 func (t *txnProducer) commitOffset(group, topic string, p int, off int64) {
-	ar, err := t.c.AddOffsetsToTxn(ctx, &kafka.AddOffsetsToTxnRequest{TransactionalID: t.id, ProducerID: int(t.pid),
-		ProducerEpoch: int(t.epoch), GroupID: group})
-	ck.Must(err, "AddOffsetsToTxn")
-	ck.Must(ar.Error, "AddOffsetsToTxn")
-	tr, err := t.c.TxnOffsetCommit(ctx, &kafka.TxnOffsetCommitRequest{TransactionalID: t.id, GroupID: group,
-		ProducerID: int(t.pid), ProducerEpoch: int(t.epoch), GenerationID: -1,
-		Topics: map[string][]kafka.TxnOffsetCommit{topic: {{Partition: p, Offset: off, Metadata: "txn"}}}})
-	ck.Must(err, "TxnOffsetCommit")
+	ck.Must(retryConcurrent("AddOffsetsToTxn", func() error {
+		ar, err := t.c.AddOffsetsToTxn(ctx, &kafka.AddOffsetsToTxnRequest{TransactionalID: t.id, ProducerID: int(t.pid),
+			ProducerEpoch: int(t.epoch), GroupID: group})
+		ck.Must(err, "AddOffsetsToTxn")
+		return ar.Error
+	}), "AddOffsetsToTxn")
+	var tr *kafka.TxnOffsetCommitResponse
+	waitFor("the group coordinator", 10*time.Second, func() bool {
+		var err error
+		tr, err = t.c.TxnOffsetCommit(ctx, &kafka.TxnOffsetCommitRequest{TransactionalID: t.id, GroupID: group,
+			ProducerID: int(t.pid), ProducerEpoch: int(t.epoch), GenerationID: -1,
+			Topics: map[string][]kafka.TxnOffsetCommit{topic: {{Partition: p, Offset: off, Metadata: "txn"}}}})
+		ck.Must(err, "TxnOffsetCommit")
+		return !coordinatorLoading(tr.Topics[topic][0].Error)
+	})
 	ck.Must(tr.Topics[topic][0].Error, "TxnOffsetCommit")
 }
 
@@ -107,9 +131,11 @@ func txn() {
 	ck.Check(o == 10, "third transaction at %d", o)
 	t.commitOffset(grp, topic, 0, 42)
 	ck.Must(t.end(true), "commit with offsets")
+	waitFor("the transactional offset commit", 10*time.Second, func() bool { return committedOffset(c, grp, topic, 0) == 42 })
 	ck.Check(committedOffset(c, grp, topic, 0) == 42, "transactional offset commit: %d", committedOffset(c, grp, topic, 0))
 	t.commitOffset(grp, topic, 0, 99)
 	ck.Must(t.end(false), "abort with offsets")
+	waitFor("the abort's marker", 10*time.Second, func() bool { return endOffset(c, topic, 0) == 13 })
 	ck.Check(committedOffset(c, grp, topic, 0) == 42, "aborted offset commit shows: %d", committedOffset(c, grp, topic, 0))
 
 	want := []struct {
@@ -153,6 +179,7 @@ func txn() {
 	o, err = t2.produce(topic, 0, 1)
 	ck.Must(err, "the new producer's produce")
 	ck.Must(t2.end(true), "the new producer's commit")
+	waitFor("the new producer's commit marker", 10*time.Second, func() bool { return endOffset(c, topic, 0) == o+2 })
 	bs, r = fetchBatches(c, topic, 0, kafka.ReadUncommitted)
 	n := len(bs)
 	ck.Check(n == 10, "%d batches after the fencing, want 10", n)

@@ -22,8 +22,16 @@ func topicConfig(adm sarama.ClusterAdmin, topic, key string) sarama.ConfigEntry 
 	return sarama.ConfigEntry{}
 }
 
+// expectConfig waits a moment for the value: Kafka's brokers describe
+// configs from their metadata image, a change applied a little after the
+// controller answered.
 func expectConfig(adm sarama.ClusterAdmin, topic, key, value string, src sarama.ConfigSource) {
-	e := topicConfig(adm, topic, key)
+	var e sarama.ConfigEntry
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if e = topicConfig(adm, topic, key); e.Value == value && e.Source == src {
+			break
+		}
+	}
 	ck.Check(e.Value == value && e.Source == src && e.Default == (src == sarama.SourceDefault),
 		"%s %s = %q (source %s, default %v), want %q (%s)", topic, key, e.Value, e.Source, e.Default, value, src)
 }
@@ -97,10 +105,14 @@ func adminCmd() {
 	ck.Must(adm.CreatePartitions(topic, 4, nil, true), "validate-only CreatePartitions")
 	ck.Must(adm.CreatePartitions(topic, 3, nil, false), "partitions to 3")
 	expectErr("partitions 3 to 2", adm.CreatePartitions(topic, 2, nil, false), sarama.ErrInvalidPartitions)
-	ck.Must(cl.RefreshMetadata(topic), "RefreshMetadata")
-	ps, err := cl.Partitions(topic)
-	ck.Must(err, "Partitions")
-	ck.Check(len(ps) == 3, "%s: %d partitions, want 3", topic, len(ps))
+	// (Kafka's broker lists them once it applies the controller's record)
+	var ps []int32
+	waitFor(topic+" with 3 partitions", 5*time.Second, func() bool {
+		ck.Must(cl.RefreshMetadata(topic), "RefreshMetadata")
+		ps, err = cl.Partitions(topic)
+		ck.Must(err, "Partitions")
+		return len(ps) == 3
+	})
 	mc := config()
 	mc.Producer.Partitioner = sarama.NewManualPartitioner
 	p := syncProducer(mc)
@@ -198,8 +210,21 @@ func configs(adm sarama.ClusterAdmin, topic string, broker int32) {
 func groups(adm sarama.ClusterAdmin, cl sarama.Client, topic string) {
 	ck.Stage("groups and offsets")
 	grp := "sa-adm-g"
-	r, err := adm.AlterConsumerGroupOffsets(grp, map[string]map[int32]sarama.OffsetAndMetadata{
-		topic: {0: {Offset: 1, Metadata: "m0", LeaderEpoch: -1}, 1: {Offset: 0, Metadata: "m1", LeaderEpoch: -1}}}, nil)
+	var r *sarama.OffsetCommitResponse
+	var err error
+	waitFor("the group coordinator", 10*time.Second, func() bool {
+		r, err = adm.AlterConsumerGroupOffsets(grp, map[string]map[int32]sarama.OffsetAndMetadata{
+			topic: {0: {Offset: 1, Metadata: "m0", LeaderEpoch: -1}, 1: {Offset: 0, Metadata: "m1", LeaderEpoch: -1}}}, nil)
+		if coordinatorLoading(err) {
+			return false
+		}
+		for _, e := range r.Errors[topic] {
+			if coordinatorLoading(e) {
+				return false
+			}
+		}
+		return true
+	})
 	ck.Must(err, "AlterConsumerGroupOffsets")
 	for part, e := range r.Errors[topic] {
 		mustK(e, fmt.Sprintf("commit %s[%d]", topic, part))

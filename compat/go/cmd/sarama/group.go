@@ -130,6 +130,10 @@ func newMember(name, group, topic string, l *ledger, strategy sarama.BalanceStra
 		defer close(m.done)
 		for ctx.Err() == nil {
 			if err := g.Consume(ctx, []string{topic}, m); err != nil && ctx.Err() == nil {
+				if coordinatorLoading(err) {
+					time.Sleep(50 * time.Millisecond)
+					continue
+				}
 				ck.Fatalf("%s: Consume: %v", name, err)
 			}
 		}

@@ -261,3 +261,10 @@ func fetchBatches(cl sarama.Client, topic string, p int32) []*sarama.RecordBatch
 	ck.Fatalf("%s[%d]: fetch did not reach the end", topic, p)
 	return nil
 }
+
+// coordinatorLoading: the transient answers of a coordinator Kafka is
+// still creating or loading (right after start); clients retry them.
+func coordinatorLoading(err error) bool {
+	return errors.Is(err, sarama.ErrNotCoordinatorForConsumer) || errors.Is(err, sarama.ErrOffsetsLoadInProgress) ||
+		errors.Is(err, sarama.ErrConsumerCoordinatorNotAvailable)
+}

@@ -255,7 +255,7 @@ func ctp(adm sarama.ClusterAdmin, cl sarama.Client) {
 				case <-ctx.Done():
 				}
 			}()
-			if err := g.Consume(ctx, []string{in}, h); err != nil && ctx.Err() == nil {
+			if err := g.Consume(ctx, []string{in}, h); err != nil && ctx.Err() == nil && !coordinatorLoading(err) {
 				ck.Fatalf("ctp Consume: %v", err)
 			}
 			select {
