@@ -45,6 +45,7 @@ static const suite_entry_t suites[] = {
     { "core/regex", suite_core_regex },
     { "api/produce", suite_api_produce },
     { "telemetry/otlp", suite_telemetry_otlp },
+    { "telemetry/client_metrics", suite_telemetry_client_metrics },
 };
 
 int

@@ -37,5 +37,6 @@ Suite *suite_api_offsets(void);
 Suite *suite_core_regex(void);
 Suite *suite_api_produce(void);
 Suite *suite_telemetry_otlp(void);
+Suite *suite_telemetry_client_metrics(void);
 
 #endif
