@@ -1,6 +1,7 @@
 /* Produce through the dispatcher: the records a partition rejects one by
- * one are listed from v8 (KIP-467), and v13 names topics by id. And Fetch
- * of batches larger than a partition's share. */
+ * one are listed from v8 (KIP-467), v13 names topics by id, and v12+
+ * transactional data joins its transaction (KIP-890 part 2). And Fetch of
+ * batches larger than a partition's share. */
 #include "../unit.h"
 #include "brokertest.h"
 
@@ -8,6 +9,7 @@
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 #include "proto/records.h"
+#include "txn/txn.h"
 
 #include <string.h>
 
@@ -232,6 +234,111 @@ START_TEST(test_fetch_no_cut_first_batch)
 }
 END_TEST
 
+/* Transaction version 2 end to end through the handlers: Produce v12 with
+ * no AddPartitionsToTxn puts the partition in the transaction, EndTxn v5
+ * commits it with an epoch bump, and the next transaction goes on at the
+ * new epoch with its sequences from 0. */
+static gr_kerr_t
+txn_produce(gr_brokertest_t *bt, int16_t v, gr_pid_t pid, int32_t seq,
+            int64_t *base)
+{
+    gr_produce_request_t rq;
+    gr_produce_request_topic_produce_data_t td;
+    gr_produce_request_partition_produce_data_t pd;
+    gr_produce_response_t *rs;
+    gr_batch_builder_t bb;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_bytes_t k = { (const uint8_t *)"k", 1 }, val = { (const uint8_t *)"v", 1 };
+    gr_kerr_t err;
+
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, GR_ATTR_TRANSACTIONAL, pid.id,
+                          pid.epoch, seq);
+    gr_batch_builder_add(&bb, gr_wall_ms(), &k, &val, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &recs), 0);
+    gr_batch_builder_fini(&bb);
+    gr_produce_request_init(&rq);
+    gr_produce_request_topic_produce_data_init(&td);
+    gr_produce_request_partition_produce_data_init(&pd);
+    rq.transactional_id = gr_str_c("tv2");
+    rq.acks = -1;
+    rq.timeout_ms = 5000;
+    pd.index = 0;
+    pd.records.ptr = recs.ptr;
+    pd.records.len = (int32_t)recs.len;
+    td.name = gr_str_c("tp");
+    td.partition_data = &pd;
+    td.partition_data_cnt = 1;
+    rq.topic_data = &td;
+    rq.topic_data_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_PRODUCE, v, &rq);
+    err = rs->responses[0].partition_responses[0].error_code;
+    *base = rs->responses[0].partition_responses[0].base_offset;
+    gr_buf_fini(&recs);
+    return err;
+}
+
+static gr_describe_transactions_response_transaction_state_t *
+describe_txn(gr_brokertest_t *bt)
+{
+    gr_describe_transactions_request_t rq;
+    gr_describe_transactions_response_t *rs;
+    gr_str_t id = GR_STR("tv2");
+    gr_describe_transactions_request_init(&rq);
+    rq.transactional_ids = &id;
+    rq.transactional_ids_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_DESCRIBE_TRANSACTIONS, 0, &rq);
+    return &rs->transaction_states[0];
+}
+
+START_TEST(test_tv2_produce_adds_partitions)
+{
+    gr_brokertest_t bt;
+    gr_init_producer_id_request_t ip;
+    gr_init_producer_id_response_t *ipr;
+    gr_end_txn_request_t et;
+    gr_end_txn_response_t *etr;
+    gr_describe_transactions_response_transaction_state_t *d;
+    gr_pid_t pid;
+    int64_t base;
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic(&bt, "tp", "delete");
+    gr_brokertest_coordinator(&bt, "tv2", 1);
+    gr_init_producer_id_request_init(&ip);
+    ip.transactional_id = gr_str_c("tv2");
+    ip.transaction_timeout_ms = 60000;
+    ipr = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 4, &ip);
+    ck_assert_int_eq(ipr->error_code, GR_KERR_NONE);
+    pid = (gr_pid_t){ ipr->producer_id, ipr->producer_epoch };
+
+    ck_assert_int_eq(txn_produce(&bt, 12, pid, 0, &base), GR_KERR_NONE);
+    ck_assert_int_eq(base, 0);
+    d = describe_txn(&bt);
+    ck_assert(gr_str_eq_cstr(&d->transaction_state, "Ongoing"));
+    ck_assert_int_eq(d->topics_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&d->topics[0].topic, "tp"));
+
+    gr_end_txn_request_init(&et);
+    et.transactional_id = gr_str_c("tv2");
+    et.producer_id = pid.id;
+    et.producer_epoch = pid.epoch;
+    et.committed = true;
+    etr = gr_brokertest_call(&bt, GR_API_END_TXN, 5, &et);
+    ck_assert_int_eq(etr->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(etr->producer_id, pid.id);
+    ck_assert_int_eq(etr->producer_epoch, pid.epoch + 1);
+    ck_assert(gr_str_eq_cstr(&describe_txn(&bt)->transaction_state,
+                             "CompleteCommit"));
+    /* the old epoch is fenced on the partition (the marker's is newer) */
+    ck_assert_int_eq(txn_produce(&bt, 12, pid, 1, &base),
+                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    pid.epoch++;
+    ck_assert_int_eq(txn_produce(&bt, 12, pid, 0, &base), GR_KERR_NONE);
+    ck_assert_int_eq(base, 2); /* after the record and the marker */
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_produce(void)
 {
@@ -241,6 +348,7 @@ suite_api_produce(void)
     tcase_add_loop_test(tc, test_record_errors_by_version, 3, 14);
     tcase_add_test(tc, test_topic_ids_v13);
     tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
+    tcase_add_test(tc, test_tv2_produce_adds_partitions);
     suite_add_tcase(s, tc);
     return s;
 }
