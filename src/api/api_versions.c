@@ -5,7 +5,9 @@
  * its client software badly is INVALID_REQUEST, and a v5 request that
  * expects another cluster or node (KIP-1242: the client was routed to the
  * wrong broker) is REBOOTSTRAP_REQUIRED; both without the key list, as
- * Kafka's ApiVersionsRequest.getErrorResponse.
+ * Kafka's ApiVersionsRequest.getErrorResponse. A valid request names the
+ * connection's client software (v0-v2: "unknown"), which client telemetry
+ * matches on.
  */
 #include "api/api_int.h"
 
@@ -79,6 +81,12 @@ gr_api_api_versions(gr_req_t *req)
         rs->error_code = GR_KERR_INVALID_REQUEST;
         return gr_req_reply(req);
     }
+    /* Kafka's Processor registers the ClientInformation of every valid
+     * ApiVersions (before the answer, whatever it is); the fields are v3+
+     * (empty before: "unknown") */
+    if (gr_req_set_client_software(req, &rq->client_software_name,
+                                   &rq->client_software_version) != 0)
+        return gr_req_close(req, "out of memory");
     /* cluster_id and node_id are v5 fields: null and -1 before */
     if (!gr_str_is_null(&rq->cluster_id) &&
         (!gr_str_eq_cstr(&rq->cluster_id, req->broker->cluster->cluster_id) ||

@@ -63,6 +63,10 @@ struct gr_conn {
     bool closing;
     bool processing;
     char peer[INET6_ADDRSTRLEN + 8];
+    uint64_t id;
+    char host[INET6_ADDRSTRLEN + 16]; /* gr_req_peer_host() */
+    int port;                         /* -1: unknown */
+    char *sw_name, *sw_version;       /* ApiVersions v3+; NULL: unknown */
 
     uint8_t *rbuf;
     size_t rcap;
@@ -183,13 +187,42 @@ rbuf_release(gr_conn_t *conn)
         mem_wake(b);
 }
 
+/* addr as Java's InetAddress.getHostAddress() gives it: IPv4 dotted, an
+ * IPv4-mapped IPv6 address as its IPv4 form (Java makes it an
+ * Inet4Address), other IPv6 as eight groups of hex digits without leading
+ * zeros or "::", then "%scope_id" when scoped. */
+static void
+java_host_address(const struct sockaddr *sa, char *out, size_t n)
+{
+    if (sa->sa_family == AF_INET) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+        inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)n);
+    } else if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+        const uint8_t *a = in6->sin6_addr.s6_addr;
+        size_t k = 0;
+        if (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+            snprintf(out, n, "%u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+            return;
+        }
+        for (int i = 0; i < 8 && k < n; i++)
+            k += (size_t)snprintf(out + k, n - k, "%s%x", i ? ":" : "",
+                                  (unsigned)(a[2 * i] << 8 | a[2 * i + 1]));
+        if (in6->sin6_scope_id != 0 && k < n)
+            snprintf(out + k, n - k, "%%%u", (unsigned)in6->sin6_scope_id);
+    } else {
+        out[0] = '\0';
+    }
+}
+
 gr_conn_t *
 gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
             const struct sockaddr *sa, socklen_t salen)
 {
+    static uint64_t next_id = 1;
     gr_conn_t *conn = calloc(1, sizeof(*conn));
     char host[INET6_ADDRSTRLEN] = "?";
-    int port = 0, one = 1, sbuf;
+    int port = -1, one = 1, sbuf;
     (void)salen;
 
     if (conn == NULL)
@@ -205,6 +238,9 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
         port = ntohs(in6->sin6_port);
         snprintf(conn->peer, sizeof conn->peer, "[%s]:%d", host, port);
     }
+    java_host_address(sa, conn->host, sizeof conn->host);
+    conn->port = port;
+    conn->id = next_id++; /* loop thread only */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     /* socket.send.buffer.bytes and socket.receive.buffer.bytes as Kafka's
@@ -284,6 +320,8 @@ conn_free(gr_conn_t *conn)
     close(conn->io.fd);
     gr_arena_destroy(conn->arena);
     rbuf_release(conn);
+    free(conn->sw_name);
+    free(conn->sw_version);
     free(conn);
 }
 
@@ -856,4 +894,71 @@ const char *
 gr_req_peer(const gr_req_t *req)
 {
     return req->conn ? req->conn->peer : "?";
+}
+
+uint64_t
+gr_req_conn_id(const gr_req_t *req)
+{
+    return req->conn ? req->conn->id : 0;
+}
+
+const char *
+gr_req_peer_host(const gr_req_t *req)
+{
+    return req->conn ? req->conn->host : "";
+}
+
+int
+gr_req_peer_port(const gr_req_t *req)
+{
+    return req->conn ? req->conn->port : -1;
+}
+
+const char *
+gr_req_client_software_name(const gr_req_t *req)
+{
+    return req->conn && req->conn->sw_name ? req->conn->sw_name : "unknown";
+}
+
+const char *
+gr_req_client_software_version(const gr_req_t *req)
+{
+    return req->conn && req->conn->sw_version ? req->conn->sw_version
+                                              : "unknown";
+}
+
+/* A copy of s, or NULL for an empty or null one ("unknown"); *oom set
+ * when a copy could not be made. */
+static char *
+software_dup(const gr_str_t *s, bool *oom)
+{
+    char *p;
+    if (s->ptr == NULL || s->len <= 0)
+        return NULL;
+    if ((p = strndup(s->ptr, (size_t)s->len)) == NULL)
+        *oom = true;
+    return p;
+}
+
+int
+gr_req_set_client_software(gr_req_t *req, const gr_str_t *name,
+                           const gr_str_t *version)
+{
+    gr_conn_t *conn = req->conn;
+    bool oom = false;
+    char *n, *v;
+    if (conn == NULL)
+        return 0;
+    n = software_dup(name, &oom);
+    v = software_dup(version, &oom);
+    if (oom) {
+        free(n);
+        free(v);
+        return -1;
+    }
+    free(conn->sw_name);
+    free(conn->sw_version);
+    conn->sw_name = n;
+    conn->sw_version = v;
+    return 0;
 }

@@ -64,6 +64,26 @@ int gr_req_hold_file(gr_req_t *req, gr_file_t *f);
 const char *gr_req_listener_name(const gr_req_t *req);
 const char *gr_req_peer(const gr_req_t *req);
 
+/* What Kafka's RequestContext knows of the client behind a request (its
+ * ClientInformation and socket address), for client telemetry (KIP-714).
+ * conn_id: unique among the broker's connections for its life (0: the
+ * connection is gone). peer_host: the address as Java's
+ * InetAddress.getHostAddress() writes it (IPv6 as eight groups of hex
+ * without compression, "%scope" for a scoped one; an IPv4-mapped address
+ * as its IPv4 form), "" when unknown; peer_port: -1 when unknown. The
+ * software name and version are those of the connection's last valid
+ * ApiVersions (v0-v2, or before any: "unknown", as Kafka's
+ * ClientInformation). Strings live as long as the connection. */
+uint64_t gr_req_conn_id(const gr_req_t *req);
+const char *gr_req_peer_host(const gr_req_t *req);
+int gr_req_peer_port(const gr_req_t *req);
+const char *gr_req_client_software_name(const gr_req_t *req);
+const char *gr_req_client_software_version(const gr_req_t *req);
+/* Records the client software a valid ApiVersions named (empty or null:
+ * "unknown"). 0, or -1 when out of memory (the old names stay). */
+int gr_req_set_client_software(gr_req_t *req, const gr_str_t *name,
+                               const gr_str_t *version);
+
 struct gr_listener_cfg;
 /* Accepts fd (non-blocking) as a new connection. */
 gr_conn_t *gr_conn_new(gr_broker_t *broker, gr_listener_t *l, int fd,
