@@ -133,10 +133,15 @@
  *   SyncGroup                    rs 0G 1G 4fV 5V
  *   TransactionLogKey               0V
  *   TransactionLogValue             0V 1fV
- *   TxnOffsetCommit              rq 0V 2V 3fV
- *   TxnOffsetCommit              rs 0V 3fV
+ *   TxnOffsetCommit              rq 0V 2V 3fV 6T
+ *   TxnOffsetCommit              rs 0V 3fV 6T
  *   WriteTxnMarkers              rq 0V 1fV 2T
  *   WriteTxnMarkers              rs 0V 1fV
+ *
+ * TxnOffsetCommit v4 and v5 have v3's shape (v4 only allows a new error,
+ * TRANSACTION_ABORTABLE; v5 only changes what the request does under
+ * transaction version 2); T also has v5 vectors, with Name, next to v6's
+ * with TopicId.
  *
  * Tagged fields, present and absent: Fetch request ClusterId (H v12; absent
  * v13, v17) and ReplicaState (V v15, T v18; absent v17), ReplicaDirectoryId

@@ -5,8 +5,10 @@
  * versions of existing APIs (ApiVersions v5, DeleteGroups v3, DescribeCluster
  * v2, DescribeGroups v6, DescribeLogDirs v5, Fetch v18, ListTransactions v2,
  * Metadata v13, OffsetCommit v10, OffsetFetch v10, Produce v13,
- * WriteTxnMarkers v2) and the APIs added with them (GetTelemetrySubscriptions,
- * PushTelemetry, ListConfigResources, DescribeTopicPartitions).
+ * TxnOffsetCommit v6, WriteTxnMarkers v2) and the APIs added with them
+ * (GetTelemetrySubscriptions, PushTelemetry, ListConfigResources,
+ * DescribeTopicPartitions). TxnOffsetCommit v5, which has v3's shape, has
+ * vectors too, to pin Name down to the last version before TopicId.
  *
  * The conventions are those of check_vectors2.c, whose COVERAGE list marks
  * the shapes covered here with T and stays the one place that says what is
@@ -723,6 +725,195 @@ CHECK(produce_rs_v13, gr_produce_response_t)
     CK_INT(m->node_endpoints_cnt, 0); /* tag absent */
 }
 
+/* ---- TxnOffsetCommit (28): v6 names topics by TopicId instead of Name in
+ * the request and the response; v5 keeps v3-v4's shape (KIP-890 part 2
+ * changes only what the request does) and has a vector too, with Name ---- */
+
+static const uint8_t txn_offset_commit_rq_v5[] = {
+    0x03, 't',  'x',        /* TransactionalId: "tx" */
+    0x02, 'g',              /* GroupId: "g" */
+    0x00, 0x00, 0x00, 0x00, /* ProducerId: 1000 */
+    0x00, 0x00, 0x03, 0xe8, /*  */
+    0x00, 0x04,             /* ProducerEpoch: 4 */
+    0x00, 0x00, 0x00, 0x07, /* GenerationIdOrMemberEpoch: 7 */
+    0x02, 'm',              /* MemberId: "m" */
+    0x00,                   /* GroupInstanceId: null */
+    0x02,                   /* Topics: 1 element */
+    0x02, 't',              /*   Name: "t" */
+    0x02,                   /*   Partitions: 1 element */
+    0x00, 0x00, 0x00, 0x03, /*     PartitionIndex: 3 */
+    0x00, 0x00, 0x00, 0x00, /*     CommittedOffset: 42 */
+    0x00, 0x00, 0x00, 0x2a, /*  */
+    0x00, 0x00, 0x00, 0x02, /*     CommittedLeaderEpoch: 2 */
+    0x03, 'm',  'd',        /*     CommittedMetadata: "md" */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(txn_offset_commit_rq_v5, gr_txn_offset_commit_request_t)
+{
+    CK_STR(m->transactional_id, "tx");
+    CK_STR(m->group_id, "g");
+    CK_INT(m->producer_id, 1000);
+    CK_INT(m->producer_epoch, 4);
+    CK_INT(m->generation_id, 7);
+    CK_STR(m->member_id, "m");
+    CK_NULL(m->group_instance_id);
+    CK_INT(m->topics_cnt, 1);
+    CK_STR(m->topics[0].name, "t");
+    for (int i = 0; i < 16; i++) /* 6+ only: default zero */
+        CK_INT(m->topics[0].topic_id.b[i], 0);
+    CK_INT(m->topics[0].partitions_cnt, 1);
+    CK_INT(m->topics[0].partitions[0].partition_index, 3);
+    CK_INT(m->topics[0].partitions[0].committed_offset, 42);
+    CK_INT(m->topics[0].partitions[0].committed_leader_epoch, 2);
+    CK_STR(m->topics[0].partitions[0].committed_metadata, "md");
+}
+
+static const uint8_t txn_offset_commit_rq_v6[] = {
+    0x03, 't',  'x',        /* TransactionalId: "tx" */
+    0x02, 'g',              /* GroupId: "g" */
+    0x00, 0x00, 0x00, 0x00, /* ProducerId: 1000 */
+    0x00, 0x00, 0x03, 0xe8, /*  */
+    0x00, 0x04,             /* ProducerEpoch: 4 */
+    0x00, 0x00, 0x00, 0x07, /* GenerationIdOrMemberEpoch: 7 */
+    0x02, 'm',              /* MemberId: "m" */
+    0x02, 'i',              /* GroupInstanceId: "i" */
+    0x03,                   /* Topics: 2 elements */
+    0x90, 0x91, 0x92, 0x93, /*   TopicId: UUID 90 91 .. 9f */
+    0x94, 0x95, 0x96, 0x97, /*  */
+    0x98, 0x99, 0x9a, 0x9b, /*  */
+    0x9c, 0x9d, 0x9e, 0x9f, /*  */
+    0x02,                   /*   Partitions: 1 element */
+    0x00, 0x00, 0x00, 0x00, /*     PartitionIndex: 0 */
+    0x00, 0x00, 0x00, 0x00, /*     CommittedOffset: 42 */
+    0x00, 0x00, 0x00, 0x2a, /*  */
+    0x00, 0x00, 0x00, 0x02, /*     CommittedLeaderEpoch: 2 */
+    0x03, 'm',  'd',        /*     CommittedMetadata: "md" */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0xc0, 0xc1, 0xc2, 0xc3, /*   TopicId: UUID c0 c1 .. cf */
+    0xc4, 0xc5, 0xc6, 0xc7, /*  */
+    0xc8, 0xc9, 0xca, 0xcb, /*  */
+    0xcc, 0xcd, 0xce, 0xcf, /*  */
+    0x03,                   /*   Partitions: 2 elements */
+    0x00, 0x00, 0x00, 0x01, /*     PartitionIndex: 1 */
+    0x00, 0x00, 0x00, 0x00, /*     CommittedOffset: 0 */
+    0x00, 0x00, 0x00, 0x00, /*  */
+    0xff, 0xff, 0xff, 0xff, /*     CommittedLeaderEpoch: -1 */
+    0x00,                   /*     CommittedMetadata: null */
+    0x00,                   /*     tags: none */
+    0x00, 0x00, 0x00, 0x02, /*     PartitionIndex: 2 */
+    0x7f, 0xff, 0xff, 0xff, /*     CommittedOffset: INT64_MAX */
+    0xff, 0xff, 0xff, 0xff, /*  */
+    0x00, 0x00, 0x00, 0x00, /*     CommittedLeaderEpoch: 0 */
+    0x01,                   /*     CommittedMetadata: "" */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(txn_offset_commit_rq_v6, gr_txn_offset_commit_request_t)
+{
+    const gr_txn_offset_commit_request_topic_t *t1 = &m->topics[1];
+    CK_STR(m->transactional_id, "tx");
+    CK_STR(m->group_id, "g");
+    CK_INT(m->producer_id, 1000);
+    CK_INT(m->producer_epoch, 4);
+    CK_INT(m->generation_id, 7);
+    CK_STR(m->member_id, "m");
+    CK_STR(m->group_instance_id, "i");
+    CK_INT(m->topics_cnt, 2);
+    CK_INT(m->topics[0].name.len, 0); /* 0-5 only: default "" */
+    CK_INT(m->topics[0].topic_id.b[0], 0x90);
+    CK_INT(m->topics[0].topic_id.b[15], 0x9f);
+    CK_INT(m->topics[0].partitions_cnt, 1);
+    CK_INT(m->topics[0].partitions[0].partition_index, 0);
+    CK_INT(m->topics[0].partitions[0].committed_offset, 42);
+    CK_INT(m->topics[0].partitions[0].committed_leader_epoch, 2);
+    CK_STR(m->topics[0].partitions[0].committed_metadata, "md");
+    CK_INT(t1->name.len, 0);
+    CK_INT(t1->topic_id.b[0], 0xc0);
+    CK_INT(t1->topic_id.b[15], 0xcf);
+    CK_INT(t1->partitions_cnt, 2);
+    CK_INT(t1->partitions[0].partition_index, 1);
+    CK_INT(t1->partitions[0].committed_offset, 0);
+    CK_INT(t1->partitions[0].committed_leader_epoch, -1);
+    CK_NULL(t1->partitions[0].committed_metadata);
+    CK_INT(t1->partitions[1].partition_index, 2);
+    CK_INT(t1->partitions[1].committed_offset, INT64_MAX);
+    CK_INT(t1->partitions[1].committed_leader_epoch, 0);
+    CK_STR(t1->partitions[1].committed_metadata, "");
+}
+
+static const uint8_t txn_offset_commit_rs_v5[] = {
+    0x00, 0x00, 0x00, 0x00, /* ThrottleTimeMs: 0 */
+    0x02,                   /* Topics: 1 element */
+    0x02, 't',              /*   Name: "t" */
+    0x02,                   /*   Partitions: 1 element */
+    0x00, 0x00, 0x00, 0x03, /*     PartitionIndex: 3 */
+    0x00, 0x78,             /*     ErrorCode: 120 (TRANSACTION_ABORTABLE) */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(txn_offset_commit_rs_v5, gr_txn_offset_commit_response_t)
+{
+    CK_INT(m->topics_cnt, 1);
+    CK_STR(m->topics[0].name, "t");
+    for (int i = 0; i < 16; i++) /* 6+ only: default zero */
+        CK_INT(m->topics[0].topic_id.b[i], 0);
+    CK_INT(m->topics[0].partitions_cnt, 1);
+    CK_INT(m->topics[0].partitions[0].partition_index, 3);
+    CK_INT(m->topics[0].partitions[0].error_code, 120);
+}
+
+static const uint8_t txn_offset_commit_rs_v6[] = {
+    0x00, 0x00, 0x00, 0x09, /* ThrottleTimeMs: 9 */
+    0x03,                   /* Topics: 2 elements */
+    0x90, 0x91, 0x92, 0x93, /*   TopicId: UUID 90 91 .. 9f */
+    0x94, 0x95, 0x96, 0x97, /*  */
+    0x98, 0x99, 0x9a, 0x9b, /*  */
+    0x9c, 0x9d, 0x9e, 0x9f, /*  */
+    0x02,                   /*   Partitions: 1 element */
+    0x00, 0x00, 0x00, 0x00, /*     PartitionIndex: 0 */
+    0x00, 0x00,             /*     ErrorCode: 0 */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0xc0, 0xc1, 0xc2, 0xc3, /*   TopicId: UUID c0 c1 .. cf */
+    0xc4, 0xc5, 0xc6, 0xc7, /*  */
+    0xc8, 0xc9, 0xca, 0xcb, /*  */
+    0xcc, 0xcd, 0xce, 0xcf, /*  */
+    0x03,                   /*   Partitions: 2 elements */
+    0x00, 0x00, 0x00, 0x01, /*     PartitionIndex: 1 */
+    0x00, 0x64,             /*     ErrorCode: 100 (UNKNOWN_TOPIC_ID) */
+    0x00,                   /*     tags: none */
+    0x00, 0x00, 0x00, 0x02, /*     PartitionIndex: 2 */
+    0x00, 0x71,             /*     ErrorCode: 113 (STALE_MEMBER_EPOCH) */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(txn_offset_commit_rs_v6, gr_txn_offset_commit_response_t)
+{
+    const gr_txn_offset_commit_response_topic_t *t1 = &m->topics[1];
+    CK_INT(m->throttle_time_ms, 9);
+    CK_INT(m->topics_cnt, 2);
+    CK_INT(m->topics[0].name.len, 0); /* 0-5 only: default "" */
+    CK_INT(m->topics[0].topic_id.b[0], 0x90);
+    CK_INT(m->topics[0].topic_id.b[15], 0x9f);
+    CK_INT(m->topics[0].partitions_cnt, 1);
+    CK_INT(m->topics[0].partitions[0].partition_index, 0);
+    CK_INT(m->topics[0].partitions[0].error_code, 0);
+    CK_INT(t1->name.len, 0);
+    CK_INT(t1->topic_id.b[0], 0xc0);
+    CK_INT(t1->topic_id.b[15], 0xcf);
+    CK_INT(t1->partitions_cnt, 2);
+    CK_INT(t1->partitions[0].partition_index, 1);
+    CK_INT(t1->partitions[0].error_code, 100);
+    CK_INT(t1->partitions[1].partition_index, 2);
+    CK_INT(t1->partitions[1].error_code, 113);
+}
+
 /* ---- WriteTxnMarkers (27): v2 adds TransactionVersion to each marker ---- */
 
 static const uint8_t write_txn_markers_rq_v2[] = {
@@ -1083,6 +1274,10 @@ static const vec_t vecs[] = {
     V_RS(OFFSET_FETCH, 10, offset_fetch_rs_v10),
     V_RQ(PRODUCE, 13, produce_rq_v13),
     V_RS(PRODUCE, 13, produce_rs_v13),
+    V_RQ(TXN_OFFSET_COMMIT, 5, txn_offset_commit_rq_v5),
+    V_RQ(TXN_OFFSET_COMMIT, 6, txn_offset_commit_rq_v6),
+    V_RS(TXN_OFFSET_COMMIT, 5, txn_offset_commit_rs_v5),
+    V_RS(TXN_OFFSET_COMMIT, 6, txn_offset_commit_rs_v6),
     V_RQ(WRITE_TXN_MARKERS, 2, write_txn_markers_rq_v2),
     V_RQ(GET_TELEMETRY_SUBSCRIPTIONS, 0, get_telemetry_subscriptions_rq_v0),
     V_RS(GET_TELEMETRY_SUBSCRIPTIONS, 0, get_telemetry_subscriptions_rs_v0),
