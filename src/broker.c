@@ -4,12 +4,14 @@
  */
 #include "broker.h"
 #include "api/api_int.h"
+#include "api/configs.h"
 #include "api/fetch_session.h"
 #include "cluster/cluster.h"
 #include "cluster/topic_config.h"
 #include "group/group.h"
 #include "log/log.h"
 #include "log/producer_state.h"
+#include "telemetry/telemetry.h"
 #include "txn/pid.h"
 #include "txn/txn.h"
 #include "core/log.h"
@@ -807,6 +809,14 @@ gr_broker_run(gr_broker_t *b)
     }
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
         return -1;
+    /* client telemetry, with the subscriptions the cluster loaded */
+    b->telemetry = gr_telemetry_new(
+        b->loop, b->workers,
+        (int32_t)gr_conf_int(b->conf, GR_CONF_TELEMETRY_MAX_BYTES),
+        gr_conf_str(b->conf, GR_CONF_GREGOR_CLIENT_TELEMETRY_FILE));
+    if (b->telemetry == NULL)
+        return -1;
+    gr_configs_client_metrics_load(b);
     finish_deletions(b);
     gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
     gr_timer_init(&b->start_sync_timer, start_sync, b);
@@ -887,6 +897,8 @@ gr_broker_destroy(gr_broker_t *b)
         gr_workers_destroy(b->workers);
         gr_loop_drain_posts(b->loop);
     }
+    gr_telemetry_destroy(b->telemetry); /* its exports' posts have run */
+    b->telemetry = NULL;
     gr_fsessions_destroy(b->fetch_sessions);
     gr_pids_close(b->pids);
     gr_cluster_destroy(b->cluster);

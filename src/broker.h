@@ -62,6 +62,7 @@ struct gr_broker {
     struct gr_pids *pids;     /* producer id blocks (txn/pid.h) */
     struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */
     gr_groups_t *groups;      /* the group coordinator (src/group/) */
+    struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     struct gr_open_batch *open_batch; /* partitions to make off the loop */

@@ -1,7 +1,8 @@
 /*
  * AlterConfigs (api key 33): replaces the whole set of a topic's config
- * overrides, or of the dynamic broker configs of this broker or of every
- * broker (resource name ""), with the configs given. Every value is checked
+ * overrides, of the dynamic broker configs of this broker or of every
+ * broker (resource name ""), or of a client metrics subscription (KIP-714;
+ * none given removes it), with the configs given. Every value is checked
  * first (INVALID_CONFIG naming key and value); nothing changes on an
  * error; validate_only checks and stops. Changes are persisted through the
  * cluster ops and take effect at once (api/configs.c).
@@ -86,6 +87,16 @@ gr_api_alter_configs(gr_req_t *req)
             if (err == GR_KERR_NONE)
                 err = gr_configs_alter_broker(b, per_broker, ch, nch, true,
                                               rq->validate_only, req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
+            char *name = gr_arena_strndup(req->a, r->resource_name.ptr,
+                                          r->resource_name.len > 0
+                                              ? (size_t)r->resource_name.len
+                                              : 0);
+            if (name == NULL)
+                return gr_req_close(req, "out of memory");
+            err = gr_configs_alter_client_metrics(b, name, ch, nch, true,
+                                                  rq->validate_only, req->a,
+                                                  &msg);
         } else {
             err = GR_KERR_INVALID_REQUEST;
             msg = gr_arena_printf(req->a,

@@ -46,6 +46,10 @@ int gr_api_describe_topic_partitions(gr_req_t *req);
 int gr_api_list_config_resources(gr_req_t *req);
 int gr_api_get_telemetry_subscriptions(gr_req_t *req);
 int gr_api_push_telemetry(gr_req_t *req);
+struct gr_telemetry_client;
+/* What telemetry knows of req's client (get_telemetry_subscriptions.c):
+ * strings in req->a or the connection's. 0, or -1 on ENOMEM. */
+int gr_api_telemetry_client(gr_req_t *req, struct gr_telemetry_client *cl);
 /* consumer groups (src/group/) */
 int gr_api_offset_commit(gr_req_t *req);
 int gr_api_offset_fetch(gr_req_t *req);

@@ -43,6 +43,10 @@ static const gr_api_entry_t table[] = {
     {GR_API_DESCRIBE_PRODUCERS, 0, 0, gr_api_describe_producers},
     {GR_API_DESCRIBE_TRANSACTIONS, 0, 0, gr_api_describe_transactions},
     {GR_API_LIST_TRANSACTIONS, 0, 2, gr_api_list_transactions},
+    {GR_API_GET_TELEMETRY_SUBSCRIPTIONS, 0, 0,
+     gr_api_get_telemetry_subscriptions}, /* advertised with a sink */
+    {GR_API_PUSH_TELEMETRY, 0, 0, gr_api_push_telemetry}, /* likewise */
+    {GR_API_LIST_CONFIG_RESOURCES, 0, 1, gr_api_list_config_resources},
     {GR_API_DESCRIBE_TOPIC_PARTITIONS, 0, 0, gr_api_describe_topic_partitions},
 };
 

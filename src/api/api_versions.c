@@ -7,9 +7,12 @@
  * wrong broker) is REBOOTSTRAP_REQUIRED; both without the key list, as
  * Kafka's ApiVersionsRequest.getErrorResponse. A valid request names the
  * connection's client software (v0-v2: "unknown"), which client telemetry
- * matches on.
+ * matches on. GetTelemetrySubscriptions and PushTelemetry are served
+ * always but advertised only with a telemetry sink, as Kafka advertises
+ * them only with a client telemetry exporter (KIP-714).
  */
 #include "api/api_int.h"
+#include "telemetry/telemetry.h"
 
 /* v3+ clients name themselves; Kafka rejects names that do not match
  * [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])? with INVALID_REQUEST. */
@@ -102,12 +105,18 @@ gr_api_api_versions(gr_req_t *req)
     rs->api_keys = gr_arena_alloc(req->a, (size_t)n * sizeof(*rs->api_keys));
     if (rs->api_keys == NULL)
         return gr_req_close(req, "out of memory");
+    rs->api_keys_cnt = 0;
     for (int i = 0; i < n; i++) {
-        rs->api_keys[i].api_key = tab[i].key;
-        rs->api_keys[i].min_version = tab[i].min_ver;
-        rs->api_keys[i].max_version = tab[i].max_ver;
+        gr_api_versions_response_api_version_t *k;
+        if ((tab[i].key == GR_API_GET_TELEMETRY_SUBSCRIPTIONS ||
+             tab[i].key == GR_API_PUSH_TELEMETRY) &&
+            !gr_telemetry_exporting(req->broker->telemetry))
+            continue;
+        k = &rs->api_keys[rs->api_keys_cnt++];
+        k->api_key = tab[i].key;
+        k->min_version = tab[i].min_ver;
+        k->max_version = tab[i].max_ver;
     }
-    rs->api_keys_cnt = n;
     if (req->version >= 3 && add_features(req, rs) != 0)
         return gr_req_close(req, "out of memory");
     return gr_req_reply(req);

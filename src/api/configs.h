@@ -16,9 +16,11 @@
 #include "core/arena.h"
 
 /* ConfigResource.Type ids */
-#define GR_RESOURCE_TOPIC         2
-#define GR_RESOURCE_BROKER        4
-#define GR_RESOURCE_BROKER_LOGGER 8
+#define GR_RESOURCE_TOPIC          2
+#define GR_RESOURCE_BROKER         4
+#define GR_RESOURCE_BROKER_LOGGER  8
+#define GR_RESOURCE_CLIENT_METRICS 16
+#define GR_RESOURCE_GROUP          32
 
 /* DescribeConfigsResponse.ConfigSource ids */
 typedef enum gr_config_source {
@@ -29,6 +31,7 @@ typedef enum gr_config_source {
     GR_CFGSRC_STATIC = 4,          /* STATIC_BROKER_CONFIG */
     GR_CFGSRC_DEFAULT = 5,         /* DEFAULT_CONFIG */
     GR_CFGSRC_BROKER_LOGGER = 6,   /* DYNAMIC_BROKER_LOGGER_CONFIG */
+    GR_CFGSRC_CLIENT_METRICS = 7,  /* CLIENT_METRICS_CONFIG */
 } gr_config_source_t;
 
 #define GR_CONFIG_SYN_MAX 16
@@ -115,5 +118,27 @@ int gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out);
 gr_kerr_t gr_configs_alter_logger(const gr_config_change_t *ch, int n,
                                   bool validate_only, gr_arena_t *a,
                                   const char **msg);
+
+/* CLIENT_METRICS (api/client_metrics_configs.c): the subscriptions of
+ * KIP-714, kept by the cluster (c->client_metrics), compiled by
+ * src/telemetry/. Describing a name gives its three configs, unset ones
+ * as defaults (a name never set included, as Kafka); n entries in *out,
+ * or -1 on ENOMEM. */
+int gr_configs_client_metrics_entries(gr_broker_t *b, const char *name,
+                                      gr_arena_t *a, gr_config_entry_t **out);
+/* Changes subscription name as Kafka's controller does (replace:
+ * AlterConfigs, the configs become exactly the SETs), checked first as
+ * ClientMetricsConfigs does; a subscription left without configs is
+ * removed. Persisted through the cluster ops and in effect at once
+ * (clients re-read their subscription) unless validate_only. NONE, or
+ * INVALID_REQUEST / INVALID_CONFIG / KAFKA_STORAGE_ERROR with *msg (in a).
+ * Nothing changes on an error. */
+gr_kerr_t gr_configs_alter_client_metrics(gr_broker_t *b, const char *name,
+                                          const gr_config_change_t *ch, int n,
+                                          bool replace, bool validate_only,
+                                          gr_arena_t *a, const char **msg);
+/* At start-up: the subscriptions the cluster loaded go to client
+ * telemetry (one that does not check is logged and left out). */
+void gr_configs_client_metrics_load(gr_broker_t *b);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * DescribeConfigs (api key 32): the configs of topics, of this broker (or
- * the cluster-wide dynamic defaults) and of its logger, each with its
+ * the cluster-wide dynamic defaults), of its logger and of client metrics
+ * subscriptions (KIP-714), each with its
  * value, source (v1+), synonyms (v1+, when asked), read-only and sensitive
  * flags (sensitive values are null), type and documentation (v3+, when
  * asked). Entries come from api/configs.c over the config table.
@@ -189,6 +190,43 @@ describe_logger(
     return 0;
 }
 
+/* CLIENT_METRICS: any non-empty name has the three configs (defaults
+ * for a subscription never made), as Kafka's ConfigHelper answers. */
+static int
+describe_client_metrics(
+    gr_req_t *req,
+    const gr_describe_configs_request_describe_configs_resource_t *r,
+    gr_describe_configs_response_describe_configs_result_t *res)
+{
+    gr_config_entry_t *e;
+    int32_t cap = 0;
+    char *name;
+    int n;
+
+    if (r->resource_name.len <= 0) {
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message =
+            gr_str_c("Client metrics subscription name must not be empty");
+        return 0;
+    }
+    /* Kafka's DescribeConfigsResult has "" for no error message */
+    res->error_message = GR_STR("");
+    name = gr_arena_strndup(req->a, r->resource_name.ptr,
+                            (size_t)r->resource_name.len);
+    if (name == NULL ||
+        (n = gr_configs_client_metrics_entries(req->broker, name, req->a,
+                                               &e)) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        result_t *out;
+        if (!wanted(r, e[i].name))
+            continue;
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e[i], out) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 int
 gr_api_describe_configs(gr_req_t *req)
 {
@@ -220,6 +258,9 @@ gr_api_describe_configs(gr_req_t *req)
             break;
         case GR_RESOURCE_BROKER_LOGGER:
             rc = describe_logger(req, r, res);
+            break;
+        case GR_RESOURCE_CLIENT_METRICS:
+            rc = describe_client_metrics(req, r, res);
             break;
         default:
             res->error_code = GR_KERR_INVALID_REQUEST;

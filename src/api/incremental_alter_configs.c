@@ -1,9 +1,11 @@
 /*
  * IncrementalAlterConfigs (api key 44): changes single configs of a topic,
  * of the dynamic broker configs (this broker or resource "" for every
- * broker) or of the broker's logger: SET, DELETE (back to the default),
- * APPEND and SUBTRACT (list configs only). Checks, persistence and effect
- * as AlterConfigs (api/configs.c).
+ * broker), of the broker's logger or of a client metrics subscription
+ * (KIP-714; made by its first change, removed with its last config): SET,
+ * DELETE (back to the default), APPEND and SUBTRACT (list configs only).
+ * Checks, persistence and effect as AlterConfigs (api/configs.c,
+ * api/client_metrics_configs.c).
  */
 #include "api/api_int.h"
 #include "api/configs.h"
@@ -95,6 +97,16 @@ gr_api_incremental_alter_configs(gr_req_t *req)
             if (err == GR_KERR_NONE)
                 err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
                                               rq->validate_only, req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
+            char *name = gr_arena_strndup(req->a, r->resource_name.ptr,
+                                          r->resource_name.len > 0
+                                              ? (size_t)r->resource_name.len
+                                              : 0);
+            if (name == NULL)
+                return gr_req_close(req, "out of memory");
+            err = gr_configs_alter_client_metrics(b, name, ch, nch, false,
+                                                  rq->validate_only, req->a,
+                                                  &msg);
         } else if (r->resource_type == GR_RESOURCE_BROKER_LOGGER) {
             err = gr_configs_broker_resource(b, &r->resource_name, true,
                                              &per_broker, req->a, &msg);

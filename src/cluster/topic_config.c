@@ -371,6 +371,13 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "The most incremental fetch sessions kept."),
     B(MAX_REQUEST_PARTITION_SIZE_LIMIT, INT, RO,
       "The most partitions one DescribeTopicPartitions answer holds."),
+    B(TELEMETRY_MAX_BYTES, INT, RO,
+      "The most bytes of metrics one PushTelemetry may carry, compressed, "
+      "and decompressed."),
+    B(GREGOR_CLIENT_TELEMETRY_FILE, STRING, RO,
+      "Gregor only: the file pushed client metrics are appended to, a JSON "
+      "line per data point; set, the client telemetry APIs are "
+      "advertised."),
 };
 #undef B
 #undef BC

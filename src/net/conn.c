@@ -24,6 +24,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/listener.h"
+#include "telemetry/telemetry.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -294,6 +295,10 @@ gr_conn_close(gr_conn_t *conn, const char *why)
     conn->closing = true;
     if (why)
         GR_LOG_DEBUG("closing connection %s: %s", conn->peer, why);
+    /* Kafka's ConnectionDisconnectListener: the client instance this
+     * connection made goes from the telemetry cache */
+    if (b->telemetry != NULL)
+        gr_telemetry_conn_closed(b->telemetry, conn->id);
     if (conn->req && conn->req->deferred && !conn->req->done &&
         conn->req->abort_cb) {
         gr_req_t *req = conn->req;

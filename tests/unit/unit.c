@@ -46,6 +46,7 @@ static const suite_entry_t suites[] = {
     { "api/produce", suite_api_produce },
     { "telemetry/otlp", suite_telemetry_otlp },
     { "telemetry/client_metrics", suite_telemetry_client_metrics },
+    { "api/telemetry", suite_api_telemetry },
 };
 
 int

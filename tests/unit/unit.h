@@ -38,5 +38,6 @@ Suite *suite_core_regex(void);
 Suite *suite_api_produce(void);
 Suite *suite_telemetry_otlp(void);
 Suite *suite_telemetry_client_metrics(void);
+Suite *suite_api_telemetry(void);
 
 #endif
