@@ -1,7 +1,12 @@
 # compat/go/scenarios.sh: the Go clients against gregor (sourced by
 # compat/run.sh). Programs in cmd/, built by install.sh into
 # $GR_CLIENTS/go/bin; each subcommand prints "# <client>: ok: ..." for what
-# it checked and "FAIL <client>: ..." (exit 1) on the first difference.
+# it checked, "# <client>: ..." for what the client cannot express, and
+# "FAIL <client>: ..." for each answer that is not Kafka's (an error name
+# differing goes on to the next check; anything else stops), exiting 1 if
+# any failed. Every check holds against Apache Kafka 4.4.0 (KRaft, one
+# node, these scenarios' settings): GR_BOOTSTRAP=host:port "$GO_BIN/franz"
+# data runs one against any broker.
 
 GO_BIN=$GR_CLIENTS/go/bin
 
