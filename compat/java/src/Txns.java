@@ -224,13 +224,27 @@ class Txns extends Compat {
             p.initTransactions();
             p.beginTransaction();
             eq(Arrays.asList(0L), sendAll(p, "txn-timeout", "late-", 1), "timeout: a record");
+            boolean v2;
             try (Admin a = admin()) {
+                v2 = transactionV2(a);
+                int epoch = get(a.describeTransactions(Collections.singleton("j-timeout")).all()).get("j-timeout")
+                        .producerEpoch();
                 waitFor("the coordinator to abort the transaction", 15000, () ->
                         get(a.describeTransactions(Collections.singleton("j-timeout")).all()).get("j-timeout")
                                 .state() == org.apache.kafka.clients.admin.TransactionState.COMPLETE_ABORT);
                 ok("timeout: the coordinator aborted it");
+                section("timeout: the epoch", () -> eq(epoch + 1, get(a.describeTransactions(
+                        Collections.singleton("j-timeout")).all()).get("j-timeout").producerEpoch(),
+                        "timeout: the epoch after the abort (one bump)"));
             }
-            expectThrows(ProducerFencedException.class, "timeout: the producer commits", p::commitTransaction);
+            if (v2) {
+                // EndTxn v5 from the epoch just before: a retry of an end
+                // that was an abort, so a commit is in the wrong state
+                expectThrows(org.apache.kafka.common.errors.InvalidTxnStateException.class,
+                        "timeout: the producer commits (transaction version 2)", p::commitTransaction);
+            } else {
+                expectThrows(ProducerFencedException.class, "timeout: the producer commits", p::commitTransaction);
+            }
         } finally {
             p.close(Duration.ofSeconds(5));
         }
@@ -294,5 +308,17 @@ class Txns extends Compat {
             OffsetAndMetadata om = c.committed(Collections.singleton(tp), Duration.ofSeconds(15)).get(tp);
             eq("7 txn", om.offset() + " " + om.metadata(), "committed() once the transaction commits");
         }
+    }
+
+    /** Whether this client runs transactions at version 2 (KIP-890): a 4.x
+     * client against a broker that finalizes transaction.version 2. */
+    static boolean transactionV2(Admin a) throws Exception {
+        if (version.startsWith("3."))
+            return false;
+        org.apache.kafka.clients.admin.FinalizedVersionRange r =
+                get(a.describeFeatures().featureMetadata()).finalizedFeatures().get("transaction.version");
+        boolean v2 = r != null && r.maxVersionLevel() >= 2;
+        System.out.println("# java " + version + ": transaction version " + (v2 ? 2 : "0/1"));
+        return v2;
     }
 }
