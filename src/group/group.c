@@ -448,6 +448,15 @@ free_subscribed(gr_group_t *grp)
     grp->subscribed_known = false;
 }
 
+static bool
+in_subscribed(const gr_group_t *grp, const char *topic)
+{
+    for (int32_t i = 0; i < grp->nsubscribed; i++)
+        if (strcmp(grp->subscribed[i], topic) == 0)
+            return true;
+    return false;
+}
+
 /* Kafka's computeSubscribedTopics: the topics in the members'
  * ConsumerProtocolSubscription, when the group is a consumer group and
  * every subscription decodes. */
@@ -457,8 +466,13 @@ gr_group_compute_subscribed(gr_group_t *grp)
     gr_arena_t *a;
     free_subscribed(grp);
     if (grp->protocol_type == NULL ||
-        strcmp(grp->protocol_type, "consumer") != 0 ||
-        grp->protocol_name == NULL || grp->members == NULL)
+        strcmp(grp->protocol_type, "consumer") != 0)
+        return;
+    if (grp->members == NULL) {
+        grp->subscribed_known = true; /* subscribed to nothing */
+        return;
+    }
+    if (grp->protocol_name == NULL)
         return;
     a = gr_arena_new(4096);
     GR_ASSERT(a != NULL);
@@ -466,21 +480,19 @@ gr_group_compute_subscribed(gr_group_t *grp)
         const gr_member_proto_t *p = gr_member_proto(m, grp->protocol_name);
         gr_consumer_protocol_subscription_t s;
         gr_reader_t r;
-        int16_t ver;
         if (p == NULL || p->metadata_len < 2)
             goto unknown;
         r = gr_reader_init(p->metadata, (size_t)p->metadata_len);
-        ver = gr_rd_i16(&r);
-        /* newer versions are read as the newest we know (Kafka's rule
-         * for the consumer protocol: fields are only added) */
-        if (ver < 0)
-            goto unknown;
-        if (gr_consumer_protocol_subscription_decode(&r, ver > 3 ? 3 : ver, a,
-                                                     &s) != 0)
+        /* whatever the version it names, the subscription is read as its
+         * version 0 prefix (the topics), as Kafka's ClassicGroup.
+         * computeSubscribedTopics does: kafka-go's names v1 and leaves out
+         * v1's owned partitions */
+        if (gr_rd_i16(&r) < 0 ||
+            gr_consumer_protocol_subscription_decode(&r, 0, a, &s) != 0)
             goto unknown;
         for (int32_t i = 0; i < s.topics_cnt; i++) {
             char *t = gr_group_strdup(&s.topics[i]);
-            if (t == NULL || gr_group_subscribed_to(grp, t)) {
+            if (t == NULL || in_subscribed(grp, t)) {
                 free(t);
                 continue;
             }
@@ -495,6 +507,9 @@ gr_group_compute_subscribed(gr_group_t *grp)
     gr_arena_destroy(a);
     return;
 unknown:
+    GR_LOG_WARN("group %s: a member's subscription (protocol %s) cannot be "
+                "read: the group counts as subscribed to every topic",
+                grp->id, grp->protocol_name);
     gr_arena_destroy(a);
     free_subscribed(grp);
 }
@@ -502,10 +517,12 @@ unknown:
 bool
 gr_group_subscribed_to(const gr_group_t *grp, const char *topic)
 {
-    for (int32_t i = 0; i < grp->nsubscribed; i++)
-        if (strcmp(grp->subscribed[i], topic) == 0)
-            return true;
-    return false;
+    /* unknown subscriptions: a consumer group is taken to use every
+     * topic (Kafka's isSubscribedToTopic), any other group none */
+    if (!grp->subscribed_known)
+        return grp->protocol_type != NULL &&
+               strcmp(grp->protocol_type, "consumer") == 0;
+    return in_subscribed(grp, topic);
 }
 
 /* --- rebalancing */

@@ -178,6 +178,10 @@ subscription(const char *topics)
     return (gr_bytes_t){ b, (int32_t)len };
 }
 
+/* The metadata every protocol of the next joins carries, when set
+ * (len > 0); else subscription("t"). */
+static gr_bytes_t join_metadata;
+
 typedef struct jres {
     gr_group_waiter_t w;
     int fired;
@@ -223,7 +227,8 @@ join_full(gt_t *t, const char *group, const char *member, const char *inst,
     for (tok = strtok_r(tmp, ",", &save); tok && n < 4;
          tok = strtok_r(NULL, ",", &save)) {
         p[n].name = gr_str_c(tok); /* copied by the coordinator */
-        p[n].metadata = subscription("t");
+        p[n].metadata =
+            join_metadata.len > 0 ? join_metadata : subscription("t");
         n++;
     }
     memset(&a, 0, sizeof a);
@@ -620,6 +625,52 @@ run_request(gt_t *t, const char *group, int rq, built_t *b, int st)
     }
     return -1;
 }
+
+/* The topics a consumer group is subscribed to, for OffsetDelete: read
+ * as the subscription's version 0 prefix whatever version it names
+ * (kafka-go names 1 and sends 0's fields); one that cannot be read
+ * counts as every topic, as Kafka's ClassicGroup.isSubscribedToTopic. */
+START_TEST(test_subscribed_topics)
+{
+    gt_t t;
+    char member[128];
+    int32_t gen;
+    uint8_t v1_as_v0[64], junk[3] = { 0, 0, 0x7f };
+    gr_consumer_protocol_subscription_t sub;
+    gr_str_t name = gr_str_c("a");
+    gr_writer_t w;
+    gr_group_delete_part_t dp;
+    gr_str_t g1 = S("g1"), g2 = S("g2");
+
+    gr_consumer_protocol_subscription_init(&sub);
+    sub.topics = &name;
+    sub.topics_cnt = 1;
+    w = gr_writer_init(v1_as_v0, sizeof v1_as_v0, NULL);
+    gr_wr_i16(&w, 1);
+    gr_consumer_protocol_subscription_encode(&w, &sub, 0);
+    gt_init(&t);
+    join_metadata = (gr_bytes_t){
+        v1_as_v0,
+        (int32_t)(2 + gr_consumer_protocol_subscription_size(&sub, 0))
+    };
+    make_stable(&t, "g1", member, &gen);
+    join_metadata = (gr_bytes_t){ junk, sizeof junk };
+    make_stable(&t, "g2", member, &gen);
+    join_metadata = (gr_bytes_t){ NULL, 0 };
+    memset(&dp, 0, sizeof dp);
+    dp.partition = 0;
+    dp.topic = S("a");
+    ck_assert_int_eq(gr_group_delete_offsets(t.g, &g1, &dp, 1), GR_KERR_NONE);
+    ck_assert_int_eq(dp.error, GR_KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+    dp.topic = S("other");
+    dp.error = GR_KERR_NONE;
+    ck_assert_int_eq(gr_group_delete_offsets(t.g, &g1, &dp, 1), GR_KERR_NONE);
+    ck_assert_int_eq(dp.error, GR_KERR_NONE);
+    ck_assert_int_eq(gr_group_delete_offsets(t.g, &g2, &dp, 1), GR_KERR_NONE);
+    ck_assert_int_eq(dp.error, GR_KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+    gt_fini(&t);
+}
+END_TEST
 
 START_TEST(test_state_x_request)
 {
@@ -1353,6 +1404,7 @@ suite_group_group(void)
     TCase *tc = tcase_create("group");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_state_x_request);
+    tcase_add_test(tc, test_subscribed_topics);
     tcase_add_test(tc, test_coordinator_errors);
     tcase_add_test(tc, test_member_id_required);
     tcase_add_test(tc, test_pending_member_expires);
