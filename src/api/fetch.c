@@ -238,6 +238,19 @@ down_convert(gr_req_t *req, const gr_log_slice_t *sl, int limit,
     return conv.len && out->ptr == NULL ? -1 : 0;
 }
 
+/* A partition's error answer, as Kafka's FetchResponse.partitionResponse:
+ * no records and the offsets unknown (-1). */
+static void
+part_error(gr_fetch_response_partition_data_t *rp, gr_kerr_t err)
+{
+    rp->error_code = err;
+    rp->high_watermark = -1;
+    rp->last_stable_offset = -1;
+    rp->log_start_offset = -1;
+    rp->aborted_transactions_cnt = -1;
+    rp->records.len = 0;
+}
+
 /* Fills one partition of the response; returns the record bytes given. */
 static int32_t
 read_partition(gr_req_t *req, const fetch_part_t *fp,
@@ -256,15 +269,15 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->partition_index = fp->partition;
     rp->records.len = 0; /* never null: librdkafka 2.0.2 rejects it */
     if (p == NULL) {
-        rp->error_code = kerr;
+        part_error(rp, kerr);
         return 0;
     }
     if (p->leader != b->node_id) {
-        rp->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
+        part_error(rp, GR_KERR_NOT_LEADER_OR_FOLLOWER);
         return 0;
     }
     if (p->log == NULL || gr_log_offline(p->log)) {
-        rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR);
         return 0;
     }
     rp->high_watermark = p->high_watermark;
@@ -275,16 +288,16 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->aborted_transactions_cnt = rq->isolation_level == 1 ? 0 : -1;
     if (fp->current_leader_epoch >= 0 &&
         fp->current_leader_epoch != p->leader_epoch) {
-        rp->error_code = fp->current_leader_epoch < p->leader_epoch
-                             ? GR_KERR_FENCED_LEADER_EPOCH
-                             : GR_KERR_UNKNOWN_LEADER_EPOCH;
+        part_error(rp, fp->current_leader_epoch < p->leader_epoch
+                           ? GR_KERR_FENCED_LEADER_EPOCH
+                           : GR_KERR_UNKNOWN_LEADER_EPOCH);
         return 0;
     }
     max_offset = rq->isolation_level == 1 ? rp->last_stable_offset
                                           : rp->high_watermark;
     if (fp->fetch_offset > rp->high_watermark ||
         fp->fetch_offset < rp->log_start_offset) {
-        rp->error_code = GR_KERR_OFFSET_OUT_OF_RANGE;
+        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE);
         return 0;
     }
     if (limit <= 0 && !*min_one)
@@ -292,13 +305,13 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rc = gr_log_read(p->log, fp->fetch_offset, limit, max_offset, *min_one,
                      &sl);
     if (rc == GR_ERR_NOT_FOUND) {
-        rp->error_code = GR_KERR_OFFSET_OUT_OF_RANGE;
+        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE);
         return 0;
     }
     if (rc != 0) {
         GR_LOG_ERROR("reading %s-%d at %lld: %s", gr_log_topic(p->log), p->id,
                      (long long)fp->fetch_offset, gr_err_str(rc));
-        rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR);
         return 0;
     }
     if (sl.len <= 0)

@@ -234,6 +234,67 @@ START_TEST(test_fetch_no_cut_first_batch)
 }
 END_TEST
 
+/* A partition the fetch cannot be answered for has no offsets (-1), as
+ * Kafka's FetchResponse.partitionResponse: an offset past the end and a
+ * partition that does not exist, beside one that is answered. */
+START_TEST(test_fetch_error_offsets)
+{
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t t;
+    gr_fetch_request_fetch_partition_t fp[3];
+    gr_fetch_response_t *rs;
+    int16_t ver = (int16_t)_i;
+    const int64_t offsets[3] = { 0, 5, 0 };
+    const int32_t parts[3] = { 0, 0, 7 };
+    const gr_kerr_t want[3] = { GR_KERR_NONE, GR_KERR_OFFSET_OUT_OF_RANGE,
+                                GR_KERR_UNKNOWN_TOPIC_OR_PARTITION };
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic(&bt, "fe", "delete");
+    batch(&recs, 2);
+    ck_assert_int_eq(produce(&bt, 7, "fe", (gr_uuid_t){ { 0 } }, &recs)
+                         ->error_code,
+                     GR_KERR_NONE);
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&t);
+    for (int i = 0; i < 3; i++) {
+        gr_fetch_request_fetch_partition_init(&fp[i]);
+        fp[i].partition = parts[i];
+        fp[i].fetch_offset = offsets[i];
+        fp[i].partition_max_bytes = 1 << 16;
+    }
+    t.topic = gr_str_c("fe");
+    t.partitions = fp;
+    t.partitions_cnt = 3;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.max_wait_ms = 0;
+    rq.min_bytes = 1;
+    rq.max_bytes = 1 << 20;
+    rq.isolation_level = 1;
+    rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, 3);
+    for (int i = 0; i < 3; i++) {
+        const gr_fetch_response_partition_data_t *p =
+            &rs->responses[0].partitions[i];
+        ck_assert_int_eq(p->error_code, want[i]);
+        ck_assert_int_eq(p->high_watermark, i == 0 ? 2 : -1);
+        ck_assert_int_eq(p->last_stable_offset, i == 0 ? 2 : -1);
+        if (ver >= 5)
+            ck_assert_int_eq(p->log_start_offset, i == 0 ? 0 : -1);
+        if (i > 0)
+            ck_assert_int_eq(p->records.len, 0);
+        else
+            ck_assert_int_eq(p->records.len, (int32_t)recs.len);
+    }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Transaction version 2 end to end through the handlers: Produce v12 with
  * no AddPartitionsToTxn puts the partition in the transaction, EndTxn v5
  * commits it with an epoch bump, and the next transaction goes on at the
@@ -348,6 +409,7 @@ suite_api_produce(void)
     tcase_add_loop_test(tc, test_record_errors_by_version, 3, 14);
     tcase_add_test(tc, test_topic_ids_v13);
     tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
+    tcase_add_loop_test(tc, test_fetch_error_offsets, 4, 13);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
     suite_add_tcase(s, tc);
     return s;
