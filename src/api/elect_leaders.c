@@ -4,7 +4,9 @@
  * preferred one and alive, so no election is ever needed: each partition
  * asked for is ELECTION_NOT_NEEDED (or UNKNOWN_TOPIC_OR_PARTITION), and a
  * request for all partitions (null) lists none, as Kafka leaves out those
- * that need nothing.
+ * that need nothing. A timeout of 0 or less has run out before the
+ * election starts: REQUEST_TIMED_OUT for the request and each partition
+ * (without a message), as Kafka's controller answers a past deadline.
  */
 #include "api/api_int.h"
 
@@ -26,6 +28,8 @@ gr_api_elect_leaders(gr_req_t *req)
     if (n && rs->replica_election_results == NULL)
         return gr_req_close(req, "out of memory");
     rs->replica_election_results_cnt = n;
+    if (rq->timeout_ms <= 0)
+        rs->error_code = GR_KERR_REQUEST_TIMED_OUT; /* top-level: v1+ */
     for (int32_t i = 0; i < n; i++) {
         const gr_elect_leaders_request_topic_partitions_t *q =
             &rq->topic_partitions[i];
@@ -45,7 +49,10 @@ gr_api_elect_leaders(gr_req_t *req)
                 &r->partition_result[k];
             int32_t id = q->partitions[k];
             pr->partition_id = id;
-            if (t == NULL || id < 0 || id >= t->nparts) {
+            if (rq->timeout_ms <= 0) {
+                pr->error_code = GR_KERR_REQUEST_TIMED_OUT;
+                pr->error_message = GR_STR_NULL;
+            } else if (t == NULL || id < 0 || id >= t->nparts) {
                 pr->error_code = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
                 pr->error_message = gr_str_c("The partition does not exist.");
             } else {

@@ -926,6 +926,34 @@ START_TEST(test_records_dirs_elect_cluster)
     ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
     ck_assert_int_eq(ers->error_code, 0);
     ck_assert_int_eq(ers->replica_election_results_cnt, 0);
+    /* one partition asked for: needs nothing; with no time left it is
+     * REQUEST_TIMED_OUT, for it and the request, as Kafka's controller */
+    {
+        gr_elect_leaders_request_topic_partitions_t tp;
+        int32_t p0 = 0;
+        tp.topic = gr_str_c("r");
+        tp.partitions = &p0;
+        tp.partitions_cnt = 1;
+        eq.topic_partitions = &tp;
+        eq.topic_partitions_cnt = 1;
+        ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+        ck_assert_int_eq(ers->error_code, 0);
+        ck_assert_int_eq(ers->replica_election_results[0]
+                             .partition_result[0]
+                             .error_code,
+                         GR_KERR_ELECTION_NOT_NEEDED);
+        eq.timeout_ms = 0;
+        ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+        ck_assert_int_eq(ers->error_code, GR_KERR_REQUEST_TIMED_OUT);
+        ck_assert_int_eq(ers->replica_election_results[0]
+                             .partition_result[0]
+                             .error_code,
+                         GR_KERR_REQUEST_TIMED_OUT);
+        ck_assert_int_eq(ers->replica_election_results[0]
+                             .partition_result[0]
+                             .error_message.len,
+                         -1);
+    }
     gr_describe_cluster_request_init(&cq);
     crs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CLUSTER, 1, &cq);
     ck_assert_int_eq(crs->error_code, 0);
