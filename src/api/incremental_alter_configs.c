@@ -98,10 +98,9 @@ gr_api_incremental_alter_configs(gr_req_t *req)
                 err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
                                               rq->validate_only, req->a, &msg);
         } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
-            char *name = gr_arena_strndup(req->a, r->resource_name.ptr,
-                                          r->resource_name.len > 0
-                                              ? (size_t)r->resource_name.len
-                                              : 0);
+            char *name = gr_arena_strndup(
+                req->a, r->resource_name.ptr ? r->resource_name.ptr : "",
+                r->resource_name.len > 0 ? (size_t)r->resource_name.len : 0);
             if (name == NULL)
                 return gr_req_close(req, "out of memory");
             err = gr_configs_alter_client_metrics(b, name, ch, nch, false,

@@ -241,7 +241,8 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     }
     java_host_address(sa, conn->host, sizeof conn->host);
     conn->port = port;
-    conn->id = next_id++; /* loop thread only */
+    /* atomic: tests run brokers on several threads of one process */
+    conn->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
     /* socket.send.buffer.bytes and socket.receive.buffer.bytes as Kafka's
