@@ -717,30 +717,39 @@ END_TEST
 
 /* Expiry after max(cache expiry, 3 push intervals) since the last
  * request, removal when the connection that made an instance closes, and
- * the cache's bound of 16384. A terminating instance refuses pushes: a
- * push accepted again shows the instance was made anew. */
+ * the cache's bound of 16384. An instance keeps the attributes it was
+ * first seen with: once its connection names other software, a Get that
+ * still matches the old software's subscription found the instance
+ * cached, one that does not found it gone and made anew. */
 START_TEST(test_instance_lifetime)
 {
     gr_brokertest_t bt;
-    int32_t sub;
+    gr_get_telemetry_subscriptions_response_t *g;
 
     gr_brokertest_start(&bt, NULL);
-    inc1(&bt, "s", "interval.ms", 0, "200", 0, NULL);
+    inc1(&bt, "s", "interval.ms", 0, "100", 0, NULL);
+    inc1(&bt, "s", "metrics", 0, "x.", 0, NULL);
+    inc1(&bt, "s", "match", 0, "client_software_name=a", 0, NULL);
     gr_telemetry_set_cache_expiry(bt.b->telemetry, 100);
-    sub = get(&bt, uid(1))->subscription_id;
-    ck_assert_int_eq(push(&bt, uid(1), sub, "", 0, 0, true), 0);
-    sleep_ms(400); /* past 100 ms, not past 3 x 200 */
-    ck_assert_int_eq(push(&bt, uid(1), sub, "", 0, 0, false),
-                     GR_KERR_INVALID_REQUEST);
-    sleep_ms(750); /* that push renewed it; now past 600 ms */
-    ck_assert_int_eq(push(&bt, uid(1), sub, "", 0, 0, false), 0);
+    api_versions(&bt, "a", "1");
+    ck_assert_int_eq(get(&bt, uid(1))->requested_metrics_cnt, 1);
+    api_versions(&bt, "b", "1");
+    sleep_ms(200); /* past the interval and 100 ms, not past 3 x 100 */
+    g = get(&bt, uid(1));
+    ck_assert_int_eq(g->error_code, 0);
+    ck_assert_int_eq(g->requested_metrics_cnt, 1); /* cached, software a */
+    sleep_ms(400); /* that Get renewed it for 300 ms: gone now */
+    g = get(&bt, uid(1));
+    ck_assert_int_eq(g->error_code, 0);
+    ck_assert_int_eq(g->requested_metrics_cnt, 0); /* anew, software b */
 
-    /* the connection that made it closes */
-    ck_assert_int_eq(push(&bt, uid(2), get(&bt, uid(2))->subscription_id, "",
-                          0, 0, true),
-                     0);
+    /* the connection that made it closes (interval 300000 here: a second
+     * Get of a cached instance is throttled) */
+    ck_assert_int_eq(get(&bt, uid(2))->error_code, 0);
+    ck_assert_int_eq(get(&bt, uid(2))->error_code,
+                     GR_KERR_THROTTLING_QUOTA_EXCEEDED);
     reconnect(&bt);
-    sleep_ms(50);
+    sleep_ms(50); /* the broker sees the old one close first */
     ck_assert_int_eq(get(&bt, uid(2))->error_code, 0); /* a new instance */
     gr_brokertest_stop(&bt);
 }
