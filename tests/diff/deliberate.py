@@ -1,0 +1,40 @@
+"""
+tests/diff/deliberate.py: the differences from Apache Kafka 4.4 that Gregor
+makes on purpose, by name. Each is pinned by the steps of a case marked
+deliberate=NAME (the difference must show, as the step expects on each
+side) and written up for users in docs/compatibility.md.
+"""
+
+DELIBERATE = {
+    "legacy-versions": (
+        "Gregor keeps the API versions Kafka 4.0 removed (KIP-896: Produce "
+        "v0-v2, Fetch v0-v3, ListOffsets v0, OffsetCommit v0-v1, OffsetFetch "
+        "v0, CreateTopics v0-v1, DeleteTopics v0, DescribeConfigs v0, "
+        "DescribeLogDirs v0, WriteTxnMarkers v0) so that old clients keep "
+        "working; Kafka 4.4 answers them UNSUPPORTED_VERSION or closes."),
+    "unserved-apis": (
+        "APIs Kafka 4.4 serves that Gregor does not serve yet, each with the "
+        "issue that adds it; Gregor closes the connection of a request for "
+        "an API it does not advertise, as Kafka does for an unknown API."),
+    "acls-security-disabled": (
+        "Without an authorizer Kafka answers the ACL APIs SECURITY_DISABLED; "
+        "Gregor does not serve them until it has an authorizer (issue 20)."),
+    "client-quotas": (
+        "Client quotas are not served until Gregor enforces them (issue 20)."),
+    "message-format-version": (
+        "Gregor accepts the topic configs Kafka 3.x accepted and 4.0 "
+        "dropped (message.format.version, "
+        "message.timestamp.difference.max.ms), as 3.x accepted them, "
+        "because clients' test suites still set them."),
+    "small-segment-bytes": (
+        "Gregor allows segment.bytes below Kafka 4.x's 1 MiB minimum "
+        "(tests use small segments)."),
+    "java-only-regex": (
+        "Regular expressions are matched as POSIX extended expressions; "
+        "Java-only syntax is refused as invalid (src/core/regex.h)."),
+    "telemetry-file": (
+        "Client telemetry (KIP-714) is written to a file "
+        "(gregor.client.telemetry.file) instead of an exporter plugin; "
+        "without the file the APIs are answered but not advertised, as "
+        "Kafka does without a plugin."),
+}

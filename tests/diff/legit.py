@@ -1,0 +1,115 @@
+"""
+tests/diff/legit.py: the one list of fields that legitimately differ
+between Apache Kafka and Gregor, each with its reason, and the arrays whose
+order the protocol leaves open. Everything not named here must match
+exactly: error codes, error messages where Kafka gives one, offsets,
+counts, and orders where the protocol defines one.
+
+A rule is (api, path, how, reason):
+  api   an API name, "*" for every API, or "API:label" for the answers
+        of the steps with that label only
+  path  a field path with [] for any element, [name=x] for the element
+        whose key field (name, partition_index, ...) is x, matched against
+        the end of the path: "throttle_time_ms" matches it at any depth,
+        "topics[].topic_id" only there
+  how   IGNORE  not compared at all
+        KIND    compared by kind only: null, empty, zero, negative or set
+                (an id both brokers leave at -1 must be -1 on both; an id
+                one sets and the other does not is a difference)
+        SELF    each broker's own value (its host, its port): both must
+                name themselves
+        MEMBER  a generated member id: the client id and the "-" before
+                the broker's UUID must match; the UUID itself not
+        CREATED an auto-created topic's first answer: NONE,
+                LEADER_NOT_AVAILABLE and UNKNOWN_TOPIC_OR_PARTITION all
+                say "being created"
+        TIME    a broker's clock or log position: a negative value (-1)
+                must be the same on both, any value >= 0 matches any other
+"""
+
+IGNORE, KIND, SELF, MEMBER, TIME, CREATED = "IGNORE", "KIND", "SELF", "MEMBER", "TIME", "CREATED"
+
+LEGIT = [
+    ("*", "throttle_time_ms", IGNORE,
+     "throttle times are each broker's own quota and load state"),
+    ("*", "cluster_id", KIND,
+     "each cluster is formatted with its own random id"),
+    ("*", "host", SELF, "each broker listens on its own loopback address"),
+    ("*", "port", SELF, "each broker listens on a free port chosen at start"),
+    ("*", "topic_id", KIND,
+     "topic ids are random UUIDs each broker makes when it creates a topic"),
+    ("*", "member_id", MEMBER,
+     "group member ids are the client id, '-' and a UUID the coordinator makes"),
+    ("JoinGroup", "leader", MEMBER, "the leader is a generated member id"),
+    ("JoinGroup", "members[].member_id", MEMBER, "generated member ids"),
+    ("DescribeGroups", "groups[].members[].member_id", MEMBER, "generated member ids"),
+    ("*", "producer_id", KIND,
+     "producer ids come from each broker's own id blocks"),
+    ("InitProducerId", "producer_id", KIND,
+     "producer ids come from each broker's own id blocks"),
+    ("EndTxn", "producer_id", KIND, "producer ids are each broker's own"),
+    ("*", "configs[name=min.insync.replicas].config_source", IGNORE,
+     "Kafka's storage format sets the cluster-wide min.insync.replicas as a "
+     "dynamic default (source 3); Gregor has it as its default (source 5)"),
+    ("*", "configs[name=min.insync.replicas].synonyms", IGNORE,
+     "likewise: Kafka lists the dynamic default as a synonym"),
+    ("Metadata:auto-creates", "topics[].error_code", CREATED,
+     "Kafka's controller creates an auto-created topic after the broker "
+     "answers (UNKNOWN_TOPIC_OR_PARTITION meanwhile); Gregor creates it "
+     "before answering. The topic is compared once led on both"),
+    ("Metadata:auto-creates", "topics[].partitions", IGNORE,
+     "likewise: none on Kafka until its controller has made them"),
+    ("Metadata:auto-creates", "topics[].topic_id", IGNORE,
+     "likewise: none on Kafka until its controller has made the topic"),
+    ("*", "log_append_time_ms", TIME, "the broker's clock at the append"),
+    ("*", "timestamp", TIME,
+     "ListOffsets: for latest/earliest the broker answers -1; by time it "
+     "answers the record's own timestamp (compared by kind: -1 or set)"),
+    ("DescribeGroups", "groups[].members[].client_host", SELF,
+     "the peer address each broker sees (both /127.0.0.1)"),
+    ("DescribeProducers", "topics[].partitions[].active_producers[].last_timestamp", TIME,
+     "the producer's last batch time"),
+    ("DescribeProducers", "topics[].partitions[].active_producers[].producer_id", KIND,
+     "producer ids are each broker's own"),
+    ("DescribeTransactions", "transaction_states[].transaction_start_time_ms", TIME,
+     "the coordinator's clock when the transaction started"),
+    ("DescribeTransactions", "transaction_states[].producer_id", KIND,
+     "producer ids are each broker's own"),
+    ("ListTransactions", "transaction_states[].producer_id", KIND,
+     "producer ids are each broker's own"),
+    ("DescribeConfigs", "results[].configs[].documentation", IGNORE,
+     "documentation strings are each broker's own prose"),
+    ("DescribeLogDirs", "results[].log_dir", IGNORE,
+     "each broker's data directory is its own temporary directory"),
+    ("DescribeLogDirs", "results[].total_bytes", IGNORE,
+     "the file system's size where each keeps its data"),
+    ("DescribeLogDirs", "results[].usable_bytes", IGNORE,
+     "the file system's free space where each keeps its data"),
+    ("DescribeLogDirs", "results[].topics[].partitions[].offset_lag", IGNORE,
+     "0 on both unless a future log is moving"),
+    ("ApiVersions", "finalized_features_epoch", TIME,
+     "the metadata log offset of each cluster's last feature change"),
+    ("GetTelemetrySubscriptions", "client_instance_id", KIND,
+     "a random UUID each broker gives the client"),
+    ("GetTelemetrySubscriptions", "subscription_id", IGNORE,
+     "a hash that includes the client instance id"),
+    ("records", "crc", IGNORE,
+     "covers the batch's timestamps and producer id, which differ where "
+     "noted; every field it covers is compared itself"),
+    ("records", "producer_id", KIND, "producer ids are each broker's own"),
+    ("records", "max_timestamp", TIME,
+     "LogAppendTime batches carry the broker's clock"),
+]
+
+# Arrays the protocol gives no order to, compared sorted by these fields.
+# (api, path of the array, key fields)
+UNORDERED = [
+    ("Metadata", "topics", ("name",)),
+    ("ListGroups", "groups", ("group_id",)),
+    ("ListTransactions", "transaction_states", ("transactional_id",)),
+    ("DescribeLogDirs", "results[].topics", ("name",)),
+    ("DescribeLogDirs", "results[].topics[].partitions", ("partition_index",)),
+    ("ApiVersions", "supported_features", ("name",)),
+    ("ApiVersions", "finalized_features", ("name",)),
+    ("ListConfigResources", "config_resources", ("resource_type", "resource_name")),
+]
