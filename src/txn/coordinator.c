@@ -633,13 +633,19 @@ end_prepare(gr_txn_coord_t *tc, gr_txn_t *txn, gr_pid_t pid, bool commit,
 /* --- timers */
 
 /* The coordinator's abort of an Ongoing transaction: the epoch is bumped
- * (fencing the producer), then PrepareAbort and its markers. */
+ * once (fencing the producer), then PrepareAbort and its markers. Kafka
+ * ends its own aborts at the cluster's transaction.version
+ * (txnManager.transactionVersionLevel), not the transaction's: at 0 and
+ * 1 the fence's epoch is the transaction's from then on and the abort
+ * keeps it (endTransactionWithTV1); at 2 the fence is dropped and the
+ * abort makes the one bump (endTransaction, prepareAbortOrCommit). */
 static gr_kerr_t
 fence_and_abort(gr_txn_coord_t *tc, gr_txn_t *txn)
 {
     gr_txn_transit_t t;
     gr_kerr_t err;
-    bool noop;
+    bool noop, tv2 = tc->cfg.transaction_version >= 2;
+    gr_pid_t fence;
 
     if (txn->epoch == INT16_MAX) {
         GR_LOG_ERROR("transactional id %s: epoch %d cannot be bumped to "
@@ -647,12 +653,14 @@ fence_and_abort(gr_txn_coord_t *tc, gr_txn_t *txn)
                      txn->id, txn->epoch);
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
-    gr_txn_fence(txn);
-    /* Kafka ends its own aborts at the cluster's transaction.version
-     * (txnManager.transactionVersionLevel), not the transaction's */
-    err = end_prepare(tc, txn, (gr_pid_t){ txn->producer_id, txn->epoch },
-                      false, false, tc->cfg.transaction_version >= 2, &t,
-                      &noop);
+    if (tv2) {
+        fence.id = txn->producer_id;
+        fence.epoch = (int16_t)(txn->epoch + 1);
+    } else {
+        gr_txn_fence(txn);
+        fence = (gr_pid_t){ txn->producer_id, txn->epoch };
+    }
+    err = end_prepare(tc, txn, fence, false, false, tv2, &t, &noop);
     if (err == GR_KERR_NONE && !noop)
         err = gr_txn_log_transit(tc, txn, &t);
     if (err != GR_KERR_NONE) {
