@@ -2,7 +2,8 @@
  * Metadata (api key 3): brokers, cluster id, controller and the topics asked
  * for (all of them for a null list, or an empty one before v1), creating
  * missing topics when both the client (v4+ allow_auto_topic_creation) and
- * auto.create.topics.enable allow it. Topics are looked up by id from v12.
+ * auto.create.topics.enable allow it. Topics are looked up by id from v12
+ * (by_ids).
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -116,15 +117,10 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
         gr_kerr_t err;
 
         if (req->version >= 10 && qt->name.len < 0) {
-            /* by id (v12+ clients send a null name) */
-            t = gr_topic_is_internal_name(&qt->name)
-                    ? NULL
-                    : gr_cluster_topic_by_id(c, &qt->topic_id);
-            if (t == NULL)
-                topic_error(rt, &qt->name, &qt->topic_id,
-                            GR_KERR_UNKNOWN_TOPIC_ID);
-            else if (fill_topic(req, rt, t) != 0)
-                return -1;
+            /* a null name and no id (a request by id has gone to
+             * by_ids) */
+            topic_error(rt, &qt->name, &qt->topic_id,
+                        GR_KERR_UNKNOWN_TOPIC_ID);
             continue;
         }
         t = gr_cluster_topic(c, &qt->name);
@@ -183,6 +179,74 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
     return 0;
 }
 
+/* Whether the request names topics by id: any entry with an id (v10+),
+ * as Kafka's MetadataRequest.topicIds; then the names do not count. A
+ * null name before v12 goes the same way (to be refused). */
+static bool
+uses_ids(const gr_req_t *req, const gr_metadata_request_t *rq)
+{
+    if (req->version < 10)
+        return false;
+    for (int32_t i = 0; i < rq->topics_cnt; i++)
+        if (!gr_uuid_is_zero(&rq->topics[i].topic_id) ||
+            (req->version < 12 && rq->topics[i].name.len < 0))
+            return true;
+    return false;
+}
+
+/* A request by id, as Kafka's handleTopicMetadataRequest: before v12 an
+ * id or a null name is INVALID_REQUEST for the whole request (its
+ * getErrorResponse: every topic named, "" for a null name, no brokers);
+ * from v12 each distinct id is described, or UNKNOWN_TOPIC_ID with a null
+ * name, and the entries without one are left out. */
+static int
+by_ids(gr_req_t *req, const gr_metadata_request_t *rq,
+       gr_metadata_response_t *rs)
+{
+    int32_t n = 0;
+    rs->topics =
+        gr_arena_zalloc(req->a, (size_t)rq->topics_cnt * sizeof(*rs->topics));
+    if (rq->topics_cnt && rs->topics == NULL)
+        return -1;
+    if (req->version < 12) {
+        GR_LOG_DEBUG("Metadata v%d from %s names topics by id: "
+                     "INVALID_REQUEST (ids are for v12+)",
+                     req->version, gr_req_peer(req));
+        for (int32_t i = 0; i < rq->topics_cnt; i++) {
+            const gr_metadata_request_topic_t *qt = &rq->topics[i];
+            gr_str_t name = qt->name.len < 0 ? gr_str_c("") : qt->name;
+            topic_error(&rs->topics[i], &name, &qt->topic_id,
+                        GR_KERR_INVALID_REQUEST);
+        }
+        rs->topics_cnt = rq->topics_cnt;
+        rs->brokers_cnt = 0;
+        rs->cluster_id = GR_STR_NULL;
+        rs->controller_id = -1;
+        rs->error_code = GR_KERR_INVALID_REQUEST;
+        return 0;
+    }
+    for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        const gr_uuid_t *id = &rq->topics[i].topic_id;
+        gr_topic_t *t;
+        bool seen = false;
+        if (gr_uuid_is_zero(id))
+            continue;
+        for (int32_t k = 0; k < i && !seen; k++)
+            seen = gr_uuid_eq(&rq->topics[k].topic_id, id);
+        if (seen)
+            continue;
+        t = gr_cluster_topic_by_id(req->broker->cluster, id);
+        if (t == NULL) {
+            gr_str_t null = GR_STR_NULL;
+            topic_error(&rs->topics[n++], &null, id, GR_KERR_UNKNOWN_TOPIC_ID);
+        } else if (fill_topic(req, &rs->topics[n++], t) != 0) {
+            return -1;
+        }
+    }
+    rs->topics_cnt = n;
+    return 0;
+}
+
 int
 gr_api_metadata(gr_req_t *req)
 {
@@ -234,6 +298,9 @@ gr_api_metadata(gr_req_t *req)
         return gr_req_reply(req);
     }
 
+    if (uses_ids(req, rq))
+        return by_ids(req, rq, rs) != 0 ? gr_req_close(req, "out of memory")
+                                        : gr_req_reply(req);
     rs->topics =
         gr_arena_zalloc(req->a, (size_t)rq->topics_cnt * sizeof(*rs->topics));
     if (rq->topics_cnt && rs->topics == NULL)

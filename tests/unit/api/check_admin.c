@@ -203,6 +203,62 @@ END_TEST
 
 /* Metadata's auto-creation stops at the same cap: a topic that would pass
  * it is LEADER_NOT_AVAILABLE (retriable) and not made. */
+/* Metadata by topic id, as Kafka's handleTopicMetadataRequest: from v12
+ * any entry with an id makes the request one by id (a name beside it
+ * does not count: the Java client sends ""), each distinct id once, an
+ * unknown one UNKNOWN_TOPIC_ID with a null name, entries without an id
+ * left out; before v12 an id is INVALID_REQUEST for the whole request. */
+START_TEST(test_metadata_by_id)
+{
+    gr_brokertest_t bt;
+    ctopic_t t[2] = { ctopic("m1", 2, 1), ctopic("m2", 1, 1) };
+    gr_create_topics_response_t *crs;
+    gr_uuid_t id1, unknown = { { 9, 9, 9 } };
+    gr_metadata_request_t rq;
+    gr_metadata_request_topic_t qt[4];
+    gr_metadata_response_t *rs;
+
+    gr_brokertest_start(&bt, NULL);
+    crs = create(&bt, 7, t, 2, false);
+    id1 = crs->topics[0].topic_id;
+    ck_assert(!gr_uuid_is_zero(&id1));
+    gr_metadata_request_init(&rq);
+    for (int i = 0; i < 4; i++)
+        gr_metadata_request_topic_init(&qt[i]);
+    qt[0].name = gr_str_c(""); /* the Java client's name beside an id */
+    qt[0].topic_id = id1;
+    qt[1].name = GR_STR_NULL;
+    qt[1].topic_id = unknown;
+    qt[2].name = gr_str_c("m2"); /* no id: left out */
+    qt[3].name = GR_STR_NULL;
+    qt[3].topic_id = id1; /* again */
+    rq.topics = qt;
+    rq.topics_cnt = 4;
+    rq.allow_auto_topic_creation = true;
+    rs = gr_brokertest_call(&bt, GR_API_METADATA, 12, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 2);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->topics[0].name, "m1"));
+    ck_assert(gr_uuid_eq(&rs->topics[0].topic_id, &id1));
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 2);
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
+    ck_assert_int_eq(rs->topics[1].name.len, -1);
+    ck_assert(gr_uuid_eq(&rs->topics[1].topic_id, &unknown));
+    ck_assert_int_eq(rs->brokers_cnt, 1);
+    /* v10: ids are not served */
+    rq.topics_cnt = 3;
+    rs = gr_brokertest_call(&bt, GR_API_METADATA, 10, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 3);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(rs->topics[i].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&rs->topics[1].name, ""));
+    ck_assert(gr_str_eq_cstr(&rs->topics[2].name, "m2"));
+    ck_assert_int_eq(rs->brokers_cnt, 0);
+    ck_assert_int_eq(bt.b->cluster->ntopics, 2); /* nothing auto-created */
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 START_TEST(test_auto_create_cap)
 {
     static const char *const ov[] = { "num.partitions=10001", NULL };
@@ -1193,6 +1249,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_create_topics_errors);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
+    tcase_add_test(tc, test_metadata_by_id);
     tcase_add_test(tc, test_auto_create_stored_first);
     tcase_add_test(tc, test_coordinator_topic_stored_first);
     tcase_add_test(tc, test_txn_topics_stored_first);
