@@ -340,7 +340,12 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         }
     }
     ts = gr_topic_settings(b->conf, t);
-    if (rq->acks == -1 && p->nisr < ts->min_insync_replicas) {
+    /* Kafka's effectiveMinIsr: never more than the partition's replicas
+     * (min.insync.replicas 2 on one replica takes acks=all) */
+    if (rq->acks == -1 &&
+        p->nisr < (ts->min_insync_replicas < p->nreplicas
+                       ? ts->min_insync_replicas
+                       : p->nreplicas)) {
         set_error(req, prs, GR_KERR_NOT_ENOUGH_REPLICAS,
                   "Messages are rejected since there are fewer in-sync "
                   "replicas than required.");
