@@ -85,8 +85,8 @@ def main():
     # a healthy connection held open through all the abuse
     keeper = conn()
     keys = api_versions_v0(keeper, 1)
-    if keys.get(18) != (0, 4):
-        fail("ApiVersions range %r, want (0, 4)" % (keys.get(18),))
+    if keys.get(18) != (0, 5):
+        fail("ApiVersions range %r, want (0, 5)" % (keys.get(18),))
     if keys.get(3, (9, 9))[0] != 0:
         fail("Metadata must be served from v0")
 
@@ -142,7 +142,7 @@ def main():
     if c != 8 or err != 35 or n != 1:
         fail("ApiVersions v77: corr %d err %d n %d" % (c, err, n))
     k, lo, hi = struct.unpack(">hhh", r[10:16])
-    if (k, lo, hi) != (18, 0, 4) or len(r) != 16:
+    if (k, lo, hi) != (18, 0, 5) or len(r) != 16:
         fail("ApiVersions v77 body %r" % r)
     s.close()
 
