@@ -47,6 +47,7 @@ gr_api_init_producer_id(gr_req_t *req)
     /* ProducerId and ProducerEpoch are "3+" fields: below v3 the decoder
      * has set both to their schema default, -1. Either both are -1 (a new
      * producer) or neither is (a producer resuming, KIP-360). */
+    rs->producer_epoch = -1; /* an error's answer, as Kafka's */
     if ((rq->producer_id == -1) != (rq->producer_epoch == -1)) {
         rs->error_code = GR_KERR_INVALID_REQUEST;
         return gr_req_reply(req);
@@ -61,6 +62,22 @@ gr_api_init_producer_id(gr_req_t *req)
             pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE : GR_KERR_NONE;
         rs->producer_id = pid.id;
         rs->producer_epoch = pid.id < 0 ? -1 : 0;
+        return gr_req_reply(req);
+    }
+    /* v6 (KIP-939): two-phase commit is refused as Kafka refuses it with
+     * transaction.two.phase.commit.enable false (the only value Gregor
+     * starts with), and keeping a prepared transaction, which Kafka 4.4
+     * does not do either, is UNSUPPORTED_VERSION; an empty id is the
+     * coordinator's INVALID_REQUEST first, as in Kafka */
+    if (rq->transactional_id.len > 0 &&
+        (rq->enable2_pc || rq->keep_prepared_txn)) {
+        GR_LOG_DEBUG("InitProducerId v%d from %s for %.*s: %s refused",
+                     req->version, gr_req_peer(req),
+                     (int)rq->transactional_id.len, rq->transactional_id.ptr,
+                     rq->enable2_pc ? "enable2Pc" : "keepPreparedTxn");
+        rs->error_code = rq->enable2_pc
+                             ? GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                             : GR_KERR_UNSUPPORTED_VERSION;
         return gr_req_reply(req);
     }
     /* the coordinator keeps its state in __transaction_state, made on

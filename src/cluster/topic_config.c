@@ -310,6 +310,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "segment.bytes of __transaction_state."),
     B(TRANSACTION_STATE_LOG_MIN_ISR, INT, RO,
       "min.insync.replicas of __transaction_state."),
+    B(TRANSACTION_TWO_PHASE_COMMIT_ENABLE, BOOL, RO,
+      "Whether two-phase commit transactions (KIP-939) are allowed; only "
+      "false: Gregor has none."),
     B(TRANSACTION_MAX_TIMEOUT_MS, INT, RO,
       "The longest transaction timeout a producer may ask for."),
     B(TRANSACTIONAL_ID_EXPIRATION_MS, INT, RO,

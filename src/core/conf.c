@@ -380,6 +380,13 @@ gr_conf_finish(gr_conf_t *conf)
             break;
         }
     }
+    if (rc == 0 && conf->ints[GR_CONF_TRANSACTION_TWO_PHASE_COMMIT_ENABLE]) {
+        GR_LOG_ERROR("transaction.two.phase.commit.enable=true: Gregor has "
+                     "no two-phase commit transactions (KIP-939); leave it "
+                     "false (InitProducerId with enable2Pc is then refused, "
+                     "as Kafka refuses it)");
+        rc = -1;
+    }
     for (extra_t *e = conf->extras; e; e = e->next) {
         if (is_kafka_key(e->key))
             GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "

@@ -400,6 +400,54 @@ START_TEST(test_tv2_produce_adds_partitions)
 }
 END_TEST
 
+/* InitProducerId v6 (KIP-939) as Kafka 4.4 answers it with
+ * transaction.two.phase.commit.enable false: Enable2Pc is
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KeepPreparedTxn
+ * UNSUPPORTED_VERSION (Kafka has none either), both with producer -1 and
+ * epoch -1; an idempotent producer's flags do not count; without them v6
+ * is v5, the ongoing transaction's producer -1. */
+START_TEST(test_init_producer_id_v6)
+{
+    gr_brokertest_t bt;
+    gr_init_producer_id_request_t ip;
+    gr_init_producer_id_response_t *r;
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "two", 1);
+    gr_init_producer_id_request_init(&ip);
+    ip.transactional_id = gr_str_c("two");
+    ip.transaction_timeout_ms = 60000;
+    ip.enable2_pc = true;
+    r = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 6, &ip);
+    ck_assert_int_eq(r->error_code,
+                     GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    ck_assert_int_eq(r->producer_id, -1);
+    ck_assert_int_eq(r->producer_epoch, -1);
+    ip.keep_prepared_txn = true; /* the first check wins */
+    r = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 6, &ip);
+    ck_assert_int_eq(r->error_code,
+                     GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    ip.enable2_pc = false;
+    r = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 6, &ip);
+    ck_assert_int_eq(r->error_code, GR_KERR_UNSUPPORTED_VERSION);
+    ck_assert_int_eq(r->producer_epoch, -1);
+    ip.keep_prepared_txn = false;
+    r = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 6, &ip);
+    ck_assert_int_eq(r->error_code, GR_KERR_NONE);
+    ck_assert_int_ge(r->producer_id, 0);
+    ck_assert_int_eq(r->producer_epoch, 0);
+    ck_assert_int_eq(r->ongoing_txn_producer_id, -1);
+    ck_assert_int_eq(r->ongoing_txn_producer_epoch, -1);
+    ip.transactional_id = GR_STR_NULL;
+    ip.enable2_pc = true;
+    ip.keep_prepared_txn = true;
+    r = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 6, &ip);
+    ck_assert_int_eq(r->error_code, GR_KERR_NONE);
+    ck_assert_int_ge(r->producer_id, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_produce(void)
 {
@@ -411,6 +459,7 @@ suite_api_produce(void)
     tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
     tcase_add_loop_test(tc, test_fetch_error_offsets, 4, 13);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
+    tcase_add_test(tc, test_init_producer_id_v6);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -54,6 +54,15 @@ START_TEST(test_invalid_values)
     gr_conf_set(c, "auto.create.topics.enable", "yes");
     ck_assert_int_ne(gr_conf_finish(c), 0);
     gr_conf_destroy(c);
+    /* a setting Gregor cannot honour stops start-up */
+    c = gr_conf_new();
+    gr_conf_set(c, "transaction.two.phase.commit.enable", "true");
+    ck_assert_int_ne(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+    c = gr_conf_new();
+    gr_conf_set(c, "transaction.two.phase.commit.enable", "false");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
     /* unknown and unused keys are accepted */
     c = gr_conf_new();
     gr_conf_set(c, "num.network.threads", "3");

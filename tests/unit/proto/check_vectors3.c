@@ -729,6 +729,48 @@ CHECK(produce_rs_v13, gr_produce_response_t)
  * the request and the response; v5 keeps v3-v4's shape (KIP-890 part 2
  * changes only what the request does) and has a vector too, with Name ---- */
 
+/* InitProducerId v6 (KIP-939): Enable2Pc and KeepPreparedTxn in the
+ * request, the ongoing transaction's producer in the response. */
+static const uint8_t init_producer_id_rq_v6[] = {
+    0x03, 't',  'x',        /* TransactionalId: "tx" */
+    0x00, 0x00, 0xea, 0x60, /* TransactionTimeoutMs: 60000 */
+    0x00, 0x00, 0x00, 0x00, /* ProducerId: 7 */
+    0x00, 0x00, 0x00, 0x07, /*  */
+    0x00, 0x02,             /* ProducerEpoch: 2 */
+    0x01,                   /* Enable2Pc: true */
+    0x00,                   /* KeepPreparedTxn: false */
+    0x00,                   /* tags: none */
+};
+CHECK(init_producer_id_rq_v6, gr_init_producer_id_request_t)
+{
+    CK_STR(m->transactional_id, "tx");
+    CK_INT(m->transaction_timeout_ms, 60000);
+    CK_INT(m->producer_id, 7);
+    CK_INT(m->producer_epoch, 2);
+    CK_INT(m->enable2_pc, 1);
+    CK_INT(m->keep_prepared_txn, 0);
+}
+
+static const uint8_t init_producer_id_rs_v6[] = {
+    0x00, 0x00, 0x00, 0x00, /* ThrottleTimeMs: 0 */
+    0x00, 0x35,             /* ErrorCode: 53 (TRANSACTIONAL_ID_AUTH...) */
+    0xff, 0xff, 0xff, 0xff, /* ProducerId: -1 */
+    0xff, 0xff, 0xff, 0xff, /*  */
+    0xff, 0xff,             /* ProducerEpoch: -1 */
+    0x00, 0x00, 0x00, 0x00, /* OngoingTxnProducerId: 9 */
+    0x00, 0x00, 0x00, 0x09, /*  */
+    0x00, 0x03,             /* OngoingTxnProducerEpoch: 3 */
+    0x00,                   /* tags: none */
+};
+CHECK(init_producer_id_rs_v6, gr_init_producer_id_response_t)
+{
+    CK_INT(m->error_code, 53);
+    CK_INT(m->producer_id, -1);
+    CK_INT(m->producer_epoch, -1);
+    CK_INT(m->ongoing_txn_producer_id, 9);
+    CK_INT(m->ongoing_txn_producer_epoch, 3);
+}
+
 static const uint8_t txn_offset_commit_rq_v5[] = {
     0x03, 't',  'x',        /* TransactionalId: "tx" */
     0x02, 'g',              /* GroupId: "g" */
@@ -1275,6 +1317,8 @@ static const vec_t vecs[] = {
     V_RQ(PRODUCE, 13, produce_rq_v13),
     V_RS(PRODUCE, 13, produce_rs_v13),
     V_RQ(TXN_OFFSET_COMMIT, 5, txn_offset_commit_rq_v5),
+    V_RQ(INIT_PRODUCER_ID, 6, init_producer_id_rq_v6),
+    V_RS(INIT_PRODUCER_ID, 6, init_producer_id_rs_v6),
     V_RQ(TXN_OFFSET_COMMIT, 6, txn_offset_commit_rq_v6),
     V_RS(TXN_OFFSET_COMMIT, 5, txn_offset_commit_rs_v5),
     V_RS(TXN_OFFSET_COMMIT, 6, txn_offset_commit_rs_v6),
