@@ -18,7 +18,8 @@ static bool
 wanted(const gr_describe_configs_request_describe_configs_resource_t *r,
        const char *name)
 {
-    if (r->configuration_keys_cnt < 0)
+    /* null or empty: every config (Kafka's toDescribeConfigsResult) */
+    if (r->configuration_keys_cnt <= 0)
         return true;
     for (int32_t i = 0; i < r->configuration_keys_cnt; i++)
         if (gr_str_eq_cstr(&r->configuration_keys[i], name))
@@ -209,8 +210,6 @@ describe_client_metrics(
             gr_str_c("Client metrics subscription name must not be empty");
         return 0;
     }
-    /* Kafka's DescribeConfigsResult has "" for no error message */
-    res->error_message = GR_STR("");
     name = gr_arena_strndup(req->a, r->resource_name.ptr,
                             (size_t)r->resource_name.len);
     if (name == NULL ||
@@ -248,7 +247,9 @@ gr_api_describe_configs(gr_req_t *req)
         gr_describe_configs_response_describe_configs_result_init(res);
         res->resource_type = r->resource_type;
         res->resource_name = r->resource_name;
-        res->error_message = GR_STR_NULL;
+        /* Kafka's DescribeConfigsResult has "" where no message is set:
+         * on success and for an unknown topic */
+        res->error_message = GR_STR("");
         switch (r->resource_type) {
         case GR_RESOURCE_TOPIC:
             rc = describe_topic(req, r, res);

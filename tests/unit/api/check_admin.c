@@ -862,8 +862,67 @@ described(gr_brokertest_t *bt, int8_t type, const char *name, const char *key)
     rq.include_synonyms = true;
     rs = gr_brokertest_call(bt, GR_API_DESCRIBE_CONFIGS, 4, &rq);
     ck_assert_int_eq(rs->results[0].error_code, 0);
+    ck_assert(gr_str_eq_cstr(&rs->results[0].error_message, "")); /* Kafka's */
     return rs->results[0].configs_cnt == 1 ? &rs->results[0].configs[0] : NULL;
 }
+
+/* How many configs a DescribeConfigs v4 of the resource lists when the
+ * key list is empty (n 0) or null (-1), and its error and message. */
+static int32_t
+described_all(gr_brokertest_t *bt, int8_t type, const char *name, int32_t n,
+              gr_kerr_t *err, gr_str_t *msg)
+{
+    gr_describe_configs_request_t rq;
+    gr_describe_configs_request_describe_configs_resource_t r;
+    gr_describe_configs_response_t *rs;
+    gr_describe_configs_request_init(&rq);
+    gr_describe_configs_request_describe_configs_resource_init(&r);
+    r.resource_type = type;
+    r.resource_name = gr_str_c(name);
+    r.configuration_keys = NULL;
+    r.configuration_keys_cnt = n;
+    rq.resources = &r;
+    rq.resources_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_DESCRIBE_CONFIGS, 4, &rq);
+    *err = rs->results[0].error_code;
+    *msg = rs->results[0].error_message;
+    return rs->results[0].configs_cnt;
+}
+
+/* An empty key list asks for every config, as a null one (Kafka's
+ * toDescribeConfigsResult); no message is "", also for an unknown topic
+ * (Kafka sets none there). */
+START_TEST(test_describe_configs_all_keys)
+{
+    gr_brokertest_t bt;
+    ctopic_t t = ctopic("all", 1, 1);
+    gr_kerr_t err;
+    gr_str_t msg;
+    int32_t n;
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 5, &t, 1, false);
+    n = described_all(&bt, GR_RESOURCE_TOPIC, "all", -1, &err, &msg);
+    ck_assert_int_gt(n, 30);
+    ck_assert_int_eq(described_all(&bt, GR_RESOURCE_TOPIC, "all", 0, &err,
+                                   &msg),
+                     n);
+    ck_assert_int_eq(err, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&msg, ""));
+    n = described_all(&bt, GR_RESOURCE_BROKER, "1", -1, &err, &msg);
+    ck_assert_int_gt(n, 30);
+    ck_assert_int_eq(described_all(&bt, GR_RESOURCE_BROKER, "1", 0, &err,
+                                   &msg),
+                     n);
+    ck_assert(gr_str_eq_cstr(&msg, ""));
+    ck_assert_int_eq(described_all(&bt, GR_RESOURCE_TOPIC, "none", 0, &err,
+                                   &msg),
+                     0);
+    ck_assert_int_eq(err, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ck_assert(gr_str_eq_cstr(&msg, ""));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
 
 START_TEST(test_configs_at_once_and_persisted)
 {
@@ -1263,6 +1322,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_describe_topic_partitions);
     tcase_add_test(tc, test_legacy_topic_configs);
     tcase_add_test(tc, test_config_synonyms_as_kafka);
+    tcase_add_test(tc, test_describe_configs_all_keys);
     suite_add_tcase(s, tc);
     return s;
 }
