@@ -64,7 +64,10 @@ rd_len(gr_reader_t *r, int flex, int wide, int nullable)
         n = wide ? gr_rd_i32(r) : gr_rd_i16(r);
     if (r->err)
         return -1;
-    if (n < -1 || (n == -1 && !nullable)) {
+    /* a string is at most 32767 bytes in compact form too: Kafka's
+     * generated readers fail the request ("string field ... had invalid
+     * length") */
+    if (n < -1 || (n == -1 && !nullable) || (!wide && n > INT16_MAX)) {
         gr_rd_fail(r, GR_ERR_INVALID);
         return -1;
     }
