@@ -795,18 +795,26 @@ recover_log(gr_log_t *l, int64_t ck_rp, int64_t ck_lso)
  * a topic incarnation the metadata no longer has: a crash between writing
  * a partition directory and the topic's metadata, or between deleting the
  * metadata and the directories) and makes an empty one. */
-static gr_err_t
-move_stray(gr_log_t *l, const char *have)
+/* The topic id a partition.metadata text names (its base64 characters
+ * after "topic_id: "), "" for none. */
+static void
+metadata_id(const char *have, char *id, size_t size)
 {
-    char stray[GR_SEG_PATH_MAX], id[64];
     const char *p = strstr(have, "topic_id: ");
     size_t n = 0;
-
-    for (p = p ? p + 10 : ""; *p && n < sizeof id - 1; p++)
+    for (p = p ? p + 10 : ""; *p && n < size - 1; p++)
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
             (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
             id[n++] = *p;
     id[n] = '\0';
+}
+
+static gr_err_t
+move_stray(gr_log_t *l, const char *have)
+{
+    char stray[GR_SEG_PATH_MAX], id[64];
+
+    metadata_id(have, id, sizeof id);
     for (int k = 0; k < 100; k++) {
         if (k == 0)
             snprintf(stray, sizeof stray, "%s.%s-stray", l->dir, id);
@@ -829,13 +837,26 @@ move_stray(gr_log_t *l, const char *have)
 
 /* partition.metadata: written once. A directory holding another topic id
  * is moved aside (*stray set) and the log starts empty. */
-/* partition.metadata as Kafka writes it */
+/* partition.metadata as Kafka's PartitionMetadata.encode writes it: two
+ * lines, the second without a newline (Gregor wrote one until 2026-12;
+ * such files are read alike) */
 static void
 metadata_text(const gr_uuid_t *id, char *buf, size_t size)
 {
     char b64[23];
     gr_uuid_to_base64(id, b64);
-    snprintf(buf, size, "version: 0\ntopic_id: %s\n", b64);
+    snprintf(buf, size, "version: 0\ntopic_id: %s", b64);
+}
+
+/* Whether a partition.metadata text names the same topic id as want's. */
+static bool
+metadata_same(const char *have, const char *want)
+{
+    char a[64], b[64];
+    metadata_id(have, a, sizeof a);
+    metadata_id(want, b, sizeof b);
+    return strncmp(have, "version: 0\n", 11) == 0 && a[0] != '\0' &&
+           strcmp(a, b) == 0;
 }
 
 /* dir's partition.metadata into buf, NUL-terminated ("" and false when
@@ -865,7 +886,7 @@ gr_log_dir_names(const char *dir, const gr_uuid_t *id)
 {
     char want[64], have[128];
     metadata_text(id, want, sizeof want);
-    return metadata_read(dir, have, sizeof have) && strcmp(have, want) == 0;
+    return metadata_read(dir, have, sizeof have) && metadata_same(have, want);
 }
 
 static gr_err_t
@@ -878,7 +899,7 @@ write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
         return 0;
     metadata_text(id, want, sizeof want);
     if (metadata_read(l->dir, have, sizeof have)) {
-        if (strcmp(have, want) == 0)
+        if (metadata_same(have, want))
             return 0;
         if (strstr(have, "topic_id: ") != NULL) {
             gr_err_t err = move_stray(l, have);

@@ -391,8 +391,9 @@ START_TEST(test_index_files_kafka_format)
     snprintf(path, sizeof path, "%s/t-0/partition.metadata", t.dir);
     ck_assert(gr_logtest_read_file(path, &data));
     gr_buf_putc(&data, 0);
+    /* Kafka's PartitionMetadata.encode: no newline after the id */
     ck_assert_str_eq((char *)data.ptr,
-                     "version: 0\ntopic_id: EREREREREREREREREREREQ\n");
+                     "version: 0\ntopic_id: EREREREREREREREREREREQ");
     snprintf(path, sizeof path, "%s/recovery-point-offset-checkpoint", t.dir);
     ck_assert(gr_logtest_read_file(path, &data));
     gr_buf_putc(&data, 0);
@@ -403,6 +404,22 @@ START_TEST(test_index_files_kafka_format)
     ck_assert_str_eq((char *)data.ptr, "0\n1\nt 0 0\n");
     snprintf(path, sizeof path, "%s/.kafka_cleanshutdown", t.dir);
     ck_assert_int_ge(gr_logtest_file_size(path), 0);
+    /* the form Gregor wrote before (a newline after the id) names the
+     * same topic: the directory is kept, not moved aside */
+    {
+        FILE *f;
+        snprintf(path, sizeof path, "%s/t-0/partition.metadata", t.dir);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("version: 0\ntopic_id: EREREREREREREREREREREQ\n", f);
+        fclose(f);
+        gr_logtest_reopen(&t, 10);
+        l = open_log(&t, "t", &cfg);
+        ck_assert_int_eq(gr_log_end_offset(l), 12);
+        snprintf(path, sizeof path, "%s/t-0.EREREREREREREREREREREQ-stray",
+                 t.dir);
+        ck_assert_int_lt(gr_logtest_file_size(path), 0);
+    }
     gr_buf_fini(&data);
     gr_logtest_fini(&t);
 }
@@ -1084,10 +1101,10 @@ START_TEST(test_prepare_dirs)
         gr_buf_t b = { 0 };
         ck_assert(gr_logtest_read_file(path, &b));
         /* Kafka's form; 16 bytes of 0x11 in unpadded URL-safe base64 */
-        ck_assert_int_eq((int)b.len, 44);
+        ck_assert_int_eq((int)b.len, 43);
         ck_assert(memcmp(b.ptr,
-                         "version: 0\ntopic_id: EREREREREREREREREREREQ\n",
-                         44) == 0);
+                         "version: 0\ntopic_id: EREREREREREREREREREREQ",
+                         43) == 0);
         gr_buf_fini(&b);
     }
     /* they open as a fresh log, and take appends */
