@@ -349,11 +349,12 @@ CODECS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
 def batch(records, magic=2, codec="none", producer_id=-1, producer_epoch=-1,
-          base_sequence=-1, transactional=False, base_timestamp=1700000000000):
+          base_sequence=-1, transactional=False, base_timestamp=1700000000000,
+          no_timestamps=False):
     """A record batch (magic 2) or message set (magic 0/1) of records:
     each a value, or a dict of key, value, headers, timestamp. Timestamps
-    are fixed (base_timestamp + index) so both brokers store the same
-    bytes."""
+    are fixed (base_timestamp + index, or -1 with no_timestamps) so both
+    brokers store the same bytes."""
     b = MemoryRecordsBuilder(magic, CODECS[codec], 1 << 24)
     if magic >= 2 and producer_id >= 0:
         b.set_producer_state(producer_id, producer_epoch, base_sequence, transactional)
@@ -366,7 +367,7 @@ def batch(records, magic=2, codec="none", producer_id=-1, producer_epoch=-1,
             val = val.encode()
         if isinstance(key, str):
             key = key.encode()
-        ts = r.get("timestamp", base_timestamp + i)
+        ts = r.get("timestamp", -1 if no_timestamps else base_timestamp + i)
         if magic == 0:
             ts = None
         b.append(ts, key, val, r.get("headers", []))

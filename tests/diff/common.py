@@ -30,10 +30,18 @@ def led(r, name, partitions=None):
 
 
 def wait_led(b, name, partitions=None, timeout=20):
-    """Waits (unrecorded) until every partition of topic name is led."""
-    return b.wait("Metadata", 12, {"topics": [{"name": name}], "allow_auto_topic_creation": False},
-                  lambda r: led(r, name, partitions), timeout=timeout,
-                  what="topic %s led" % name)
+    """Waits (unrecorded) until every partition of topic name is led and
+    serves: Kafka's metadata can name a leader a moment before the
+    partition's log is open there (NOT_LEADER_OR_FOLLOWER meanwhile)."""
+    m = b.wait("Metadata", 12, {"topics": [{"name": name}], "allow_auto_topic_creation": False},
+               lambda r: led(r, name, partitions), timeout=timeout,
+               what="topic %s led" % name)
+    parts = [p["partition_index"] for p in m["topics"][0]["partitions"]]
+    b.wait("ListOffsets", 7, {"replica_id": -1, "isolation_level": 0, "topics": [{
+        "name": name, "partitions": [{"partition_index": p, "timestamp": -1} for p in parts]}]},
+        lambda r: all(p["error_code"] == 0 for p in r["topics"][0]["partitions"]),
+        timeout=timeout, what="topic %s serving" % name)
+    return m
 
 
 def wait_gone(b, name, timeout=20):
@@ -78,8 +86,9 @@ def produce(b, topic, partition, records, version=9, acks=-1, label=None,
     """One Produce of one batch to one partition; returns the partition's
     answer (or None)."""
     t = {"name": topic, "partition_data": [{"index": partition, "records": records}]}
+    tid = kw.pop("topic_id", None)
     if version >= 13:
-        t = {"topic_id": kw.pop("topic_id"), "partition_data": t["partition_data"]}
+        t = {"topic_id": tid, "partition_data": t["partition_data"]}
     body = {"transactional_id": transactional_id, "acks": acks, "timeout_ms": timeout_ms,
             "topic_data": [t]}
     r = b.req("Produce", version, body, label=label, record=record,

@@ -196,6 +196,9 @@ def main():
     if dl:
         print("# deliberate differences seen: " + ", ".join(
             "%s (%d)" % (k, v) for k, v in sorted(dl.items())))
+    failed = ["%s (%d)" % (r["name"], len(r["fails"])) for r in results if r["fails"]]
+    if failed:
+        print("# failed cases (steps that differ): " + ", ".join(failed))
     print("# %d of %d failed; %.1f s" % (n_fail, len(todo) + (0 if a.only else 1), time.time() - t0))
     if a.report:
         with open(a.report, "w") as fp:

@@ -30,7 +30,7 @@ import time
 import traceback
 
 import codec
-from legit import LEGIT, UNORDERED, IGNORE, KIND, SELF, MEMBER, TIME, CREATED
+from legit import LEGIT, UNORDERED, IGNORE, KIND, SELF, MEMBER, TIME, CREATED, CLOCK_TEXT
 from deliberate import DELIBERATE
 
 CASES = []
@@ -165,6 +165,13 @@ class Side:
         (expect={"kafka": fn(step), "gregor": fn(step)}); filt: applied to
         the answer before it is recorded (to keep only this case's topics or
         groups of a broker-wide list); the unfiltered answer is returned."""
+        h = self.start(api, version, body, conn=conn, raw=raw, label=label)
+        return self.finish(h, timeout=timeout, no_response=no_response, deliberate=deliberate,
+                           expect=expect, record=record, filt=filt)
+
+    def start(self, api, version, body=None, conn=None, raw=None, label=None):
+        """Sends a request without waiting for its answer (a JoinGroup that
+        waits for the rest of the group); finish() reads and records it."""
         key = api if isinstance(api, int) else codec.api_key(api)
         c = conn or self.default_conn()
         cid = c.next_cid()
@@ -177,31 +184,43 @@ class Side:
         except Exception as e:
             raise CaseError("cannot encode %s v%d %r: %s" % (
                 codec.api_name(key), version, body, e))
+        h = {"key": key, "version": version, "body": body, "raw": raw, "conn": c,
+             "cid": cid, "label": label, "sent": False, "error": None}
+        try:
+            if not c.closed:
+                c.send(data)
+                h["sent"] = True
+        except (ConnectionError, BrokenPipeError, OSError):
+            c.close()
+        return h
+
+    def finish(self, h, timeout=15, no_response=False, deliberate=None, expect=None,
+               record=True, filt=None):
+        """Reads and records the answer of a request start() sent."""
+        key, version, c, cid, raw = h["key"], h["version"], h["conn"], h["cid"], h["raw"]
         resp = None
         try:
-            if c.closed:
+            if not h["sent"]:
                 outcome = "closed before sending"
+            elif no_response:
+                try:
+                    c.recv(0.3)
+                    outcome = "unexpected response"
+                except socket.timeout:
+                    outcome = "no response"
+                except (EOFError, ConnectionError):
+                    outcome = "closed"
             else:
-                c.send(data)
-                if no_response:
-                    try:
-                        c.recv(0.3)
-                        outcome = "unexpected response"
-                    except socket.timeout:
-                        outcome = "no response"
-                    except (EOFError, ConnectionError):
-                        outcome = "closed"
-                else:
-                    payload = c.recv(timeout)
-                    try:
-                        rcid, resp = codec.decode_response(key, version, payload)
-                        if rcid != cid:
-                            outcome = "correlation id %d for %d" % (rcid, cid)
-                        else:
-                            outcome = "answer"
-                    except Exception as e:
-                        outcome = "undecodable answer (%s): %s" % (e, payload[:64].hex())
-                        resp = None
+                payload = c.recv(timeout)
+                try:
+                    rcid, resp = codec.decode_response(key, version, payload)
+                    if rcid != cid:
+                        outcome = "correlation id %d for %d" % (rcid, cid)
+                    else:
+                        outcome = "answer"
+                except Exception as e:
+                    outcome = "undecodable answer (%s): %s" % (e, payload[:64].hex())
+                    resp = None
         except socket.timeout:
             outcome = "timeout after %ss" % timeout
             c.close()
@@ -214,8 +233,8 @@ class Side:
             kept = resp
             if filt is not None and resp is not None:
                 kept = filt(copy.deepcopy(resp))
-            shown = ("%d raw bytes: %s" % (len(raw), raw[:48].hex())) if raw is not None else body
-            self.steps.append(Step(label or codec.api_name(key), key, version, shown,
+            shown = ("%d raw bytes: %s" % (len(raw), raw[:48].hex())) if raw is not None else h["body"]
+            self.steps.append(Step(h["label"] or codec.api_name(key), key, version, shown,
                                    outcome, kept, deliberate, expect))
             with COVERAGE_LOCK:
                 k = (self.name, key, version)
@@ -223,14 +242,16 @@ class Side:
         self.last_outcome = outcome
         return resp
 
-    def legacy(self, api, version, body, gregor=None, label=None, **kw):
+    def legacy(self, api, version, body, gregor=None, label=None, ref_body=None,
+               filt=None, **kw):
         """A request at a version Kafka 4 removed and Gregor keeps
         (deliberate "legacy-versions"): Kafka must refuse it (close, or
         UNSUPPORTED_VERSION), Gregor answer it (and gregor(step) hold, if
-        given). Kafka is then sent the same request at its lowest version
-        and that answer is compared with Gregor's legacy one on the fields
-        both versions have. Returns this broker's answer (Kafka's at its
-        lowest version)."""
+        given). Kafka is then sent the same request (or ref_body) at its
+        lowest version, and that answer is compared with Gregor's legacy
+        one on the fields both versions have (after filt, if given, on
+        both). Returns this broker's answer (Kafka's at its lowest
+        version)."""
         from cases_versions import LEGACY_MIN
         key = api if isinstance(api, int) else codec.api_key(api)
         name = codec.api_name(key)
@@ -241,11 +262,16 @@ class Side:
             "gregor": lambda s: s.outcome == "answer" and (gregor is None or gregor(s))}
         r = self.req(key, version, body, label=label + " (legacy)", conn=self.conn(),
                      deliberate="legacy-versions", expect=expect, **kw)
+        outcome = self.last_outcome
         if self.name == "kafka":
-            r = self.req(key, ref, body, record=False, **kw)
+            r = self.req(key, ref, ref_body if ref_body is not None else body,
+                         record=False, **kw)
+            outcome = self.last_outcome
+        kept = copy.deepcopy(r)
+        if filt is not None and kept is not None:
+            kept = filt(kept)
         self.steps.append(Step("%s v%d beside Kafka's v%d" % (label, version, ref), key, version,
-                               body, self.last_outcome if self.name == "kafka" else
-                               self.steps[-1].outcome, copy.deepcopy(r), subset=True))
+                               body, outcome, kept, subset=True))
         return r
 
     def q(self, api, version, body=None, **kw):
@@ -378,6 +404,8 @@ def normalize(how, v, side):
         if isinstance(v, str) and v.startswith("/" + side.host):
             return "<self>"
         return v
+    if how == CLOCK_TEXT:
+        return re.sub(r"\b1\d{12}\b", "<ms>", v) if isinstance(v, str) else v
     if how == CREATED:
         return "being created" if v in (0, 3, 5) else v
     if how == MEMBER:
@@ -389,6 +417,8 @@ def normalize(how, v, side):
 
 def _elem_label(e, i):
     if isinstance(e, dict):
+        if "magic" in e and "attributes" in e and e["attributes"] & 0x20:
+            return "%d:control" % i  # a control batch (commit or abort marker)
         for k in ("name", "topic", "partition_index", "partition", "group_id",
                   "transactional_id", "resource_name", "api_key", "index",
                   "key", "config_name"):
@@ -422,9 +452,40 @@ def compare(api, a, b, ka, kb, path="", label=None, subset=False):
             any(isinstance(e, (dict, list)) for e in a + b)):
         keys = _unordered_key(api, path)
         if keys:
-            sk = lambda e: tuple(str(e.get(k)) if isinstance(e, dict) else str(e) for k in keys)
-            a = sorted(a, key=sk)
-            b = sorted(b, key=sk)
+            # no order: elements are matched by their key fields
+            # (key fields that legitimately differ, a topic id, are matched
+            # by their normalized values)
+            def sk(e, side):
+                if not isinstance(e, dict):
+                    return (str(e),)
+                out_k = []
+                for k in keys:
+                    r = _rule_for(api, "%s[].%s" % (path, k), label)
+                    v = e.get(k)
+                    out_k.append(str(normalize(r[2], v, side) if r and r[2] != IGNORE else v))
+                return tuple(out_k)
+            da, db = {}, {}
+            for e in a:
+                da.setdefault(sk(e, ka), []).append(e)
+            for e in b:
+                db.setdefault(sk(e, kb), []).append(e)
+            only_a = [k for k in sorted(da) if k not in db]
+            only_b = [k for k in sorted(db) if k not in da]
+            if only_a or only_b:
+                fmt = lambda ks: ", ".join("/".join(k) for k in ks)[:900]
+                out.append((path + "[] (elements by %s)" % "/".join(keys),
+                            "%d, only Kafka's: %s" % (len(a), fmt(only_a) or "none"),
+                            "%d, only Gregor's: %s" % (len(b), fmt(only_b) or "none")))
+            for k in sorted(da):
+                if k not in db:
+                    continue
+                ea, eb = da[k], db[k]
+                if len(ea) != len(eb):
+                    out.append(("%s[%s] (count)" % (path, "/".join(k)), len(ea), len(eb)))
+                for x, y in zip(ea, eb):
+                    out += compare(api, x, y, ka, kb, "%s[%s]" % (path, _elem_label(x, 0)[2:]),
+                                   label, subset)
+            return out
         if len(a) != len(b):
             la = [_elem_label(e, i) for i, e in enumerate(a)]
             lb = [_elem_label(e, i) for i, e in enumerate(b)]

@@ -23,11 +23,14 @@ A rule is (api, path, how, reason):
         CREATED an auto-created topic's first answer: NONE,
                 LEADER_NOT_AVAILABLE and UNKNOWN_TOPIC_OR_PARTITION all
                 say "being created"
+        CLOCK_TEXT  a message that quotes the broker's clock: compared with
+                the 13-digit millisecond times replaced
         TIME    a broker's clock or log position: a negative value (-1)
                 must be the same on both, any value >= 0 matches any other
 """
 
-IGNORE, KIND, SELF, MEMBER, TIME, CREATED = "IGNORE", "KIND", "SELF", "MEMBER", "TIME", "CREATED"
+IGNORE, KIND, SELF, MEMBER, TIME, CREATED, CLOCK_TEXT = (
+    "IGNORE", "KIND", "SELF", "MEMBER", "TIME", "CREATED", "CLOCK_TEXT")
 
 LEGIT = [
     ("*", "throttle_time_ms", IGNORE,
@@ -62,9 +65,6 @@ LEGIT = [
     ("Metadata:auto-creates", "topics[].topic_id", IGNORE,
      "likewise: none on Kafka until its controller has made the topic"),
     ("*", "log_append_time_ms", TIME, "the broker's clock at the append"),
-    ("*", "timestamp", TIME,
-     "ListOffsets: for latest/earliest the broker answers -1; by time it "
-     "answers the record's own timestamp (compared by kind: -1 or set)"),
     ("DescribeGroups", "groups[].members[].client_host", SELF,
      "the peer address each broker sees (both /127.0.0.1)"),
     ("DescribeProducers", "topics[].partitions[].active_producers[].last_timestamp", TIME,
@@ -77,6 +77,15 @@ LEGIT = [
      "producer ids are each broker's own"),
     ("ListTransactions", "transaction_states[].producer_id", KIND,
      "producer ids are each broker's own"),
+    ("DescribeConfigs", "configs[name=listeners].value", IGNORE,
+     "each broker's own listeners (Kafka's has its controller listener too)"),
+    ("DescribeConfigs", "configs[name=listeners].synonyms[].value", IGNORE, "likewise"),
+    ("DescribeConfigs", "configs[name=advertised.listeners].value", IGNORE,
+     "each broker's own address"),
+    ("DescribeConfigs", "configs[name=advertised.listeners].synonyms[].value", IGNORE, "likewise"),
+    ("DescribeConfigs", "configs[name=log.dirs].value", IGNORE,
+     "each broker's own temporary data directory"),
+    ("DescribeConfigs", "configs[name=log.dirs].synonyms[].value", IGNORE, "likewise"),
     ("DescribeConfigs", "results[].configs[].documentation", IGNORE,
      "documentation strings are each broker's own prose"),
     ("DescribeLogDirs", "results[].log_dir", IGNORE,
@@ -93,19 +102,40 @@ LEGIT = [
      "a random UUID each broker gives the client"),
     ("GetTelemetrySubscriptions", "subscription_id", IGNORE,
      "a hash that includes the client instance id"),
-    ("records", "crc", IGNORE,
-     "covers the batch's timestamps and producer id, which differ where "
-     "noted; every field it covers is compared itself"),
-    ("records", "producer_id", KIND, "producer ids are each broker's own"),
-    ("records", "max_timestamp", TIME,
-     "LogAppendTime batches carry the broker's clock"),
+    ("Fetch", "records.batches[].crc", IGNORE,
+     "covers the batch's producer id and, on LogAppendTime topics, its "
+     "timestamps, which differ where named here; every field it covers is "
+     "compared itself"),
+    ("Fetch", "records.batches[].producer_id", KIND, "producer ids are each broker's own"),
+    ("Fetch:LogAppendTime fetch", "records.batches[].max_timestamp", TIME,
+     "a LogAppendTime batch carries each broker's clock at the append"),
+    ("Fetch:LogAppendTime fetch", "records.batches[].first_timestamp", TIME,
+     "likewise"),
+    ("Fetch:LogAppendTime fetch", "records.batches[].records[].timestamp", TIME,
+     "likewise"),
+    ("Fetch", "records.batches[control].first_timestamp", TIME,
+     "a transaction marker is stamped with each broker's clock"),
+    ("Fetch", "records.batches[control].max_timestamp", TIME, "likewise"),
+    ("Fetch", "records.batches[control].records[].timestamp", TIME, "likewise"),
+    ("*", "session_id", KIND, "fetch session ids are random"),
+    ("Produce", "record_errors[].batch_index_error_message", CLOCK_TEXT,
+     "an out-of-range timestamp's message quotes the window around each "
+     "broker's clock"),
+    ("Produce", "partition_responses[].error_message", CLOCK_TEXT,
+     "likewise, in the partition's message"),
 ]
 
 # Arrays the protocol gives no order to, compared sorted by these fields.
 # (api, path of the array, key fields)
 UNORDERED = [
+    ("Produce", "responses", ("name", "topic_id")),
+    ("Produce", "responses[].partition_responses", ("index",)),
+    ("DescribeProducers", "topics[].partitions[].active_producers", ("producer_id",)),
     ("Metadata", "topics", ("name",)),
     ("ListGroups", "groups", ("group_id",)),
+    ("DeleteGroups", "results", ("group_id",)),
+    ("DescribeConfigs", "results[].configs", ("name",)),
+    ("CreateTopics", "topics[].configs", ("name",)),
     ("ListTransactions", "transaction_states", ("transactional_id",)),
     ("DescribeLogDirs", "results[].topics", ("name",)),
     ("DescribeLogDirs", "results[].topics[].partitions", ("partition_index",)),
