@@ -14,6 +14,7 @@ import uuid
 from harness import case
 from common import create, produce, own_topics
 from codec import batch
+from legit import STARTED_WITH, GREGOR_OWN
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 
@@ -85,17 +86,14 @@ def describe_configs(b):
     # the whole broker listing, by name
     for name in ("1", ""):
         r = b.q("DescribeConfigs", 4, {"resources": [res(BROKER, name)], "include_synonyms": False})
-        b.note("broker %r config names" % name,
-               sorted(c["name"] for c in r["results"][0]["configs"]))
-        b.note("broker %r configs with a value" % name,
-               sorted((c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
-                      for c in r["results"][0]["configs"] if c["value"] is not None
-                      and c["name"] not in VALUE_VARIES))
-
-
-# broker configs whose values depend on how each broker was started
-VALUE_VARIES = {"listeners", "advertised.listeners", "log.dirs", "log.dir", "node.id", "broker.id"}
-
+        cs = [c for c in r["results"][0]["configs"] if c["name"] not in STARTED_WITH
+              and not c["name"].startswith(GREGOR_OWN)]
+        b.note("broker %r config names" % name, sorted(c["name"] for c in cs))
+        b.note("broker %r configs: source, read-only, sensitive" % name,
+               sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
+                      for c in cs))
+        b.note("broker %r configs: values" % name,
+               sorted("%s=%s" % (c["name"], c["value"]) for c in cs))
 
 @case("alter_configs")
 def alter_configs(b):
@@ -128,7 +126,7 @@ def alter_configs(b):
     ac(2, [br({"log.cleaner.threads": "2"}, name="7")], "another broker", validate=True)
     ac(2, [br({"log.cleaner.threads": "abc"})], "broker, invalid value", validate=True)
     ac(2, [{"resource_type": 99, "resource_name": "x", "configs": []}], "unknown resource type")
-    ac(2, [tr({"retention.ms": "7"}), tr({"retention.ms": "8"})], "the same topic twice", validate=True)
+    # (the same topic twice in one request: Kafka 4.4 never answers)
 
 
 @case("incremental_alter_configs")

@@ -190,6 +190,14 @@ import kafka.protocol.producer as _producer  # noqa: E402
 import kafka.protocol.sasl as _sasl  # noqa: E402
 
 
+from kafka.protocol.api_header import ResponseClassRegistry as _registry  # noqa: E402
+
+# kafka-python's clients find a response's class by API key in a global
+# registry, which the classes below would take over: what they register
+# is put back after them (this codec calls its classes itself)
+_registered = dict(_registry._response_class_registry)
+
+
 class ApiVersionsRequest(ApiMessage): pass
 class ApiVersionsResponse(ApiMessage): pass
 class DeleteGroupsRequest(ApiMessage): pass
@@ -203,6 +211,9 @@ class PushTelemetryResponse(ApiMessage): pass
 class ConsumerGroupHeartbeatRequest(ApiMessage): pass
 class ConsumerGroupHeartbeatResponse(ApiMessage): pass
 
+
+_registry._response_class_registry.clear()
+_registry._response_class_registry.update(_registered)
 
 REQUESTS = {}
 RESPONSES = {}
