@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The longest translation of a pattern of len bytes: an escape of two
+ * bytes becomes at most 12 ("\\S": "[^[:space:]]"), and "^(", ")$" and the
+ * NUL add 5. */
+#define OUT_MAX(len) (6 * (size_t)(len) + 8)
+
 /* What Java's class escapes mean, outside and inside a bracket. */
 static const char *
 class_escape(char c, bool in_bracket)
@@ -21,7 +26,7 @@ class_escape(char c, bool in_bracket)
 }
 
 /* Java's pattern as a POSIX ERE anchored at both ends, in out (a buffer of
- * at least 4 * len + 8 bytes); NULL with why set for what POSIX cannot
+ * at least OUT_MAX(len) bytes); NULL with why set for what POSIX cannot
  * say. */
 static char *
 translate(const gr_str_t *p, char *out, char *why, size_t why_len)
@@ -142,7 +147,7 @@ gr_regex_compile(gr_regex_t *re, const gr_str_t *pattern, char *why,
         snprintf(why, why_len, "null pattern");
         return -1;
     }
-    buf = malloc(4 * (size_t)pattern->len + 8);
+    buf = malloc(OUT_MAX(pattern->len));
     if (buf == NULL) {
         snprintf(why, why_len, "out of memory");
         return -1;

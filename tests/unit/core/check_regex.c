@@ -21,6 +21,8 @@ static const rx_case_t cases[] = {
     { "app-\\d+", "app-12a", false },
     { "\\D+", "abc", true },
     { "\\w+-\\W-\\s\\S", "a_1-!- x", true },
+    /* the longest translation per byte (valgrind found the buffer short) */
+    { "\\S\\S\\S\\S\\S\\S\\S\\S", "abcdefgh", true },
     { "[\\w.]+", "a.b_c", true },
     { "[^\\s]+", "no-space", true },
     { "[^\\s]+", "a space", false },
