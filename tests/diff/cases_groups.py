@@ -186,7 +186,7 @@ def rebalance(b):
     r = join(b, 5, g, topics=[t], rebalance=20000)
     m1, gen1 = r["member_id"], r["generation_id"]
     sync(b, 5, g, gen1, m1, [{"member_id": m1, "assignment": assignment({t: [0, 1]})}])
-    c2 = b.conn()
+    c2 = b.conn(client_id="gregor-diff-second")
     r = b.req("JoinGroup", 5, join_body(g, "", topics=[t], rebalance=20000), conn=c2,
               label="second member asks for an id")
     m2 = r["member_id"]
@@ -257,7 +257,7 @@ def static_members(b):
     describe(b, 5, [g], label="after leaving")
 
 
-@case("offsets")
+@case("offsets", alone=True)
 def offsets(b):
     t = b.t("t")
     create(b, t, 3)
@@ -323,7 +323,7 @@ def offsets(b):
         label="unknown topic id")
 
 
-@case("offset_delete", timeout=60)
+@case("offset_delete", timeout=60, alone=True)
 def offset_delete(b):
     t = b.t("t")
     create(b, t, 2)
@@ -355,7 +355,7 @@ def offset_delete(b):
     leave(b, 5, g2, m)
 
 
-@case("describe_list_delete_groups", timeout=60)
+@case("describe_list_delete_groups", timeout=60, alone=True)
 def describe_list_delete_groups(b):
     t = b.t("t")
     create(b, t)

@@ -144,9 +144,15 @@ def main():
     print("1..%d" % (len(todo) + (0 if a.only else 1)), flush=True)
     results = []
     n_fail = 0
-    with ThreadPoolExecutor(a.jobs) as ex:
-        futs = [ex.submit(run_case, name, fn, to, kafka, gregor, stores) for name, fn, to in todo]
-        for i, fu in enumerate(futs):
+    with ThreadPoolExecutor(a.jobs) as ex, ThreadPoolExecutor(1) as alone:
+        futs = [ex.submit(run_case, name, fn, to, kafka, gregor, stores)
+                for name, fn, to, one in todo if not one]
+        later = [(name, fn, to) for name, fn, to, one in todo if one]
+        for i, fu in enumerate(futs + [None] * len(later)):
+            if fu is None:
+                # the cases that must run alone, once the others are done
+                name, fn, to = later.pop(0)
+                fu = alone.submit(run_case, name, fn, to, kafka, gregor, stores)
             r = fu.result()
             results.append(r)
             status = "ok" if not r["fails"] else "not ok"

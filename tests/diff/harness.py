@@ -36,10 +36,12 @@ from deliberate import DELIBERATE
 CASES = []
 
 
-def case(name, timeout=60):
-    """Registers a case function under name; timeout bounds each side."""
+def case(name, timeout=60, alone=False):
+    """Registers a case function under name; timeout bounds each side.
+    alone: the case touches a resource every case shares (the group named
+    ""), so it runs after the others, one at a time."""
     def reg(fn):
-        CASES.append((name, fn, timeout))
+        CASES.append((name, fn, timeout, alone))
         return fn
     return reg
 
@@ -51,7 +53,8 @@ class CaseError(Exception):
 # --- one connection -------------------------------------------------------
 
 class Conn:
-    def __init__(self, host, port, timeout=15):
+    def __init__(self, host, port, timeout=15, client_id="gregor-diff"):
+        self.client_id = client_id
         self.sock = socket.create_connection((host, port), timeout=timeout)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.cid = 0
@@ -130,9 +133,11 @@ class Side:
         self.conns = []
 
     # connections
-    def conn(self):
-        """A new connection of this case to this broker."""
-        c = Conn(self.host, self.port)
+    def conn(self, client_id="gregor-diff"):
+        """A new connection of this case to this broker, its requests
+        sent with client_id (a group's second member: another one, so
+        that generated member ids tell the members apart)."""
+        c = Conn(self.host, self.port, client_id=client_id)
         self.conns.append(c)
         return c
 
@@ -178,9 +183,9 @@ class Side:
         body = body or {}
         try:
             if raw is not None:
-                data = codec.frame(key, version, cid, raw)
+                data = codec.frame(key, version, cid, raw, client_id=c.client_id)
             else:
-                data = codec.encode_request(key, version, body, cid)
+                data = codec.encode_request(key, version, body, cid, client_id=c.client_id)
         except Exception as e:
             raise CaseError("cannot encode %s v%d %r: %s" % (
                 codec.api_name(key), version, body, e))
@@ -421,7 +426,7 @@ def _elem_label(e, i):
             return "%d:control" % i  # a control batch (commit or abort marker)
         for k in ("name", "topic", "partition_index", "partition", "group_id",
                   "transactional_id", "resource_name", "api_key", "index",
-                  "key", "config_name"):
+                  "key", "config_name", "member_id", "producer_id"):
             if k in e and not isinstance(e[k], (dict, list)):
                 return "%d:%s=%s" % (i, k, e[k])
     return str(i)

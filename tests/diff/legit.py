@@ -155,6 +155,8 @@ UNORDERED = [
     ("DeleteGroups", "results", ("group_id",)),
     ("DescribeConfigs", "results[].configs", ("name",)),
     ("DeleteTopics", "responses", ("name", "topic_id")),
+    ("DescribeGroups", "groups[].members", ("member_id",)),
+    ("JoinGroup", "members", ("member_id",)),
     ("CreateTopics", "topics", ("name",)),
     ("Fetch", "responses[].partitions", ("partition_index",)),
     ("CreateTopics", "topics[].configs", ("name",)),
