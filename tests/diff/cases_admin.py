@@ -14,7 +14,7 @@ import uuid
 from harness import case
 from common import create, produce, own_topics
 from codec import batch
-from legit import STARTED_WITH, GREGOR_OWN
+from legit import config_names_ignored
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
 
@@ -86,8 +86,7 @@ def describe_configs(b):
     # the whole broker listing, by name
     for name in ("1", ""):
         r = b.q("DescribeConfigs", 4, {"resources": [res(BROKER, name)], "include_synonyms": False})
-        cs = [c for c in r["results"][0]["configs"] if c["name"] not in STARTED_WITH
-              and not c["name"].startswith(GREGOR_OWN)]
+        cs = [c for c in r["results"][0]["configs"] if not config_names_ignored(c["name"])]
         b.note("broker %r config names" % name, sorted(c["name"] for c in cs))
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])

@@ -355,7 +355,7 @@ def _rule_regex(r_path):
             if part == "[]":
                 out += r"\[[^\]]*\]"
             elif part.startswith("["):
-                out += r"\[(?:\d+:)?" + re.escape(part[1:-1]) + r"\]"
+                out += r"\[(?:\d+:)?" + re.escape(part[1:-1]).replace(r"\*", "[^\]]*") + r"\]"
             else:
                 out += re.escape(part)
         rx = _RULE_RE[r_path] = re.compile(r"(?:^|\.)" + out + "$")
@@ -367,6 +367,8 @@ def _rule_for(api, path, label=None):
     rule's api may be "API:step label" for one step's answer)."""
     best = None
     for r_api, r_path, how, reason in LEGIT:
+        if isinstance(how, tuple):
+            continue  # an array's order, not a field
         a, _, lab = r_api.partition(":")
         if a not in ("*", api) or (lab and lab != label):
             continue
@@ -378,9 +380,10 @@ def _rule_for(api, path, label=None):
 
 
 def _unordered_key(api, path):
-    for r_api, r_path, keys in UNORDERED:
-        if r_api == api and _rule_regex(r_path).search(path):
-            return keys
+    for r_api, r_path, how, reason in LEGIT:
+        if isinstance(how, tuple) and how[0] == UNORDERED and r_api == api \
+                and _rule_regex(r_path).search(path):
+            return how[1:]
     return None
 
 

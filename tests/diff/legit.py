@@ -1,6 +1,6 @@
 """
-tests/diff/legit.py: the one list of fields that legitimately differ
-between Apache Kafka and Gregor, each with its reason, and the arrays whose
+tests/diff/legit.py: the one list of what legitimately differs between
+Apache Kafka and Gregor, each with its reason: fields, and the arrays whose
 order the protocol leaves open. Everything not named here must match
 exactly: error codes, error messages where Kafka gives one, offsets,
 counts, and orders where the protocol defines one.
@@ -11,7 +11,7 @@ A rule is (api, path, how, reason):
   path  a field path with [] for any element, [name=x] for the element
         whose key field (name, partition_index, ...) is x, matched against
         the end of the path: "throttle_time_ms" matches it at any depth,
-        "topics[].topic_id" only there
+        "topics[].topic_id" only there; [name=gregor.*] a glob
   how   IGNORE  not compared at all
         KIND    compared by kind only: null, empty, zero, negative or set
                 (an id both brokers leave at -1 must be -1 on both; an id
@@ -25,12 +25,14 @@ A rule is (api, path, how, reason):
                 say "being created"
         CLOCK_TEXT  a message that quotes the broker's clock: compared with
                 the 13-digit millisecond times replaced
+        (UNORDERED, key...)  an array the protocol gives no order to: its
+                elements are matched by the key fields
         TIME    a broker's clock or log position: a negative value (-1)
                 must be the same on both, any value >= 0 matches any other
 """
 
-IGNORE, KIND, SELF, MEMBER, TIME, CREATED, CLOCK_TEXT = (
-    "IGNORE", "KIND", "SELF", "MEMBER", "TIME", "CREATED", "CLOCK_TEXT")
+IGNORE, KIND, SELF, MEMBER, TIME, CREATED, CLOCK_TEXT, UNORDERED = (
+    "IGNORE", "KIND", "SELF", "MEMBER", "TIME", "CREATED", "CLOCK_TEXT", "UNORDERED")
 
 LEGIT = [
     ("*", "throttle_time_ms", IGNORE,
@@ -125,45 +127,50 @@ LEGIT = [
      "broker's clock"),
     ("Produce", "partition_responses[].error_message", CLOCK_TEXT,
      "likewise, in the partition's message"),
+    ("DescribeConfigs", "configs[name=log.dir].value", IGNORE, "likewise"),
+    ("DescribeConfigs", "configs[name=gregor.*]", IGNORE,
+     "Gregor's own broker configs: no Kafka key has the prefix"),
+
+    # arrays without an order: their elements are matched by key fields.
+    # Each is a map on Kafka's side (it answers in a hash order), except
+    # Fetch's partitions: a fetch session may rotate them so that every
+    # partition gets its turn at the response size limit (KIP-227)
+    ("Produce", "responses", (UNORDERED, "name", "topic_id"), "a map in Kafka"),
+    ("Produce", "responses[].partition_responses", (UNORDERED, "index"), "a map in Kafka"),
+    ("DescribeProducers", "topics[].partitions[].active_producers", (UNORDERED, "producer_id"),
+     "a map in Kafka"),
+    ("Metadata", "topics", (UNORDERED, "name"), "a map in Kafka"),
+    ("ListGroups", "groups", (UNORDERED, "group_id"), "a map in Kafka"),
+    ("DeleteGroups", "results", (UNORDERED, "group_id"), "a map in Kafka"),
+    ("DescribeConfigs", "results[].configs", (UNORDERED, "name"), "a map in Kafka"),
+    ("DeleteTopics", "responses", (UNORDERED, "name", "topic_id"), "a map in Kafka"),
+    ("DescribeGroups", "groups[].members", (UNORDERED, "member_id"), "a map in Kafka"),
+    ("JoinGroup", "members", (UNORDERED, "member_id"), "a map in Kafka"),
+    ("CreateTopics", "topics", (UNORDERED, "name"), "a map in Kafka"),
+    ("CreateTopics", "topics[].configs", (UNORDERED, "name"), "a map in Kafka"),
+    ("Fetch", "responses[].partitions", (UNORDERED, "partition_index"),
+     "a fetch session rotates its partitions (KIP-227)"),
+    ("ListTransactions", "transaction_states", (UNORDERED, "transactional_id"), "a map in Kafka"),
+    ("DescribeLogDirs", "results[].topics", (UNORDERED, "name"), "a map in Kafka"),
+    ("DescribeLogDirs", "results[].topics[].partitions", (UNORDERED, "partition_index"),
+     "a map in Kafka"),
+    ("ApiVersions", "supported_features", (UNORDERED, "name"), "a map in Kafka"),
+    ("ApiVersions", "finalized_features", (UNORDERED, "name"), "a map in Kafka"),
+    ("ListConfigResources", "config_resources", (UNORDERED, "resource_type", "resource_name"),
+     "a map in Kafka"),
 ]
 
-# Broker configs whose values or sources depend on how each broker was
-# started (the whole-listing notes of cases_admin.py leave them out)
-STARTED_WITH = {
-    "listeners": "each broker's own ports; Kafka's has a controller listener",
-    "advertised.listeners": "each broker's own address",
-    "log.dirs": "each broker's own temporary directory",
-    "log.dir": "likewise",
-    "min.insync.replicas": "a cluster-wide dynamic default on Kafka (its storage format sets it)",
-}
 
-# Gregor's own broker configs (no Kafka key has the prefix): a broker's
-# whole listing is compared without them
-GREGOR_OWN = "gregor."
-
-# Arrays the protocol gives no order to, their elements matched by these
-# key fields: (api, path of the array, key fields). Each is a map on
-# Kafka's side (its answer's order is a hash order), except Fetch's
-# partitions: a fetch session may rotate them so that every partition gets
-# its turn at the response size limit (KIP-227).
-UNORDERED = [
-    ("Produce", "responses", ("name", "topic_id")),
-    ("Produce", "responses[].partition_responses", ("index",)),
-    ("DescribeProducers", "topics[].partitions[].active_producers", ("producer_id",)),
-    ("Metadata", "topics", ("name",)),
-    ("ListGroups", "groups", ("group_id",)),
-    ("DeleteGroups", "results", ("group_id",)),
-    ("DescribeConfigs", "results[].configs", ("name",)),
-    ("DeleteTopics", "responses", ("name", "topic_id")),
-    ("DescribeGroups", "groups[].members", ("member_id",)),
-    ("JoinGroup", "members", ("member_id",)),
-    ("CreateTopics", "topics", ("name",)),
-    ("Fetch", "responses[].partitions", ("partition_index",)),
-    ("CreateTopics", "topics[].configs", ("name",)),
-    ("ListTransactions", "transaction_states", ("transactional_id",)),
-    ("DescribeLogDirs", "results[].topics", ("name",)),
-    ("DescribeLogDirs", "results[].topics[].partitions", ("partition_index",)),
-    ("ApiVersions", "supported_features", ("name",)),
-    ("ApiVersions", "finalized_features", ("name",)),
-    ("ListConfigResources", "config_resources", ("resource_type", "resource_name")),
-]
+def config_names_ignored(name):
+    """Whether a broker config is named by a DescribeConfigs rule above
+    (a broker's whole listing, compared by the names and values it has,
+    leaves these out)."""
+    import fnmatch
+    import re
+    for api, path, how, reason in LEGIT:
+        if api.split(":")[0] not in ("*", "DescribeConfigs"):
+            continue
+        m = re.search(r"configs\[name=([^\]]+)\]", path)
+        if m and fnmatch.fnmatchcase(name, m.group(1)):
+            return True
+    return False
