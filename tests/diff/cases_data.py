@@ -9,10 +9,9 @@ the same bytes and every field of every stored batch is compared.
 
 import struct
 
-import codec
 from codec import batch
 from harness import case
-from common import create, produce, fetch, fetch_body, topic_id, values, md
+from common import create, produce, fetch, fetch_body, topic_id
 from cases_versions import LEGACY_MIN
 
 

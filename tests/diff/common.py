@@ -4,7 +4,6 @@ is led, produce, fetch, find a coordinator, keep only a case's own topics
 or groups of a broker-wide answer.
 """
 
-import codec
 from harness import CaseError
 
 NONE = 0
@@ -121,20 +120,6 @@ def fetch(b, topic, partition, offset, version=12, label=None, record=True, **kw
     if r.get("error_code"):
         return r
     return r["responses"][0]["partitions"][0]
-
-
-def values(part):
-    """The values a Fetch partition answer holds, in order (bytes)."""
-    out = []
-    recs = part.get("records") or {}
-    for bt in recs.get("batches", []):
-        if isinstance(bt["records"], str):
-            continue
-        if bt.get("attributes", 0) & 0x20:
-            continue  # control batch
-        for r in bt["records"]:
-            out.append(r["value"])
-    return out
 
 
 def coordinator(b, key, key_type=0):

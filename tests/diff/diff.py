@@ -27,7 +27,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import codec  # noqa: E402
 import harness  # noqa: E402
 from harness import Side, compare_steps, CASES, COVERAGE  # noqa: E402
-from deliberate import DELIBERATE  # noqa: E402
 
 import cases_versions  # noqa: E402,F401
 import cases_topics  # noqa: E402,F401

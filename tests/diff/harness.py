@@ -27,7 +27,6 @@ import socket
 import struct
 import threading
 import time
-import traceback
 
 import codec
 from legit import LEGIT, UNORDERED, IGNORE, KIND, SELF, MEMBER, TIME, CREATED, CLOCK_TEXT
@@ -564,6 +563,10 @@ def compare_steps(ks, gs, kside, gside):
             diffs = compare(api, k.resp, g.resp, kside, gside, label=k.label,
                             subset=k.subset or g.subset)
         if k.deliberate:
+            if k.deliberate not in DELIBERATE:
+                fails.append("%s: deliberate difference %s is not in deliberate.py" % (
+                    head, k.deliberate))
+                continue
             ok_k = k.expect["kafka"](k) if k.expect and "kafka" in k.expect else True
             ok_g = g.expect["gregor"](g) if g.expect and "gregor" in g.expect else True
             if not diffs:
