@@ -25,7 +25,7 @@ static const gr_api_entry_t table[] = {
     {GR_API_CREATE_TOPICS, 0, 7, gr_api_create_topics},
     {GR_API_DELETE_TOPICS, 0, 6, gr_api_delete_topics},
     {GR_API_DELETE_RECORDS, 0, 2, gr_api_delete_records},
-    {GR_API_INIT_PRODUCER_ID, 0, 6, gr_api_init_producer_id},
+    {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
     {GR_API_ADD_PARTITIONS_TO_TXN, 0, 5, gr_api_add_partitions_to_txn},
     {GR_API_ADD_OFFSETS_TO_TXN, 0, 4, gr_api_add_offsets_to_txn},
     {GR_API_END_TXN, 0, 5, gr_api_end_txn},
@@ -55,6 +55,18 @@ gr_api_table(int *cnt)
 {
     *cnt = (int)(sizeof table / sizeof table[0]);
     return table;
+}
+
+int16_t
+gr_api_max_version(const gr_api_entry_t *e, const gr_conf_t *conf)
+{
+    const gr_proto_api_t *api = gr_proto_api(e->key);
+    if (conf != NULL &&
+        gr_conf_bool(conf, GR_CONF_UNSTABLE_API_VERSIONS_ENABLE) &&
+        api != NULL && e->max_ver == api->stable_max &&
+        api->max_ver > api->stable_max)
+        return api->max_ver;
+    return e->max_ver;
 }
 
 const gr_api_entry_t *

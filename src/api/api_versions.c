@@ -115,7 +115,7 @@ gr_api_api_versions(gr_req_t *req)
         k = &rs->api_keys[rs->api_keys_cnt++];
         k->api_key = tab[i].key;
         k->min_version = tab[i].min_ver;
-        k->max_version = tab[i].max_ver;
+        k->max_version = gr_api_max_version(&tab[i], req->broker->conf);
     }
     if (req->version >= 3 && add_features(req, rs) != 0)
         return gr_req_close(req, "out of memory");

@@ -63,6 +63,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
     const gr_api_entry_t *e;
     const gr_proto_api_t *api;
     char why[256];
+    int16_t max;
 
     if (gr_req_header_decode(&r, &req->hdr) != 0) {
         GR_LOG_WARN("closing connection %s: malformed request header (%zu "
@@ -85,7 +86,8 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         return;
     }
     req->api = api;
-    if (req->version < e->min_ver || req->version > e->max_ver) {
+    max = gr_api_max_version(e, req->broker->conf);
+    if (req->version < e->min_ver || req->version > max) {
         if (req->hdr.api_key == GR_API_API_VERSIONS &&
             req->version > e->max_ver) {
             GR_LOG_INFO("ApiVersions v%d from %s is newer than v%d: "
@@ -99,7 +101,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
                     gr_req_peer(req),
                     req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
                     req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
-                    api->name, req->version, e->min_ver, e->max_ver);
+                    api->name, req->version, e->min_ver, max);
         gr_req_close(req, "unsupported version");
         return;
     }

@@ -8,6 +8,7 @@
 #ifndef GR_API_DISPATCH_H
 #define GR_API_DISPATCH_H
 
+#include "core/conf.h"
 #include "net/conn.h"
 
 typedef int (*gr_api_handler_t)(gr_req_t *req);
@@ -21,6 +22,10 @@ typedef struct gr_api_entry {
 
 /* The served APIs, ascending by key; cnt set to the number of entries. */
 const gr_api_entry_t *gr_api_table(int *cnt);
+/* The highest version of e served: its table maximum, or with
+ * unstable.api.versions.enable (Kafka's internal key, for tests) the
+ * schema's unstable latest one (conf may be NULL: the table's). */
+int16_t gr_api_max_version(const gr_api_entry_t *e, const gr_conf_t *conf);
 /* The entry for key, or NULL when Gregor does not serve it. */
 const gr_api_entry_t *gr_api_find(int16_t key);
 

@@ -310,6 +310,8 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "segment.bytes of __transaction_state."),
     B(TRANSACTION_STATE_LOG_MIN_ISR, INT, RO,
       "min.insync.replicas of __transaction_state."),
+    B(UNSTABLE_API_VERSIONS_ENABLE, BOOL, RO,
+      "Whether unstable latest API versions are served (for tests)."),
     B(TRANSACTION_TWO_PHASE_COMMIT_ENABLE, BOOL, RO,
       "Whether two-phase commit transactions (KIP-939) are allowed; only "
       "false: Gregor has none."),

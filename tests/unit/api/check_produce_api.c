@@ -400,7 +400,24 @@ START_TEST(test_tv2_produce_adds_partitions)
 }
 END_TEST
 
-/* InitProducerId v6 (KIP-939) as Kafka 4.4 answers it with
+/* The highest InitProducerId version ApiVersions v3 advertises. */
+static int16_t
+advertised_init_pid(gr_brokertest_t *bt)
+{
+    gr_api_versions_request_t rq;
+    gr_api_versions_response_t *rs;
+    gr_api_versions_request_init(&rq);
+    rq.client_software_name = gr_str_c("unit");
+    rq.client_software_version = gr_str_c("1");
+    rs = gr_brokertest_call(bt, GR_API_API_VERSIONS, 3, &rq);
+    for (int32_t i = 0; i < rs->api_keys_cnt; i++)
+        if (rs->api_keys[i].api_key == GR_API_INIT_PRODUCER_ID)
+            return rs->api_keys[i].max_version;
+    return -1;
+}
+
+/* InitProducerId v6 (KIP-939) is unstable in Kafka 4.4: served only with
+ * unstable.api.versions.enable, as Kafka, which then answers it with
  * transaction.two.phase.commit.enable false: Enable2Pc is
  * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, KeepPreparedTxn
  * UNSUPPORTED_VERSION (Kafka has none either), both with producer -1 and
@@ -408,11 +425,18 @@ END_TEST
  * is v5, the ongoing transaction's producer -1. */
 START_TEST(test_init_producer_id_v6)
 {
+    static const char *const unstable[] = {
+        "unstable.api.versions.enable=true", NULL
+    };
     gr_brokertest_t bt;
     gr_init_producer_id_request_t ip;
     gr_init_producer_id_response_t *r;
 
     gr_brokertest_start(&bt, NULL);
+    ck_assert_int_eq(advertised_init_pid(&bt), 5);
+    gr_brokertest_stop(&bt);
+    gr_brokertest_start(&bt, unstable);
+    ck_assert_int_eq(advertised_init_pid(&bt), 6);
     gr_brokertest_coordinator(&bt, "two", 1);
     gr_init_producer_id_request_init(&ip);
     ip.transactional_id = gr_str_c("two");
