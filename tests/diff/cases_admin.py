@@ -9,6 +9,8 @@ Kafka applies config changes through its metadata log: a case waits
 (unrecorded) until the change is visible before it records the describe.
 """
 
+import os
+import re
 import uuid
 
 from harness import case
@@ -17,6 +19,18 @@ from codec import batch
 from legit import config_names_ignored
 
 TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP = 2, 4, 8, 16, 32
+
+
+def _gregor_broker_keys():
+    """The broker keys Gregor has (src/core/conf.def): the ones its
+    DescribeConfigs of a broker lists (deliberate "broker-configs")."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                        "src", "core", "conf.def")
+    with open(path) as f:
+        return set(re.findall(r'X\(\s*\w+,\s*"([^"]+)"', f.read()))
+
+
+GREGOR_BROKER_KEYS = _gregor_broker_keys()
 
 # broker configs both describe, by name (a whole broker listing is
 # compared as the set of names, below)
@@ -80,14 +94,27 @@ def describe_configs(b):
     dc(b, 3, [res(TOPIC, t, ["retention.ms", "cleanup.policy"])], label="documentation", docs=True)
     dc(b, 4, [res(BROKER_LOGGER, "1", ["root", "kafka", "no.such.logger"])], label="broker logger")
     dc(b, 4, [res(CLIENT_METRICS, b.t("cm"))], label="client metrics, unknown")
-    dc(b, 4, [res(GROUP, b.t("g"))], label="group configs")
+    b.req("DescribeConfigs", 4, {"resources": [res(GROUP, b.t("g"))], "include_synonyms": False,
+                                 "include_documentation": False},
+          label="group configs", deliberate="group-configs", expect={
+              "kafka": lambda s: not s.resp["results"][0]["error_code"]
+              and len(s.resp["results"][0]["configs"]) > 0,
+              "gregor": lambda s: s.resp["results"][0]["error_code"] != 0})
     dc(b, 4, [res(TOPIC, t), res(TOPIC, b.t("nope")), res(BROKER, "1", ["num.partitions"])],
        label="three resources")
-    # the whole broker listing, by name
+    # the whole broker listing, by name: every key Gregor has is listed
+    # as Kafka lists it; the keys of Kafka's that Gregor does not have are
+    # not (deliberate "broker-configs")
     for name in ("1", ""):
         r = b.q("DescribeConfigs", 4, {"resources": [res(BROKER, name)], "include_synonyms": False})
-        cs = [c for c in r["results"][0]["configs"] if not config_names_ignored(c["name"])]
-        b.note("broker %r config names" % name, sorted(c["name"] for c in cs))
+        every = [c for c in r["results"][0]["configs"] if not config_names_ignored(c["name"])]
+        if name == "1":
+            b.note("broker %r config names" % name, sorted(c["name"] for c in every),
+                   deliberate="broker-configs", expect={
+                       "kafka": lambda s: len(s.resp["value"]) > len(GREGOR_BROKER_KEYS),
+                       "gregor": lambda s: set(s.resp["value"]) <= GREGOR_BROKER_KEYS})
+        cs = [c for c in every if c["name"] in GREGOR_BROKER_KEYS]
+        b.note("broker %r config names Gregor has" % name, sorted(c["name"] for c in cs))
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
                       for c in cs))

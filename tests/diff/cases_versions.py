@@ -24,6 +24,13 @@ LEGACY_MIN = {
 UNSERVED = {
     "SaslHandshake": 19, "SaslAuthenticate": 19,
     "DescribeUserScramCredentials": 19, "AlterUserScramCredentials": 19,
+    # delegation tokens authenticate through SASL/SCRAM, which issue 19
+    # brings
+    "CreateDelegationToken": 19, "RenewDelegationToken": 19,
+    "ExpireDelegationToken": 19, "DescribeDelegationToken": 19,
+    # features are cluster metadata, kept by the controller (with ZooKeeper,
+    # Kafka's /feature znode); one broker's come from its configuration
+    "UpdateFeatures": 22,
     "DescribeAcls": 20, "CreateAcls": 20, "DeleteAcls": 20,
     "DescribeClientQuotas": 20, "AlterClientQuotas": 20,
     "OffsetForLeaderEpoch": 22,

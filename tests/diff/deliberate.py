@@ -32,6 +32,13 @@ DELIBERATE = {
     "java-only-regex": (
         "Regular expressions are matched as POSIX extended expressions; "
         "Java-only syntax is refused as invalid (src/core/regex.h)."),
+    "broker-configs": (
+        "A broker's DescribeConfigs lists the configs Gregor has (each as "
+        "Kafka lists it), not the other 260-odd of Kafka's, whose values "
+        "would describe settings Gregor does not honour."),
+    "group-configs": (
+        "GROUP config resources (KIP-848 and share group settings) are "
+        "refused until Gregor has those group protocols (issue 24)."),
     "telemetry-file": (
         "Client telemetry (KIP-714) is written to a file "
         "(gregor.client.telemetry.file) instead of an exporter plugin; "
