@@ -4,6 +4,7 @@
  *   gbench produce  -t TOPIC [-p P] [-n N] [-s S] [-a 1|all] [-z CODEC] [-l MS]
  *   gbench consume  -t TOPIC [-n M] [--loop]
  *   gbench latency  -t TOPIC [-p P] [-s S] [-r RATE] [-d SECONDS] [-a 1|all]
+ *   gbench create   -t TOPIC [-p P]
  *   common: [-b BOOTSTRAP] [--broker-pid PID] [--label TEXT] [--timeout S]
  *           [-X k=v] [--pconf k=v] [--cconf k=v]
  *
@@ -26,6 +27,9 @@
  *   high watermarks beforehand, reads them. Each message carries its send
  *   time (CLOCK_MONOTONIC, first 8 bytes); the report gives p50/p99/p999
  *   and max end-to-end latency in microseconds.
+ * create: only creates the topic as produce does (CreateTopics with P
+ *   partitions, unless it exists with P), for another load generator
+ *   (Kafka's perf tools) to find it made the same way.
  *
  * --broker-pid: the broker's CPU time (its process CPU clock, to the ns;
  * the usr/sys split from /proc/PID/stat, in 10 ms ticks) is sampled before
@@ -53,7 +57,7 @@
 #define POOL_SIZE (1 << 20) /* payload source: random letters */
 #define MAX_CONF  32
 
-enum mode { MODE_PRODUCE, MODE_CONSUME, MODE_LATENCY };
+enum mode { MODE_PRODUCE, MODE_CONSUME, MODE_LATENCY, MODE_CREATE };
 
 static struct {
     enum mode mode;
@@ -491,6 +495,18 @@ run_produce(void)
     return rc;
 }
 
+static int
+run_create(void)
+{
+    rd_kafka_t *rk = new_producer(opt.linger_ms);
+
+    ensure_topic(rk, opt.topic, opt.partitions);
+    printf("gbench mode=create label=%s topic=%s partitions=%d\n", opt.label,
+           opt.topic, opt.partitions);
+    rd_kafka_destroy(rk);
+    return 0;
+}
+
 /* ---- consume --------------------------------------------------------- */
 
 /*
@@ -826,7 +842,7 @@ static void
 usage(void)
 {
     fprintf(stderr,
-            "usage: gbench produce|consume|latency -t TOPIC [options]\n"
+            "usage: gbench produce|consume|latency|create -t TOPIC [options]\n"
             "  -b, --bootstrap HOST:PORT  (default $GR_BOOTSTRAP)\n"
             "  -t, --topic NAME\n"
             "  -p, --partitions P         produce/latency: create with P\n"
@@ -883,6 +899,8 @@ main(int argc, char **argv)
         opt.mode = MODE_CONSUME;
     else if (!strcmp(argv[1], "latency"))
         opt.mode = MODE_LATENCY;
+    else if (!strcmp(argv[1], "create"))
+        opt.mode = MODE_CREATE;
     else
         usage();
     argc--, argv++;
@@ -965,6 +983,8 @@ main(int argc, char **argv)
         return run_consume();
     case MODE_LATENCY:
         return run_latency();
+    case MODE_CREATE:
+        return run_create();
     }
     return 2;
 }
