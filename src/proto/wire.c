@@ -3,6 +3,9 @@
 
 #include <stdio.h>
 
+/* The most elements Kafka's generated readers take in one array */
+#define MAX_ARRAY 1000000
+
 uint32_t
 gr_rd_uvarint_any(gr_reader_t *r)
 {
@@ -53,29 +56,46 @@ gr_rd_uuid(gr_reader_t *r, gr_uuid_t *u)
         memset(u->b, 0, 16);
 }
 
-/* Length of a string/bytes field: -1 for null. */
+/* The length of a compact field, as Kafka's readers compute it:
+ * readUnsignedVarint() - 1 in int arithmetic, so 0 is -1 (null) and a
+ * uvarint above 2^31 wraps to a negative length too. */
+static int32_t
+rd_compact_len(gr_reader_t *r)
+{
+    return (int32_t)(gr_rd_uvarint(r) - 1u);
+}
+
+/* Length of a string/bytes field: -1 for null. Kafka's generated readers
+ * take any negative length as null where the field is nullable (a classic
+ * -2 too) and fail the request where it is not ("non-nullable field ...
+ * was serialized as null"). */
 static int32_t
 rd_len(gr_reader_t *r, int flex, int wide, int nullable)
 {
-    int64_t n;
+    int32_t n;
     if (flex)
-        n = (int64_t)gr_rd_uvarint(r) - 1;
+        n = rd_compact_len(r);
     else
         n = wide ? gr_rd_i32(r) : gr_rd_i16(r);
     if (r->err)
         return -1;
+    if (n < 0) {
+        if (!nullable)
+            gr_rd_fail(r, GR_ERR_INVALID);
+        return -1;
+    }
     /* a string is at most 32767 bytes in compact form too: Kafka's
      * generated readers fail the request ("string field ... had invalid
      * length") */
-    if (n < -1 || (n == -1 && !nullable) || (!wide && n > INT16_MAX)) {
+    if (!wide && n > INT16_MAX) {
         gr_rd_fail(r, GR_ERR_INVALID);
         return -1;
     }
-    if (n > (int64_t)gr_reader_remaining(r)) {
+    if ((size_t)n > gr_reader_remaining(r)) {
         gr_rd_fail(r, GR_ERR_TRUNCATED);
         return -1;
     }
-    return (int32_t)n;
+    return n;
 }
 
 void
@@ -116,23 +136,27 @@ gr_rd_records(gr_reader_t *r, gr_records_t *rec, int flex, int nullable)
 int32_t
 gr_rd_arraylen(gr_reader_t *r, int flex, int nullable)
 {
-    int64_t n;
-    if (flex)
-        n = (int64_t)gr_rd_uvarint(r) - 1;
-    else
-        n = gr_rd_i32(r);
+    int32_t n = flex ? rd_compact_len(r) : gr_rd_i32(r);
     if (r->err)
         return 0;
-    if (n < -1 || (n == -1 && !nullable)) {
-        gr_rd_fail(r, GR_ERR_INVALID);
-        return 0;
+    /* any negative count is null, as for strings (see rd_len) */
+    if (n < 0) {
+        if (!nullable)
+            gr_rd_fail(r, GR_ERR_INVALID);
+        return nullable ? -1 : 0;
     }
     /* every element takes at least one byte on the wire */
-    if (n > (int64_t)gr_reader_remaining(r)) {
+    if ((size_t)n > gr_reader_remaining(r)) {
         gr_rd_fail(r, GR_ERR_TRUNCATED);
         return 0;
     }
-    return (int32_t)n;
+    /* Kafka's readers refuse more ("Tried to read a collection of size
+     * ..., which exceeds the maximum allowed size of 1000000") */
+    if (n > MAX_ARRAY) {
+        gr_rd_fail(r, GR_ERR_INVALID);
+        return 0;
+    }
+    return n;
 }
 
 gr_reader_t

@@ -257,6 +257,66 @@ START_TEST(test_bytes_and_arrays)
 }
 END_TEST
 
+/* Kafka's generated readers take any negative length as null where the
+ * field is nullable: a classic -2 (Metadata v1 topics of -2 lists every
+ * topic, as Kafka 4.4 answers) and a compact uvarint above 2^31 (its "- 1"
+ * wraps in int arithmetic); where it is not, the request fails. More than
+ * 1,000,000 elements is refused as Kafka refuses it. */
+START_TEST(test_negative_lengths)
+{
+    static const uint8_t s16[] = {0xff, 0xfe};             /* int16 -2 */
+    static const uint8_t s32[] = {0xff, 0xff, 0xff, 0xfe}; /* int32 -2 */
+    static const uint8_t wrap[] = {0xff, 0xff, 0xff, 0xff, 0x0f};
+    static uint8_t many[4 + 1000001];
+    gr_reader_t r;
+    gr_str_t s;
+    gr_bytes_t b;
+
+    r = gr_reader_init(s16, sizeof s16);
+    gr_rd_str(&r, &s, 0, 1);
+    ck_assert_int_eq(r.err, 0);
+    ck_assert_int_eq(s.len, -1);
+    r = gr_reader_init(s16, sizeof s16);
+    gr_rd_str(&r, &s, 0, 0);
+    ck_assert_int_eq(r.err, GR_ERR_INVALID);
+
+    r = gr_reader_init(s32, sizeof s32);
+    gr_rd_bytes(&r, &b, 0, 1);
+    ck_assert_int_eq(r.err, 0);
+    ck_assert_int_eq(b.len, -1);
+    r = gr_reader_init(s32, sizeof s32);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), -1);
+    ck_assert_int_eq(r.err, 0);
+    r = gr_reader_init(s32, sizeof s32);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 0), 0);
+    ck_assert_int_eq(r.err, GR_ERR_INVALID);
+
+    /* uvarint 2^32 - 1: length 2^32 - 2, as an int -2 */
+    r = gr_reader_init(wrap, sizeof wrap);
+    gr_rd_str(&r, &s, 1, 1);
+    ck_assert_int_eq(r.err, 0);
+    ck_assert_int_eq(s.len, -1);
+    r = gr_reader_init(wrap, sizeof wrap);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 1), -1);
+    r = gr_reader_init(wrap, sizeof wrap);
+    gr_rd_bytes(&r, &b, 1, 0);
+    ck_assert_int_eq(r.err, GR_ERR_INVALID);
+
+    /* 1000001 one-byte elements are there, but too many */
+    many[0] = 0x00;
+    many[1] = 0x0f;
+    many[2] = 0x42;
+    many[3] = 0x41;
+    r = gr_reader_init(many, sizeof many);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), 0);
+    ck_assert_int_eq(r.err, GR_ERR_INVALID);
+    many[3] = 0x40; /* 1000000: read */
+    r = gr_reader_init(many, sizeof many);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), 1000000);
+    ck_assert_int_eq(r.err, 0);
+}
+END_TEST
+
 START_TEST(test_uuid)
 {
     gr_uuid_t u, back;
@@ -369,6 +429,7 @@ suite_proto_wire(void)
     tcase_add_test(tc, test_zigzag);
     tcase_add_test(tc, test_strings);
     tcase_add_test(tc, test_bytes_and_arrays);
+    tcase_add_test(tc, test_negative_lengths);
     tcase_add_test(tc, test_uuid);
     tcase_add_test(tc, test_tags_skipped);
     tcase_add_test(tc, test_request_headers);
