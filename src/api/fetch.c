@@ -238,17 +238,35 @@ down_convert(gr_req_t *req, const gr_log_slice_t *sl, int limit,
     return conv.len && out->ptr == NULL ? -1 : 0;
 }
 
-/* A partition's error answer, as Kafka's FetchResponse.partitionResponse:
- * no records and the offsets unknown (-1). */
+/* A partition's error answer: no records and the offsets unknown (-1).
+ * A partition refused before the read (unknown topic or partition:
+ * Kafka's FetchResponse.partitionResponse) has the schema's empty list of
+ * aborted transactions; one whose read failed (ReplicaManager's
+ * LogReadResult) has none (null). */
 static void
-part_error(gr_fetch_response_partition_data_t *rp, gr_kerr_t err)
+part_error(gr_fetch_response_partition_data_t *rp, gr_kerr_t err, bool read)
 {
     rp->error_code = err;
     rp->high_watermark = -1;
     rp->last_stable_offset = -1;
     rp->log_start_offset = -1;
-    rp->aborted_transactions_cnt = -1;
+    rp->aborted_transactions_cnt = read ? -1 : 0;
     rp->records.len = 0;
+}
+
+/* Whether a fetch from replica may read p: a consumer (replica_id < 0)
+ * may; a broker only when it is a follower of p (Kafka's
+ * Partition.followerReplicaOrThrow). */
+static bool
+replica_may_fetch(const gr_broker_t *b, const gr_partition_t *p,
+                  int32_t replica)
+{
+    if (replica < 0)
+        return true;
+    for (int32_t i = 0; i < p->nreplicas; i++)
+        if (p->replicas[i] == replica && replica != b->node_id)
+            return true;
+    return false;
 }
 
 /* Fills one partition of the response; returns the record bytes given. */
@@ -269,15 +287,15 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->partition_index = fp->partition;
     rp->records.len = 0; /* never null: librdkafka 2.0.2 rejects it */
     if (p == NULL) {
-        part_error(rp, kerr);
+        part_error(rp, kerr, false);
         return 0;
     }
     if (p->leader != b->node_id) {
-        part_error(rp, GR_KERR_NOT_LEADER_OR_FOLLOWER);
+        part_error(rp, GR_KERR_NOT_LEADER_OR_FOLLOWER, true);
         return 0;
     }
     if (p->log == NULL || gr_log_offline(p->log)) {
-        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR);
+        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR, true);
         return 0;
     }
     rp->high_watermark = p->high_watermark;
@@ -288,16 +306,25 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rp->aborted_transactions_cnt = rq->isolation_level == 1 ? 0 : -1;
     if (fp->current_leader_epoch >= 0 &&
         fp->current_leader_epoch != p->leader_epoch) {
-        part_error(rp, fp->current_leader_epoch < p->leader_epoch
-                           ? GR_KERR_FENCED_LEADER_EPOCH
-                           : GR_KERR_UNKNOWN_LEADER_EPOCH);
+        part_error(rp,
+                   fp->current_leader_epoch < p->leader_epoch
+                       ? GR_KERR_FENCED_LEADER_EPOCH
+                       : GR_KERR_UNKNOWN_LEADER_EPOCH,
+                   true);
+        return 0;
+    }
+    /* the replica id: v15+ in ReplicaState (KIP-903) */
+    if (!replica_may_fetch(b, p,
+                           req->version >= 15 ? rq->replica_state.replica_id
+                                              : rq->replica_id)) {
+        part_error(rp, GR_KERR_NOT_LEADER_OR_FOLLOWER, true);
         return 0;
     }
     max_offset = rq->isolation_level == 1 ? rp->last_stable_offset
                                           : rp->high_watermark;
     if (fp->fetch_offset > rp->high_watermark ||
         fp->fetch_offset < rp->log_start_offset) {
-        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE);
+        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
         return 0;
     }
     if (limit <= 0 && !*min_one)
@@ -305,13 +332,13 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     rc = gr_log_read(p->log, fp->fetch_offset, limit, max_offset, *min_one,
                      &sl);
     if (rc == GR_ERR_NOT_FOUND) {
-        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE);
+        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
         return 0;
     }
     if (rc != 0) {
         GR_LOG_ERROR("reading %s-%d at %lld: %s", gr_log_topic(p->log), p->id,
                      (long long)fp->fetch_offset, gr_err_str(rc));
-        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR);
+        part_error(rp, GR_KERR_KAFKA_STORAGE_ERROR, true);
         return 0;
     }
     if (sl.len <= 0)
@@ -483,6 +510,46 @@ gr_fetch_run_dirty(gr_broker_t *b)
 
 /* --- sessions */
 
+/* The partitions of a sessionless request by topic (its id from v13) and
+ * partition: open addressing over ctx->parts, -1 empty. */
+static uint32_t
+slot_hash(const gr_fetch_request_fetch_topic_t *ft, int32_t partition,
+          bool by_id)
+{
+    return by_id ? gr_hash_tp(ft->topic_id.b, sizeof ft->topic_id.b, partition)
+                 : gr_hash_tp(ft->topic.ptr,
+                              ft->topic.len > 0 ? (size_t)ft->topic.len : 0,
+                              partition);
+}
+
+static fetch_part_t *
+slot_find(fetch_ctx_t *ctx, const int32_t *slots, uint32_t nslots,
+          const gr_fetch_request_fetch_topic_t *ft, int32_t partition,
+          bool by_id)
+{
+    uint32_t mask = nslots - 1;
+    for (uint32_t h = slot_hash(ft, partition, by_id) & mask; slots[h] >= 0;
+         h = (h + 1) & mask) {
+        fetch_part_t *fp = &ctx->parts[slots[h]];
+        if (fp->partition == partition &&
+            (by_id ? gr_uuid_eq(&fp->topic_id, &ft->topic_id)
+                   : gr_str_eq(&fp->topic, &ft->topic)))
+            return fp;
+    }
+    return NULL;
+}
+
+static void
+slot_put(int32_t *slots, uint32_t nslots,
+         const gr_fetch_request_fetch_topic_t *ft, int32_t partition,
+         bool by_id, int32_t i)
+{
+    uint32_t mask = nslots - 1, h = slot_hash(ft, partition, by_id) & mask;
+    while (slots[h] >= 0)
+        h = (h + 1) & mask;
+    slots[h] = i;
+}
+
 /* Applies the request to its session and lists the partitions to read.
  * Returns a top-level error, or NONE. */
 static gr_kerr_t
@@ -492,7 +559,8 @@ setup(fetch_ctx_t *ctx)
     const gr_fetch_request_t *rq = req->body;
     gr_broker_t *b = req->broker;
     gr_fsess_t *sess = NULL;
-    int32_t n = 0;
+    int32_t n = 0, *slots;
+    uint32_t nslots;
     bool sessionful = req->version >= 7;
     int64_t now = gr_mono_ms();
 
@@ -599,19 +667,33 @@ setup(fetch_ctx_t *ctx)
         return GR_KERR_NONE;
     }
 
-    /* sessionless: exactly the request's partitions */
+    /* sessionless: the request's partitions, each once, as the map of
+     * Kafka's FetchRequest.fetchData keeps them: a partition named twice
+     * keeps its first place and takes the later fields */
     for (int32_t i = 0; i < rq->topics_cnt; i++)
         n += rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt
                                               : 0;
     ctx->parts = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) *
                                              sizeof(*ctx->parts));
-    if (ctx->parts == NULL)
+    nslots = 4;
+    while (nslots < 2 * (uint32_t)n)
+        nslots *= 2;
+    slots = gr_arena_alloc(req->a, nslots * sizeof(*slots));
+    if (ctx->parts == NULL || slots == NULL)
         return GR_KERR_UNKNOWN_SERVER_ERROR;
+    memset(slots, 0xff, nslots * sizeof(*slots));
     n = 0;
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_fetch_request_fetch_topic_t *ft = &rq->topics[i];
         for (int32_t k = 0; k < ft->partitions_cnt; k++) {
-            fetch_part_t *fp = &ctx->parts[n++];
+            fetch_part_t *fp =
+                slot_find(ctx, slots, nslots, ft, ft->partitions[k].partition,
+                          req->version >= 13);
+            if (fp == NULL) {
+                fp = &ctx->parts[n];
+                slot_put(slots, nslots, ft, ft->partitions[k].partition,
+                         req->version >= 13, n++);
+            }
             fp->topic = ft->topic;
             fp->topic_id = ft->topic_id;
             fp->partition = ft->partitions[k].partition;

@@ -247,12 +247,16 @@ START_TEST(test_fetch_error_offsets)
     gr_fetch_response_t *rs;
     int16_t ver = (int16_t)_i;
     const int64_t offsets[3] = { 0, 5, 0 };
-    const int32_t parts[3] = { 0, 0, 7 };
+    const int32_t parts[3] = { 0, 1, 7 };
     const gr_kerr_t want[3] = { GR_KERR_NONE, GR_KERR_OFFSET_OUT_OF_RANGE,
                                 GR_KERR_UNKNOWN_TOPIC_OR_PARTITION };
+    /* aborted transactions (read_committed): a list for the partition
+     * read, none (null) for the one whose read failed, Kafka's empty
+     * default for the one refused before the read */
+    const int32_t aborted[3] = { 0, -1, 0 };
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "fe", "delete");
+    create_topic_n(&bt, "fe", "delete", 2);
     batch(&recs, 2);
     ck_assert_int_eq(produce(&bt, 7, "fe", (gr_uuid_t){ { 0 } }, &recs)
                          ->error_code,
@@ -285,11 +289,73 @@ START_TEST(test_fetch_error_offsets)
         ck_assert_int_eq(p->last_stable_offset, i == 0 ? 2 : -1);
         if (ver >= 5)
             ck_assert_int_eq(p->log_start_offset, i == 0 ? 0 : -1);
+        ck_assert_int_eq(p->aborted_transactions_cnt, aborted[i]);
         if (i > 0)
             ck_assert_int_eq(p->records.len, 0);
         else
             ck_assert_int_eq(p->records.len, (int32_t)recs.len);
     }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A fetch from a broker id (replica_id, v15+ in ReplicaState) that is no
+ * follower of the partition is NOT_LEADER_OR_FOLLOWER, as Kafka's
+ * Partition.followerReplicaOrThrow, with no aborted-transaction list; a
+ * partition named twice is answered once, with the later fields (Kafka's
+ * FetchRequest.fetchData is a map). */
+START_TEST(test_fetch_replica_and_duplicates)
+{
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t t;
+    gr_fetch_request_fetch_partition_t fp[2];
+    gr_fetch_response_t *rs;
+    const gr_fetch_response_partition_data_t *p;
+    int16_t ver = (int16_t)_i;
+    gr_uuid_t id;
+
+    gr_brokertest_start(&bt, NULL);
+    id = create_topic(&bt, "fr", "delete");
+    batch(&recs, 2);
+    ck_assert_int_eq(produce(&bt, 7, "fr", id, &recs)->error_code,
+                     GR_KERR_NONE);
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&t);
+    for (int i = 0; i < 2; i++) {
+        gr_fetch_request_fetch_partition_init(&fp[i]);
+        fp[i].partition_max_bytes = 1 << 16;
+    }
+    t.topic = gr_str_c("fr");
+    t.topic_id = id;
+    t.partitions = fp;
+    t.partitions_cnt = 1;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.max_bytes = 1 << 20;
+    rq.min_bytes = 1;
+    if (ver >= 15)
+        rq.replica_state.replica_id = 1;
+    else
+        rq.replica_id = 1;
+    rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
+    p = &rs->responses[0].partitions[0];
+    ck_assert_int_eq(p->error_code, GR_KERR_NOT_LEADER_OR_FOLLOWER);
+    ck_assert_int_eq(p->high_watermark, -1);
+    ck_assert_int_eq(p->aborted_transactions_cnt, -1);
+    ck_assert_int_eq(p->records.len, 0);
+
+    rq.replica_id = -1;
+    rq.replica_state.replica_id = -1;
+    fp[1].fetch_offset = 5; /* past the end: the later one counts */
+    t.partitions_cnt = 2;
+    rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partitions[0].error_code,
+                     GR_KERR_OFFSET_OUT_OF_RANGE);
     gr_buf_fini(&recs);
     gr_brokertest_stop(&bt);
 }
@@ -482,6 +548,7 @@ suite_api_produce(void)
     tcase_add_test(tc, test_topic_ids_v13);
     tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
     tcase_add_loop_test(tc, test_fetch_error_offsets, 4, 13);
+    tcase_add_loop_test(tc, test_fetch_replica_and_duplicates, 4, 19);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
     tcase_add_test(tc, test_init_producer_id_v6);
     suite_add_tcase(s, tc);
