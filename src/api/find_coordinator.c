@@ -5,7 +5,14 @@
  * The internal topic is created on first use, as Kafka does; the answer
  * waits until it is stored and led, so it already names the coordinator. v0-v3
  * carry one key and top-level fields; v4+ a batch of keys, each with its own
- * error (find_coordinator.schema).
+ * error (find_coordinator.schema). Share coordinator keys (key_type 2, v6,
+ * KIP-932) are INVALID_REQUEST: Gregor has no share groups.
+ *
+ * Messages, as Kafka's KafkaApis words them: v1-v3 carry the error's
+ * message, "NONE" on success (Errors.NONE.message()); v4+ answer each key
+ * with "" (its getCoordinator result, no message set), except an unknown
+ * key type, which fails the whole request and gives every key the error's
+ * message (FindCoordinatorResponse.prepareErrorResponse).
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -63,10 +70,23 @@ lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
     ans->port = ep->port;
 }
 
+/* Key types Kafka knows (FindCoordinatorRequest.CoordinatorType); any
+ * other fails the whole request. */
+#define KEY_TYPE_SHARE 2
+
+static bool
+key_type_known(int8_t key_type)
+{
+    return key_type == GR_COORD_GROUP || key_type == GR_COORD_TRANSACTION ||
+           key_type == KEY_TYPE_SHARE;
+}
+
+/* The message of a v1-v3 answer: Kafka's Errors.message(), which is the
+ * error's name for NONE (it has no exception). */
 static gr_str_t
 message(gr_kerr_t err)
 {
-    return err == GR_KERR_NONE ? GR_STR_NULL : gr_str_c(gr_kerr_msg(err));
+    return gr_str_c(err == GR_KERR_NONE ? "NONE" : gr_kerr_msg(err));
 }
 
 /* Fills the answer. Out of memory for the keys of v4+, it holds none
@@ -105,7 +125,9 @@ fill(gr_req_t *req)
         lookup(req, rq->key_type, &rq->coordinator_keys[i], &ans);
         c->key = rq->coordinator_keys[i];
         c->error_code = ans.error;
-        c->error_message = message(ans.error);
+        c->error_message = key_type_known(rq->key_type)
+                               ? GR_STR("")
+                               : gr_str_c(gr_kerr_msg(ans.error));
         c->node_id = ans.node_id;
         c->host = ans.host;
         c->port = ans.port;

