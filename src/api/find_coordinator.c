@@ -43,12 +43,8 @@ lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
         internal = GR_TOPIC_CONSUMER_OFFSETS;
         break;
     case GR_COORD_TRANSACTION:
+        /* "" too: Kafka 4.x hashes it as any other id */
         internal = GR_TOPIC_TRANSACTION_STATE;
-        /* Kafka refuses an empty transactional id */
-        if (key->len <= 0) {
-            ans->error = GR_KERR_INVALID_REQUEST;
-            return;
-        }
         break;
     default:
         ans->error = GR_KERR_INVALID_REQUEST;
@@ -134,22 +130,6 @@ fill(gr_req_t *req)
     }
 }
 
-/* Whether a key is one the internal topic is made for: Kafka refuses an
- * empty transactional id before it looks for the topic. */
-static bool
-any_valid_key(const gr_req_t *req)
-{
-    const gr_find_coordinator_request_t *rq = req->body;
-    if (rq->key_type != GR_COORD_TRANSACTION)
-        return true;
-    if (req->version < 4)
-        return rq->key.len > 0;
-    for (int32_t i = 0; i < rq->coordinator_keys_cnt; i++)
-        if (rq->coordinator_keys[i].len > 0)
-            return true;
-    return false;
-}
-
 int
 gr_api_find_coordinator(gr_req_t *req)
 {
@@ -162,7 +142,7 @@ gr_api_find_coordinator(gr_req_t *req)
     /* The internal topic's first use makes it; the answer then waits until
      * it is stored and its partitions made and led, so it names the
      * coordinator and nothing is committed to a topic a crash could lose */
-    if (internal == NULL || !any_valid_key(req)) {
+    if (internal == NULL) {
         fill(req);
         return gr_req_reply(req);
     }

@@ -329,16 +329,6 @@ START_TEST(test_coordinator_topic_stored_first)
     char path[256];
 
     gr_brokertest_start(&bt, ov);
-    /* an empty transactional id is refused before the topic is made */
-    gr_find_coordinator_request_init(&rq);
-    rq.key = gr_str_c("");
-    rq.key_type = 1;
-    rs = gr_brokertest_call(&bt, GR_API_FIND_COORDINATOR, 3, &rq);
-    ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_REQUEST);
-    snprintf(path, sizeof path, "%s/data/gregor-topics/__transaction_state",
-             bt.dir);
-    ck_assert_int_ne(access(path, F_OK), 0);
-
     gr_find_coordinator_request_init(&rq);
     rq.key = gr_str_c("group-a");
     rq.key_type = 0;

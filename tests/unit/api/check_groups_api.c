@@ -99,6 +99,25 @@ START_TEST(test_find_coordinator_messages)
 }
 END_TEST
 
+/* Kafka 4.x hashes an empty transactional id as any other. */
+START_TEST(test_find_coordinator_empty_transactional_id)
+{
+    gr_brokertest_t bt;
+    gr_find_coordinator_response_t *rs;
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "", 1);
+    rs = find_coordinator(&bt, 3, 1, "");
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->node_id, 1);
+    rs = find_coordinator(&bt, 4, 1, "");
+    ck_assert_int_eq(rs->coordinators_cnt, 2);
+    ck_assert_int_eq(rs->coordinators[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->coordinators[0].node_id, 1);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_groups(void)
 {
@@ -106,6 +125,7 @@ suite_api_groups(void)
     TCase *tc = tcase_create("groups");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_find_coordinator_messages);
+    tcase_add_test(tc, test_find_coordinator_empty_transactional_id);
     suite_add_tcase(s, tc);
     return s;
 }
