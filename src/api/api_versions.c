@@ -36,9 +36,13 @@ software_field_valid(const gr_str_t *s)
  * gregor.transaction.version (a client turns transaction version 2 on only
  * when it is finalized at 2 or above, as the Java client's
  * TransactionManager does; a level of 0 is not listed, as Kafka lists
- * none then). The other features of a Kafka 4.x cluster (metadata.version,
- * group.version, ...) are not advertised: nothing a client does against
- * Gregor depends on them. 0, or -1 on ENOMEM. */
+ * none then). Below v4 a supported range that starts at 0 is left out
+ * (KIP-1022: older clients take a minimum of 0 for a malformed range;
+ * Kafka's ApiVersionsResponse.maybeFilterSupportedFeatureKeys), so a v3
+ * answer lists no supported feature; the finalized level is listed in
+ * every version. The other features of a Kafka 4.x cluster
+ * (metadata.version, group.version, ...) are not advertised: nothing a
+ * client does against Gregor depends on them. 0, or -1 on ENOMEM. */
 static int
 add_features(gr_req_t *req, gr_api_versions_response_t *rs)
 {
@@ -55,7 +59,7 @@ add_features(gr_req_t *req, gr_api_versions_response_t *rs)
     sup->min_version = 0;
     sup->max_version = 2;
     rs->supported_features = sup;
-    rs->supported_features_cnt = 1;
+    rs->supported_features_cnt = req->version >= 4 ? 1 : 0;
     if (tv > 0) {
         fin->name = GR_STR("transaction.version");
         fin->max_version_level = tv;

@@ -118,6 +118,48 @@ START_TEST(test_find_coordinator_empty_transactional_id)
 }
 END_TEST
 
+static gr_api_versions_response_t *
+api_versions(gr_brokertest_t *bt, int16_t v, const char *cluster_id,
+             int32_t node_id)
+{
+    gr_api_versions_request_t rq;
+    gr_api_versions_request_init(&rq);
+    rq.client_software_name = gr_str_c("test");
+    rq.client_software_version = gr_str_c("1.0");
+    rq.cluster_id = cluster_id ? gr_str_c(cluster_id) : GR_STR_NULL;
+    rq.node_id = node_id;
+    return gr_brokertest_call(bt, GR_API_API_VERSIONS, v, &rq);
+}
+
+/* KIP-1022: below v4 a supported range starting at 0 is left out; the
+ * finalized level is there in every version. */
+START_TEST(test_api_versions_features)
+{
+    static const char *const ov[] = { "gregor.transaction.version=2", NULL };
+    gr_brokertest_t bt;
+    gr_api_versions_response_t *rs;
+
+    gr_brokertest_start(&bt, ov);
+    rs = api_versions(&bt, 3, NULL, -1);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->supported_features_cnt, 0);
+    ck_assert_int_eq(rs->finalized_features_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&rs->finalized_features[0].name,
+                             "transaction.version"));
+    ck_assert_int_eq(rs->finalized_features[0].max_version_level, 2);
+    for (int16_t v = 4; v <= 5; v++) {
+        rs = api_versions(&bt, v, NULL, -1);
+        ck_assert_int_eq(rs->supported_features_cnt, 1);
+        ck_assert(gr_str_eq_cstr(&rs->supported_features[0].name,
+                                 "transaction.version"));
+        ck_assert_int_eq(rs->supported_features[0].min_version, 0);
+        ck_assert_int_eq(rs->supported_features[0].max_version, 2);
+        ck_assert_int_eq(rs->finalized_features_cnt, 1);
+    }
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_groups(void)
 {
@@ -126,6 +168,7 @@ suite_api_groups(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_find_coordinator_messages);
     tcase_add_test(tc, test_find_coordinator_empty_transactional_id);
+    tcase_add_test(tc, test_api_versions_features);
     suite_add_tcase(s, tc);
     return s;
 }
