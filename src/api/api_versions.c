@@ -2,10 +2,12 @@
  * ApiVersions (api key 18): the APIs and version ranges this broker serves,
  * exactly the dispatch table (api_table.c). Versions above ours are answered
  * by dispatch.c in v0 form with UNSUPPORTED_VERSION. A v3+ request naming
- * its client software badly is INVALID_REQUEST, and a v5 request that
- * expects another cluster or node (KIP-1242: the client was routed to the
- * wrong broker) is REBOOTSTRAP_REQUIRED; both without the key list, as
- * Kafka's ApiVersionsRequest.getErrorResponse. A valid request names the
+ * its client software badly, or a v5 one with only one of cluster_id and
+ * node_id, is INVALID_REQUEST (Kafka's ApiVersionsRequest.isValid); a v5
+ * request that expects another cluster or node (KIP-1242: the client was
+ * routed to the wrong broker) is REBOOTSTRAP_REQUIRED; all without the key
+ * list or features, as Kafka's ApiVersionsRequest.getErrorResponse. A
+ * valid request names the
  * connection's client software (v0-v2: "unknown"), which client telemetry
  * matches on. GetTelemetrySubscriptions and PushTelemetry are served
  * always but advertised only with a telemetry sink, as Kafka advertises
@@ -80,6 +82,21 @@ gr_api_api_versions(gr_req_t *req)
     int n;
 
     tab = gr_api_table(&n);
+    /* cluster_id and node_id are v5 fields, null and -1 before: Kafka's
+     * isValid wants both or neither */
+    if (gr_str_is_null(&rq->cluster_id) != (rq->node_id == -1)) {
+        if (gr_str_is_null(&rq->cluster_id))
+            GR_LOG_INFO("ApiVersions from %s: node id %d without a cluster "
+                        "id; INVALID_REQUEST",
+                        gr_req_peer(req), rq->node_id);
+        else
+            GR_LOG_INFO("ApiVersions from %s: cluster id %.*s without a "
+                        "node id; INVALID_REQUEST",
+                        gr_req_peer(req), (int)rq->cluster_id.len,
+                        rq->cluster_id.ptr);
+        rs->error_code = GR_KERR_INVALID_REQUEST;
+        return gr_req_reply(req);
+    }
     if (req->version >= 3 && (!software_field_valid(&rq->client_software_name) ||
                               !software_field_valid(&rq->client_software_version))) {
         GR_LOG_INFO("ApiVersions from %s: invalid client software name or "
@@ -94,7 +111,6 @@ gr_api_api_versions(gr_req_t *req)
     if (gr_req_set_client_software(req, &rq->client_software_name,
                                    &rq->client_software_version) != 0)
         return gr_req_close(req, "out of memory");
-    /* cluster_id and node_id are v5 fields: null and -1 before */
     if (!gr_str_is_null(&rq->cluster_id) &&
         (!gr_str_eq_cstr(&rq->cluster_id, req->broker->cluster->cluster_id) ||
          rq->node_id != req->broker->node_id)) {

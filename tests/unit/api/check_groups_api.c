@@ -160,6 +160,37 @@ START_TEST(test_api_versions_features)
 }
 END_TEST
 
+/* v5: a cluster id without a node id, or a node id without a cluster id,
+ * is INVALID_REQUEST (Kafka's ApiVersionsRequest.isValid), whatever they
+ * name; the answer carries no keys and no features, epoch -1. */
+START_TEST(test_api_versions_v5_half_expectation)
+{
+    gr_brokertest_t bt;
+    gr_api_versions_response_t *rs;
+    char cid[23];
+    const char *clusters[] = { cid, "x", NULL, NULL };
+    const int32_t nodes[] = { -1, -1, 1, 77 };
+
+    gr_brokertest_start(&bt, NULL);
+    snprintf(cid, sizeof cid, "%s", bt.b->cluster->cluster_id);
+    for (int i = 0; i < 4; i++) {
+        rs = api_versions(&bt, 5, clusters[i], nodes[i]);
+        ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert_int_eq(rs->api_keys_cnt, 0);
+        ck_assert_int_eq(rs->supported_features_cnt, 0);
+        ck_assert_int_eq(rs->finalized_features_cnt, 0);
+        ck_assert_int_eq(rs->finalized_features_epoch, -1);
+    }
+    /* both, or neither: answered */
+    rs = api_versions(&bt, 5, cid, 1);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_gt(rs->api_keys_cnt, 30);
+    rs = api_versions(&bt, 5, NULL, -1);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_groups(void)
 {
@@ -169,6 +200,7 @@ suite_api_groups(void)
     tcase_add_test(tc, test_find_coordinator_messages);
     tcase_add_test(tc, test_find_coordinator_empty_transactional_id);
     tcase_add_test(tc, test_api_versions_features);
+    tcase_add_test(tc, test_api_versions_v5_half_expectation);
     suite_add_tcase(s, tc);
     return s;
 }
