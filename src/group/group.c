@@ -954,6 +954,7 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
                     gr_group_waiter_t *w)
 {
     gr_member_t *m;
+    gr_kerr_t err;
     if (grp->state == GR_GROUP_DEAD) {
         join_error_str(w, &a->member_id, GR_KERR_COORDINATOR_NOT_AVAILABLE);
         return;
@@ -975,17 +976,13 @@ current_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
         free(id);
         return;
     }
-    if (gr_group_static_fenced(grp, &a->member_id, &a->group_instance_id)) {
-        join_error_str(w, &a->member_id, GR_KERR_FENCED_INSTANCE_ID);
+    err = gr_group_validate_member(grp, &a->member_id, &a->group_instance_id,
+                                   "join-group");
+    if (err != GR_KERR_NONE) {
+        join_error_str(w, &a->member_id, err);
         return;
     }
     m = gr_group_member(grp, &a->member_id);
-    if (m == NULL ||
-        (a->group_instance_id.len >= 0 &&
-         gr_group_static_member(grp, &a->group_instance_id) == NULL)) {
-        join_error_str(w, &a->member_id, GR_KERR_UNKNOWN_MEMBER_ID);
-        return;
-    }
     switch (grp->state) {
     case GR_GROUP_PREPARING_REBALANCE:
         update_member_and_rebalance(grp, m, a, w);
@@ -1098,15 +1095,13 @@ sync_group(gr_groups_t *g, const gr_group_sync_args_t *a, gr_group_waiter_t *w)
         sync_error(w, GR_KERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
-    if (gr_group_static_fenced(grp, &a->member_id, &a->group_instance_id)) {
-        sync_error(w, GR_KERR_FENCED_INSTANCE_ID);
+    err = gr_group_validate_member(grp, &a->member_id, &a->group_instance_id,
+                                   "sync-group");
+    if (err != GR_KERR_NONE) {
+        sync_error(w, err);
         return;
     }
     m = gr_group_member(grp, &a->member_id);
-    if (m == NULL) {
-        sync_error(w, GR_KERR_UNKNOWN_MEMBER_ID);
-        return;
-    }
     if (a->generation_id != grp->generation) {
         sync_error(w, GR_KERR_ILLEGAL_GENERATION);
         return;
@@ -1227,11 +1222,10 @@ gr_group_heartbeat(gr_groups_t *g, const gr_str_t *group_id,
         return GR_KERR_UNKNOWN_MEMBER_ID;
     if (grp->state == GR_GROUP_DEAD)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
-    if (gr_group_static_fenced(grp, member_id, iid))
-        return GR_KERR_FENCED_INSTANCE_ID;
+    err = gr_group_validate_member(grp, member_id, iid, "heartbeat");
+    if (err != GR_KERR_NONE)
+        return err;
     m = gr_group_member(grp, member_id);
-    if (m == NULL)
-        return GR_KERR_UNKNOWN_MEMBER_ID;
     if (generation_id != grp->generation)
         return GR_KERR_ILLEGAL_GENERATION;
     switch (grp->state) {
@@ -1269,29 +1263,34 @@ gr_group_leave(gr_groups_t *g, const gr_str_t *group_id, gr_group_leaver_t *l,
     }
     if (grp->state == GR_GROUP_DEAD)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    /* Kafka's classicGroupLeaveToClassicGroup: no member id leaves a
+     * static member by its instance id alone (KIP-345 admin removal); a
+     * pending member id leaves at once; any other is validated as for the
+     * other requests */
     for (int32_t i = 0; i < n; i++) {
         gr_pending_member_t *p;
         gr_member_t *m;
-        if (l[i].member_id.len > 0 &&
-            gr_group_static_fenced(grp, &l[i].member_id,
-                                   &l[i].group_instance_id)) {
-            l[i].error = GR_KERR_FENCED_INSTANCE_ID;
-            continue;
-        }
-        p = gr_group_pending(grp, &l[i].member_id);
-        if (p != NULL) {
-            remove_pending(grp, p);
-            if (grp->state == GR_GROUP_PREPARING_REBALANCE)
-                try_complete_join(grp);
-            l[i].error = GR_KERR_NONE;
-            continue;
-        }
-        m = gr_group_static_member(grp, &l[i].group_instance_id);
-        if (m == NULL)
+        if (l[i].member_id.len <= 0) {
+            m = gr_group_static_member(grp, &l[i].group_instance_id);
+            if (m == NULL) {
+                l[i].error = GR_KERR_UNKNOWN_MEMBER_ID;
+                continue;
+            }
+        } else {
+            p = gr_group_pending(grp, &l[i].member_id);
+            if (p != NULL) {
+                remove_pending(grp, p);
+                if (grp->state == GR_GROUP_PREPARING_REBALANCE)
+                    try_complete_join(grp);
+                l[i].error = GR_KERR_NONE;
+                continue;
+            }
+            l[i].error = gr_group_validate_member(grp, &l[i].member_id,
+                                                  &l[i].group_instance_id,
+                                                  "leave-group");
+            if (l[i].error != GR_KERR_NONE)
+                continue;
             m = gr_group_member(grp, &l[i].member_id);
-        if (m == NULL) {
-            l[i].error = GR_KERR_UNKNOWN_MEMBER_ID;
-            continue;
         }
         GR_LOG_INFO("member %s has left group %s through explicit LeaveGroup%s"
                     "%.*s",

@@ -283,6 +283,11 @@ gr_member_t *gr_group_member(gr_group_t *grp, const gr_str_t *member_id);
 gr_member_t *gr_group_static_member(gr_group_t *grp, const gr_str_t *iid);
 bool gr_group_static_fenced(gr_group_t *grp, const gr_str_t *member_id,
                             const gr_str_t *iid);
+/* Kafka's validateMember (operation names the request in the log line):
+ * NONE, UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID. iid null: a dynamic
+ * member. */
+gr_kerr_t gr_group_validate_member(gr_group_t *grp, const gr_str_t *member_id,
+                                   const gr_str_t *iid, const char *operation);
 gr_pending_member_t *gr_group_pending(gr_group_t *grp, const gr_str_t *id);
 /* A fresh id: "<prefix>-<uuid>". */
 char *gr_member_id_new(const gr_str_t *prefix);

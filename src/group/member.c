@@ -240,6 +240,31 @@ gr_group_static_member(gr_group_t *grp, const gr_str_t *iid)
     return NULL;
 }
 
+/* Kafka's ClassicGroup.validateMember: an instance id given must be a
+ * static member's (UNKNOWN_MEMBER_ID) and have this member id
+ * (FENCED_INSTANCE_ID); then the member id must be a member's. */
+gr_kerr_t
+gr_group_validate_member(gr_group_t *grp, const gr_str_t *member_id,
+                         const gr_str_t *iid, const char *operation)
+{
+    if (iid->len >= 0) {
+        gr_member_t *m = gr_group_static_member(grp, iid);
+        if (m == NULL)
+            return GR_KERR_UNKNOWN_MEMBER_ID;
+        if (!str_is(m->member_id, member_id)) {
+            GR_LOG_INFO("group %s: member %.*s of static member %.*s is "
+                        "fenced by member %s during %s",
+                        grp->id, member_id->len > 0 ? (int)member_id->len : 0,
+                        member_id->len > 0 ? member_id->ptr : "",
+                        (int)iid->len, iid->ptr, m->member_id, operation);
+            return GR_KERR_FENCED_INSTANCE_ID;
+        }
+    }
+    return gr_group_member(grp, member_id) != NULL
+               ? GR_KERR_NONE
+               : GR_KERR_UNKNOWN_MEMBER_ID;
+}
+
 /* Kafka's isStaticMemberFenced: the instance id is known with another
  * member id. */
 bool

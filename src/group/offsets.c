@@ -160,22 +160,25 @@ gr_offsets_sorted(const gr_group_t *grp, int32_t *n)
 static gr_kerr_t
 validate_commit(gr_group_t *grp, const gr_group_commit_args_t *a)
 {
+    gr_kerr_t err;
     if (grp->state == GR_GROUP_DEAD)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    /* no generation while nobody is a member: a simple commit, whatever
+     * member or instance id it names */
+    if (a->generation_id < 0 && grp->state == GR_GROUP_EMPTY)
+        return GR_KERR_NONE;
     if (a->generation_id >= 0 || a->member_id.len > 0 ||
         a->group_instance_id.len >= 0) {
-        if (gr_group_static_fenced(grp, &a->member_id, &a->group_instance_id))
-            return GR_KERR_FENCED_INSTANCE_ID;
-        if (gr_group_member(grp, &a->member_id) == NULL)
-            return GR_KERR_UNKNOWN_MEMBER_ID;
+        err = gr_group_validate_member(grp, &a->member_id,
+                                       &a->group_instance_id, "offset-commit");
+        if (err != GR_KERR_NONE)
+            return err;
         if (a->generation_id != grp->generation)
             return GR_KERR_ILLEGAL_GENERATION;
         return GR_KERR_NONE;
     }
-    /* a simple consumer: only while nobody is a member */
-    if (grp->state != GR_GROUP_EMPTY)
-        return GR_KERR_UNKNOWN_MEMBER_ID;
-    return GR_KERR_NONE;
+    /* a simple consumer's commit while the group has members */
+    return GR_KERR_UNKNOWN_MEMBER_ID;
 }
 
 static void

@@ -1021,6 +1021,113 @@ START_TEST(test_static_member)
 }
 END_TEST
 
+/* Kafka's ClassicGroup.validateMember for every request of a member: an
+ * instance id no static member has is UNKNOWN_MEMBER_ID, even with a
+ * known member id; a known one with another member id is
+ * FENCED_INSTANCE_ID. */
+static gr_kerr_t
+commit_as(gt_t *t, const char *member, const char *inst, int32_t gen)
+{
+    gr_group_commit_part_t p;
+    gr_group_commit_args_t a;
+    cres_t c;
+    memset(&p, 0, sizeof p);
+    p.topic = S("t");
+    p.partition = 0;
+    p.offset = 9;
+    p.leader_epoch = -1;
+    p.metadata = S("");
+    p.commit_timestamp = -1;
+    memset(&a, 0, sizeof a);
+    a.group_id = S("g");
+    a.member_id = S(member);
+    a.group_instance_id = S(inst);
+    a.generation_id = gen;
+    a.retention_ms = -1;
+    a.parts = &p;
+    a.nparts = 1;
+    memset(&c, 0, sizeof c);
+    gr_group_waiter_init(&c.w, commit_cb, &c);
+    ck_assert(!gr_group_commit_offsets(t->g, &a, &c.w));
+    return p.error;
+}
+
+START_TEST(test_validate_member)
+{
+    gt_t t;
+    jres_t a, b;
+    sres_t s;
+    gr_str_t g = S("g"), i1 = S("i1"), i2 = S("i2"), ma, mb;
+    gr_group_leaver_t l;
+    gt_init(&t);
+    ck_assert(
+        join_full(&t, "g", "", "i1", "range", 10000, 10000, true, false, &a));
+    ck_assert(join(&t, "g", "", &b));
+    wait_fired(&t, &a.fired);
+    wait_fired(&t, &b.fired);
+    ck_assert(!sync_full(&t, "g", a.member, "i1", 1, NULL, 0, &s));
+    ck_assert(!sync_g(&t, "g", b.member, 1, false, &s));
+    ck_assert_str_eq(state(&t, "g"), "Stable");
+    ma = S(a.member);
+    mb = S(b.member);
+
+    /* another instance id than its own */
+    ck_assert_int_eq(gr_group_heartbeat(t.g, &g, &ma, &i2, 1),
+                     GR_KERR_UNKNOWN_MEMBER_ID);
+    ck_assert(!sync_full(&t, "g", a.member, "i2", 1, NULL, 0, &s));
+    ck_assert_int_eq(s.err, GR_KERR_UNKNOWN_MEMBER_ID);
+    ck_assert_int_eq(commit_as(&t, a.member, "i2", 1),
+                     GR_KERR_UNKNOWN_MEMBER_ID);
+    memset(&l, 0, sizeof l);
+    l.member_id = ma;
+    l.group_instance_id = i2;
+    l.reason = GR_STR_NULL;
+    ck_assert_int_eq(gr_group_leave(t.g, &g, &l, 1), GR_KERR_NONE);
+    ck_assert_int_eq(l.error, GR_KERR_UNKNOWN_MEMBER_ID);
+    /* a dynamic member naming the static member's instance id */
+    ck_assert_int_eq(gr_group_heartbeat(t.g, &g, &mb, &i1, 1),
+                     GR_KERR_FENCED_INSTANCE_ID);
+    ck_assert_int_eq(commit_as(&t, b.member, "i1", 1),
+                     GR_KERR_FENCED_INSTANCE_ID);
+    l.member_id = mb;
+    l.group_instance_id = i1;
+    ck_assert_int_eq(gr_group_leave(t.g, &g, &l, 1), GR_KERR_NONE);
+    ck_assert_int_eq(l.error, GR_KERR_FENCED_INSTANCE_ID);
+    /* nobody left, nothing rebalanced */
+    ck_assert_str_eq(state(&t, "g"), "Stable");
+    ck_assert_int_eq(gr_group_heartbeat(t.g, &g, &ma, &i1, 1), GR_KERR_NONE);
+    ck_assert_int_eq(heartbeat(&t, "g", b.member, 1), GR_KERR_NONE);
+    ck_assert_int_eq(commit_as(&t, a.member, "i1", 1), GR_KERR_NONE);
+    gt_fini(&t);
+}
+END_TEST
+
+/* A commit with no generation while the group is Empty is a simple
+ * consumer's, whatever member id it names (Kafka's validateOffsetCommit);
+ * with members it is UNKNOWN_MEMBER_ID. */
+START_TEST(test_commit_no_generation)
+{
+    gt_t t;
+    char member[128];
+    int32_t gen;
+    gr_kerr_t merr;
+    gt_init(&t);
+    make_stable(&t, "g", member, &gen);
+    ck_assert_int_eq(commit(&t, "g", "", -1, 4), GR_KERR_UNKNOWN_MEMBER_ID);
+    ck_assert_int_eq(commit(&t, "g", "someone", -1, 4),
+                     GR_KERR_UNKNOWN_MEMBER_ID);
+    ck_assert_int_eq(leave(&t, "g", member, &merr), GR_KERR_NONE);
+    ck_assert_str_eq(state(&t, "g"), "Empty");
+    ck_assert_int_eq(commit(&t, "g", "someone", -1, 4), GR_KERR_NONE);
+    ck_assert_int_eq(commit_as(&t, "someone", "i9", -1), GR_KERR_NONE);
+    ck_assert_int_eq(fetched(&t, "g", "t", 0, NULL), 9);
+    /* a generation is still checked */
+    ck_assert_int_eq(commit(&t, "g", "someone", gen + 1, 4),
+                     GR_KERR_UNKNOWN_MEMBER_ID);
+    gt_fini(&t);
+}
+END_TEST
+
 START_TEST(test_leave_batch)
 {
     gt_t t;
@@ -1414,6 +1521,8 @@ suite_group_group(void)
     tcase_add_test(tc, test_session_timeout);
     tcase_add_test(tc, test_rebalance_timeout_drops_silent_member);
     tcase_add_test(tc, test_static_member);
+    tcase_add_test(tc, test_validate_member);
+    tcase_add_test(tc, test_commit_no_generation);
     tcase_add_test(tc, test_leave_batch);
     tcase_add_test(tc, test_max_size);
     tcase_add_test(tc, test_cancelled_waiter);
