@@ -1391,6 +1391,11 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
         s->client_host = adup(a, m->client_host);
         s->metadata = (gr_bytes_t){ NULL, 0 };
         s->assignment = (gr_bytes_t){ NULL, 0 };
+        /* Kafka's describe / describeNoMetadata: the metadata of the
+         * selected protocol only when Stable; the assignment in every
+         * state (the last one the leader gave: a rebalance keeps it until
+         * the next assignment, unless it interrupts CompletingRebalance,
+         * which clears it) */
         if (grp->state == GR_GROUP_STABLE) {
             const gr_member_proto_t *p = gr_member_proto(m, grp->protocol_name);
             if (p && p->metadata_len)
@@ -1398,14 +1403,16 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
                     (gr_bytes_t){ gr_arena_memdup(a, p->metadata,
                                                   (size_t)p->metadata_len),
                                   p->metadata_len };
-            if (m->assignment_len)
-                s->assignment =
-                    (gr_bytes_t){ gr_arena_memdup(a, m->assignment,
-                                                  (size_t)m->assignment_len),
-                                  m->assignment_len };
         }
+        if (m->assignment_len)
+            s->assignment =
+                (gr_bytes_t){ gr_arena_memdup(a, m->assignment,
+                                              (size_t)m->assignment_len),
+                              m->assignment_len };
         if (s->member_id == NULL || s->client_id == NULL ||
-            s->client_host == NULL)
+            s->client_host == NULL ||
+            (s->assignment.len > 0 && s->assignment.ptr == NULL) ||
+            (s->metadata.len > 0 && s->metadata.ptr == NULL))
             return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
     out->nmembers = grp->nmembers;

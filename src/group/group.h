@@ -298,7 +298,7 @@ typedef struct gr_group_member_summary {
     const char *client_id;
     const char *client_host;
     gr_bytes_t metadata;   /* empty unless the group is Stable */
-    gr_bytes_t assignment; /* likewise */
+    gr_bytes_t assignment; /* the last one given, in every state */
 } gr_group_member_summary_t;
 
 typedef struct gr_group_summary {

@@ -598,8 +598,16 @@ run_request(gt_t *t, const char *group, int rq, built_t *b, int st)
         if (st == ST_STABLE) {
             ck_assert_str_eq(s.protocol, "range");
             ck_assert_int_eq(s.members[0].assignment.len, 8);
+            ck_assert_int_gt(s.members[0].metadata.len, 0);
         } else {
             ck_assert_str_eq(s.protocol, "");
+        }
+        if (st == ST_PREPARING) {
+            /* A keeps its assignment while the group rebalances, as
+             * Kafka's describeNoMetadata; B is new and has none */
+            ck_assert_int_eq(s.members[0].assignment.len, 8);
+            ck_assert_int_eq(s.members[0].metadata.len, 0);
+            ck_assert_int_eq(s.members[1].assignment.len, 0);
         }
         gr_arena_destroy(a);
         return err;
