@@ -3,7 +3,8 @@
  * Empty, or of topics a consumer group is not subscribed to
  * (GROUP_SUBSCRIBED_TO_TOPIC otherwise). Unknown topics answer
  * UNKNOWN_TOPIC_OR_PARTITION, as in Kafka's KafkaApis. A group-level
- * error comes with no topics.
+ * error (INVALID_GROUP_ID for "", which the other offset APIs accept)
+ * comes with no topics.
  */
 #include "api/api_int.h"
 #include "group/group.h"

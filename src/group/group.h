@@ -254,7 +254,9 @@ void gr_groups_txn_complete(gr_groups_t *g, int32_t partition, int64_t pid,
 
 /* OffsetFetch/OffsetDelete/DescribeGroups validation of a group id:
  * INVALID_GROUP_ID, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR... or
- * NONE. allow_empty: "" is a valid id (offset APIs, describe, delete). */
+ * NONE. allow_empty: "" is a valid id (OffsetCommit, OffsetFetch,
+ * DescribeGroups, DeleteGroups; not the membership APIs, OffsetDelete
+ * or TxnOffsetCommit). */
 gr_kerr_t gr_group_check(gr_groups_t *g, const gr_str_t *group_id,
                          bool allow_empty);
 
@@ -285,8 +287,9 @@ typedef struct gr_group_delete_part {
     gr_kerr_t error; /* in: preset means skip; out */
 } gr_group_delete_part_t;
 
-/* OffsetDelete: the group-level error (GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP
- * ...), or NONE with per-part errors (GROUP_SUBSCRIBED_TO_TOPIC). */
+/* OffsetDelete: the group-level error (INVALID_GROUP_ID for "",
+ * GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP ...), or NONE with per-part errors
+ * (GROUP_SUBSCRIBED_TO_TOPIC). */
 gr_kerr_t gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
                                   gr_group_delete_part_t *parts, int32_t n);
 

@@ -389,7 +389,10 @@ gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
                         gr_group_delete_part_t *parts, int32_t n)
 {
     int32_t part;
-    gr_kerr_t err = gr_groups_validate(g, group_id, true, &part);
+    /* "" is INVALID_GROUP_ID here, unlike for the other offset APIs:
+     * Kafka's GroupCoordinatorService.deleteOffsets checks
+     * isGroupIdNotEmpty, commitOffsets and fetchOffsets only null */
+    gr_kerr_t err = gr_groups_validate(g, group_id, false, &part);
     gr_group_t *grp;
     gr_offset_t **del;
     int32_t ndel = 0;

@@ -722,10 +722,21 @@ START_TEST(test_coordinator_errors)
     ck_assert(!sync_g(&t, "", "m", 1, false, &s));
     ck_assert_int_eq(s.err, GR_KERR_INVALID_GROUP_ID);
     ck_assert_int_eq(heartbeat(&t, "", "m", 1), GR_KERR_INVALID_GROUP_ID);
-    /* the offset APIs accept "" */
+    /* OffsetCommit and OffsetFetch accept "" */
     ck_assert_int_eq(gr_group_check(t.g, &empty, true), GR_KERR_NONE);
     ck_assert_int_eq(commit(&t, "", "", -1, 3), GR_KERR_NONE);
     ck_assert_int_eq(fetched(&t, "", "t", 0, NULL), 3);
+    /* OffsetDelete does not (Kafka's deleteOffsets: isGroupIdNotEmpty),
+     * and the offset stays */
+    {
+        gr_group_delete_part_t dp;
+        memset(&dp, 0, sizeof dp);
+        dp.topic = S("t");
+        dp.partition = 0;
+        ck_assert_int_eq(gr_group_delete_offsets(t.g, &empty, &dp, 1),
+                         GR_KERR_INVALID_GROUP_ID);
+        ck_assert_int_eq(fetched(&t, "", "t", 0, NULL), 3);
+    }
     /* session timeout bounds */
     ck_assert(!join_full(&t, "g", "", NULL, "range", 5, 100, false, false, &j));
     ck_assert_int_eq(j.err, GR_KERR_INVALID_SESSION_TIMEOUT);
