@@ -2,15 +2,17 @@
  * DescribeGroups (api key 15): state, protocol and members of each group
  * asked for. An unknown group is described as "Dead", with no error up to
  * v5 and GROUP_ID_NOT_FOUND and a message from v6 (KIP-1043); member
- * metadata and
- * assignments are given only for a Stable group. authorized_operations
- * (v3+, when asked): without an authorizer, every group operation (READ,
- * DELETE, DESCRIBE).
+ * metadata is given only for a Stable group, assignments in every state.
+ * authorized_operations (v3+, when asked, for a group answered without an
+ * error, as Kafka's handleDescribeGroupsRequest): without an authorizer,
+ * every operation of a group resource (AclOperation codes as bits: READ 3,
+ * DELETE 6, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11).
  */
 #include "api/api_int.h"
 #include "group/group.h"
 
-#define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8))
+#define GROUP_OPS                                                              \
+    ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
 
 static gr_str_t
 cs(const char *s)
@@ -50,7 +52,9 @@ gr_api_describe_groups(gr_req_t *req)
         rg->protocol_type = gr_str_c(s.protocol_type);
         rg->protocol_data = gr_str_c(s.protocol);
         rg->authorized_operations =
-            rq->include_authorized_operations ? GROUP_OPS : INT32_MIN;
+            rq->include_authorized_operations && err == GR_KERR_NONE
+                ? GROUP_OPS
+                : INT32_MIN;
         rg->members_cnt = s.nmembers;
         rg->members = gr_arena_zalloc(req->a, sizeof(*rg->members) *
                                                   (size_t)(s.nmembers + 1));

@@ -191,6 +191,89 @@ START_TEST(test_api_versions_v5_half_expectation)
 }
 END_TEST
 
+/* A simple consumer's commit to group (topic t, partition 0): the group
+ * exists, Empty. */
+static void
+simple_commit(gr_brokertest_t *bt, const char *group)
+{
+    gr_offset_commit_request_t rq;
+    gr_offset_commit_request_topic_t t;
+    gr_offset_commit_request_partition_t p;
+    gr_offset_commit_response_t *rs;
+
+    gr_offset_commit_request_init(&rq);
+    gr_offset_commit_request_topic_init(&t);
+    gr_offset_commit_request_partition_init(&p);
+    rq.group_id = gr_str_c(group);
+    rq.generation_id_or_member_epoch = -1;
+    rq.member_id = gr_str_c("");
+    p.partition_index = 0;
+    p.committed_offset = 5;
+    t.name = gr_str_c("t");
+    t.partitions = &p;
+    t.partitions_cnt = 1;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_OFFSET_COMMIT, 8, &rq);
+    ck_assert_int_eq(rs->topics[0].partitions[0].error_code, GR_KERR_NONE);
+}
+
+static void
+create_topic_t(gr_brokertest_t *bt)
+{
+    gr_create_topics_request_t rq;
+    gr_create_topics_request_creatable_topic_t t;
+    gr_create_topics_response_t *rs;
+
+    gr_create_topics_request_init(&rq);
+    gr_create_topics_request_creatable_topic_init(&t);
+    t.name = gr_str_c("t");
+    t.num_partitions = 1;
+    t.replication_factor = 1;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.timeout_ms = 10000;
+    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+}
+
+/* Without an authorizer every operation on a group (READ, DELETE,
+ * DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS), for a group answered without
+ * an error; the default otherwise, and when not asked. */
+START_TEST(test_describe_groups_authorized_operations)
+{
+    const int32_t all = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
+    gr_brokertest_t bt;
+    gr_describe_groups_request_t rq;
+    gr_describe_groups_response_t *rs;
+    gr_str_t groups[2] = { GR_STR("g"), GR_STR("nope") };
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "g", 0);
+    gr_brokertest_coordinator(&bt, "nope", 0);
+    create_topic_t(&bt);
+    simple_commit(&bt, "g");
+    gr_describe_groups_request_init(&rq);
+    rq.groups = groups;
+    rq.groups_cnt = 2;
+    for (int16_t v = 3; v <= 6; v++) {
+        rq.include_authorized_operations = true;
+        rs = gr_brokertest_call(&bt, GR_API_DESCRIBE_GROUPS, v, &rq);
+        ck_assert_int_eq(rs->groups_cnt, 2);
+        ck_assert(gr_str_eq_cstr(&rs->groups[0].group_state, "Empty"));
+        ck_assert_int_eq(rs->groups[0].authorized_operations, all);
+        /* the unknown group: no error before v6, GROUP_ID_NOT_FOUND from */
+        ck_assert_int_eq(rs->groups[1].authorized_operations,
+                         v < 6 ? all : INT32_MIN);
+        rq.include_authorized_operations = false;
+        rs = gr_brokertest_call(&bt, GR_API_DESCRIBE_GROUPS, v, &rq);
+        ck_assert_int_eq(rs->groups[0].authorized_operations, INT32_MIN);
+        ck_assert_int_eq(rs->groups[1].authorized_operations, INT32_MIN);
+    }
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_groups(void)
 {
@@ -201,6 +284,7 @@ suite_api_groups(void)
     tcase_add_test(tc, test_find_coordinator_empty_transactional_id);
     tcase_add_test(tc, test_api_versions_features);
     tcase_add_test(tc, test_api_versions_v5_half_expectation);
+    tcase_add_test(tc, test_describe_groups_authorized_operations);
     suite_add_tcase(s, tc);
     return s;
 }
