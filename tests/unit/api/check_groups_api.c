@@ -274,6 +274,45 @@ START_TEST(test_describe_groups_authorized_operations)
 }
 END_TEST
 
+static gr_delete_groups_response_t *
+delete_groups(gr_brokertest_t *bt, int16_t v, gr_str_t *names, int32_t n)
+{
+    gr_delete_groups_request_t rq;
+    gr_delete_groups_request_init(&rq);
+    rq.groups_names = names;
+    rq.groups_names_cnt = n;
+    return gr_brokertest_call(bt, GR_API_DELETE_GROUPS, v, &rq);
+}
+
+/* A group named twice is answered once (Kafka takes the distinct names),
+ * and no result carries a message (v3: null). */
+START_TEST(test_delete_groups_distinct)
+{
+    gr_brokertest_t bt;
+    gr_delete_groups_response_t *rs;
+    gr_str_t names[4] = { GR_STR("g"), GR_STR("nope"), GR_STR("g"),
+                          GR_STR("nope") };
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "g", 0);
+    gr_brokertest_coordinator(&bt, "nope", 0);
+    create_topic_t(&bt);
+    simple_commit(&bt, "g");
+    rs = delete_groups(&bt, 3, names, 4);
+    ck_assert_int_eq(rs->results_cnt, 2);
+    ck_assert(gr_str_eq_cstr(&rs->results[0].group_id, "g"));
+    ck_assert_int_eq(rs->results[0].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->results[1].group_id, "nope"));
+    ck_assert_int_eq(rs->results[1].error_code, GR_KERR_GROUP_ID_NOT_FOUND);
+    for (int i = 0; i < 2; i++)
+        ck_assert(gr_str_is_null(&rs->results[i].error_message));
+    rs = delete_groups(&bt, 2, names, 3);
+    ck_assert_int_eq(rs->results_cnt, 2);
+    ck_assert_int_eq(rs->results[0].error_code, GR_KERR_GROUP_ID_NOT_FOUND);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_groups(void)
 {
@@ -285,6 +324,7 @@ suite_api_groups(void)
     tcase_add_test(tc, test_api_versions_features);
     tcase_add_test(tc, test_api_versions_v5_half_expectation);
     tcase_add_test(tc, test_describe_groups_authorized_operations);
+    tcase_add_test(tc, test_delete_groups_distinct);
     suite_add_tcase(s, tc);
     return s;
 }
