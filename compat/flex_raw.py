@@ -309,7 +309,8 @@ for ver in (9, 10, 11):
 bad = bytearray(batch([b"x"]))
 bad[-1] ^= 1
 p = produce(9, bytes(bad))
-if p["error"] != 2 or not p["message"]:
+# CORRUPT_MESSAGE without a message, as Kafka 4.4 answers it
+if p["error"] != 2 or p["message"] is not None:
     fail("Produce v9 corrupt batch: %r" % p)
 
 # Fetch v12-v17: v13+ names the topic by id

@@ -1,19 +1,40 @@
 /*
- * Produce (api key 0): validates each partition's records as Kafka's
- * LogValidator does (src/proto/records.c), converts legacy message sets
- * (v0-v2) to v2 batches, recompresses when the topic's compression.type
- * asks for another codec, and appends to the partition log. Errors are per
- * partition; nothing of a partition whose records are bad is appended.
- * acks=0 gets no response; otherwise the answer goes out once the data is
- * as durable as configured (the page cache, or an fsync when
- * flush.messages is reached). A single broker is the whole ISR, so acks=-1
- * needs only min.insync.replicas <= 1. v13 names topics by id (KIP-516):
- * an unknown id is UNKNOWN_TOPIC_ID. v12+ is transaction version 2
- * (KIP-890 part 2, Kafka's ADD_PARTITION operation): a transactional
- * producer sent no AddPartitionsToTxn, so the request's partitions join
- * its transaction here first, in one transition; when that fails they are
- * answered with the error, mapped as Kafka's ReplicaManager maps it, and
- * nothing is appended to them.
+ * Produce (api key 0): checks a request in the order Kafka does, each
+ * stage answering the partitions it refuses, and appends the rest:
+ *
+ *   1. the whole request (KafkaApis.handleProduceRequest): a first batch
+ *      that is transactional needs a transactional id (else every
+ *      partition is TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and a first
+ *      batch whose size or magic field is corrupt fails the request too
+ *      (Kafka reads it before anything else);
+ *   2. each partition: its topic (by id from v13, KIP-516) and partition,
+ *      then the records' shape (ProduceRequest.validateRecords: exactly
+ *      one whole magic-2 batch; trailing bytes that make no batch are left
+ *      out, as Kafka's trimInvalidBytes does);
+ *   3. the producer of the batches (ReplicaManager.handleProduceAppend):
+ *      one transactional producer per request;
+ *   4. transactions (KIP-890): a transactional partition must be in its
+ *      transaction. v12+ is transaction version 2 (Kafka's ADD_PARTITION
+ *      operation): the client sent no AddPartitionsToTxn, so the
+ *      partitions join the transaction here, in one transition; below v12
+ *      the coordinator verifies it (part 1, Kafka's default
+ *      transaction.partition.verification.enable);
+ *   5. acks;
+ *   6. the append (ReplicaManager.appendToLocalLog): internal topics,
+ *      leadership, min.insync.replicas, then the batch as Kafka's
+ *      UnifiedLog and LogValidator check it (src/proto/records.c) and the
+ *      producer's sequence and epoch; v0-v2 message sets are converted to
+ *      a v2 batch, and the topic's compression.type may recompress.
+ *
+ * Answers follow Kafka's: a refused partition has base offset -1 and the
+ * log start offset only where Kafka's append reports it (errors of the
+ * append but CORRUPT_MESSAGE and MESSAGE_TOO_LARGE); an error message
+ * only for the records rejected one by one (KIP-467) and the
+ * verification's errors, the other explanations go to the log. acks=0 gets
+ * no response (a request failing as a whole closes the connection, as
+ * Kafka's); otherwise the answer goes out once the data is as durable as
+ * configured (the page cache, or an fsync when flush.messages is
+ * reached).
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -28,6 +49,20 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+typedef gr_produce_response_partition_produce_response_t part_resp_t;
+
+/* One partition of the request on its way through the stages. */
+typedef struct part {
+    const gr_produce_request_partition_produce_data_t *pd;
+    part_resp_t *prs;
+    gr_topic_t *t;
+    size_t size;  /* the batch's bytes (what the log takes) */
+    bool pending; /* not answered yet */
+    bool legacy;  /* a v0-v2 message set (magic 0 or 1) */
+    bool txn;     /* a transactional batch with a producer id */
+    gr_pid_t pid; /* its producer, when txn */
+} part_t;
 
 /* The flushes a response waits for; heap-allocated because the request may
  * be aborted (connection gone) while fsyncs are in flight. */
@@ -136,23 +171,42 @@ needs_recompression(const uint8_t *buf, size_t n, int codec)
     return false;
 }
 
+/* A refused partition as Kafka's PartitionResponse: offsets and times
+ * unknown (-1); msg (or NULL) answered from v8. */
 static void
-set_error(gr_req_t *req, gr_produce_response_partition_produce_response_t *prs,
-          gr_kerr_t err, const char *msg)
+set_error(gr_req_t *req, part_resp_t *prs, gr_kerr_t err, const char *msg)
 {
     prs->error_code = err;
+    prs->base_offset = -1;
+    prs->log_append_time_ms = -1;
+    prs->log_start_offset = -1;
     if (msg && req->version >= 8)
         prs->error_message = gr_str_c(msg);
 }
 
-/* A validation failure: from v8 the records rejected one by one (KIP-467),
- * so the client fails only those and retries the others of the batch. */
+/* An error of the append itself (stage 6): Kafka's processFailedRecord
+ * answers the partition's log start offset, but appendToLocalLog passes
+ * CORRUPT_MESSAGE and MESSAGE_TOO_LARGE on without it. */
 static void
-set_validation_error(gr_req_t *req,
-                     gr_produce_response_partition_produce_response_t *prs,
+set_append_error(gr_req_t *req, gr_partition_t *p, part_resp_t *prs,
+                 gr_kerr_t err, const char *msg)
+{
+    set_error(req, prs, err, msg);
+    if (err != GR_KERR_CORRUPT_MESSAGE && err != GR_KERR_MESSAGE_TOO_LARGE &&
+        err != GR_KERR_RECORD_LIST_TOO_LARGE)
+        prs->log_start_offset = gr_log_start_offset(p->log);
+}
+
+/* A validation failure. Records rejected one by one (KIP-467: Kafka's
+ * RecordValidationException, the one error of the append with a message)
+ * are listed from v8, so the client fails only those and retries the
+ * others of the batch. */
+static void
+set_validation_error(gr_req_t *req, gr_partition_t *p, part_resp_t *prs,
                      gr_kerr_t err, const gr_validate_result_t *vr)
 {
-    set_error(req, prs, err, vr->message);
+    set_append_error(req, p, prs, err,
+                     vr->nrecord_errors > 0 ? vr->message : NULL);
     if (req->version < 8 || vr->record_errors == NULL)
         return;
     prs->record_errors = gr_arena_alloc(
@@ -167,177 +221,294 @@ set_validation_error(gr_req_t *req,
     prs->record_errors_cnt = vr->nrecord_errors;
 }
 
-/* Producer checks of every batch of buf with a producer id. Returns the
- * partition's error; a duplicate sets prs's offsets (error NONE) so the
- * caller appends nothing. */
-static gr_kerr_t
-check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
-               size_t n, gr_produce_response_partition_produce_response_t *prs)
+static const uint8_t *
+records(const part_t *pt, size_t *n)
 {
-    size_t pos = 0;
-    if (p->pstate == NULL) {
-        prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
-        return prs->error_code;
-    }
-    while (pos + GR_BATCH_HEADER_SIZE <= n) {
-        gr_batch_hdr_t h;
-        gr_pcheck_t chk;
-        gr_kerr_t err;
-        gr_batch_hdr_parse(buf + pos, &h);
-        pos += gr_batch_size(&h);
-        if (h.producer_id < 0)
-            continue;
-        err = gr_pstate_check(p->pstate, &h, &chk);
-        if (err != GR_KERR_NONE) {
-            GR_LOG_DEBUG("produce to %s-%d: producer %lld epoch %d seq %d: %s",
-                         p->topic->name, p->id, (long long)h.producer_id,
-                         h.producer_epoch, h.base_sequence, gr_kerr_name(err));
-            set_error(req, prs, err, chk.message);
-            return err;
-        }
-        if (chk.duplicate) {
-            /* Produce carries one batch from v3 on: its original offsets */
-            GR_LOG_DEBUG("produce to %s-%d: duplicate batch of producer %lld "
-                         "(seq %d) at offset %lld",
-                         p->topic->name, p->id, (long long)h.producer_id,
-                         h.base_sequence, (long long)chk.dup_first_offset);
-            prs->base_offset = chk.dup_first_offset;
-            prs->log_start_offset = gr_log_start_offset(p->log);
+    *n = pt->pd->records.len > 0 ? (size_t)pt->pd->records.len : 0;
+    return pt->pd->records.ptr;
+}
+
+/* Stage 1 (KafkaApis.handleProduceRequest, before the partitions): NONE,
+ * or the error every partition is answered with (*msg: Kafka's message
+ * for it, or NULL). Kafka reads the first batch of each partition until
+ * one is transactional (RequestUtils.hasTransactionalRecords); a size or
+ * magic field it cannot take on the way throws, failing the request. */
+static gr_kerr_t
+first_look(gr_req_t *req, const gr_produce_request_t *rq, const char **msg)
+{
+    char why[128];
+    *msg = NULL;
+    for (int32_t i = 0; i < rq->topic_data_cnt; i++) {
+        const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
+        for (int32_t k = 0; k < td->partition_data_cnt; k++) {
+            const gr_produce_request_partition_produce_data_t *pd =
+                &td->partition_data[k];
+            size_t n = pd->records.len > 0 ? (size_t)pd->records.len : 0;
+            int r = gr_records_first_transactional(pd->records.ptr, n, why,
+                                                   sizeof why);
+            if (r < 0) {
+                GR_LOG_DEBUG("produce from %s refused: partition %d: %s",
+                             gr_req_peer(req), pd->index, why);
+                *msg = gr_arena_printf(req->a, "%s", why);
+                return GR_KERR_CORRUPT_MESSAGE;
+            }
+            if (r == 0)
+                continue;
+            if (gr_str_is_null(&rq->transactional_id)) {
+                GR_LOG_DEBUG("produce from %s refused: transactional records "
+                             "without a transactional id",
+                             gr_req_peer(req));
+                return GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+            }
             return GR_KERR_NONE;
         }
     }
     return GR_KERR_NONE;
 }
 
-/* The producer of pd's records when they are transactional (the first
- * batch's header says), for the partitions v12+ adds to the transaction. */
-static bool
-transactional_pid(const gr_produce_request_partition_produce_data_t *pd,
-                  gr_pid_t *pid)
-{
-    gr_batch_hdr_t h;
-    if (pd->records.len < GR_BATCH_HEADER_SIZE ||
-        gr_records_magic(pd->records.ptr, (size_t)pd->records.len) != 2)
-        return false;
-    gr_batch_hdr_parse(pd->records.ptr, &h);
-    if (!(h.attributes & GR_ATTR_TRANSACTIONAL) || h.producer_id < 0)
-        return false;
-    *pid = (gr_pid_t){ h.producer_id, h.producer_epoch };
-    return true;
-}
-
-/* v12+: the transactional partitions of the request join the producer's
- * transaction (one transition). NONE, or the error every transactional
- * partition is answered with (*msg: its message). */
+/* Stage 2 (KafkaApis, per partition): the topic and partition, then the
+ * records' shape. NONE, or UNKNOWN_SERVER_ERROR when Kafka fails the whole
+ * request (a codec id that does not exist, read below v7). */
 static gr_kerr_t
-add_to_txn(gr_req_t *req, const gr_produce_request_t *rq, const char **msg)
+check_partition(gr_req_t *req, part_t *pt)
 {
-    gr_cluster_t *c = req->broker->cluster;
-    gr_txn_tp_t *tps;
-    gr_pid_t pid = GR_PID_NONE;
-    int n = 0, cap = 0;
+    char why[160];
+    size_t n;
+    const uint8_t *buf = records(pt, &n);
+    int magic = gr_records_magic(buf, n);
     gr_kerr_t err;
 
-    *msg = NULL;
-    for (int32_t i = 0; i < rq->topic_data_cnt; i++)
-        cap += rq->topic_data[i].partition_data_cnt > 0
-                   ? rq->topic_data[i].partition_data_cnt
-                   : 0;
-    tps = gr_arena_alloc(req->a, (size_t)(cap + 1) * sizeof(*tps));
-    if (tps == NULL)
-        return GR_KERR_UNKNOWN_SERVER_ERROR;
-    for (int32_t i = 0; i < rq->topic_data_cnt; i++) {
-        const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
-        gr_topic_t *t = req->version >= 13
-                            ? gr_cluster_topic_by_id(c, &td->topic_id)
-                            : gr_cluster_topic(c, &td->name);
-        for (int32_t k = 0; t && k < td->partition_data_cnt; k++) {
-            const gr_produce_request_partition_produce_data_t *pd =
-                &td->partition_data[k];
-            if (pd->index < 0 || pd->index >= t->nparts || t->internal ||
-                !transactional_pid(pd, &pid))
-                continue;
-            tps[n].topic = gr_str_c(t->name);
-            tps[n++].partition = pd->index;
-        }
-    }
-    if (n == 0)
+    if (pt->t == NULL && req->version >= 13) {
+        set_error(req, pt->prs, GR_KERR_UNKNOWN_TOPIC_ID, NULL);
         return GR_KERR_NONE;
-    err = gr_txn_add_partitions(req->broker->txn, &rq->transactional_id, pid,
-                                tps, n, 2);
-    switch (err) {
-    case GR_KERR_NONE:
-    case GR_KERR_CONCURRENT_TRANSACTIONS: /* retriable as it is */
+    }
+    if (pt->t == NULL || pt->pd->index < 0 || pt->pd->index >= pt->t->nparts) {
+        set_error(req, pt->prs, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);
+        return GR_KERR_NONE;
+    }
+    if (req->version < 3 && (magic == 0 || magic == 1)) {
+        /* converted and checked at the append (Kafka never checked the
+         * shape below v3) */
+        pt->legacy = true;
+        pt->size = n;
+        pt->pending = true;
+        return GR_KERR_NONE;
+    }
+    err = gr_records_check_produce(buf, n, req->version, &pt->size, why,
+                                   sizeof why);
+    if (err == GR_KERR_UNKNOWN_SERVER_ERROR) {
+        GR_LOG_DEBUG("produce to %s-%d from %s refused as a whole: %s",
+                     pt->t->name, pt->pd->index, gr_req_peer(req), why);
         return err;
-    case GR_KERR_INVALID_TXN_STATE:
-        *msg = "Partition was not added to the transaction";
-        return err;
-    case GR_KERR_PRODUCER_FENCED:
-        return GR_KERR_INVALID_PRODUCER_EPOCH;
-    case GR_KERR_COORDINATOR_LOAD_IN_PROGRESS:
-    case GR_KERR_COORDINATOR_NOT_AVAILABLE:
-    case GR_KERR_NOT_COORDINATOR:
-        *msg = gr_arena_printf(req->a,
-                               "Unable to verify the partition has been "
-                               "added to the transaction. Underlying error: "
-                               "%s",
-                               gr_kerr_name(err));
-        return GR_KERR_NOT_ENOUGH_REPLICAS;
-    default:
-        return err;
+    }
+    if (err != GR_KERR_NONE) {
+        GR_LOG_DEBUG("produce to %s-%d from %s rejected: %s (%s)", pt->t->name,
+                     pt->pd->index, gr_req_peer(req), gr_kerr_name(err), why);
+        set_error(req, pt->prs, err, NULL);
+        return GR_KERR_NONE;
+    }
+    pt->pending = true;
+    return GR_KERR_NONE;
+}
+
+/* Stage 3 (ReplicaManager.handleProduceAppend): the producer of each
+ * pending batch. NONE, or the error that fails the whole request (*msg:
+ * Kafka's message, or NULL): a batch too short for its producer fields
+ * (Kafka reads past it), two transactional producers. */
+static gr_kerr_t
+find_producers(gr_req_t *req, part_t *parts, int32_t np, const char **msg)
+{
+    gr_pid_t first = GR_PID_NONE;
+    *msg = NULL;
+    for (int32_t i = 0; i < np; i++) {
+        part_t *pt = &parts[i];
+        int64_t id;
+        int16_t epoch;
+        bool txn;
+        size_t n;
+        if (!pt->pending || pt->legacy)
+            continue;
+        if (gr_records_producer(records(pt, &n), pt->size, &id, &epoch, &txn) !=
+            0) {
+            GR_LOG_DEBUG("produce from %s refused as a whole: the batch to "
+                         "%s-%d is too short for its producer fields",
+                         gr_req_peer(req), pt->t->name, pt->pd->index);
+            return GR_KERR_UNKNOWN_SERVER_ERROR;
+        }
+        if (id < 0 || !txn)
+            continue;
+        pt->txn = true;
+        pt->pid = (gr_pid_t){ id, epoch };
+        if (first.id >= 0 && (first.id != id || first.epoch != epoch)) {
+            *msg = "Transactional records contained more than one producer ID";
+            GR_LOG_DEBUG("produce from %s refused as a whole: %s",
+                         gr_req_peer(req), *msg);
+            return GR_KERR_INVALID_PRODUCER_ID_MAPPING;
+        }
+        first = pt->pid;
+    }
+    return GR_KERR_NONE;
+}
+
+/* A transactional partition that is not in its transaction, answered as
+ * Kafka's ReplicaManager.postVerificationCallback words it. */
+static void
+txn_refuse(gr_req_t *req, part_t *pt, gr_kerr_t err)
+{
+    const char *msg = NULL;
+    GR_LOG_DEBUG("produce to %s-%d from %s: producer %lld epoch %d: %s",
+                 pt->t->name, pt->pd->index, gr_req_peer(req),
+                 (long long)pt->pid.id, pt->pid.epoch, gr_kerr_name(err));
+    if (err == GR_KERR_INVALID_TXN_STATE) {
+        msg = "Partition was not added to the transaction";
+    } else if (err == GR_KERR_NETWORK_EXCEPTION ||
+               err == GR_KERR_COORDINATOR_LOAD_IN_PROGRESS ||
+               err == GR_KERR_COORDINATOR_NOT_AVAILABLE ||
+               err == GR_KERR_NOT_COORDINATOR ||
+               (err == GR_KERR_CONCURRENT_TRANSACTIONS && req->version < 12)) {
+        /* v12+ retries CONCURRENT_TRANSACTIONS as it is */
+        msg = gr_arena_printf(req->a,
+                              "Unable to verify the partition has been added "
+                              "to the transaction. Underlying error: %s",
+                              gr_kerr_name(err));
+        err = GR_KERR_NOT_ENOUGH_REPLICAS;
+    }
+    set_error(req, pt->prs, err, msg);
+    pt->pending = false;
+}
+
+/* Stage 4: the pending transactional partitions must be in the
+ * transaction (see the file header). Partitions where the producer's
+ * transaction is open at its epoch need no question to the coordinator;
+ * the others are asked about together. */
+static void
+check_txn(gr_req_t *req, const gr_produce_request_t *rq, part_t *parts,
+          int32_t np)
+{
+    gr_txn_tp_t *tps = gr_arena_alloc(req->a, (size_t)(np + 1) * sizeof(*tps));
+    int32_t *idx = gr_arena_alloc(req->a, (size_t)(np + 1) * sizeof(*idx));
+    gr_kerr_t *errs = gr_arena_alloc(req->a, (size_t)(np + 1) * sizeof(*errs));
+    gr_pid_t pid = GR_PID_NONE;
+    gr_kerr_t err;
+    int nask = 0;
+
+    for (int32_t i = 0; i < np; i++) {
+        part_t *pt = &parts[i];
+        bool ask;
+        if (!pt->pending || !pt->txn)
+            continue;
+        if (tps == NULL || idx == NULL || errs == NULL) {
+            txn_refuse(req, pt, GR_KERR_UNKNOWN_SERVER_ERROR);
+            continue;
+        }
+        err = gr_txn_verify_start(pt->t->parts[pt->pd->index], pt->pid, &ask);
+        if (err != GR_KERR_NONE) {
+            txn_refuse(req, pt, err);
+            continue;
+        }
+        if (!ask)
+            continue;
+        pid = pt->pid; /* one producer: find_producers */
+        tps[nask].topic = gr_str_c(pt->t->name);
+        tps[nask].partition = pt->pd->index;
+        idx[nask++] = i;
+    }
+    if (nask == 0)
+        return;
+    if (req->version >= 12) {
+        err = gr_txn_add_partitions(req->broker->txn, &rq->transactional_id,
+                                    pid, tps, nask, 2);
+        for (int i = 0; i < nask; i++)
+            errs[i] = err;
+    } else {
+        err = gr_txn_verify_partitions(req->broker->txn, &rq->transactional_id,
+                                       pid, tps, nask, errs);
+        if (err != GR_KERR_NONE)
+            for (int i = 0; i < nask; i++)
+                errs[i] = err;
+    }
+    for (int i = 0; i < nask; i++) {
+        err = gr_txn_verify_error(errs[i], req->version >= 11);
+        if (err != GR_KERR_NONE)
+            txn_refuse(req, &parts[idx[i]], err);
     }
 }
 
-/* Appends one partition's records. Returns 1 when the response must wait
- * for a flush of the partition's log. txn_err: a v12+ transactional
- * partition's failure to join the transaction (add_to_txn). */
+/* The producer's sequence and epoch for the batch buf (Kafka's
+ * ProducerAppendInfo). NONE to append; an error (answered); or NONE with
+ * *dup when the batch is a duplicate of one of the producer's last five,
+ * answered with the original's offsets and timestamp and not appended
+ * again. */
+static gr_kerr_t
+check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
+               part_resp_t *prs, bool *dup)
+{
+    gr_batch_hdr_t h;
+    gr_pcheck_t chk;
+    gr_kerr_t err;
+
+    *dup = false;
+    if (p->pstate == NULL) {
+        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR, NULL);
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    gr_batch_hdr_parse(buf, &h);
+    err = gr_pstate_check(p->pstate, &h, &chk);
+    if (err != GR_KERR_NONE) {
+        GR_LOG_DEBUG("produce to %s-%d: producer %lld epoch %d seq %d: %s (%s)",
+                     p->topic->name, p->id, (long long)h.producer_id,
+                     h.producer_epoch, h.base_sequence, gr_kerr_name(err),
+                     chk.message ? chk.message : "");
+        set_append_error(req, p, prs, err, NULL);
+        return err;
+    }
+    if (chk.duplicate) {
+        GR_LOG_DEBUG("produce to %s-%d: duplicate batch of producer %lld "
+                     "(seq %d) at offset %lld",
+                     p->topic->name, p->id, (long long)h.producer_id,
+                     h.base_sequence, (long long)chk.dup_first_offset);
+        prs->base_offset = chk.dup_first_offset;
+        prs->log_append_time_ms = chk.dup_timestamp;
+        prs->log_start_offset = gr_log_start_offset(p->log);
+        *dup = true;
+    }
+    return GR_KERR_NONE;
+}
+
+/* Stage 6: appends one partition's batch. Returns 1 when the response
+ * must wait for a flush of the partition's log. */
 static int
-produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
-                  gr_topic_t *t,
-                  const gr_produce_request_partition_produce_data_t *pd,
-                  gr_produce_response_partition_produce_response_t *prs,
-                  flush_wait_t **fw, gr_kerr_t txn_err, const char *txn_msg)
+append_partition(gr_req_t *req, const gr_produce_request_t *rq,
+                 const part_t *pt, flush_wait_t **fw)
 {
     gr_broker_t *b = req->broker;
+    gr_topic_t *t = pt->t;
+    part_resp_t *prs = pt->prs;
+    gr_partition_t *p = t->parts[pt->pd->index];
     const gr_topic_settings_t *ts;
-    gr_partition_t *p;
     gr_validate_opts_t vo;
     gr_validate_result_t vr;
     gr_log_append_info_t info;
+    gr_batch_hdr_t h;
     gr_kerr_t err;
     uint8_t *buf;
     size_t n;
     gr_err_t rc;
-    int magic;
+    bool dup;
 
-    if (t == NULL && req->version >= 13) {
-        prs->error_code = GR_KERR_UNKNOWN_TOPIC_ID;
-        return 0;
-    }
-    if (t == NULL || pd->index < 0 || pd->index >= t->nparts) {
-        prs->error_code = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
-        return 0;
-    }
-    p = t->parts[pd->index];
-    if (p->leader != b->node_id) {
-        prs->error_code = GR_KERR_NOT_LEADER_OR_FOLLOWER;
-        return 0;
-    }
     if (t->internal) {
-        set_error(req, prs, GR_KERR_INVALID_TOPIC_EXCEPTION,
-                  "Cannot append to an internal topic.");
+        GR_LOG_DEBUG("produce to %s-%d from %s refused: internal topic",
+                     t->name, p->id, gr_req_peer(req));
+        set_error(req, prs, GR_KERR_INVALID_TOPIC_EXCEPTION, NULL);
         return 0;
     }
     if (p->log == NULL || gr_log_offline(p->log)) {
-        prs->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR, NULL);
         return 0;
     }
-    if (txn_err != GR_KERR_NONE) {
-        gr_pid_t pid;
-        if (transactional_pid(pd, &pid)) {
-            set_error(req, prs, txn_err, txn_msg);
-            return 0;
-        }
+    if (p->leader != b->node_id) {
+        set_error(req, prs, GR_KERR_NOT_LEADER_OR_FOLLOWER, NULL);
+        return 0;
     }
     ts = gr_topic_settings(b->conf, t);
     /* Kafka's effectiveMinIsr: never more than the partition's replicas
@@ -346,9 +517,10 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         p->nisr < (ts->min_insync_replicas < p->nreplicas
                        ? ts->min_insync_replicas
                        : p->nreplicas)) {
-        set_error(req, prs, GR_KERR_NOT_ENOUGH_REPLICAS,
-                  "Messages are rejected since there are fewer in-sync "
-                  "replicas than required.");
+        GR_LOG_DEBUG("produce to %s-%d refused: %d in-sync replicas, "
+                     "min.insync.replicas %d",
+                     t->name, p->id, p->nisr, ts->min_insync_replicas);
+        set_append_error(req, p, prs, GR_KERR_NOT_ENOUGH_REPLICAS, NULL);
         return 0;
     }
 
@@ -366,36 +538,37 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     vo.partition = p->id;
 
     /* the frame is the connection's read buffer: ours to patch in place */
-    buf = (uint8_t *)pd->records.ptr;
-    n = pd->records.len > 0 ? (size_t)pd->records.len : 0;
-    magic = gr_records_magic(buf, n);
-    if (req->version < 3 && (magic == 0 || magic == 1)) {
+    buf = (uint8_t *)pt->pd->records.ptr;
+    n = pt->size;
+    if (pt->legacy) {
         gr_buf_t *conv = gr_arena_zalloc(req->a, sizeof(*conv));
-        err = gr_legacy_to_v2(buf, n, &vo, conv, &vr);
+        err = conv ? gr_legacy_to_v2(buf, n, &vo, conv, &vr)
+                   : GR_KERR_UNKNOWN_SERVER_ERROR;
         if (err == GR_KERR_NONE) {
             /* keep the converted batch for the request's lifetime */
             buf = gr_arena_memdup(req->a, conv->ptr, conv->len);
             n = conv->len;
         }
-        gr_buf_fini(conv);
+        if (conv)
+            gr_buf_fini(conv);
         if (err == GR_KERR_NONE && buf == NULL)
             err = GR_KERR_UNKNOWN_SERVER_ERROR;
     } else {
         err = gr_records_validate(buf, n, &vo, req->a, &vr);
+        n = vr.valid_bytes;
     }
     if (err != GR_KERR_NONE) {
         GR_LOG_DEBUG("produce to %s-%d from %s rejected: %s (%s)", t->name,
                      p->id, gr_req_peer(req), gr_kerr_name(err),
                      vr.message ? vr.message : "");
-        set_validation_error(req, prs, err, &vr);
+        set_validation_error(req, p, prs, err, &vr);
         return 0;
     }
     if (vr.producer_id >= 0) {
         /* idempotence: sequences and epochs per producer (Kafka's
          * ProducerAppendInfo); a duplicate of one of the last five batches
          * is answered with its original offsets and not appended again */
-        gr_kerr_t perr = check_producer(req, p, buf, n, prs);
-        if (perr != GR_KERR_NONE || prs->base_offset >= 0)
+        if (check_producer(req, p, buf, prs, &dup) != GR_KERR_NONE || dup)
             return 0;
     }
     if (ts->compression != GR_TOPIC_COMPRESSION_PRODUCER &&
@@ -411,7 +584,9 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
         }
         gr_buf_fini(&out);
         if (err != GR_KERR_NONE) {
-            set_error(req, prs, err, "Recompression failed.");
+            GR_LOG_ERROR("produce to %s-%d: recompression failed: %s", t->name,
+                         p->id, gr_kerr_name(err));
+            set_append_error(req, p, prs, err, NULL);
             return 0;
         }
     }
@@ -420,23 +595,16 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     if (rc != 0) {
         GR_LOG_ERROR("append to %s-%d failed: %s", t->name, p->id,
                      gr_err_str(rc));
-        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR,
-                  "The partition's log could not be written.");
+        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR, NULL);
         return 0;
     }
     prs->base_offset = info.first_offset;
     prs->log_append_time_ms = ts->log_append_time ? vo.now_ms : -1;
     prs->log_start_offset = info.log_start_offset;
     if (vr.producer_id >= 0 && p->pstate != NULL) {
-        /* the batches now carry their offsets */
-        size_t pos = 0;
-        while (pos + GR_BATCH_HEADER_SIZE <= n) {
-            gr_batch_hdr_t h;
-            gr_batch_hdr_parse(buf + pos, &h);
-            if (h.producer_id >= 0)
-                gr_pstate_append(p->pstate, &h, vo.now_ms);
-            pos += gr_batch_size(&h);
-        }
+        /* the batch now carries its offsets */
+        gr_batch_hdr_parse(buf, &h);
+        gr_pstate_append(p->pstate, &h, vo.now_ms);
     }
     gr_partition_appended(b, p, n);
     if (info.flush_due && rq->acks != 0) {
@@ -455,6 +623,21 @@ produce_partition(gr_req_t *req, const gr_produce_request_t *rq,
     return 0;
 }
 
+/* Every partition of the response answered with err (msg: from v8), as
+ * Kafka's ProduceRequest.getErrorResponse. */
+static int
+fail_request(gr_req_t *req, const gr_produce_request_t *rq, part_t *parts,
+             int32_t np, gr_kerr_t err, const char *msg)
+{
+    if (rq->acks == 0)
+        return gr_req_close(req, "produce refused as a whole with acks=0");
+    for (int32_t i = 0; i < np; i++) {
+        set_error(req, parts[i].prs, err, msg);
+        parts[i].prs->record_errors_cnt = 0;
+    }
+    return gr_req_reply(req);
+}
+
 int
 gr_api_produce(gr_req_t *req)
 {
@@ -462,9 +645,10 @@ gr_api_produce(gr_req_t *req)
     gr_produce_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
     flush_wait_t *fw = NULL;
-    bool bad_acks = rq->acks != 0 && rq->acks != 1 && rq->acks != -1;
-    gr_kerr_t txn_err = GR_KERR_NONE;
-    const char *txn_msg = NULL;
+    part_t *parts;
+    int32_t np = 0, k = 0;
+    const char *msg;
+    gr_kerr_t err;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)(rq->topic_data_cnt > 0
                                                          ? rq->topic_data_cnt
@@ -473,36 +657,58 @@ gr_api_produce(gr_req_t *req)
     if (rq->topic_data_cnt > 0 && rs->responses == NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = rq->topic_data_cnt > 0 ? rq->topic_data_cnt : 0;
-    if (req->version >= 12 && rq->transactional_id.len > 0 && !bad_acks)
-        txn_err = add_to_txn(req, rq, &txn_msg);
+    for (int32_t i = 0; i < rs->responses_cnt; i++)
+        np += rq->topic_data[i].partition_data_cnt > 0
+                  ? rq->topic_data[i].partition_data_cnt
+                  : 0;
+    parts = gr_arena_zalloc(req->a, (size_t)(np + 1) * sizeof(*parts));
+    if (parts == NULL)
+        return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < rs->responses_cnt; i++) {
         const gr_produce_request_topic_produce_data_t *td = &rq->topic_data[i];
         gr_produce_response_topic_produce_response_t *tr = &rs->responses[i];
         gr_topic_t *t = req->version >= 13
                             ? gr_cluster_topic_by_id(b->cluster, &td->topic_id)
                             : gr_cluster_topic(b->cluster, &td->name);
-        int32_t np = td->partition_data_cnt > 0 ? td->partition_data_cnt : 0;
+        int32_t n = td->partition_data_cnt > 0 ? td->partition_data_cnt : 0;
 
         tr->name = td->name;
         tr->topic_id = td->topic_id; /* v13+ */
-        tr->partition_responses =
-            gr_arena_alloc(req->a, (size_t)np * sizeof(*tr->partition_responses));
-        if (np && tr->partition_responses == NULL)
+        tr->partition_responses = gr_arena_alloc(
+            req->a, (size_t)n * sizeof(*tr->partition_responses));
+        if (n && tr->partition_responses == NULL)
             return gr_req_close(req, "out of memory");
-        tr->partition_responses_cnt = np;
-        for (int32_t k = 0; k < np; k++) {
-            gr_produce_response_partition_produce_response_t *prs =
-                &tr->partition_responses[k];
+        tr->partition_responses_cnt = n;
+        for (int32_t j = 0; j < n; j++, k++) {
+            part_resp_t *prs = &tr->partition_responses[j];
             gr_produce_response_partition_produce_response_init(prs);
-            prs->index = td->partition_data[k].index;
+            prs->index = td->partition_data[j].index;
             prs->base_offset = -1;
-            if (bad_acks) {
-                prs->error_code = GR_KERR_INVALID_REQUIRED_ACKS;
-                continue;
-            }
-            produce_partition(req, rq, t, &td->partition_data[k], prs, &fw,
-                              txn_err, txn_msg);
+            parts[k].pd = &td->partition_data[j];
+            parts[k].prs = prs;
+            parts[k].t = t;
         }
+    }
+
+    err = first_look(req, rq, &msg);
+    if (err != GR_KERR_NONE)
+        return fail_request(req, rq, parts, np, err, msg);
+    for (int32_t i = 0; i < np; i++)
+        if (check_partition(req, &parts[i]) != GR_KERR_NONE)
+            return fail_request(req, rq, parts, np,
+                                GR_KERR_UNKNOWN_SERVER_ERROR, NULL);
+    err = find_producers(req, parts, np, &msg);
+    if (err != GR_KERR_NONE)
+        return fail_request(req, rq, parts, np, err, msg);
+    if (!gr_str_is_null(&rq->transactional_id))
+        check_txn(req, rq, parts, np);
+    for (int32_t i = 0; i < np; i++) {
+        if (!parts[i].pending)
+            continue;
+        if (rq->acks != 0 && rq->acks != 1 && rq->acks != -1)
+            set_error(req, parts[i].prs, GR_KERR_INVALID_REQUIRED_ACKS, NULL);
+        else
+            append_partition(req, rq, &parts[i], &fw);
     }
     if (rq->acks == 0) {
         /* no response; any flush just runs */

@@ -27,6 +27,7 @@ typedef struct pbatch {
     int32_t last_seq;
     int64_t first_offset;
     int64_t last_offset;
+    int64_t max_ts; /* the batch's maxTimestamp (Kafka's BatchMetadata) */
 } pbatch_t;
 
 typedef struct producer {
@@ -206,6 +207,20 @@ batch_last_seq(const gr_batch_hdr_t *h)
                      0x7fffffff);
 }
 
+bool
+gr_pstate_producer(const gr_pstate_t *ps, int64_t pid, int16_t *epoch,
+                   bool *txn_open)
+{
+    const producer_t *p = find(ps, pid);
+    *epoch = -1;
+    *txn_open = false;
+    if (p == NULL)
+        return false;
+    *epoch = p->epoch;
+    *txn_open = p->txn_first >= 0;
+    return true;
+}
+
 gr_kerr_t
 gr_pstate_check(gr_pstate_t *ps, const gr_batch_hdr_t *h, gr_pcheck_t *out)
 {
@@ -228,6 +243,7 @@ gr_pstate_check(gr_pstate_t *ps, const gr_batch_hdr_t *h, gr_pcheck_t *out)
                 out->duplicate = true;
                 out->dup_first_offset = b->first_offset;
                 out->dup_last_offset = b->last_offset;
+                out->dup_timestamp = b->max_ts;
                 return GR_KERR_NONE;
             }
         }
@@ -305,6 +321,7 @@ gr_pstate_append(gr_pstate_t *ps, const gr_batch_hdr_t *h, int64_t now_ms)
     b.last_seq = batch_last_seq(h);
     b.first_offset = h->base_offset;
     b.last_offset = gr_batch_last_offset(h);
+    b.max_ts = h->max_timestamp;
     push_batch(p, &b);
     /* the batch's max timestamp, as Kafka's ProducerAppendInfo keeps it
      * (DescribeProducers' LastTimestamp, .snapshot files, expiry); the
@@ -538,6 +555,7 @@ load_snapshot(gr_pstate_t *ps, const char *path)
             b.first_seq = e->last_sequence - e->offset_delta;
             b.last_offset = e->last_offset;
             b.first_offset = e->last_offset - e->offset_delta;
+            b.max_ts = e->timestamp;
             push_batch(p, &b);
         }
         if (e->current_txn_first_offset >= 0) {

@@ -49,11 +49,19 @@ typedef struct gr_pcheck {
     bool duplicate;          /* answer with these offsets, append nothing */
     int64_t dup_first_offset;
     int64_t dup_last_offset;
-    const char *message;     /* why, when the result is an error */
+    int64_t dup_timestamp; /* its maxTimestamp (Kafka answers it) */
+    const char *message;   /* why, when the result is an error (for log
+                              lines: Kafka answers no message) */
 } gr_pcheck_t;
 
 gr_pstate_t *gr_pstate_new(const char *topic, int32_t partition);
 void gr_pstate_destroy(gr_pstate_t *ps);
+
+/* Whether pid has state here; *epoch its epoch (-1: none known) and
+ * *txn_open whether its transaction is open on the partition (Kafka's
+ * activeProducers entry and its currentTxnFirstOffset). */
+bool gr_pstate_producer(const gr_pstate_t *ps, int64_t pid, int16_t *epoch,
+                        bool *txn_open);
 
 /* Checks a validated batch of a producer (h->producer_id >= 0) before it
  * is appended. NONE (maybe a duplicate), INVALID_PRODUCER_EPOCH,

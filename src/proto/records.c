@@ -78,6 +78,7 @@ gr_batch_check(const uint8_t *p, size_t n, size_t *size, const char **why)
 #include "core/compress.h"
 #include "core/crc32c.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int
@@ -103,15 +104,65 @@ rd_varbytes(gr_reader_t *r, gr_bytes_t *b, int nullable)
     return b->ptr == NULL ? -1 : 0;
 }
 
+/* Walks the count records of payload[0..plen) (a batch's records,
+ * decompressed): the checks of gr_batch_foreach_record(). */
+static gr_kerr_t
+foreach_payload(const gr_batch_hdr_t *h, const uint8_t *payload, size_t plen,
+                gr_record_cb cb, void *arg)
+{
+    gr_reader_t r = gr_reader_init(payload, plen);
+    int32_t prev_delta = -1;
+
+    for (int32_t i = 0; i < h->count; i++) {
+        gr_record_t rec;
+        gr_reader_t rr;
+        int32_t len = gr_rd_varint(&r);
+        if (r.err || len < 0 || (size_t)len > gr_reader_remaining(&r))
+            return GR_KERR_CORRUPT_MESSAGE;
+        rr = gr_rd_sub(&r, (uint32_t)len);
+        rec.attributes = gr_rd_i8(&rr);
+        rec.timestamp = gr_add_wrap(h->base_timestamp, gr_rd_varlong(&rr));
+        rec.offset_delta = gr_rd_varint(&rr);
+        if (rr.err)
+            return GR_KERR_CORRUPT_MESSAGE;
+        /* produced batches number records 0..count-1 (gr_records_validate
+         * also checks count == lastOffsetDelta + 1); compacted ones keep
+         * the survivors' deltas: increasing, within lastOffsetDelta */
+        if (rec.offset_delta <= prev_delta ||
+            rec.offset_delta > h->last_offset_delta)
+            return GR_KERR_INVALID_RECORD;
+        prev_delta = rec.offset_delta;
+        rec.offset = gr_add_wrap(h->base_offset, rec.offset_delta);
+        if (rd_varbytes(&rr, &rec.key, 1) || rd_varbytes(&rr, &rec.value, 1))
+            return GR_KERR_CORRUPT_MESSAGE;
+        rec.headers_cnt = gr_rd_varint(&rr);
+        if (rr.err || rec.headers_cnt < 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        rec.headers = rr.p;
+        for (int32_t k = 0; k < rec.headers_cnt; k++) {
+            gr_bytes_t hk, hv;
+            if (rd_varbytes(&rr, &hk, 0) || rd_varbytes(&rr, &hv, 1))
+                return GR_KERR_CORRUPT_MESSAGE;
+        }
+        rec.headers_len = (size_t)(rr.p - rec.headers);
+        if (rr.err || gr_reader_remaining(&rr) != 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        if (cb && cb(arg, h, &rec))
+            return GR_KERR_NONE;
+    }
+    /* the declared count must fill the batch exactly */
+    if (gr_reader_remaining(&r) != 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    return GR_KERR_NONE;
+}
+
 gr_kerr_t
 gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
                         size_t max_bytes, gr_record_cb cb, void *arg)
 {
     gr_batch_hdr_t h;
-    gr_reader_t r;
     const uint8_t *payload;
     size_t plen;
-    int32_t prev_delta;
 
     if (n < GR_BATCH_HEADER_SIZE)
         return GR_KERR_CORRUPT_MESSAGE;
@@ -128,49 +179,7 @@ gr_batch_foreach_record(const uint8_t *batch, size_t n, gr_buf_t *scratch,
         payload = scratch->ptr;
         plen = scratch->len;
     }
-    r = gr_reader_init(payload, plen);
-    prev_delta = -1;
-    for (int32_t i = 0; i < h.count; i++) {
-        gr_record_t rec;
-        gr_reader_t rr;
-        int32_t len = gr_rd_varint(&r);
-        if (r.err || len < 0 || (size_t)len > gr_reader_remaining(&r))
-            return GR_KERR_CORRUPT_MESSAGE;
-        rr = gr_rd_sub(&r, (uint32_t)len);
-        rec.attributes = gr_rd_i8(&rr);
-        rec.timestamp = gr_add_wrap(h.base_timestamp, gr_rd_varlong(&rr));
-        rec.offset_delta = gr_rd_varint(&rr);
-        if (rr.err)
-            return GR_KERR_CORRUPT_MESSAGE;
-        /* produced batches number records 0..count-1 (gr_records_validate
-         * also checks count == lastOffsetDelta + 1); compacted ones keep
-         * the survivors' deltas: increasing, within lastOffsetDelta */
-        if (rec.offset_delta <= prev_delta ||
-            rec.offset_delta > h.last_offset_delta)
-            return GR_KERR_INVALID_RECORD;
-        prev_delta = rec.offset_delta;
-        rec.offset = gr_add_wrap(h.base_offset, rec.offset_delta);
-        if (rd_varbytes(&rr, &rec.key, 1) || rd_varbytes(&rr, &rec.value, 1))
-            return GR_KERR_CORRUPT_MESSAGE;
-        rec.headers_cnt = gr_rd_varint(&rr);
-        if (rr.err || rec.headers_cnt < 0)
-            return GR_KERR_CORRUPT_MESSAGE;
-        rec.headers = rr.p;
-        for (int32_t k = 0; k < rec.headers_cnt; k++) {
-            gr_bytes_t hk, hv;
-            if (rd_varbytes(&rr, &hk, 0) || rd_varbytes(&rr, &hv, 1))
-                return GR_KERR_CORRUPT_MESSAGE;
-        }
-        rec.headers_len = (size_t)(rr.p - rec.headers);
-        if (rr.err || gr_reader_remaining(&rr) != 0)
-            return GR_KERR_CORRUPT_MESSAGE;
-        if (cb && cb(arg, &h, &rec))
-            return GR_KERR_NONE;
-    }
-    /* the declared count must fill the batch exactly */
-    if (gr_reader_remaining(&r) != 0)
-        return GR_KERR_CORRUPT_MESSAGE;
-    return GR_KERR_NONE;
+    return foreach_payload(&h, payload, plen, cb, arg);
 }
 
 /* --- validation */
@@ -211,6 +220,16 @@ record_error(vstate_t *v, bool timestamp, const char *msg)
     res->nrecord_errors++;
 }
 
+/* Kafka's recordHasInvalidTimestamp, in Java's wrapping long arithmetic
+ * (the bounds' Long.MAX_VALUE defaults never trip it). */
+static bool
+ts_out_of_bounds(const gr_validate_opts_t *o, int64_t ts)
+{
+    int64_t diff = gr_sub_wrap(o->now_ms, ts);
+    return diff > o->ts_before_max_ms ||
+           gr_sub_wrap(0, diff) > o->ts_after_max_ms;
+}
+
 static int
 validate_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
 {
@@ -226,11 +245,8 @@ validate_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
                                             "partition %s-%d",
                                             tp, (int)o->partition)
                           : NULL);
-    } else if (!o->log_append_time && rec->timestamp >= 0 &&
-               ((o->ts_before_max_ms < INT64_MAX &&
-                 o->now_ms - rec->timestamp > o->ts_before_max_ms) ||
-                (o->ts_after_max_ms < INT64_MAX &&
-                 rec->timestamp - o->now_ms > o->ts_after_max_ms))) {
+    } else if (!o->log_append_time && rec->timestamp != -1 &&
+               ts_out_of_bounds(o, rec->timestamp)) {
         /* Java's long arithmetic, wrapping as the bounds' Long.MAX_VALUE
          * defaults make it in Kafka's message */
         int64_t lo = gr_add_wrap(o->now_ms, -o->ts_before_max_ms);
@@ -359,7 +375,7 @@ validate_plain(const uint8_t *payload, size_t plen, const gr_batch_hdr_t *h,
         if (rr.err || rr.p != rr.end)
             return GR_KERR_CORRUPT_MESSAGE;
         /* validate_record's checks */
-        if ((o->compacted && null_key) || (ts_bounds && ts >= 0)) {
+        if ((o->compacted && null_key) || (ts_bounds && ts != -1)) {
             gr_record_t rec;
             memset(&rec, 0, sizeof rec);
             rec.key.len = null_key ? -1 : 0;
@@ -383,14 +399,216 @@ set_crc(uint8_t *batch, size_t n)
                          n - GR_BATCH_OFF_ATTRIBUTES));
 }
 
+int
+gr_records_next_batch(const uint8_t *buf, size_t n, size_t pos, size_t *size,
+                      char *why, size_t whysz)
+{
+    size_t left = n > pos ? n - pos : 0;
+    int32_t len;
+    int8_t magic;
+
+    *size = 0;
+    if (left < GR_LOG_OVERHEAD)
+        return 0;
+    len = (int32_t)gr_get_u32(buf + pos + GR_BATCH_OFF_LENGTH);
+    if (len < GR_RECORD_MIN_LENGTH) {
+        if (why != NULL)
+            snprintf(why, whysz,
+                     "Record size %d is less than the minimum record overhead "
+                     "(%d)",
+                     (int)len, GR_RECORD_MIN_LENGTH);
+        return -1;
+    }
+    if (left <= GR_MAGIC_OFFSET)
+        return 0;
+    magic = (int8_t)buf[pos + GR_MAGIC_OFFSET];
+    if (magic < 0 || magic > 2) {
+        if (why != NULL)
+            snprintf(why, whysz, "Invalid magic found in record: %d",
+                     (int)magic);
+        return -1;
+    }
+    if (left - GR_LOG_OVERHEAD < (size_t)len)
+        return 0;
+    *size = (size_t)len + GR_LOG_OVERHEAD;
+    return 1;
+}
+
+int
+gr_records_first_transactional(const uint8_t *buf, size_t n, char *why,
+                               size_t whysz)
+{
+    size_t size;
+    int r = gr_records_next_batch(buf, n, 0, &size, why, whysz);
+    if (r <= 0)
+        return r;
+    if (buf[GR_MAGIC_OFFSET] < 2)
+        return 0; /* a legacy message is never transactional */
+    return (gr_get_u16(buf + GR_BATCH_OFF_ATTRIBUTES) & GR_ATTR_TRANSACTIONAL)
+               ? 1
+               : 0;
+}
+
+gr_kerr_t
+gr_records_check_produce(const uint8_t *buf, size_t n, int16_t version,
+                         size_t *size, char *why, size_t whysz)
+{
+    size_t next;
+    int codec, r;
+
+    if (why != NULL && whysz > 0)
+        why[0] = '\0';
+    r = gr_records_next_batch(buf, n, 0, size, why, whysz);
+    if (r < 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    if (r == 0) {
+        if (why != NULL)
+            snprintf(why, whysz,
+                     "Produce requests with version %d must have at least "
+                     "one record batch per partition",
+                     (int)version);
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (buf[GR_MAGIC_OFFSET] != 2) {
+        if (why != NULL)
+            snprintf(why, whysz,
+                     "Produce requests with version %d are only allowed to "
+                     "contain record batches with magic version 2",
+                     (int)version);
+        return GR_KERR_INVALID_RECORD;
+    }
+    codec = gr_get_u16(buf + GR_BATCH_OFF_ATTRIBUTES) & GR_ATTR_CODEC_MASK;
+    if (version < 7 && codec > GR_CODEC_ZSTD) {
+        if (why != NULL)
+            snprintf(why, whysz, "Unknown compression type id: %d", codec);
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    if (version < 7 && codec == GR_CODEC_ZSTD) {
+        if (why != NULL)
+            snprintf(why, whysz,
+                     "Produce requests with version %d are not allowed to "
+                     "use ZStandard compression",
+                     (int)version);
+        return GR_KERR_UNSUPPORTED_COMPRESSION_TYPE;
+    }
+    r = gr_records_next_batch(buf, n, *size, &next, why, whysz);
+    if (r < 0)
+        return GR_KERR_CORRUPT_MESSAGE;
+    if (r > 0) {
+        if (why != NULL)
+            snprintf(why, whysz,
+                     "Produce requests with version %d are only allowed to "
+                     "contain exactly one record batch per partition",
+                     (int)version);
+        return GR_KERR_INVALID_RECORD;
+    }
+    return GR_KERR_NONE;
+}
+
+int
+gr_records_producer(const uint8_t *batch, size_t size, int64_t *producer_id,
+                    int16_t *producer_epoch, bool *transactional)
+{
+    *producer_id = -1;
+    *producer_epoch = -1;
+    *transactional = false;
+    if (size < GR_BATCH_OFF_EPOCH)
+        return -1; /* hasProducerId reads the producer id */
+    *producer_id = (int64_t)gr_get_u64(batch + GR_BATCH_OFF_PRODUCER_ID);
+    *transactional = (gr_get_u16(batch + GR_BATCH_OFF_ATTRIBUTES) &
+                      GR_ATTR_TRANSACTIONAL) != 0;
+    if (*producer_id < 0 || !*transactional)
+        return 0;
+    if (size < GR_BATCH_OFF_COUNT)
+        return -1; /* the transactional batch's baseSequence */
+    *producer_epoch = (int16_t)gr_get_u16(batch + GR_BATCH_OFF_EPOCH);
+    return 0;
+}
+
+/* The phase of Kafka's UnifiedLog.analyzeAndValidateRecords for the one
+ * batch b[0..size) (size >= 26, magic 2): NONE or the error, *why set. */
+static gr_kerr_t
+analyze_batch(const uint8_t *b, size_t size, const gr_validate_opts_t *o,
+              const char **why)
+{
+    int64_t base = (int64_t)gr_get_u64(b + GR_BATCH_OFF_BASE_OFFSET);
+    int codec;
+
+    if (base != 0) {
+        *why = "The baseOffset of the record batch should be 0.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (size < GR_BATCH_OFF_BASE_TS) {
+        /* lastOffset() reads past the batch: Kafka's
+         * IndexOutOfBoundsException */
+        *why = "The batch is too short for its lastOffsetDelta.";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    if (size > (size_t)o->max_message_bytes) {
+        *why = "The record batch is larger than the maximum message size "
+               "the topic accepts (max.message.bytes).";
+        return GR_KERR_MESSAGE_TOO_LARGE;
+    }
+    if (size < GR_BATCH_HEADER_SIZE) {
+        *why = "Record batch is corrupt (smaller than the batch header).";
+        return GR_KERR_CORRUPT_MESSAGE;
+    }
+    if (gr_crc32c(b + GR_BATCH_OFF_ATTRIBUTES,
+                  size - GR_BATCH_OFF_ATTRIBUTES) !=
+        gr_get_u32(b + GR_BATCH_OFF_CRC)) {
+        *why = "Record batch failed its CRC-32C check.";
+        return GR_KERR_CORRUPT_MESSAGE;
+    }
+    codec = gr_get_u16(b + GR_BATCH_OFF_ATTRIBUTES) & GR_ATTR_CODEC_MASK;
+    if (codec > GR_CODEC_ZSTD) {
+        /* CompressionType.forId: an IllegalArgumentException */
+        *why = "Unknown compression codec.";
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    return GR_KERR_NONE;
+}
+
+/* LogValidator.validateBatch for a client's batch h. */
+static gr_kerr_t
+check_batch(const gr_batch_hdr_t *h, const char **why)
+{
+    int64_t from_offsets = (int64_t)h->last_offset_delta + 1;
+    if (from_offsets <= 0) {
+        *why = "Batch has an invalid offset range.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (h->count <= 0) {
+        *why = "Invalid reported count for record batch.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (from_offsets != h->count) {
+        *why = "Inconsistent batch offset range and count of records.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (h->attributes & GR_ATTR_CONTROL) {
+        *why = "Clients are not allowed to write control records.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (h->producer_id >= 0 && h->base_sequence < 0) {
+        *why = "Invalid sequence number in a record batch with a producer id.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    return GR_KERR_NONE;
+}
+
 gr_kerr_t
 gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
                     gr_arena_t *a, gr_validate_result_t *res)
 {
-    size_t pos = 0;
     gr_buf_t local = GR_BUF_INIT;
     gr_buf_t *scratch = o->scratch ? o->scratch : &local;
-    gr_kerr_t err = GR_KERR_NONE;
+    gr_kerr_t err;
+    gr_batch_hdr_t h;
+    const char *why = NULL;
+    size_t size;
+    vstate_t v;
+    int16_t attrs;
+    bool rewrite = false;
 
     memset(res, 0, sizeof *res);
     res->max_timestamp = -1;
@@ -399,152 +617,95 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
     res->base_sequence = -1;
     res->last_sequence = -1;
     res->bad_record = -1;
-    if (n == 0) {
-        res->message = "Produce requests must have at least one record "
-                       "batch per partition.";
-        return GR_KERR_INVALID_RECORD;
-    }
-    while (pos < n) {
-        uint8_t *b = buf + pos;
-        gr_batch_hdr_t h;
-        size_t size;
-        uint32_t crc;
-        vstate_t v;
-        int16_t attrs;
-        bool rewrite = false;
 
-        if (n - pos < GR_BATCH_HEADER_SIZE) {
-            res->message = "Record batch is truncated.";
-            err = GR_KERR_CORRUPT_MESSAGE;
-            break;
+    err = gr_records_check_produce(buf, n, o->produce_version, &size, res->why,
+                                   sizeof res->why);
+    if (err != GR_KERR_NONE) {
+        res->message = res->why;
+        return err;
+    }
+    res->batches = 1;
+    res->valid_bytes = size;
+    err = analyze_batch(buf, size, o, &why);
+    if (err == GR_KERR_NONE) {
+        gr_batch_hdr_parse(buf, &h);
+        err = check_batch(&h, &why);
+    }
+    if (err != GR_KERR_NONE) {
+        res->message = why;
+        return err;
+    }
+
+    memset(&v, 0, sizeof v);
+    v.o = o;
+    v.res = res;
+    v.a = a;
+    v.max_ts = -1;
+    if (gr_batch_codec(&h) == GR_CODEC_NONE) {
+        err = validate_plain(buf + GR_BATCH_HEADER_SIZE,
+                             size - GR_BATCH_HEADER_SIZE, &h, &v);
+    } else {
+        scratch->len = 0;
+        if (gr_decompress(gr_batch_codec(&h), buf + GR_BATCH_HEADER_SIZE,
+                          size - GR_BATCH_HEADER_SIZE, scratch,
+                          o->max_decompressed) != 0) {
+            /* Kafka: a KafkaException ("Failed to decompress record
+             * stream"), which is no ApiException */
+            res->message = "The records could not be decompressed.";
+            gr_buf_fini(&local);
+            return GR_KERR_UNKNOWN_SERVER_ERROR;
         }
-        gr_batch_hdr_parse(b, &h);
-        if (h.magic != 2) {
-            res->message = "Produce requests with version 3 and above must "
-                           "have message format version 2.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        if (h.length < GR_BATCH_HEADER_SIZE - GR_LOG_OVERHEAD ||
-            gr_batch_size(&h) > n - pos) {
-            res->message = "Record batch size is invalid or truncated.";
-            err = GR_KERR_CORRUPT_MESSAGE;
-            break;
-        }
-        size = gr_batch_size(&h);
-        if (++res->batches > 1 && o->produce_version >= 3) {
-            res->message = "Produce requests with version 3 and above are only "
-                           "allowed to contain exactly one record batch per "
-                           "partition.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        if (size > (size_t)o->max_message_bytes) {
-            res->message = "The record batch is larger than the maximum "
-                           "message size the topic accepts "
-                           "(max.message.bytes).";
-            err = GR_KERR_MESSAGE_TOO_LARGE;
-            break;
-        }
-        crc = gr_crc32c(b + GR_BATCH_OFF_ATTRIBUTES,
-                        size - GR_BATCH_OFF_ATTRIBUTES);
-        if (crc != h.crc) {
-            res->message = "Record batch failed its CRC-32C check.";
-            err = GR_KERR_CORRUPT_MESSAGE;
-            break;
-        }
-        if (h.attributes & GR_ATTR_CONTROL) {
-            res->message = "Clients are not allowed to write control records.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        if (gr_batch_codec(&h) > GR_CODEC_ZSTD) {
-            res->message = "Unknown compression codec.";
-            err = GR_KERR_CORRUPT_MESSAGE;
-            break;
-        }
-        if (gr_batch_codec(&h) == GR_CODEC_ZSTD && o->produce_version < 7) {
-            res->message = "Produce requests with version below 7 cannot use "
-                           "ZStandard compression.";
-            err = GR_KERR_UNSUPPORTED_COMPRESSION_TYPE;
-            break;
-        }
-        if (h.producer_id >= 0 && h.base_sequence < 0) {
-            res->message = "Record batch with a producer id has no base "
-                           "sequence.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        if ((h.attributes & GR_ATTR_TRANSACTIONAL) && h.producer_id < 0) {
-            res->message = "Transactional record batch without a producer id.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        if (h.last_offset_delta < 0 || h.count <= 0 ||
-            h.count != h.last_offset_delta + 1) {
-            res->message = "Inconsistent batch offset range and record count.";
-            err = GR_KERR_INVALID_RECORD;
-            break;
-        }
-        memset(&v, 0, sizeof v);
-        v.o = o;
-        v.res = res;
-        v.a = a;
-        v.max_ts = -1;
-        if (gr_batch_codec(&h) == GR_CODEC_NONE) {
-            err = validate_plain(b + GR_BATCH_HEADER_SIZE,
-                                 size - GR_BATCH_HEADER_SIZE, &h, &v);
-        } else {
-            err = gr_batch_foreach_record(b, size, scratch, o->max_decompressed,
-                                          validate_record, &v);
-        }
-        if (err == GR_KERR_NONE)
-            err = record_errors_done(&v);
-        if (err != GR_KERR_NONE) {
-            if (res->message == NULL)
-                res->message = err == GR_KERR_INVALID_RECORD
-                                   ? "Record offsets or count are invalid."
-                                   : "Records are malformed.";
-            break;
-        }
-        /* maxTimestamp and the timestamp type, as Kafka's setMaxTimestamp:
-         * the broker clock for LogAppendTime, the records' max for
-         * CreateTime; the CRC follows when anything changes */
-        attrs = h.attributes;
-        if (o->log_append_time) {
-            if (h.max_timestamp != o->now_ms ||
-                !(attrs & GR_ATTR_LOG_APPEND_TIME)) {
-                gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)o->now_ms);
-                attrs |= GR_ATTR_LOG_APPEND_TIME;
-                rewrite = true;
-            }
-            v.max_ts = o->now_ms;
-        } else if (h.max_timestamp != v.max_ts ||
-                   (attrs & GR_ATTR_LOG_APPEND_TIME)) {
-            gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)v.max_ts);
-            attrs &= (int16_t)~GR_ATTR_LOG_APPEND_TIME;
-            rewrite = true;
-        }
-        if (rewrite) {
-            gr_put_u16(b + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attrs);
-            set_crc(b, size);
-        }
-        if (v.max_ts > res->max_timestamp)
-            res->max_timestamp = v.max_ts;
-        res->records += h.count;
-        res->producer_id = h.producer_id;
-        res->producer_epoch = h.producer_epoch;
-        res->base_sequence = h.base_sequence;
-        res->last_sequence =
-            h.base_sequence < 0
-                ? -1
-                : (int32_t)(((int64_t)h.base_sequence + h.last_offset_delta) &
-                            0x7fffffff);
-        res->transactional = (h.attributes & GR_ATTR_TRANSACTIONAL) != 0;
-        pos += size;
+        err = foreach_payload(&h, scratch->ptr, scratch->len, validate_record,
+                              &v);
     }
     gr_buf_fini(&local);
-    return err;
+    if (err == GR_KERR_CORRUPT_MESSAGE) {
+        /* DefaultRecord.readFrom and the record iterator throw
+         * InvalidRecordException for any malformed record */
+        res->message = "Records are malformed.";
+        return GR_KERR_INVALID_RECORD;
+    }
+    if (err != GR_KERR_NONE) {
+        res->message = "Record offsets are invalid.";
+        return err;
+    }
+    err = record_errors_done(&v);
+    if (err != GR_KERR_NONE)
+        return err;
+    /* maxTimestamp and the timestamp type, as Kafka's setMaxTimestamp:
+     * the broker clock for LogAppendTime, the records' max for
+     * CreateTime; the CRC follows when anything changes */
+    attrs = h.attributes;
+    if (o->log_append_time) {
+        if (h.max_timestamp != o->now_ms ||
+            !(attrs & GR_ATTR_LOG_APPEND_TIME)) {
+            gr_put_u64(buf + GR_BATCH_OFF_MAX_TS, (uint64_t)o->now_ms);
+            attrs |= GR_ATTR_LOG_APPEND_TIME;
+            rewrite = true;
+        }
+        v.max_ts = o->now_ms;
+    } else if (h.max_timestamp != v.max_ts ||
+               (attrs & GR_ATTR_LOG_APPEND_TIME)) {
+        gr_put_u64(buf + GR_BATCH_OFF_MAX_TS, (uint64_t)v.max_ts);
+        attrs &= (int16_t)~GR_ATTR_LOG_APPEND_TIME;
+        rewrite = true;
+    }
+    if (rewrite) {
+        gr_put_u16(buf + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attrs);
+        set_crc(buf, size);
+    }
+    res->max_timestamp = v.max_ts;
+    res->records = h.count;
+    res->producer_id = h.producer_id;
+    res->producer_epoch = h.producer_epoch;
+    res->base_sequence = h.base_sequence;
+    res->last_sequence =
+        h.base_sequence < 0
+            ? -1
+            : (int32_t)(((int64_t)h.base_sequence + h.last_offset_delta) &
+                        0x7fffffff);
+    res->transactional = (h.attributes & GR_ATTR_TRANSACTIONAL) != 0;
+    return GR_KERR_NONE;
 }
 
 /* --- building */

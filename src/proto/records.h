@@ -206,7 +206,8 @@ typedef struct gr_record_error {
 } gr_record_error_t;
 
 typedef struct gr_validate_result {
-    int32_t batches;
+    int32_t batches;    /* 1 once the request checks pass */
+    size_t valid_bytes; /* the batch's: what the log takes */
     int64_t records;
     int64_t max_timestamp;
     int64_t producer_id;      /* of the (last) batch, -1 none */
@@ -214,7 +215,11 @@ typedef struct gr_validate_result {
     int32_t base_sequence;
     int32_t last_sequence;
     bool transactional;
-    const char *message;      /* why, when not NONE (static or arena) */
+    /* why, when not NONE, for log lines (static, arena or why[]); what
+     * Kafka answers as the error message is the record errors' message
+     * only (nrecord_errors > 0) */
+    const char *message;
+    char why[160];
     int32_t bad_record;       /* index of the first offending record, or -1 */
     /* Every record rejected on its own (no key on a compacted topic, a
      * timestamp out of bounds), as Kafka's LogValidator collects them; the
@@ -223,14 +228,59 @@ typedef struct gr_validate_result {
     int32_t nrecord_errors;
 } gr_validate_result_t;
 
-/* Validates a Produce partition's records in place, as Kafka does before an
- * append: for v3+ exactly one magic-2 batch; every batch whole, CRC-32C
- * valid, no larger than max.message.bytes, offsets and count consistent, no
- * control batch, producer fields coherent, zstd only from Produce v7, every
- * record well formed (keys present on compacted topics, timestamps within
- * the configured bounds). With LogAppendTime it stamps maxTimestamp and the
- * timestamp-type bit and recomputes the CRC (buf is modified). Returns the
- * Kafka error for the partition. */
+/* Kafka's ByteBufferLogInputStream.nextBatch on buf[pos..n): 1 with
+ * *size when a whole batch (or legacy message) starts at pos, 0 when what
+ * is left holds none (too short for the size it declares, or for the size
+ * and magic fields: the rest is ignored), -1 when its size field is below
+ * 14 or its magic is outside 0-2 (Kafka's CorruptRecordException; why, if
+ * not NULL, gets the exception's message). */
+#define GR_RECORD_MIN_LENGTH 14 /* Records.LOG_OVERHEAD + 2 */
+int gr_records_next_batch(const uint8_t *buf, size_t n, size_t pos,
+                          size_t *size, char *why, size_t whysz);
+
+/* Kafka's first look at a Produce partition (RequestUtils
+ * .hasTransactionalRecords, before any other check of the request): 1 when
+ * the first batch is whole, of magic 2 and transactional, 0 when not or
+ * when there is no whole batch, -1 as gr_records_next_batch (Kafka then
+ * fails the whole request with CORRUPT_MESSAGE). */
+int gr_records_first_transactional(const uint8_t *buf, size_t n, char *why,
+                                   size_t whysz);
+
+/* Kafka's ProduceRequest.validateRecords (also applied below v3, where
+ * LogValidator takes one magic-2 batch only too): NONE with *size the
+ * first batch's bytes (trailing bytes that make no whole batch are left
+ * out, as Kafka's trimInvalidBytes drops them); INVALID_RECORD (no whole
+ * batch, a magic other than 2, a second batch), CORRUPT_MESSAGE (a size
+ * below 14 or a magic outside 0-2), UNSUPPORTED_COMPRESSION_TYPE (zstd
+ * below v7), UNKNOWN_SERVER_ERROR (below v7, a codec id that does not
+ * exist: Kafka's IllegalArgumentException, which fails the whole request).
+ * why (if not NULL) says why, as Kafka's exception does. */
+gr_kerr_t gr_records_check_produce(const uint8_t *buf, size_t n,
+                                   int16_t version, size_t *size, char *why,
+                                   size_t whysz);
+
+/* What Kafka's ReplicaManager.handleProduceAppend reads of the one batch
+ * batch[0..size) (magic 2): its producer id (-1: none), and for a
+ * transactional batch with one its epoch. -1 when the batch is too short
+ * for those fields (Kafka's IndexOutOfBoundsException, which fails the
+ * whole request with UNKNOWN_SERVER_ERROR), else 0. */
+int gr_records_producer(const uint8_t *batch, size_t size, int64_t *producer_id,
+                        int16_t *producer_epoch, bool *transactional);
+
+/* Validates a Produce partition's records in place, as Kafka does before
+ * an append, in Kafka's order: gr_records_check_produce(); then for the
+ * batch (UnifiedLog.analyzeAndValidateRecords) base offset 0
+ * (INVALID_RECORD), no larger than max.message.bytes (MESSAGE_TOO_LARGE),
+ * whole header and CRC-32C valid (CORRUPT_MESSAGE), a codec that exists
+ * (UNKNOWN_SERVER_ERROR); then LogValidator: offset range and count
+ * consistent, no control batch, a base sequence with a producer id
+ * (INVALID_RECORD), every record well formed (INVALID_RECORD, as
+ * DefaultRecord's InvalidRecordException; data that does not decompress
+ * is UNKNOWN_SERVER_ERROR) and accepted (keys present on compacted
+ * topics, timestamps within the configured bounds: record errors,
+ * INVALID_RECORD or INVALID_TIMESTAMP). With LogAppendTime it stamps
+ * maxTimestamp and the timestamp-type bit and recomputes the CRC (buf is
+ * modified). Returns the Kafka error for the partition. */
 gr_kerr_t gr_records_validate(uint8_t *buf, size_t n,
                               const gr_validate_opts_t *o, gr_arena_t *a,
                               gr_validate_result_t *res);

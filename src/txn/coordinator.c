@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "log/log.h"
+#include "log/producer_state.h"
 #include "proto/gen/transaction_log_key.h"
 #include "proto/gen/transaction_log_value.h"
 #include "proto/records.h"
@@ -957,6 +958,35 @@ gr_txn_verify_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
                       ? GR_KERR_NONE
                       : GR_KERR_TRANSACTION_ABORTABLE;
     return GR_KERR_NONE;
+}
+
+gr_kerr_t
+gr_txn_verify_start(gr_partition_t *p, gr_pid_t pid, bool *ask)
+{
+    int16_t epoch;
+    bool open;
+
+    *ask = false;
+    if (p->pstate == NULL)
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    if (gr_pstate_producer(p->pstate, pid.id, &epoch, &open)) {
+        if (pid.epoch < epoch)
+            return GR_KERR_INVALID_PRODUCER_EPOCH;
+        if (open && pid.epoch == epoch)
+            return GR_KERR_NONE;
+    }
+    *ask = true;
+    return GR_KERR_NONE;
+}
+
+gr_kerr_t
+gr_txn_verify_error(gr_kerr_t err, bool generic_errors)
+{
+    if (err == GR_KERR_PRODUCER_FENCED)
+        return GR_KERR_INVALID_PRODUCER_EPOCH;
+    if (err == GR_KERR_TRANSACTION_ABORTABLE && !generic_errors)
+        return GR_KERR_INVALID_TXN_STATE;
+    return err;
 }
 
 gr_kerr_t

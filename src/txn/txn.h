@@ -214,6 +214,25 @@ gr_kerr_t gr_txn_add_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
 gr_kerr_t gr_txn_verify_partitions(gr_txn_coord_t *tc, const gr_str_t *txn_id,
                                    gr_pid_t pid, const gr_txn_tp_t *tps, int n,
                                    gr_kerr_t *errs);
+/* Kafka's verification of a transactional append (KIP-890 part 1;
+ * transaction.partition.verification.enable, true by default and always
+ * here): before a transactional batch of pid is appended to partition p
+ * outside transaction version 2, the coordinator must have p in pid's
+ * transaction. First step (UnifiedLog.maybeStartTransactionVerification),
+ * on p alone: INVALID_PRODUCER_EPOCH when p has seen a later epoch of pid,
+ * KAFKA_STORAGE_ERROR when p has no producer state; else NONE, *ask false
+ * when pid's transaction is open on p at that epoch (nothing to verify),
+ * true when gr_txn_verify_partitions (or, for transaction version 2,
+ * gr_txn_add_partitions) must be asked. */
+gr_kerr_t gr_txn_verify_start(gr_partition_t *p, gr_pid_t pid, bool *ask);
+/* The coordinator's answer to such a verification or addition as Kafka's
+ * AddPartitionsToTxnManager words it for the broker: PRODUCER_FENCED is
+ * INVALID_PRODUCER_EPOCH, and TRANSACTION_ABORTABLE is INVALID_TXN_STATE
+ * for clients that predate it (generic_errors false: Produce v3-v10,
+ * TxnOffsetCommit v0-v3, Kafka's TransactionSupportedOperation
+ * DEFAULT_ERROR). */
+gr_kerr_t gr_txn_verify_error(gr_kerr_t err, bool generic_errors);
+
 /* EndTxn: commit or abort the producer's transaction. NONE once the
  * decision is logged (the markers follow at once, or are retried).
  * client_version 2 (EndTxn v5, KIP-890 part 2): every end bumps the epoch;

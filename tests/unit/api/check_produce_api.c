@@ -5,10 +5,12 @@
 #include "../unit.h"
 #include "brokertest.h"
 
+#include "core/crc32c.h"
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 #include "proto/records.h"
+#include "proto/wire.h"
 #include "txn/txn.h"
 
 #include <string.h>
@@ -361,6 +363,296 @@ START_TEST(test_fetch_replica_and_duplicates)
 }
 END_TEST
 
+/* --- Kafka's stages of a Produce (produce.c's header) */
+
+/* One batch of n records with timestamps ts, ts + 1, ... */
+static void
+batch_of(gr_buf_t *out, int16_t attrs, gr_pid_t pid, int32_t seq, int n,
+         int64_t ts)
+{
+    gr_batch_builder_t bb;
+    gr_bytes_t k = { (const uint8_t *)"k", 1 }, v = { (const uint8_t *)"v", 1 };
+    gr_buf_reset(out);
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, attrs, pid.id, pid.epoch, seq);
+    for (int i = 0; i < n; i++)
+        gr_batch_builder_add(&bb, ts + i, &k, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, out), 0);
+    gr_batch_builder_fini(&bb);
+}
+
+/* Produce of recs[i] to partition i of topic (tid: the transactional id
+ * or NULL; acks -1). */
+static gr_produce_response_t *
+produce_parts(gr_brokertest_t *bt, int16_t v, const char *tid,
+              const char *topic, gr_buf_t *const *recs, int n)
+{
+    gr_produce_request_t rq;
+    gr_produce_request_topic_produce_data_t td;
+    gr_produce_request_partition_produce_data_t pd[4];
+    gr_produce_response_t *rs;
+
+    ck_assert_int_le(n, 4);
+    gr_produce_request_init(&rq);
+    gr_produce_request_topic_produce_data_init(&td);
+    rq.transactional_id = tid ? gr_str_c(tid) : GR_STR_NULL;
+    rq.acks = -1;
+    rq.timeout_ms = 5000;
+    for (int i = 0; i < n; i++) {
+        gr_produce_request_partition_produce_data_init(&pd[i]);
+        pd[i].index = i;
+        pd[i].records.ptr = recs[i]->ptr;
+        pd[i].records.len = (int32_t)recs[i]->len;
+    }
+    td.name = gr_str_c(topic);
+    td.partition_data = pd;
+    td.partition_data_cnt = n;
+    rq.topic_data = &td;
+    rq.topic_data_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_PRODUCE, v, &rq);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partition_responses_cnt, n);
+    return rs;
+}
+
+static gr_produce_response_partition_produce_response_t *
+produce_one(gr_brokertest_t *bt, int16_t v, const char *tid, const char *topic,
+            gr_buf_t *recs)
+{
+    return &produce_parts(bt, v, tid, topic, &recs, 1)
+                ->responses[0]
+                .partition_responses[0];
+}
+
+static void
+assert_refused(const gr_produce_response_partition_produce_response_t *p,
+               gr_kerr_t err, int64_t log_start, const char *msg)
+{
+    ck_assert_int_eq(p->error_code, err);
+    ck_assert_int_eq(p->base_offset, -1);
+    ck_assert_int_eq(p->log_append_time_ms, -1);
+    ck_assert_int_eq(p->log_start_offset, log_start);
+    if (msg == NULL)
+        ck_assert_int_eq(p->error_message.len, -1);
+    else
+        ck_assert(gr_str_eq_cstr(&p->error_message, msg));
+}
+
+static void
+fix_crc(gr_buf_t *b)
+{
+    gr_put_u32(b->ptr + GR_BATCH_OFF_CRC,
+               gr_crc32c(b->ptr + GR_BATCH_OFF_ATTRIBUTES,
+                         b->len - GR_BATCH_OFF_ATTRIBUTES));
+}
+
+/* What Kafka 4.4 answered in tests/diff's produce_errors, txn_errors and
+ * write_txn_markers cases, request stage by stage: the log start offset
+ * only for errors of the append (not for CORRUPT_MESSAGE), no message
+ * but for record errors. */
+START_TEST(test_produce_stages)
+{
+    gr_brokertest_t bt;
+    gr_buf_t a = GR_BUF_INIT, t = GR_BUF_INIT;
+    gr_buf_t *two[2] = { &a, &t };
+    gr_produce_response_t *rs;
+    gr_produce_response_partition_produce_response_t *p;
+    const gr_pid_t none = GR_PID_NONE, txn = { 5, 0 };
+    int64_t now = gr_wall_ms();
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic_n(&bt, "ps", "delete", 2);
+
+    /* a transactional batch without a transactional id fails every
+     * partition (KafkaApis: TRANSACTIONAL_ID_AUTHORIZATION_FAILED) */
+    batch_of(&a, 0, none, -1, 1, now);
+    batch_of(&t, GR_ATTR_TRANSACTIONAL, txn, 0, 1, now);
+    rs = produce_parts(&bt, 9, NULL, "ps", two, 2);
+    for (int i = 0; i < 2; i++)
+        assert_refused(&rs->responses[0].partition_responses[i],
+                       GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED, -1, NULL);
+    /* a first batch with a size field below 14 fails it as a whole too */
+    gr_put_u32(t.ptr + GR_BATCH_OFF_LENGTH, 5);
+    two[0] = &t;
+    two[1] = &a;
+    rs = produce_parts(&bt, 9, NULL, "ps", two, 2);
+    for (int i = 0; i < 2; i++)
+        assert_refused(&rs->responses[0].partition_responses[i],
+                       GR_KERR_CORRUPT_MESSAGE, -1,
+                       "Record size 5 is less than the minimum record "
+                       "overhead (14)");
+
+    /* bytes after the batch that make no other are left out */
+    batch_of(&a, 0, none, -1, 3, now);
+    gr_buf_append(&a, "\x00\x01", 2);
+    p = produce_one(&bt, 9, NULL, "ps", &a);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 0);
+    a.len -= 2;
+    ck_assert_int_eq(produce_one(&bt, 9, NULL, "ps", &a)->base_offset, 3);
+
+    /* a cut batch is no batch (validateRecords: INVALID_RECORD) */
+    a.len -= 3;
+    assert_refused(produce_one(&bt, 9, NULL, "ps", &a), GR_KERR_INVALID_RECORD,
+                   -1, NULL);
+    /* a client's base offset must be 0: an error of the append */
+    batch_of(&a, 0, none, -1, 3, now);
+    gr_batch_set_base_offset(a.ptr, 5);
+    assert_refused(produce_one(&bt, 9, NULL, "ps", &a), GR_KERR_INVALID_RECORD,
+                   0, NULL);
+    /* CRC: CORRUPT_MESSAGE, which Kafka passes on without a log start */
+    batch_of(&a, 0, none, -1, 3, now);
+    a.ptr[a.len - 1] ^= 0xff;
+    assert_refused(produce_one(&bt, 9, NULL, "ps", &a), GR_KERR_CORRUPT_MESSAGE,
+                   -1, NULL);
+    /* a codec that does not exist: Kafka's IllegalArgumentException, in
+     * the append from v7, failing the request as a whole below */
+    batch_of(&a, 0, none, -1, 3, now);
+    gr_put_u16(a.ptr + GR_BATCH_OFF_ATTRIBUTES, 5);
+    fix_crc(&a);
+    assert_refused(produce_one(&bt, 9, NULL, "ps", &a),
+                   GR_KERR_UNKNOWN_SERVER_ERROR, 0, NULL);
+    p = produce_one(&bt, 6, NULL, "ps", &a);
+    ck_assert_int_eq(p->error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_int_eq(p->log_start_offset, -1);
+    /* a control batch: an error of the append, no message */
+    batch_of(&a, GR_ATTR_CONTROL, none, -1, 1, now);
+    assert_refused(produce_one(&bt, 9, NULL, "ps", &a), GR_KERR_INVALID_RECORD,
+                   0, NULL);
+    gr_buf_fini(&a);
+    gr_buf_fini(&t);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A duplicate of an idempotent producer's batch is answered with the
+ * original's offsets and its max timestamp as log_append_time_ms
+ * (Kafka's duplicate BatchMetadata), not appended again. */
+START_TEST(test_duplicate_answer)
+{
+    gr_brokertest_t bt;
+    gr_init_producer_id_request_t ip;
+    gr_init_producer_id_response_t *ipr;
+    gr_buf_t a = GR_BUF_INIT;
+    gr_produce_response_partition_produce_response_t *p;
+    gr_pid_t pid;
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic(&bt, "pd", "delete");
+    gr_init_producer_id_request_init(&ip);
+    ip.transactional_id = GR_STR_NULL;
+    ip.transaction_timeout_ms = 60000;
+    ipr = gr_brokertest_call(&bt, GR_API_INIT_PRODUCER_ID, 4, &ip);
+    ck_assert_int_eq(ipr->error_code, GR_KERR_NONE);
+    pid = (gr_pid_t){ ipr->producer_id, ipr->producer_epoch };
+    batch_of(&a, 0, pid, 0, 3, 1700000000000LL);
+    p = produce_one(&bt, 9, NULL, "pd", &a);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->log_append_time_ms, -1);
+    p = produce_one(&bt, 9, NULL, "pd", &a);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 0);
+    ck_assert_int_eq(p->log_append_time_ms, 1700000000002LL);
+    ck_assert_int_eq(p->log_start_offset, 0);
+    /* out of sequence: an error of the append, no message */
+    batch_of(&a, 0, pid, 9, 1, 1700000000000LL);
+    assert_refused(produce_one(&bt, 9, NULL, "pd", &a),
+                   GR_KERR_OUT_OF_ORDER_SEQUENCE_NUMBER, 0, NULL);
+    gr_buf_fini(&a);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+static void
+add_partition(gr_brokertest_t *bt, const char *tid, gr_pid_t pid,
+              const char *topic, int32_t partition)
+{
+    gr_add_partitions_to_txn_request_t rq;
+    gr_add_partitions_to_txn_request_add_partitions_to_txn_topic_t t;
+    gr_add_partitions_to_txn_response_t *rs;
+    gr_add_partitions_to_txn_request_init(&rq);
+    gr_add_partitions_to_txn_request_add_partitions_to_txn_topic_init(&t);
+    t.name = gr_str_c(topic);
+    t.partitions = &partition;
+    t.partitions_cnt = 1;
+    rq.v3_and_below_transactional_id = gr_str_c(tid);
+    rq.v3_and_below_producer_id = pid.id;
+    rq.v3_and_below_producer_epoch = pid.epoch;
+    rq.v3_and_below_topics = &t;
+    rq.v3_and_below_topics_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_ADD_PARTITIONS_TO_TXN, 3, &rq);
+    ck_assert_int_eq(rs->results_by_topic_v3_and_below[0]
+                         .results_by_partition[0]
+                         .partition_error_code,
+                     GR_KERR_NONE);
+}
+
+static gr_pid_t
+init_txn_pid(gr_brokertest_t *bt, const char *tid)
+{
+    gr_init_producer_id_request_t ip;
+    gr_init_producer_id_response_t *ipr;
+    gr_brokertest_coordinator(bt, tid, 1);
+    gr_init_producer_id_request_init(&ip);
+    ip.transactional_id = gr_str_c(tid);
+    ip.transaction_timeout_ms = 60000;
+    ipr = gr_brokertest_call(bt, GR_API_INIT_PRODUCER_ID, 4, &ip);
+    ck_assert_int_eq(ipr->error_code, GR_KERR_NONE);
+    return (gr_pid_t){ ipr->producer_id, ipr->producer_epoch };
+}
+
+/* Transaction verification below v12 (KIP-890 part 1): a transactional
+ * batch to a partition its transaction does not have is refused as
+ * Kafka's ReplicaManager words the coordinator's answer; once added,
+ * and while the transaction is open there, the batches go in. */
+START_TEST(test_txn_verification)
+{
+    gr_brokertest_t bt;
+    gr_buf_t a = GR_BUF_INIT, b = GR_BUF_INIT;
+    gr_buf_t *two[2] = { &a, &b };
+    gr_produce_response_t *rs;
+    gr_produce_response_partition_produce_response_t *p;
+    gr_pid_t pid;
+    int64_t now = gr_wall_ms();
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic_n(&bt, "tv", "delete", 2);
+    pid = init_txn_pid(&bt, "tvx");
+    batch_of(&a, GR_ATTR_TRANSACTIONAL, pid, 0, 1, now);
+    assert_refused(produce_one(&bt, 9, "tvx", "tv", &a),
+                   GR_KERR_INVALID_TXN_STATE, -1,
+                   "Partition was not added to the transaction");
+    assert_refused(produce_one(&bt, 10, "tvx", "tv", &a),
+                   GR_KERR_INVALID_TXN_STATE, -1,
+                   "Partition was not added to the transaction");
+    /* v11 knows TRANSACTION_ABORTABLE */
+    assert_refused(produce_one(&bt, 11, "tvx", "tv", &a),
+                   GR_KERR_TRANSACTION_ABORTABLE, -1, NULL);
+    /* another producer id in the same request fails it as a whole */
+    batch_of(&b, GR_ATTR_TRANSACTIONAL, (gr_pid_t){ pid.id + 1, 0 }, 0, 1, now);
+    rs = produce_parts(&bt, 9, "tvx", "tv", two, 2);
+    for (int i = 0; i < 2; i++)
+        assert_refused(&rs->responses[0].partition_responses[i],
+                       GR_KERR_INVALID_PRODUCER_ID_MAPPING, -1,
+                       "Transactional records contained more than one "
+                       "producer ID");
+    add_partition(&bt, "tvx", pid, "tv", 0);
+    p = produce_one(&bt, 9, "tvx", "tv", &a);
+    ck_assert_int_eq(p->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(p->base_offset, 0);
+    batch_of(&a, GR_ATTR_TRANSACTIONAL, pid, 1, 1, now);
+    ck_assert_int_eq(produce_one(&bt, 9, "tvx", "tv", &a)->error_code,
+                     GR_KERR_NONE);
+    /* a later epoch than the coordinator's: fenced there */
+    batch_of(&a, GR_ATTR_TRANSACTIONAL, (gr_pid_t){ pid.id, pid.epoch + 1 }, 0,
+             1, now);
+    assert_refused(produce_one(&bt, 9, "tvx", "tv", &a),
+                   GR_KERR_INVALID_PRODUCER_EPOCH, -1, NULL);
+    gr_buf_fini(&a);
+    gr_buf_fini(&b);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Transaction version 2 end to end through the handlers: Produce v12 with
  * no AddPartitionsToTxn puts the partition in the transaction, EndTxn v5
  * commits it with an epoch bump, and the next transaction goes on at the
@@ -549,6 +841,9 @@ suite_api_produce(void)
     tcase_add_loop_test(tc, test_fetch_no_cut_first_batch, 4, 13);
     tcase_add_loop_test(tc, test_fetch_error_offsets, 4, 13);
     tcase_add_loop_test(tc, test_fetch_replica_and_duplicates, 4, 19);
+    tcase_add_test(tc, test_produce_stages);
+    tcase_add_test(tc, test_duplicate_answer);
+    tcase_add_test(tc, test_txn_verification);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
     tcase_add_test(tc, test_init_producer_id_v6);
     suite_add_tcase(s, tc);

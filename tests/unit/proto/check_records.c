@@ -152,24 +152,28 @@ START_TEST(test_refusals)
     ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r),
                      GR_KERR_CORRUPT_MESSAGE);
     b[n - 1] ^= 1;
-    /* truncated */
+    /* truncated: no whole batch, as Kafka's ByteBufferLogInputStream
+     * finds none */
     ck_assert_int_eq(gr_records_validate(b, n - 3, &o, NULL, &r),
-                     GR_KERR_CORRUPT_MESSAGE);
+                     GR_KERR_INVALID_RECORD);
     ck_assert_int_eq(gr_records_validate(b, 30, &o, NULL, &r),
-                     GR_KERR_CORRUPT_MESSAGE);
+                     GR_KERR_INVALID_RECORD);
     /* empty */
     ck_assert_int_eq(gr_records_validate(b, 0, &o, NULL, &r),
                      GR_KERR_INVALID_RECORD);
-    /* two batches: v3+ allows exactly one */
+    /* two batches: exactly one (below v3 too, as Kafka's LogValidator);
+     * bytes after the batch that make no other are left out */
     memcpy(two, b, n);
     memcpy(two + n, b, n);
     ck_assert_int_eq(gr_records_validate(two, 2 * n, &o, NULL, &r),
                      GR_KERR_INVALID_RECORD);
     o.produce_version = 2;
     ck_assert_int_eq(gr_records_validate(two, 2 * n, &o, NULL, &r),
-                     GR_KERR_NONE);
-    ck_assert_int_eq(r.batches, 2);
+                     GR_KERR_INVALID_RECORD);
     o.produce_version = 7;
+    ck_assert_int_eq(gr_records_validate(two, n + 11, &o, NULL, &r),
+                     GR_KERR_NONE);
+    ck_assert_uint_eq(r.valid_bytes, n);
     /* too large */
     o.max_message_bytes = (int32_t)n - 1;
     ck_assert_int_eq(gr_records_validate(b, n, &o, NULL, &r),
@@ -200,14 +204,14 @@ START_TEST(test_refusals)
                              n - GR_BATCH_OFF_ATTRIBUTES));
         ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
                          GR_KERR_INVALID_RECORD);
-        /* an unknown codec */
+        /* an unknown codec: Kafka's IllegalArgumentException */
         memcpy(c, b, n);
         gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES, 6);
         gr_put_u32(c + GR_BATCH_OFF_CRC,
                    gr_crc32c(c + GR_BATCH_OFF_ATTRIBUTES,
                              n - GR_BATCH_OFF_ATTRIBUTES));
         ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
-                         GR_KERR_CORRUPT_MESSAGE);
+                         GR_KERR_UNKNOWN_SERVER_ERROR);
         /* zstd before Produce v7 */
         memcpy(c, b, n);
         gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES, GR_CODEC_ZSTD);
@@ -400,15 +404,16 @@ START_TEST(test_record_errors)
         gr_kerr_t err;
         int32_t bad;
     } cases[] = {
-        {good, sizeof good, true, true, GR_KERR_NONE, -1},
-        {nokey, sizeof nokey, false, false, GR_KERR_NONE, -1},
-        {nokey, sizeof nokey, true, false, GR_KERR_INVALID_RECORD, 1},
-        {old, sizeof old, false, false, GR_KERR_NONE, -1},
-        {old, sizeof old, false, true, GR_KERR_INVALID_TIMESTAMP, 1},
-        {order, sizeof order, false, false, GR_KERR_INVALID_RECORD, -1},
-        {hdr, sizeof hdr, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
-        {shortlen, sizeof shortlen, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
-        {good, sizeof good - 1, false, false, GR_KERR_CORRUPT_MESSAGE, -1},
+        { good, sizeof good, true, true, GR_KERR_NONE, -1 },
+        { nokey, sizeof nokey, false, false, GR_KERR_NONE, -1 },
+        { nokey, sizeof nokey, true, false, GR_KERR_INVALID_RECORD, 1 },
+        { old, sizeof old, false, false, GR_KERR_NONE, -1 },
+        { old, sizeof old, false, true, GR_KERR_INVALID_TIMESTAMP, 1 },
+        { order, sizeof order, false, false, GR_KERR_INVALID_RECORD, -1 },
+        /* malformed records: Kafka's InvalidRecordException */
+        { hdr, sizeof hdr, false, false, GR_KERR_INVALID_RECORD, -1 },
+        { shortlen, sizeof shortlen, false, false, GR_KERR_INVALID_RECORD, -1 },
+        { good, sizeof good - 1, false, false, GR_KERR_INVALID_RECORD, -1 },
     };
     uint8_t b[128];
     gr_validate_opts_t o;
@@ -452,6 +457,87 @@ START_TEST(test_record_errors)
         gr_batch_builder_fini(&bb);
         gr_buf_fini(&out);
     }
+}
+END_TEST
+
+/* The codes of Kafka 4.4 for records a Produce v9 cannot take, stage by
+ * stage (ProduceRequest.validateRecords, UnifiedLog
+ * .analyzeAndValidateRecords, LogValidator), as the differential tests'
+ * produce_errors case saw them. */
+START_TEST(test_kafka_stages)
+{
+    size_t n, size;
+    uint8_t *b = load("v2_none.bin", &n);
+    uint8_t *c = malloc(n + 16);
+    uint8_t legacy[28];
+    char why[160];
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+
+    opts(&o, 9);
+    /* nextBatch: a size below 14 or a magic outside 0-2 is corrupt, too
+     * few bytes for the size given is no batch */
+    memcpy(c, b, n);
+    gr_put_u32(c + GR_BATCH_OFF_LENGTH, 13);
+    ck_assert_int_eq(gr_records_next_batch(c, n, 0, &size, why, sizeof why),
+                     -1);
+    ck_assert_str_eq(why, "Record size 13 is less than the minimum record "
+                          "overhead (14)");
+    ck_assert_int_eq(gr_records_check_produce(c, n, 9, &size, NULL, 0),
+                     GR_KERR_CORRUPT_MESSAGE);
+    ck_assert_int_eq(gr_records_first_transactional(c, n, why, sizeof why), -1);
+    memcpy(c, b, n);
+    c[GR_MAGIC_OFFSET] = 3;
+    ck_assert_int_eq(gr_records_next_batch(c, n, 0, &size, why, sizeof why),
+                     -1);
+    ck_assert_str_eq(why, "Invalid magic found in record: 3");
+    ck_assert_int_eq(gr_records_next_batch(b, 16, 0, &size, NULL, 0), 0);
+    ck_assert_int_eq(gr_records_next_batch(b, n, 0, &size, NULL, 0), 1);
+    ck_assert_uint_eq(size, n);
+    /* a magic 0 message set of two 16-byte messages: no magic 2 */
+    memset(legacy, 0, sizeof legacy);
+    gr_put_u32(legacy + 8, 16);
+    ck_assert_int_eq(gr_records_validate(legacy, sizeof legacy, &o, NULL, &r),
+                     GR_KERR_INVALID_RECORD);
+    /* a second whole batch, or a corrupt one, after the first */
+    memcpy(c, b, n);
+    memset(c + n, 0, 16);
+    ck_assert_int_eq(gr_records_check_produce(c, n + 16, 9, &size, NULL, 0),
+                     GR_KERR_CORRUPT_MESSAGE);
+    ck_assert_int_eq(gr_records_check_produce(c, n + 2, 9, &size, NULL, 0),
+                     GR_KERR_NONE);
+    /* an unknown codec before v7 fails the request as a whole */
+    gr_put_u16(c + GR_BATCH_OFF_ATTRIBUTES, 5);
+    ck_assert_int_eq(gr_records_check_produce(c, n, 6, &size, NULL, 0),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_int_eq(gr_records_check_produce(c, n, 7, &size, NULL, 0),
+                     GR_KERR_NONE);
+    /* a client's base offset must be 0 */
+    memcpy(c, b, n);
+    gr_put_u64(c + GR_BATCH_OFF_BASE_OFFSET, 5);
+    ck_assert_int_eq(gr_records_validate(c, n, &o, NULL, &r),
+                     GR_KERR_INVALID_RECORD);
+    /* a whole batch shorter than its header: corrupt; too short for its
+     * lastOffsetDelta: Kafka reads past it */
+    memcpy(c, b, n);
+    gr_put_u32(c + GR_BATCH_OFF_LENGTH, 40);
+    ck_assert_int_eq(gr_records_validate(c, 52, &o, NULL, &r),
+                     GR_KERR_CORRUPT_MESSAGE);
+    gr_put_u32(c + GR_BATCH_OFF_LENGTH, 14);
+    ck_assert_int_eq(gr_records_validate(c, 26, &o, NULL, &r),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    /* the producer fields of a batch too short for them */
+    {
+        int64_t pid;
+        int16_t epoch;
+        bool txn;
+        ck_assert_int_eq(gr_records_producer(c, 50, &pid, &epoch, &txn), -1);
+        ck_assert_int_eq(gr_records_producer(b, n, &pid, &epoch, &txn), 0);
+        ck_assert_int_eq(pid, -1);
+        ck_assert(!txn);
+    }
+    free(c);
+    free(b);
 }
 END_TEST
 
@@ -546,10 +632,12 @@ START_TEST(test_builder_and_control)
             gr_batch_builder_add(&bb, 1600000000000LL + i, &kb, &vb, 0, NULL,
                                  0);
         }
-        ck_assert_int_eq(gr_batch_builder_finish(&bb, 7, &out), 0);
+        ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &out), 0);
         opts(&o, 9);
         ck_assert_int_eq(gr_records_validate(out.ptr, out.len, &o, NULL, &r),
                          GR_KERR_NONE);
+        /* as the log stores it: the base offset is outside the CRC */
+        gr_batch_set_base_offset(out.ptr, 7);
         ck_assert_int_eq(gr_batch_foreach_record(out.ptr, out.len, &scratch,
                                                  1 << 20, collect, &s),
                          GR_KERR_NONE);
@@ -602,6 +690,7 @@ suite_proto_records(void)
     tcase_add_test(tc, test_keyless_compacted);
     tcase_add_test(tc, test_record_errors);
     tcase_add_test(tc, test_all_record_errors);
+    tcase_add_test(tc, test_kafka_stages);
     tcase_add_test(tc, test_legacy_conversion);
     tcase_add_test(tc, test_down_convert);
     tcase_add_test(tc, test_builder_and_control);

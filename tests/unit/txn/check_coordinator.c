@@ -1064,6 +1064,56 @@ START_TEST(test_tv2_timeout_abort)
 }
 END_TEST
 
+/* The broker's side of transaction verification: the partition's own
+ * producer state first (UnifiedLog.maybeStartTransactionVerification),
+ * then the coordinator's answer as AddPartitionsToTxnManager words it. */
+START_TEST(test_verify_start_and_words)
+{
+    gr_partition_t p;
+    gr_batch_hdr_t h;
+    bool ask;
+
+    memset(&p, 0, sizeof p);
+    ck_assert_int_eq(gr_txn_verify_start(&p, (gr_pid_t){ 7, 1 }, &ask),
+                     GR_KERR_KAFKA_STORAGE_ERROR);
+    p.pstate = gr_pstate_new("t", 0);
+    ck_assert_ptr_nonnull(p.pstate);
+    /* no state of the producer: ask the coordinator */
+    ck_assert_int_eq(gr_txn_verify_start(&p, (gr_pid_t){ 7, 1 }, &ask),
+                     GR_KERR_NONE);
+    ck_assert(ask);
+    /* its transaction open here at epoch 1 */
+    memset(&h, 0, sizeof h);
+    h.producer_id = 7;
+    h.producer_epoch = 1;
+    h.attributes = GR_ATTR_TRANSACTIONAL;
+    h.max_timestamp = 1;
+    gr_pstate_append(p.pstate, &h, 1);
+    ck_assert_int_eq(gr_txn_verify_start(&p, (gr_pid_t){ 7, 1 }, &ask),
+                     GR_KERR_NONE);
+    ck_assert(!ask);
+    ck_assert_int_eq(gr_txn_verify_start(&p, (gr_pid_t){ 7, 2 }, &ask),
+                     GR_KERR_NONE);
+    ck_assert(ask);
+    ck_assert_int_eq(gr_txn_verify_start(&p, (gr_pid_t){ 7, 0 }, &ask),
+                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    gr_pstate_destroy(p.pstate);
+
+    ck_assert_int_eq(gr_txn_verify_error(GR_KERR_PRODUCER_FENCED, false),
+                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    ck_assert_int_eq(gr_txn_verify_error(GR_KERR_PRODUCER_FENCED, true),
+                     GR_KERR_INVALID_PRODUCER_EPOCH);
+    ck_assert_int_eq(gr_txn_verify_error(GR_KERR_TRANSACTION_ABORTABLE, false),
+                     GR_KERR_INVALID_TXN_STATE);
+    ck_assert_int_eq(gr_txn_verify_error(GR_KERR_TRANSACTION_ABORTABLE, true),
+                     GR_KERR_TRANSACTION_ABORTABLE);
+    ck_assert_int_eq(
+        gr_txn_verify_error(GR_KERR_CONCURRENT_TRANSACTIONS, false),
+        GR_KERR_CONCURRENT_TRANSACTIONS);
+    ck_assert_int_eq(gr_txn_verify_error(GR_KERR_NONE, false), GR_KERR_NONE);
+}
+END_TEST
+
 Suite *
 suite_txn_coordinator(void)
 {
@@ -1086,6 +1136,7 @@ suite_txn_coordinator(void)
     tcase_add_test(tc, test_tv2_epoch_bump_per_transaction);
     tcase_add_test(tc, test_tv2_epoch_exhausted);
     tcase_add_test(tc, test_tv2_timeout_abort);
+    tcase_add_test(tc, test_verify_start_and_words);
     suite_add_tcase(s, tc);
     return s;
 }
