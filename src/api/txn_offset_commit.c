@@ -9,10 +9,14 @@
  * producer and keeps them pending until the transaction's marker. Fields
  * by version (txn_offset_commit.schema): leader epoch v2+, generation,
  * member id and group instance id v3+, topics by id v6+ (UNKNOWN_TOPIC_ID
- * for an unknown one). v5+ is transaction version 2 (KIP-890 part 2,
- * Kafka's txnOffsetCommitRequestVersionToTransactionSupportedOperation):
- * the client sent no AddOffsetsToTxn, so the group's partition joins the
- * transaction here first; its failure is every partition's answer.
+ * for an unknown one). Before the commit the group's partition of
+ * __consumer_offsets must be in the transaction (Kafka's
+ * CoordinatorPartitionWriter.maybeStartTransactionVerification): below
+ * v5 the transaction coordinator verifies it (KIP-890 part 1); v5+ is
+ * transaction version 2 (part 2, Kafka's
+ * txnOffsetCommitRequestVersionToTransactionSupportedOperation): the
+ * client sent no AddOffsetsToTxn, so the partition joins the transaction
+ * here. A failure is every partition's answer.
  */
 #include "api/api_int.h"
 #include "api/topics.h"
@@ -71,27 +75,50 @@ commit_done(gr_group_waiter_t *w, const void *result)
     gr_req_reply(req);
 }
 
-/* v5+: the group's partition of __consumer_offsets joins the
- * transaction, as AddOffsetsToTxn would have made it. */
+/* The group's partition of __consumer_offsets in the producer's
+ * transaction: verified below v5, added from v5 (see the file header).
+ * NONE, or the error, as Kafka's CoordinatorOperationExceptionHelper
+ * words the verification's failure for the client. */
 static gr_kerr_t
-add_group_partition(gr_req_t *req)
+txn_group_partition(gr_req_t *req)
 {
     const gr_txn_offset_commit_request_t *rq = req->body;
     gr_topic_t *t =
         gr_cluster_topic_cstr(req->broker->cluster, GR_TOPIC_CONSUMER_OFFSETS);
+    gr_pid_t pid = { rq->producer_id, rq->producer_epoch };
     gr_txn_tp_t tp;
-    gr_kerr_t err;
+    gr_kerr_t err, perr = GR_KERR_NONE;
+    bool ask;
 
     if (t == NULL || t->nparts <= 0)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
     tp.topic = gr_str_c(GR_TOPIC_CONSUMER_OFFSETS);
     tp.partition = gr_cluster_coord_partition(&rq->group_id, t->nparts);
-    err = gr_txn_add_partitions(
-        req->broker->txn, &rq->transactional_id,
-        (gr_pid_t){ rq->producer_id, rq->producer_epoch }, &tp, 1, 2);
-    /* as Kafka's AddPartitionsToTxnManager words it for the broker */
-    return err == GR_KERR_PRODUCER_FENCED ? GR_KERR_INVALID_PRODUCER_EPOCH
-                                          : err;
+    err = gr_txn_verify_start(t->parts[tp.partition], pid, &ask);
+    if (err == GR_KERR_NONE && ask && req->version >= 5) {
+        err = gr_txn_add_partitions(req->broker->txn, &rq->transactional_id,
+                                    pid, &tp, 1, 2);
+    } else if (err == GR_KERR_NONE && ask) {
+        err = gr_txn_verify_partitions(req->broker->txn, &rq->transactional_id,
+                                       pid, &tp, 1, &perr);
+        if (err == GR_KERR_NONE)
+            err = perr;
+    }
+    err = gr_txn_verify_error(err, req->version >= 4);
+    if (err != GR_KERR_NONE)
+        GR_LOG_DEBUG("TxnOffsetCommit of %.*s from %s: producer %lld epoch "
+                     "%d: %s",
+                     (int)rq->group_id.len, rq->group_id.ptr, gr_req_peer(req),
+                     (long long)pid.id, pid.epoch, gr_kerr_name(err));
+    if (err == GR_KERR_NETWORK_EXCEPTION)
+        return GR_KERR_COORDINATOR_LOAD_IN_PROGRESS;
+    if (err == GR_KERR_UNKNOWN_TOPIC_OR_PARTITION ||
+        err == GR_KERR_NOT_ENOUGH_REPLICAS || err == GR_KERR_REQUEST_TIMED_OUT)
+        return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+    if (err == GR_KERR_NOT_LEADER_OR_FOLLOWER ||
+        err == GR_KERR_KAFKA_STORAGE_ERROR)
+        return GR_KERR_NOT_COORDINATOR;
+    return err;
 }
 
 static void
@@ -109,6 +136,7 @@ gr_api_txn_offset_commit(gr_req_t *req)
     txn_commit_ctx_t *ctx = gr_arena_zalloc(req->a, sizeof(*ctx));
     gr_group_txn_commit_args_t a;
     int32_t n = 0, k = 0;
+    bool valid = false;
 
     if (ctx == NULL)
         return gr_req_close(req, "out of memory");
@@ -142,8 +170,12 @@ gr_api_txn_offset_commit(gr_req_t *req)
                 p->error = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
         }
     }
-    if (req->version >= 5) {
-        gr_kerr_t err = add_group_partition(req);
+    /* Kafka: an empty group id is INVALID_GROUP_ID, and nothing is
+     * verified when no partition is left (handleTxnOffsetCommitRequest) */
+    for (int32_t i = 0; i < n && !valid; i++)
+        valid = ctx->parts[i].error == GR_KERR_NONE;
+    if (valid && rq->group_id.len > 0) {
+        gr_kerr_t err = txn_group_partition(req);
         if (err != GR_KERR_NONE) {
             gr_kerr_t res = GR_KERR_NONE;
             for (int32_t i = 0; i < n; i++)

@@ -653,6 +653,72 @@ START_TEST(test_txn_verification)
 }
 END_TEST
 
+static gr_kerr_t
+txn_offset_commit(gr_brokertest_t *bt, int16_t v, const char *tid, gr_pid_t pid)
+{
+    gr_txn_offset_commit_request_t rq;
+    gr_txn_offset_commit_request_topic_t t;
+    gr_txn_offset_commit_request_partition_t p;
+    gr_txn_offset_commit_response_t *rs;
+    gr_txn_offset_commit_request_init(&rq);
+    gr_txn_offset_commit_request_topic_init(&t);
+    gr_txn_offset_commit_request_partition_init(&p);
+    p.committed_offset = 1;
+    t.name = gr_str_c("to");
+    t.partitions = &p;
+    t.partitions_cnt = 1;
+    rq.transactional_id = gr_str_c(tid);
+    rq.group_id = gr_str_c("tog");
+    rq.producer_id = pid.id;
+    rq.producer_epoch = pid.epoch;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_TXN_OFFSET_COMMIT, v, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].partitions_cnt, 1);
+    return rs->topics[0].partitions[0].error_code;
+}
+
+/* TxnOffsetCommit below v5 is verified as Produce is (Kafka's
+ * CoordinatorPartitionWriter): the group's partition of
+ * __consumer_offsets must be in the transaction, at the producer's
+ * epoch; v5+ adds it (transaction version 2). */
+START_TEST(test_txn_offset_commit_verified)
+{
+    gr_brokertest_t bt;
+    gr_add_offsets_to_txn_request_t ao;
+    gr_add_offsets_to_txn_response_t *aor;
+    gr_pid_t pid, other;
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic(&bt, "to", "delete");
+    gr_brokertest_coordinator(&bt, "tog", 0);
+    pid = init_txn_pid(&bt, "toc");
+    other = init_txn_pid(&bt, "toc2");
+    /* no AddOffsetsToTxn yet: not in the transaction */
+    ck_assert_int_eq(txn_offset_commit(&bt, 3, "toc", pid),
+                     GR_KERR_INVALID_TXN_STATE);
+    ck_assert_int_eq(txn_offset_commit(&bt, 4, "toc", pid),
+                     GR_KERR_TRANSACTION_ABORTABLE);
+    gr_add_offsets_to_txn_request_init(&ao);
+    ao.transactional_id = gr_str_c("toc");
+    ao.producer_id = pid.id;
+    ao.producer_epoch = pid.epoch;
+    ao.group_id = gr_str_c("tog");
+    aor = gr_brokertest_call(&bt, GR_API_ADD_OFFSETS_TO_TXN, 3, &ao);
+    ck_assert_int_eq(aor->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(txn_offset_commit(&bt, 3, "toc", pid), GR_KERR_NONE);
+    /* a later epoch than the coordinator's is fenced there */
+    ck_assert_int_eq(
+        txn_offset_commit(&bt, 3, "toc", (gr_pid_t){ pid.id, pid.epoch + 4 }),
+        GR_KERR_INVALID_PRODUCER_EPOCH);
+    ck_assert_int_eq(txn_offset_commit(&bt, 0, "toc", pid), GR_KERR_NONE);
+    /* v5+ puts the partition in the transaction itself */
+    ck_assert_int_eq(txn_offset_commit(&bt, 5, "toc2", other), GR_KERR_NONE);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Transaction version 2 end to end through the handlers: Produce v12 with
  * no AddPartitionsToTxn puts the partition in the transaction, EndTxn v5
  * commits it with an epoch bump, and the next transaction goes on at the
@@ -844,6 +910,7 @@ suite_api_produce(void)
     tcase_add_test(tc, test_produce_stages);
     tcase_add_test(tc, test_duplicate_answer);
     tcase_add_test(tc, test_txn_verification);
+    tcase_add_test(tc, test_txn_offset_commit_verified);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
     tcase_add_test(tc, test_init_producer_id_v6);
     suite_add_tcase(s, tc);
