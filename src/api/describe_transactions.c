@@ -58,10 +58,10 @@ gr_api_describe_transactions(gr_req_t *req)
         gr_describe_transactions_response_transaction_state_init(st);
         st->transactional_id = rq->transactional_ids[i];
         st->error_code = kerr;
+        /* an id in error keeps the response's defaults, as Kafka's
+         * TransactionState with only its error code set: state "",
+         * producer id, epoch, timeout and start time 0 */
         st->transaction_state = gr_str_c("");
-        st->producer_id = -1;
-        st->producer_epoch = -1;
-        st->transaction_start_time_ms = -1;
         if (kerr != GR_KERR_NONE)
             continue;
         st->transaction_state = gr_str_c(info.state);

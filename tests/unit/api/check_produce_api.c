@@ -824,6 +824,27 @@ START_TEST(test_tv2_produce_adds_partitions)
 }
 END_TEST
 
+/* DescribeTransactions of an id in error keeps the response's defaults,
+ * as Kafka's TransactionState with only the error code set. */
+START_TEST(test_describe_unknown_txn)
+{
+    gr_brokertest_t bt;
+    gr_describe_transactions_response_transaction_state_t *d;
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_coordinator(&bt, "tv2", 1);
+    d = describe_txn(&bt);
+    ck_assert_int_eq(d->error_code, GR_KERR_TRANSACTIONAL_ID_NOT_FOUND);
+    ck_assert(gr_str_eq_cstr(&d->transaction_state, ""));
+    ck_assert_int_eq(d->producer_id, 0);
+    ck_assert_int_eq(d->producer_epoch, 0);
+    ck_assert_int_eq(d->transaction_timeout_ms, 0);
+    ck_assert_int_eq(d->transaction_start_time_ms, 0);
+    ck_assert_int_eq(d->topics_cnt, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* The highest InitProducerId version ApiVersions v3 advertises. */
 static int16_t
 advertised_init_pid(gr_brokertest_t *bt)
@@ -912,6 +933,7 @@ suite_api_produce(void)
     tcase_add_test(tc, test_txn_verification);
     tcase_add_test(tc, test_txn_offset_commit_verified);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
+    tcase_add_test(tc, test_describe_unknown_txn);
     tcase_add_test(tc, test_init_producer_id_v6);
     suite_add_tcase(s, tc);
     return s;
