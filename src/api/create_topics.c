@@ -157,7 +157,7 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
     int ncfg = qt->configs_cnt > 0 ? qt->configs_cnt : 0;
     gr_kerr_t err;
 
-    if ((msg = gr_topic_name_invalid(&qt->name)) != NULL) {
+    if ((msg = gr_topic_name_error(&qt->name, req->a)) != NULL) {
         res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
         goto fail;
     }

@@ -94,15 +94,20 @@ gr_api_describe_producers(gr_req_t *req)
         gr_describe_producers_response_topic_response_t *tr = &rs->topics[i];
         int32_t np =
             tq->partition_indexes_cnt > 0 ? tq->partition_indexes_cnt : 0;
-        const char *msg = gr_topic_name_invalid(&tq->name);
+        const char *msg = gr_topic_name_error(&tq->name, req->a);
         gr_topic_t *t = NULL;
         gr_kerr_t terr = GR_KERR_NONE;
 
-        if (msg != NULL)
+        /* Kafka's handleDescribeProducersRequest: Topic.validate's
+         * message, or ApiError(UNKNOWN_TOPIC_OR_PARTITION) with the
+         * error's default one */
+        if (msg != NULL) {
             terr = GR_KERR_INVALID_TOPIC_EXCEPTION;
-        else if ((t = gr_cluster_topic(req->broker->cluster, &tq->name)) ==
-                 NULL)
+        } else if ((t = gr_cluster_topic(req->broker->cluster, &tq->name)) ==
+                   NULL) {
             terr = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+            msg = gr_kerr_msg(terr);
+        }
         tr->name = tq->name;
         tr->partitions =
             gr_arena_zalloc(req->a, (size_t)(np + 1) * sizeof(*tr->partitions));

@@ -3,6 +3,7 @@
  * name rules, coordinator hashing. See cluster.h.
  */
 #include "cluster/cluster.h"
+#include "core/arena.h"
 #include "core/log.h"
 
 #include <stdint.h>
@@ -241,24 +242,121 @@ gr_node_endpoint(const gr_node_t *n, const char *listener)
     return NULL;
 }
 
-const char *
-gr_topic_name_invalid(const gr_str_t *name)
+/* The length Java's String.length() gives name: UTF-16 code units of its
+ * UTF-8 decoding, where each malformed sequence (its longest valid start,
+ * or one byte) is one replacement character, as Java's decoder counts. */
+static int64_t
+java_length(const gr_str_t *name)
 {
-    if (name->len <= 0)
-        return "Topic name is illegal, it can't be empty";
-    if ((name->len == 1 && name->ptr[0] == '.') ||
-        (name->len == 2 && name->ptr[0] == '.' && name->ptr[1] == '.'))
-        return "Topic name cannot be \".\" or \"..\"";
-    if (name->len > GR_TOPIC_NAME_MAX)
-        return "Topic name is illegal, it can't be longer than 249 characters";
+    const unsigned char *p = (const unsigned char *)name->ptr;
+    int32_t n = name->len, i = 0;
+    int64_t units = 0;
+
+    while (i < n) {
+        unsigned char c = p[i];
+        int need, k;
+        unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range */
+        if (c < 0x80) {
+            units++;
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf)
+            need = 1;
+        else if (c >= 0xe0 && c <= 0xef)
+            need = 2;
+        else if (c >= 0xf0 && c <= 0xf4)
+            need = 3;
+        else
+            need = 0;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+        else if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+        for (k = 0; k < need && i + 1 + k < n; k++) {
+            unsigned char d = p[i + 1 + k];
+            if (k == 0 ? (d < lo || d > hi) : (d < 0x80 || d > 0xbf))
+                break;
+        }
+        if (need > 0 && k == need) {
+            units += need == 3 ? 2 : 1; /* beyond the BMP: a surrogate pair */
+            i += 1 + need;
+        } else {
+            units++; /* U+FFFD for the malformed part */
+            i += 1 + k;
+        }
+    }
+    return units;
+}
+
+static bool
+legal_chars(const gr_str_t *name)
+{
     for (int32_t i = 0; i < name->len; i++) {
         char ch = name->ptr[i];
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
               (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
-            return "Topic name is illegal, it contains a character other than "
-                   "ASCII alphanumerics, '.', '_' and '-'";
+            return false;
     }
-    return NULL;
+    return true;
+}
+
+/* Kafka's Topic.validate messages ("Topic name is invalid: " and its
+ * detectInvalidTopic reason), in that order of checks; the two that name
+ * the topic are in a (the reason alone, without the name, when a is NULL
+ * or full). */
+const char *
+gr_topic_name_error(const gr_str_t *name, gr_arena_t *a)
+{
+    static const char pre[] = "Topic name is invalid: ";
+    const char *before, *after;
+    size_t nb, na, len;
+    char *m;
+
+    if (name->len <= 0)
+        return "Topic name is invalid: the empty string is not allowed";
+    if (name->len == 1 && name->ptr[0] == '.')
+        return "Topic name is invalid: '.' is not allowed";
+    if (name->len == 2 && name->ptr[0] == '.' && name->ptr[1] == '.')
+        return "Topic name is invalid: '..' is not allowed";
+    if (java_length(name) > GR_TOPIC_NAME_MAX) {
+        before = "the length of '";
+        after = "' is longer than the max allowed length 249";
+    } else if (!legal_chars(name)) {
+        before = "'";
+        after = "' contains one or more characters other than ASCII "
+                "alphanumerics, '.', '_' and '-'";
+    } else {
+        return NULL;
+    }
+    /* the name's bytes as they came (a NUL among them ends the message
+     * for callers, which take it as a C string; Kafka's goes on) */
+    nb = strlen(before);
+    na = strlen(after);
+    len = sizeof pre - 1 + nb + (size_t)name->len + na;
+    m = a != NULL ? gr_arena_alloc(a, len + 1) : NULL;
+    if (m == NULL)
+        return before[1] != '\0'
+                   ? "Topic name is invalid: it is longer than the max "
+                     "allowed length 249"
+                   : "Topic name is invalid: it contains one or more "
+                     "characters other than ASCII alphanumerics, '.', '_' "
+                     "and '-'";
+    memcpy(m, pre, sizeof pre - 1);
+    memcpy(m + sizeof pre - 1, before, nb);
+    memcpy(m + sizeof pre - 1 + nb, name->ptr, (size_t)name->len);
+    memcpy(m + sizeof pre - 1 + nb + (size_t)name->len, after, na + 1);
+    return m;
+}
+
+const char *
+gr_topic_name_invalid(const gr_str_t *name)
+{
+    return gr_topic_name_error(name, NULL);
 }
 
 gr_kerr_t

@@ -218,8 +218,16 @@ const gr_node_t *gr_cluster_node(gr_cluster_t *c, int32_t id);
 const gr_endpoint_t *gr_node_endpoint(const gr_node_t *n,
                                       const char *listener);
 
-/* Checks a topic name as Kafka does (legal characters, length, "." and
- * ".."). NULL when valid, else the reason. */
+/* Checks a topic name as Kafka's Topic.validate does (empty, "." and "..",
+ * longer than 249 UTF-16 units, characters other than [a-zA-Z0-9._-]).
+ * NULL when valid, else Kafka's InvalidTopicException message ("Topic name
+ * is invalid: ..."), which for the length and the characters quotes the
+ * name: that one is allocated in a (when a is NULL or out of memory, the
+ * message says "it" instead of the name). The message holds the name's
+ * bytes as they came. */
+const char *gr_topic_name_error(const gr_str_t *name, gr_arena_t *a);
+/* The same without an arena: NULL when valid; for callers that only test
+ * (or that have no arena at hand). */
 const char *gr_topic_name_invalid(const gr_str_t *name);
 
 gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,

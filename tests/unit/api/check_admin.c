@@ -145,6 +145,114 @@ START_TEST(test_create_topics_errors)
 }
 END_TEST
 
+/* The error message of CreateTopics v7 for a topic named name (len
+ * bytes). */
+static gr_str_t
+create_msg(gr_brokertest_t *bt, const char *name, int32_t len)
+{
+    ctopic_t t = ctopic("", 1, 1);
+    gr_create_topics_response_t *rs;
+    t.name = (gr_str_t){ name, len };
+    rs = create(bt, 7, &t, 1, false);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_INVALID_TOPIC_EXCEPTION);
+    return rs->topics[0].error_message;
+}
+
+/* An invalid topic name gets Kafka 4.4's Topic.validate message, naming
+ * the topic where Kafka does, wherever it is reported (CreateTopics,
+ * DescribeProducers, DescribeConfigs); its length is counted in UTF-16
+ * units, as Java's String.length(). An unknown topic in DescribeProducers
+ * has the error's default message. */
+START_TEST(test_topic_name_messages)
+{
+    static const char chars[] = "' contains one or more characters other "
+                                "than ASCII alphanumerics, '.', '_' and '-'";
+    gr_brokertest_t bt;
+    char name[600], want[800];
+    gr_str_t m;
+    gr_describe_producers_request_t pq;
+    gr_describe_producers_request_topic_request_t pt[2];
+    gr_describe_producers_response_t *prs;
+    gr_describe_configs_request_t dq;
+    gr_describe_configs_request_describe_configs_resource_t dr;
+    gr_describe_configs_response_t *drs;
+    int32_t p0 = 0;
+
+    gr_brokertest_start(&bt, NULL);
+    m = create_msg(&bt, "bad name", 8);
+    ck_assert(gr_str_eq_cstr(&m, "Topic name is invalid: 'bad name' contains "
+                                 "one or more characters other than ASCII "
+                                 "alphanumerics, '.', '_' and '-'"));
+    m = create_msg(&bt, "..", 2);
+    ck_assert(gr_str_eq_cstr(&m, "Topic name is invalid: '..' is not allowed"));
+    m = create_msg(&bt, ".", 1);
+    ck_assert(gr_str_eq_cstr(&m, "Topic name is invalid: '.' is not allowed"));
+    m = create_msg(&bt, "", 0);
+    ck_assert(gr_str_eq_cstr(&m, "Topic name is invalid: the empty string is "
+                                 "not allowed"));
+    memset(name, 'x', 250);
+    name[250] = '\0';
+    m = create_msg(&bt, name, 250);
+    snprintf(want, sizeof want,
+             "Topic name is invalid: the length of '%s' is longer than the "
+             "max allowed length 249",
+             name);
+    ck_assert(gr_str_eq_cstr(&m, want));
+    /* 200 'ä' are 400 bytes but 200 UTF-16 units: not too long */
+    for (int i = 0; i < 200; i++)
+        memcpy(name + 2 * i, "\xc3\xa4", 2);
+    name[400] = '\0';
+    m = create_msg(&bt, name, 400);
+    snprintf(want, sizeof want, "Topic name is invalid: '%s%s", name, chars);
+    ck_assert(gr_str_eq_cstr(&m, want));
+    /* 125 four-byte characters: 250 units (surrogate pairs), too long */
+    for (int i = 0; i < 125; i++)
+        memcpy(name + 4 * i, "\xf0\x9f\x98\x80", 4);
+    name[500] = '\0';
+    m = create_msg(&bt, name, 500);
+    ck_assert_ptr_nonnull(memmem(m.ptr, (size_t)m.len, "the length of", 13));
+
+    gr_describe_producers_request_init(&pq);
+    for (int i = 0; i < 2; i++) {
+        gr_describe_producers_request_topic_request_init(&pt[i]);
+        pt[i].partition_indexes = &p0;
+        pt[i].partition_indexes_cnt = 1;
+    }
+    pt[0].name = gr_str_c("a/b");
+    pt[1].name = gr_str_c("nope");
+    pq.topics = pt;
+    pq.topics_cnt = 2;
+    prs = gr_brokertest_call(&bt, GR_API_DESCRIBE_PRODUCERS, 0, &pq);
+    ck_assert_int_eq(prs->topics[0].partitions[0].error_code,
+                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert(gr_str_eq_cstr(&prs->topics[0].partitions[0].error_message,
+                             "Topic name is invalid: 'a/b' contains one or "
+                             "more characters other than ASCII "
+                             "alphanumerics, '.', '_' and '-'"));
+    ck_assert_int_eq(prs->topics[1].partitions[0].error_code,
+                     GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ck_assert(gr_str_eq_cstr(&prs->topics[1].partitions[0].error_message,
+                             "This server does not host this "
+                             "topic-partition."));
+
+    gr_describe_configs_request_init(&dq);
+    gr_describe_configs_request_describe_configs_resource_init(&dr);
+    dr.resource_type = 2; /* topic */
+    dr.resource_name = gr_str_c("");
+    dr.configuration_keys_cnt = -1;
+    dq.resources = &dr;
+    dq.resources_cnt = 1;
+    drs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CONFIGS, 4, &dq);
+    ck_assert_int_eq(drs->results[0].error_code,
+                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert(gr_str_eq_cstr(&drs->results[0].error_message,
+                             "Topic name is invalid: the empty string is not "
+                             "allowed"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* More than 10,000 partitions in one request (Kafka's controller's
  * MAX_PARTITIONS_PER_BATCH, counted as it counts: num_partitions, the
  * default for -1, or the assignments) is POLICY_VIOLATION for every topic
@@ -1296,6 +1404,7 @@ suite_api_admin(void)
     TCase *tc = tcase_create("admin");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_create_topics_errors);
+    tcase_add_test(tc, test_topic_name_messages);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_metadata_by_id);
