@@ -83,22 +83,23 @@ auto_create_count(gr_broker_t *b, const gr_metadata_request_t *rq)
 static void
 refill_created(gr_req_t *req)
 {
-    const gr_metadata_request_t *rq = req->body;
     gr_metadata_response_t *rs = req->resp;
     for (int32_t i = 0; i < rs->topics_cnt; i++) {
         gr_metadata_response_topic_t *rt = &rs->topics[i];
+        gr_str_t name = rt->name; /* the request's, as topic_error set it */
         gr_topic_t *t;
-        if (rt->error_code != GR_KERR_LEADER_NOT_AVAILABLE ||
-            rq->topics[i].name.len < 0)
+        if (rt->error_code != GR_KERR_LEADER_NOT_AVAILABLE || name.len < 0)
             continue;
-        t = gr_cluster_topic(req->broker->cluster, &rq->topics[i].name);
+        t = gr_cluster_topic(req->broker->cluster, &name);
         if (t != NULL && fill_topic(req, rt, t) != 0)
-            topic_error(rt, &rq->topics[i].name, NULL,
+            topic_error(rt, &name, NULL,
                         GR_KERR_LEADER_NOT_AVAILABLE); /* out of memory */
     }
 }
 
-/* The topics a request names, auto-created if allowed. 0 or -1 (out of
+/* The topics a request names, auto-created if allowed, each name once
+ * (Kafka's handleTopicMetadataRequest takes the names as a set: a name
+ * listed twice is described once, a null name likewise). 0 or -1 (out of
  * memory). */
 static int
 named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
@@ -108,14 +109,26 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
     gr_cluster_t *c = b->cluster;
     bool capped = false; /* auto-creation stopped at the cap */
     int64_t created = 0; /* partitions auto-created so far */
+    bool null_seen = false;
+    int32_t n = 0, *firsts;
 
+    firsts = gr_topics_first_of(req->a, rq->topics_cnt ? &rq->topics[0].name
+                                                       : NULL,
+                                sizeof(rq->topics[0]), rq->topics_cnt);
+    if (firsts == NULL)
+        return -1;
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_metadata_request_topic_t *qt = &rq->topics[i];
-        gr_metadata_response_topic_t *rt = &rs->topics[i];
+        gr_metadata_response_topic_t *rt;
         gr_topic_t *t;
         const char *msg = NULL;
         gr_kerr_t err;
 
+        if (firsts[i] != i || (qt->name.len < 0 && null_seen))
+            continue;
+        null_seen = null_seen || qt->name.len < 0;
+        rt = &rs->topics[n++];
+        rs->topics_cnt = n;
         if (req->version >= 10 && qt->name.len < 0) {
             /* a null name and no id (a request by id has gone to
              * by_ids) */
@@ -305,7 +318,7 @@ gr_api_metadata(gr_req_t *req)
         gr_arena_zalloc(req->a, (size_t)rq->topics_cnt * sizeof(*rs->topics));
     if (rq->topics_cnt && rs->topics == NULL)
         return gr_req_close(req, "out of memory");
-    rs->topics_cnt = rq->topics_cnt;
+    rs->topics_cnt = 0; /* named_topics counts them */
     /* Auto-created topics get their partitions made on a worker once the
      * cluster has stored the topics, and the answer waits for that: it
      * shows them led (a client's first Metadata, as test suites expect),

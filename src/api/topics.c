@@ -4,6 +4,7 @@
 #include "net/conn.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool
@@ -11,6 +12,54 @@ gr_topic_is_internal_name(const gr_str_t *name)
 {
     return gr_str_eq_cstr(name, GR_TOPIC_CONSUMER_OFFSETS) ||
            gr_str_eq_cstr(name, GR_TOPIC_TRANSACTION_STATE);
+}
+
+typedef struct fkey {
+    const char *ptr;
+    int32_t len;
+    int32_t i;
+} fkey_t;
+
+static int
+fkey_cmp(const void *x, const void *y)
+{
+    const fkey_t *a = x, *b = y;
+    int c;
+
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    c = a->len > 0 ? memcmp(a->ptr, b->ptr, (size_t)a->len) : 0;
+    if (c != 0)
+        return c;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+int32_t *
+gr_topics_first_of(gr_arena_t *a, const gr_str_t *first, size_t stride,
+                   int32_t n)
+{
+    int32_t *out = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*out) : 1);
+    fkey_t *k = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*k) : 1);
+    int32_t m = 0;
+
+    if (out == NULL || k == NULL)
+        return NULL;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_str_t *s =
+            (const gr_str_t *)(const void *)((const char *)first +
+                                             (size_t)i * stride);
+        out[i] = i;
+        if (s->len >= 0)
+            k[m++] = (fkey_t){ s->ptr, s->len, i };
+    }
+    /* equal keys sort together, the first listed first */
+    qsort(k, (size_t)m, sizeof(*k), fkey_cmp);
+    for (int32_t j = 1; j < m; j++)
+        if (k[j].len == k[j - 1].len &&
+            (k[j].len == 0 ||
+             memcmp(k[j].ptr, k[j - 1].ptr, (size_t)k[j].len) == 0))
+            out[k[j].i] = out[k[j - 1].i];
+    return out;
 }
 
 gr_kerr_t

@@ -19,6 +19,15 @@
 #define GR_MAX_PARTITIONS_PER_REQUEST 10000
 
 bool gr_topic_is_internal_name(const gr_str_t *name);
+/* For each of n keys, gr_str_t stride bytes apart from first (a field of
+ * each element of a request's array; first may be NULL when n is 0), the
+ * index of the first key equal to it: i itself when key i is the first of
+ * its value; a null key (len < 0) is always its own. Kafka's handlers
+ * gather a request's names in sets and maps, so a repeated name is
+ * answered once; this finds the repeats by sorting copies (O(n log n)).
+ * Allocated from a; NULL when that fails. */
+int32_t *gr_topics_first_of(gr_arena_t *a, const gr_str_t *first,
+                            size_t stride, int32_t n);
 /* Creates name with the broker defaults (an internal topic with its own
  * settings). *out is set on success; msg explains a failure. */
 gr_kerr_t gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name,

@@ -253,6 +253,44 @@ START_TEST(test_topic_name_messages)
 }
 END_TEST
 
+/* Metadata describes a name listed twice once, as Kafka's
+ * handleTopicMetadataRequest (a set of names); an auto-created one too. */
+START_TEST(test_metadata_names_once)
+{
+    gr_brokertest_t bt;
+    ctopic_t t = ctopic("m", 1, 1);
+    gr_metadata_request_t rq;
+    gr_metadata_request_topic_t qt[5];
+    gr_metadata_response_t *rs;
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 7, &t, 1, false);
+    gr_metadata_request_init(&rq);
+    for (int i = 0; i < 5; i++)
+        gr_metadata_request_topic_init(&qt[i]);
+    qt[0].name = gr_str_c("m");
+    qt[1].name = gr_str_c("auto");
+    qt[2].name = gr_str_c("m");
+    qt[3].name = gr_str_c("bad name");
+    qt[4].name = gr_str_c("auto");
+    rq.topics = qt;
+    rq.topics_cnt = 5;
+    rq.allow_auto_topic_creation = true;
+    rs = gr_brokertest_call(&bt, GR_API_METADATA, 12, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 3);
+    ck_assert(gr_str_eq_cstr(&rs->topics[0].name, "m"));
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    ck_assert(gr_str_eq_cstr(&rs->topics[1].name, "auto"));
+    ck_assert_int_eq(rs->topics[1].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->topics[1].partitions_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&rs->topics[2].name, "bad name"));
+    ck_assert_int_eq(rs->topics[2].error_code,
+                     GR_KERR_INVALID_TOPIC_EXCEPTION);
+    ck_assert_int_eq(bt.b->cluster->ntopics, 2);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* More than 10,000 partitions in one request (Kafka's controller's
  * MAX_PARTITIONS_PER_BATCH, counted as it counts: num_partitions, the
  * default for -1, or the assignments) is POLICY_VIOLATION for every topic
@@ -1405,6 +1443,7 @@ suite_api_admin(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_create_topics_errors);
     tcase_add_test(tc, test_topic_name_messages);
+    tcase_add_test(tc, test_metadata_names_once);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_metadata_by_id);
