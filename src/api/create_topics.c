@@ -42,69 +42,71 @@ collides(gr_cluster_t *c, const char *name)
     return NULL;
 }
 
-/* Checks the replica assignment, giving the partition count and
- * replication factor it implies, and the rows for the cluster ops. */
+/* Checks the replica assignment as Kafka's controller does (createTopic):
+ * each entry in the order listed (a partition listed twice, then its
+ * replicas), then the indexes must be 0 to n - 1. Gives the partition
+ * count and replication factor it implies, and the rows for the cluster
+ * ops. */
 static gr_kerr_t
 check_assignment(gr_req_t *req, const ctopic_t *qt, int32_t *nparts,
                  int16_t *rf, const int32_t *const **rows, const char **msg)
 {
-    gr_cluster_t *c = req->broker->cluster;
     int32_t n = qt->assignments_cnt;
     const int32_t **out = gr_arena_zalloc(req->a, (size_t)n * sizeof(*out));
-    /* each partition's assignment (the last one listed for it) */
+    /* each partition's assignment, by index (a listed index below n) */
     const gr_create_topics_request_creatable_replica_assignment_t **at =
         gr_arena_zalloc(req->a, (size_t)n * sizeof(*at));
+    gr_str_t *keys = gr_arena_alloc(req->a, (size_t)n * sizeof(*keys));
+    int32_t have = 0; /* replicas of the partitions before */
+    int32_t *firsts;
+    gr_kerr_t err;
 
-    if (out == NULL || at == NULL) {
-        *msg = "Out of memory";
+    if (out == NULL || at == NULL || keys == NULL) {
+        *msg = NULL;
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    /* which entries list a partition an earlier one did (any index, found
+     * by sorting: a request may list many) */
+    for (int32_t k = 0; k < n; k++)
+        keys[k] = (gr_str_t){
+            (const char *)&qt->assignments[k].partition_index,
+            (int32_t)sizeof(int32_t)
+        };
+    firsts = gr_topics_first_of(req->a, keys, sizeof(*keys), n);
+    if (firsts == NULL) {
+        *msg = NULL;
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
     for (int32_t k = 0; k < n; k++) {
-        int32_t p = qt->assignments[k].partition_index;
-        if (p >= 0 && p < n)
-            at[p] = &qt->assignments[k];
-    }
-    for (int32_t p = 0; p < n; p++) {
         const gr_create_topics_request_creatable_replica_assignment_t *ra =
-            at[p];
-        if (ra == NULL) {
-            *msg = "Partitions should be a consecutive 0-based integer "
-                   "sequence";
-            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
-        }
-        if (ra->broker_ids_cnt <= 0) {
+            &qt->assignments[k];
+        int32_t p = ra->partition_index;
+        if (firsts[k] != k) {
             *msg = gr_arena_printf(req->a,
-                                   "Replica assignment for partition %d is "
-                                   "empty",
+                                   "Found multiple manual partition "
+                                   "assignments for partition %d",
                                    p);
             return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
         }
-        if (p > 0 && ra->broker_ids_cnt != *rf) {
-            *msg = "All partitions should have the same number of replicas";
+        err = gr_topics_check_replicas(req->broker->cluster, req->a,
+                                       ra->broker_ids, ra->broker_ids_cnt,
+                                       have, msg);
+        if (err != GR_KERR_NONE)
+            return err;
+        have = ra->broker_ids_cnt;
+        if (p >= 0 && p < n)
+            at[p] = ra;
+    }
+    for (int32_t p = 0; p < n; p++) {
+        if (at[p] == NULL) {
+            *msg = "partitions should be a consecutive 0-based integer "
+                   "sequence";
             return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
         }
-        *rf = (int16_t)ra->broker_ids_cnt;
-        for (int32_t i = 0; i < ra->broker_ids_cnt; i++) {
-            for (int32_t j = 0; j < i; j++)
-                if (ra->broker_ids[i] == ra->broker_ids[j]) {
-                    *msg = gr_arena_printf(req->a,
-                                           "Duplicate brokers not allowed in "
-                                           "replica assignment: %d for "
-                                           "partition id %d.",
-                                           ra->broker_ids[i], p);
-                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
-                }
-            if (gr_cluster_node(c, ra->broker_ids[i]) == NULL) {
-                *msg = gr_arena_printf(req->a,
-                                       "Unknown broker(s) in replica "
-                                       "assignment: %d.",
-                                       ra->broker_ids[i]);
-                return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
-            }
-        }
-        out[p] = ra->broker_ids;
+        out[p] = at[p]->broker_ids;
     }
     *nparts = n;
+    *rf = (int16_t)have;
     *rows = out;
     return GR_KERR_NONE;
 }
@@ -157,64 +159,27 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
     int ncfg = qt->configs_cnt > 0 ? qt->configs_cnt : 0;
     gr_kerr_t err;
 
-    if ((msg = gr_topic_name_error(&qt->name, req->a)) != NULL) {
-        res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
-        goto fail;
-    }
-    if (gr_cluster_topic(c, &qt->name) != NULL) {
-        res->error_code = GR_KERR_TOPIC_ALREADY_EXISTS;
-        msg = gr_arena_printf(req->a, "Topic '%.*s' already exists.",
-                              qt->name.len, qt->name.ptr);
-        goto fail;
-    }
+    /* in the order of Kafka's ReplicationControlManager.createTopics,
+     * where a later check's error replaces an earlier one's: the name,
+     * its collision with a topic, its existence; then the configs (null
+     * values, then each value); then the partitions (createTopic) */
+    err = GR_KERR_NONE;
+    if ((msg = gr_topic_name_error(&qt->name, req->a)) != NULL)
+        err = GR_KERR_INVALID_TOPIC_EXCEPTION;
     if ((other = collides(c, cstr(req, &qt->name))) != NULL) {
-        res->error_code = GR_KERR_INVALID_TOPIC_EXCEPTION;
+        err = GR_KERR_INVALID_TOPIC_EXCEPTION;
         msg = gr_arena_printf(req->a,
                               "Topic '%.*s' collides with existing topic: %s",
                               qt->name.len, qt->name.ptr, other->name);
-        goto fail;
     }
-    if (qt->assignments_cnt > 0) {
-        if (nparts != -1 || rf != -1) {
-            res->error_code = GR_KERR_INVALID_REQUEST;
-            msg = "Both numPartitions or replicationFactor and "
-                  "replicasAssignments were set. Both cannot be used at the "
-                  "same time.";
-            goto fail;
-        }
-        err = check_assignment(req, qt, &nparts, &rf, &rows, &msg);
-        if (err != GR_KERR_NONE) {
-            res->error_code = err;
-            goto fail;
-        }
-    } else {
-        if (nparts == -1)
-            nparts = (int32_t)gr_conf_int(b->conf, GR_CONF_NUM_PARTITIONS);
-        if (rf == -1)
-            rf = (int16_t)gr_conf_int(b->conf,
-                                      GR_CONF_DEFAULT_REPLICATION_FACTOR);
-        if (nparts <= 0) {
-            res->error_code = GR_KERR_INVALID_PARTITIONS;
-            msg = "Number of partitions was set to an invalid non-positive "
-                  "value.";
-            goto fail;
-        }
-        if (rf <= 0) {
-            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
-            msg = "Replication factor must be larger than 0, or -1 to use "
-                  "the default value.";
-            goto fail;
-        }
-        if (rf > c->nnodes) {
-            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
-            msg = gr_arena_printf(req->a,
-                                  "Unable to replicate the partition %d "
-                                  "time(s): The target replication factor of "
-                                  "%d cannot be reached because only %d "
-                                  "broker(s) are registered.",
-                                  rf, rf, c->nnodes);
-            goto fail;
-        }
+    if (gr_cluster_topic(c, &qt->name) != NULL) {
+        err = GR_KERR_TOPIC_ALREADY_EXISTS;
+        msg = gr_arena_printf(req->a, "Topic '%.*s' already exists.",
+                              qt->name.len, qt->name.ptr);
+    }
+    if (err != GR_KERR_NONE) {
+        res->error_code = err;
+        goto fail;
     }
     keys = gr_arena_zalloc(req->a, (size_t)(ncfg + 1) * sizeof(*keys));
     vals = gr_arena_zalloc(req->a, (size_t)(ncfg + 1) * sizeof(*vals));
@@ -228,16 +193,76 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
         if (keys[i] == NULL || (cf->value.len >= 0 && vals[i] == NULL))
             return -1;
         if (vals[i] == NULL) {
+            /* Kafka names every key without a value, joined by "," */
+            const char *sep = msg == NULL ? "" : ",";
             res->error_code = GR_KERR_INVALID_CONFIG;
-            msg = gr_arena_printf(req->a,
-                                  "Null value not supported for topic "
-                                  "configs: %s",
-                                  keys[i]);
-            goto fail;
+            msg = gr_arena_printf(req->a, "%s%s%s",
+                                  msg ? msg
+                                      : "Null value not supported for topic "
+                                        "configs: ",
+                                  sep, keys[i]);
+            if (msg == NULL)
+                return -1;
         }
+    }
+    if (msg != NULL)
+        goto fail;
+    for (int i = 0; i < ncfg; i++) {
         if ((msg = gr_topic_config_check(keys[i], vals[i])) != NULL) {
             res->error_code = GR_KERR_INVALID_CONFIG;
             msg = gr_arena_strndup(req->a, msg, strlen(msg));
+            goto fail;
+        }
+    }
+    if (qt->assignments_cnt > 0) {
+        if (rf != -1) {
+            res->error_code = GR_KERR_INVALID_REQUEST;
+            msg = "A manual partition assignment was specified, but "
+                  "replication factor was not set to -1.";
+            goto fail;
+        }
+        if (nparts != -1) {
+            res->error_code = GR_KERR_INVALID_REQUEST;
+            msg = "A manual partition assignment was specified, but "
+                  "numPartitions was not set to -1.";
+            goto fail;
+        }
+        err = check_assignment(req, qt, &nparts, &rf, &rows, &msg);
+        if (err == GR_KERR_UNKNOWN_SERVER_ERROR)
+            return -1; /* out of memory */
+        if (err != GR_KERR_NONE) {
+            res->error_code = err;
+            goto fail;
+        }
+    } else {
+        if (rf < -1 || rf == 0) {
+            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
+            msg = "Replication factor must be larger than 0, or -1 to use "
+                  "the default value.";
+            goto fail;
+        }
+        if (nparts < -1 || nparts == 0) {
+            res->error_code = GR_KERR_INVALID_PARTITIONS;
+            msg = "Number of partitions was set to an invalid non-positive "
+                  "value.";
+            goto fail;
+        }
+        if (nparts == -1)
+            nparts = (int32_t)gr_conf_int(b->conf, GR_CONF_NUM_PARTITIONS);
+        if (rf == -1)
+            rf = (int16_t)gr_conf_int(b->conf,
+                                      GR_CONF_DEFAULT_REPLICATION_FACTOR);
+        if (rf > c->nnodes) {
+            /* the placer's (StripedReplicaPlacer) words after Kafka's
+             * prefix */
+            res->error_code = GR_KERR_INVALID_REPLICATION_FACTOR;
+            msg = gr_arena_printf(req->a,
+                                  "Unable to replicate the partition %d "
+                                  "time(s): The target replication factor of "
+                                  "%d cannot be reached because only %d "
+                                  "broker(s) are registered or some brokers "
+                                  "have all their log directories cordoned.",
+                                  rf, rf, c->nnodes);
             goto fail;
         }
     }
@@ -268,7 +293,10 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
             gr_configs_note_legacy(t, keys[i]);
         return fill_configs(req, t, res);
     }
-    /* validate_only: the configs the topic would have */
+    /* validate_only: a fresh id (Kafka's controller draws the id before
+     * it knows the request only validates, and answers it, v7+) and the
+     * configs the topic would have */
+    gr_uuid_random(&res->topic_id);
     {
         gr_topic_t would;
         int rc;
@@ -302,21 +330,57 @@ open_async_end(gr_req_t *req, gr_create_topics_response_t *rs)
     return gr_broker_open_async_end(req->broker, req, &w);
 }
 
+/* Kafka's KRaft metadata log: never a topic (ControllerApis.createTopics) */
+static bool
+is_metadata_log(const gr_str_t *name)
+{
+    return gr_str_eq_cstr(name, "__cluster_metadata");
+}
+
+/* A result that only says err (and msg) for the request's entry qt. */
+static void
+refuse(cresult_t *res, const ctopic_t *qt, gr_kerr_t err, const char *msg)
+{
+    gr_create_topics_response_creatable_topic_result_init(res);
+    res->name = qt->name;
+    res->error_code = err;
+    res->error_message = msg ? gr_str_c(msg) : GR_STR_NULL;
+}
+
+/*
+ * As Kafka's ControllerApis.createTopics: a name listed more than once is
+ * answered once, INVALID_REQUEST "Duplicate topic name.", after the
+ * results of the other topics (in request order), and __cluster_metadata
+ * is refused; the rest go to the controller, which refuses the whole
+ * request when they would make more than MAX_PARTITIONS_PER_BATCH
+ * partitions in all: then every entry of the request, repeated ones
+ * included, is POLICY_VIOLATION (CreateTopicsRequest.getErrorResponse).
+ */
 int
 gr_api_create_topics(gr_req_t *req)
 {
     const gr_create_topics_request_t *rq = req->body;
     gr_create_topics_response_t *rs = req->resp;
-    int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0, k = 0;
     int64_t total = 0;
+    int32_t *firsts;
     bool *dup;
 
-    /* Kafka's controller refuses a request that would create more than
-     * MAX_PARTITIONS_PER_BATCH partitions in all, counted before any other
-     * check, for every topic in it: each partition is a directory and files
+    rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
+    firsts = gr_topics_first_of(req->a, n ? &rq->topics[0].name : NULL,
+                                sizeof(rq->topics[0]), n);
+    dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
+                         sizeof(rq->topics[0]), n);
+    if ((n && rs->topics == NULL) || firsts == NULL || dup == NULL)
+        return gr_req_close(req, "out of memory");
+
+    /* counted as the controller's validateTotalNumberOfPartitions counts,
+     * before any other check: each partition is a directory and files
      * made on the event loop */
     for (int32_t i = 0; i < n; i++) {
         const ctopic_t *qt = &rq->topics[i];
+        if (dup[i] || is_metadata_log(&qt->name))
+            continue;
         if (qt->assignments_cnt > 0)
             total += qt->assignments_cnt;
         else if (qt->num_partitions == -1)
@@ -324,48 +388,44 @@ gr_api_create_topics(gr_req_t *req)
         else if (qt->num_partitions > 0)
             total += qt->num_partitions;
     }
+    if (total > GR_MAX_PARTITIONS_PER_REQUEST) {
+        for (int32_t i = 0; i < n; i++)
+            refuse(&rs->topics[i], &rq->topics[i], GR_KERR_POLICY_VIOLATION,
+                   "Excessively large number of partitions per request.");
+        rs->topics_cnt = n;
+        return gr_req_reply(req);
+    }
 
-    rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
-    dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
-                         sizeof(rq->topics[0]), n);
-    if ((n && rs->topics == NULL) || dup == NULL)
-        return gr_req_close(req, "out of memory");
-    rs->topics_cnt = n;
     /* the partitions' directories are made on a worker; the answer waits
      * for them */
     if (!rq->validate_only)
         gr_broker_open_async_begin(req->broker);
     for (int32_t i = 0; i < n; i++) {
         const ctopic_t *qt = &rq->topics[i];
-        cresult_t *res = &rs->topics[i];
+        cresult_t *res;
 
+        if (dup[i] || is_metadata_log(&qt->name))
+            continue;
+        res = &rs->topics[k++];
         gr_create_topics_response_creatable_topic_result_init(res);
         res->name = qt->name;
         res->error_message = GR_STR_NULL;
-        if (dup[i]) {
-            /* Kafka: every entry of a repeated name is refused */
-            res->error_code = GR_KERR_INVALID_REQUEST;
-            res->error_message = gr_str_c(gr_arena_printf(
-                req->a,
-                "Create topics request from client `%.*s` contains multiple "
-                "entries for the following topics: %.*s",
-                req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
-                req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
-                qt->name.len, qt->name.ptr));
-            continue;
-        }
-        if (total > GR_MAX_PARTITIONS_PER_REQUEST) {
-            res->error_code = GR_KERR_POLICY_VIOLATION;
-            res->error_message =
-                gr_str_c("Excessively large number of partitions per request.");
-            continue;
-        }
         if (create_one(req, qt, res) != 0) {
             if (!rq->validate_only)
                 gr_broker_open_async_end(req->broker, NULL, NULL);
             return gr_req_close(req, "out of memory");
         }
     }
+    for (int32_t i = 0; i < n; i++)
+        if (dup[i] && firsts[i] == i)
+            refuse(&rs->topics[k++], &rq->topics[i], GR_KERR_INVALID_REQUEST,
+                   "Duplicate topic name.");
+    for (int32_t i = 0; i < n; i++)
+        if (!dup[i] && is_metadata_log(&rq->topics[i].name))
+            refuse(&rs->topics[k++], &rq->topics[i], GR_KERR_INVALID_REQUEST,
+                   "Creation of internal topic __cluster_metadata is "
+                   "prohibited.");
+    rs->topics_cnt = k;
     if (rq->validate_only)
         return gr_req_reply(req);
     return open_async_end(req, rs);

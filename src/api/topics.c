@@ -62,6 +62,60 @@ gr_topics_first_of(gr_arena_t *a, const gr_str_t *first, size_t stride,
     return out;
 }
 
+static int
+cmp_int32(const void *x, const void *y)
+{
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+gr_kerr_t
+gr_topics_check_replicas(gr_cluster_t *c, gr_arena_t *a, const int32_t *ids,
+                         int32_t n, int32_t rf, const char **msg)
+{
+    int32_t *sorted;
+
+    if (n <= 0) {
+        *msg = "The manual partition assignment includes an empty replica "
+               "list.";
+        return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+    }
+    sorted = gr_arena_alloc(a, (size_t)n * sizeof(*sorted));
+    if (sorted == NULL) {
+        *msg = NULL;
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    memcpy(sorted, ids, (size_t)n * sizeof(*sorted));
+    qsort(sorted, (size_t)n, sizeof(*sorted), cmp_int32);
+    for (int32_t i = 0; i < n; i++) {
+        if (gr_cluster_node(c, sorted[i]) == NULL) {
+            *msg = gr_arena_printf(a,
+                                   "The manual partition assignment includes "
+                                   "broker %d, but no such broker is "
+                                   "registered.",
+                                   sorted[i]);
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+        if (i > 0 && sorted[i] == sorted[i - 1]) {
+            *msg = gr_arena_printf(a,
+                                   "The manual partition assignment includes "
+                                   "the broker %d more than once.",
+                                   sorted[i]);
+            return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+        }
+    }
+    if (rf > 0 && n != rf) {
+        *msg = gr_arena_printf(a,
+                               "The manual partition assignment includes a "
+                               "partition with %d replica(s), but this is not "
+                               "consistent with previous partitions, which "
+                               "have %d replica(s).",
+                               n, rf);
+        return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+    }
+    return GR_KERR_NONE;
+}
+
 gr_kerr_t
 gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name, gr_topic_t **out,
                       const char **msg)

@@ -28,6 +28,16 @@ bool gr_topic_is_internal_name(const gr_str_t *name);
  * Allocated from a; NULL when that fails. */
 int32_t *gr_topics_first_of(gr_arena_t *a, const gr_str_t *first,
                             size_t stride, int32_t n);
+/* One partition's replicas in a manual assignment (CreateTopics,
+ * CreatePartitions), checked as Kafka's validateManualPartitionAssignment
+ * does: not empty, each broker registered and listed once (in ascending
+ * order: the first unknown or repeated id is named), and rf of them when
+ * rf > 0 (the partitions before). GR_KERR_NONE, or
+ * INVALID_REPLICA_ASSIGNMENT with Kafka's message in *msg (in a); out of
+ * memory is UNKNOWN_SERVER_ERROR with *msg NULL. */
+gr_kerr_t gr_topics_check_replicas(gr_cluster_t *c, gr_arena_t *a,
+                                   const int32_t *ids, int32_t n, int32_t rf,
+                                   const char **msg);
 /* Creates name with the broker defaults (an internal topic with its own
  * settings). *out is set on success; msg explains a failure. */
 gr_kerr_t gr_topics_auto_create(gr_broker_t *b, const gr_str_t *name,
