@@ -839,6 +839,23 @@ START_TEST(test_deletion_not_stored)
 }
 END_TEST
 
+/* The DeleteTopics answer for name, or (name NULL) for the one by id:
+ * Kafka shuffles its answers, so they are found, not counted on. */
+static const gr_delete_topics_response_deletable_topic_result_t *
+dresult(const gr_delete_topics_response_t *rs, const char *name,
+        const gr_uuid_t *id)
+{
+    for (int32_t i = 0; i < rs->responses_cnt; i++) {
+        const gr_delete_topics_response_deletable_topic_result_t *r =
+            &rs->responses[i];
+        if (name ? gr_str_eq_cstr(&r->name, name)
+                 : r->name.len < 0 && gr_uuid_eq(&r->topic_id, id))
+            return r;
+    }
+    ck_abort_msg("no DeleteTopics answer for %s", name ? name : "the id");
+    return NULL;
+}
+
 START_TEST(test_delete_topics)
 {
     static const char *const disabled[] = { "delete.topic.enable=false", NULL };
@@ -865,24 +882,35 @@ START_TEST(test_delete_topics)
     rq.topics = st;
     rq.topics_cnt = 2;
     rs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &rq);
-    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
-    ck_assert(gr_str_eq_cstr(&rs->responses[0].name, "a"));
-    ck_assert_int_eq(rs->responses[1].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert_int_eq(rs->responses_cnt, 2);
+    ck_assert_int_eq(dresult(rs, "a", NULL)->error_code, GR_KERR_NONE);
+    ck_assert(gr_uuid_eq(&dresult(rs, "a", NULL)->topic_id, &id));
+    ck_assert_int_eq(dresult(rs, "b", NULL)->error_code,
+                     GR_KERR_INVALID_REQUEST);
     /* renamed aside once the deletion is stored, then removed */
     snprintf(path, sizeof path, "%s/data/a-0", bt.dir);
     ck_assert(gone_soon(path));
+    /* unknown: the errors' default messages, as Kafka's ApiError(error) */
     rs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &rq);
-    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
-    rs = delete_names(&bt, 1, "a");
+    ck_assert_int_eq(dresult(rs, NULL, &id)->error_code,
+                     GR_KERR_UNKNOWN_TOPIC_ID);
+    ck_assert(gr_str_eq_cstr(&dresult(rs, NULL, &id)->error_message,
+                             "This server does not host this topic ID."));
+    rs = delete_names(&bt, 5, "a");
     ck_assert_int_eq(rs->responses[0].error_code,
                      GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
-    /* deletion disabled: v2 has no TOPIC_DELETION_DISABLED */
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
+                             "This server does not host this "
+                             "topic-partition."));
+    /* deletion disabled: v2 has no TOPIC_DELETION_DISABLED; no message,
+     * as the request's error answer of Kafka's */
     gr_brokertest_restart(&bt, disabled);
     rs = delete_names(&bt, 2, "b");
     ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_INVALID_REQUEST);
-    rs = delete_names(&bt, 3, "b");
+    rs = delete_names(&bt, 5, "b");
     ck_assert_int_eq(rs->responses[0].error_code,
                      GR_KERR_TOPIC_DELETION_DISABLED);
+    ck_assert_int_eq(rs->responses[0].error_message.len, -1);
     ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "b"));
     gr_brokertest_stop(&bt);
 }
@@ -905,7 +933,7 @@ START_TEST(test_duplicates_in_requests)
     gr_delete_topics_request_t drq;
     gr_delete_topics_request_delete_topic_state_t st[6];
     gr_delete_topics_response_t *drs;
-    gr_uuid_t id_x;
+    gr_uuid_t id_x, id_y, unknown;
     char name[32];
 
     gr_brokertest_start(&bt, NULL);
@@ -944,6 +972,7 @@ START_TEST(test_duplicates_in_requests)
         ck_assert_int_eq(cr->topics[0].error_code, GR_KERR_NONE);
         ck_assert_int_eq(cr->topics[1].error_code, GR_KERR_NONE);
         id_x = cr->topics[0].topic_id;
+        id_y = cr->topics[1].topic_id;
     }
     gr_create_partitions_request_init(&prq);
     for (int i = 0; i < 3; i++) {
@@ -965,32 +994,55 @@ START_TEST(test_duplicates_in_requests)
     ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "y")->nparts, 2);
 
     /* DeleteTopics v6: x's id twice, y's name twice, an unknown id, and
-     * the name "x" once: only that last one deletes */
+     * the name "x": one answer each for the repeated id and name, and x's
+     * name maps to an id the request gave, so x stays too */
     gr_delete_topics_request_init(&drq);
     for (int i = 0; i < 6; i++)
         gr_delete_topics_request_delete_topic_state_init(&st[i]);
+    memset(&unknown, 0x33, sizeof unknown);
     st[0].topic_id = id_x;
     st[1].name = gr_str_c("y");
     st[2].topic_id = id_x;
     st[3].name = gr_str_c("y");
-    memset(&st[4].topic_id, 0x33, sizeof st[4].topic_id);
+    st[4].topic_id = unknown;
     st[5].name = gr_str_c("x");
     drq.topics = st;
     drq.topics_cnt = 6;
     drs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &drq);
-    ck_assert_int_eq(drs->responses_cnt, 6);
-    ck_assert_int_eq(drs->responses[0].error_code, GR_KERR_INVALID_REQUEST);
-    ck_assert(gr_str_eq_cstr(&drs->responses[0].error_message,
+    ck_assert_int_eq(drs->responses_cnt, 4);
+    ck_assert_int_eq(dresult(drs, NULL, &id_x)->error_code,
+                     GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&dresult(drs, NULL, &id_x)->error_message,
                              "Duplicate topic id."));
-    ck_assert_int_eq(drs->responses[1].error_code, GR_KERR_INVALID_REQUEST);
-    ck_assert(gr_str_eq_cstr(&drs->responses[1].error_message,
+    ck_assert_int_eq(dresult(drs, "y", NULL)->error_code,
+                     GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&dresult(drs, "y", NULL)->error_message,
                              "Duplicate topic name."));
-    ck_assert_int_eq(drs->responses[2].error_code, GR_KERR_INVALID_REQUEST);
-    ck_assert_int_eq(drs->responses[3].error_code, GR_KERR_INVALID_REQUEST);
-    ck_assert_int_eq(drs->responses[4].error_code, GR_KERR_UNKNOWN_TOPIC_ID);
-    ck_assert_int_eq(drs->responses[5].error_code, GR_KERR_NONE);
-    ck_assert_ptr_null(gr_cluster_topic_cstr(bt.b->cluster, "x"));
+    ck_assert_int_eq(dresult(drs, NULL, &unknown)->error_code,
+                     GR_KERR_UNKNOWN_TOPIC_ID);
+    ck_assert_int_eq(dresult(drs, "x", NULL)->error_code,
+                     GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_uuid_eq(&dresult(drs, "x", NULL)->topic_id, &id_x));
+    ck_assert(gr_str_eq_cstr(&dresult(drs, "x", NULL)->error_message,
+                             "The provided topic name maps to an ID that "
+                             "was already supplied."));
+    ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "x"));
     ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "y"));
+    /* y by id and by name: one answer (the name's), y stays; then x by
+     * name alone goes */
+    st[0].topic_id = id_y;
+    st[1].name = gr_str_c("y");
+    drq.topics_cnt = 2;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &drq);
+    ck_assert_int_eq(drs->responses_cnt, 1);
+    ck_assert_int_eq(dresult(drs, "y", NULL)->error_code,
+                     GR_KERR_INVALID_REQUEST);
+    ck_assert_ptr_nonnull(gr_cluster_topic_cstr(bt.b->cluster, "y"));
+    drq.topics = &st[5];
+    drq.topics_cnt = 1;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_TOPICS, 6, &drq);
+    ck_assert_int_eq(dresult(drs, "x", NULL)->error_code, GR_KERR_NONE);
+    ck_assert_ptr_null(gr_cluster_topic_cstr(bt.b->cluster, "x"));
     gr_brokertest_stop(&bt);
 }
 END_TEST
