@@ -419,6 +419,81 @@ START_TEST(test_metadata_names_once)
 }
 END_TEST
 
+static gr_create_partitions_response_t *
+grow(gr_brokertest_t *bt, gr_create_partitions_request_create_partitions_topic_t
+                              *pt,
+     int n)
+{
+    gr_create_partitions_request_t rq;
+    gr_create_partitions_request_init(&rq);
+    rq.topics = pt;
+    rq.topics_cnt = n;
+    rq.timeout_ms = 1000;
+    return gr_brokertest_call(bt, GR_API_CREATE_PARTITIONS, 3, &rq);
+}
+
+/* CreatePartitions in the words of Kafka's controller
+ * (ReplicationControlManager.createPartitions); an unknown topic has no
+ * message; an empty assignment list is one of no partitions. */
+START_TEST(test_create_partitions_messages)
+{
+    gr_brokertest_t bt;
+    ctopic_t t = ctopic("g", 2, 1);
+    gr_create_partitions_request_create_partitions_topic_t pt;
+    gr_create_partitions_request_create_partitions_assignment_t pa;
+    gr_create_partitions_response_t *rs;
+    int32_t five = 5;
+    static const struct {
+        int32_t count, nasg; /* nasg -1: null assignments */
+        gr_kerr_t err;
+        const char *msg;
+    } cases[] = {
+        { 2, -1, GR_KERR_INVALID_PARTITIONS,
+          "Topic already has 2 partition(s)." },
+        { 1, -1, GR_KERR_INVALID_PARTITIONS,
+          "The topic g currently has 2 partition(s); 1 would not be an "
+          "increase." },
+        { 4, 1, GR_KERR_INVALID_REPLICA_ASSIGNMENT,
+          "Attempted to add 2 additional partition(s), but only 1 "
+          "assignment(s) were specified." },
+        { 3, 0, GR_KERR_INVALID_REPLICA_ASSIGNMENT,
+          "Attempted to add 1 additional partition(s), but only 0 "
+          "assignment(s) were specified." },
+        { 3, 1, GR_KERR_INVALID_REPLICA_ASSIGNMENT,
+          "The manual partition assignment includes broker 5, but no such "
+          "broker is registered." },
+    };
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 7, &t, 1, false);
+    gr_create_partitions_request_create_partitions_topic_init(&pt);
+    pa.broker_ids = &five;
+    pa.broker_ids_cnt = 1;
+    pt.name = gr_str_c("g");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pt.count = cases[i].count;
+        pt.assignments = cases[i].nasg > 0 ? &pa : NULL;
+        pt.assignments_cnt = cases[i].nasg;
+        rs = grow(&bt, &pt, 1);
+        ck_assert_int_eq(rs->results[0].error_code, cases[i].err);
+        ck_assert_msg(gr_str_eq_cstr(&rs->results[0].error_message,
+                                     cases[i].msg),
+                      "case %zu: %.*s", i,
+                      (int)rs->results[0].error_message.len,
+                      rs->results[0].error_message.ptr);
+    }
+    pt.name = gr_str_c("nope");
+    pt.count = 3;
+    pt.assignments_cnt = -1;
+    rs = grow(&bt, &pt, 1);
+    ck_assert_int_eq(rs->results[0].error_code,
+                     GR_KERR_UNKNOWN_TOPIC_OR_PARTITION);
+    ck_assert_int_eq(rs->results[0].error_message.len, -1);
+    ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "g")->nparts, 2);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* More than 10,000 partitions in one request (Kafka's controller's
  * MAX_PARTITIONS_PER_BATCH, counted as it counts: num_partitions, the
  * default for -1, or the assignments) is POLICY_VIOLATION for every topic
@@ -484,7 +559,24 @@ START_TEST(test_partitions_per_request_cap)
     prq.timeout_ms = 1000;
     prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
     ck_assert_int_eq(prs->results[0].error_code, GR_KERR_POLICY_VIOLATION);
+    ck_assert(gr_str_eq_cstr(&prs->results[0].error_message,
+                             "Excessively large number of additional "
+                             "partitions per request."));
     ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "small")->nparts, 1);
+    /* listed twice: not counted, but every entry is refused with the rest */
+    {
+        gr_create_partitions_request_create_partitions_topic_t two[2] = { pt,
+                                                                         pt };
+        two[0].count = 2;
+        two[1].count = 2;
+        prq.topics = two;
+        prq.topics_cnt = 2;
+        prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
+        ck_assert_int_eq(prs->results_cnt, 1);
+        ck_assert_int_eq(prs->results[0].error_code, GR_KERR_INVALID_REQUEST);
+        prq.topics = &pt;
+        prq.topics_cnt = 1;
+    }
     pt.count = 3;
     prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
     ck_assert_int_eq(prs->results[0].error_code, GR_KERR_NONE);
@@ -964,7 +1056,8 @@ START_TEST(test_duplicates_in_requests)
     ck_assert_int_eq(bt.b->cluster->ntopics, 2);
     free(t);
 
-    /* x and y made; CreatePartitions names x twice: both refused, y grows */
+    /* x and y made; CreatePartitions names x twice: one answer for x,
+     * ahead of y's; y grows */
     gr_arena_reset(bt.a);
     {
         ctopic_t two[2] = { ctopic("x", 1, 1), ctopic("y", 1, 1) };
@@ -985,11 +1078,13 @@ START_TEST(test_duplicates_in_requests)
     prq.topics_cnt = 3;
     prq.timeout_ms = 1000;
     prs = gr_brokertest_call(&bt, GR_API_CREATE_PARTITIONS, 3, &prq);
+    ck_assert_int_eq(prs->results_cnt, 2);
+    ck_assert(gr_str_eq_cstr(&prs->results[0].name, "x"));
     ck_assert_int_eq(prs->results[0].error_code, GR_KERR_INVALID_REQUEST);
     ck_assert(gr_str_eq_cstr(&prs->results[0].error_message,
-                             "Duplicate topic in request."));
+                             "Duplicate topic name."));
+    ck_assert(gr_str_eq_cstr(&prs->results[1].name, "y"));
     ck_assert_int_eq(prs->results[1].error_code, GR_KERR_NONE);
-    ck_assert_int_eq(prs->results[2].error_code, GR_KERR_INVALID_REQUEST);
     ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "x")->nparts, 1);
     ck_assert_int_eq(gr_cluster_topic_cstr(bt.b->cluster, "y")->nparts, 2);
 
@@ -1646,6 +1741,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_topic_name_messages);
     tcase_add_test(tc, test_create_topics_as_kafka);
     tcase_add_test(tc, test_metadata_names_once);
+    tcase_add_test(tc, test_create_partitions_messages);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_metadata_by_id);
