@@ -9,6 +9,7 @@
  * log start, as Kafka's UnifiedLog answers with remote storage off.
  */
 #include "api/api_int.h"
+#include "api/topics.h"
 #include "log/log.h"
 #include "proto/records.h"
 
@@ -182,18 +183,67 @@ list_partition(gr_req_t *req, const gr_list_offsets_request_t *rq,
     rp->leader_epoch = offset >= 0 ? p->leader_epoch : -1;
 }
 
-/* Which of the request's partitions, in order, name a (topic, partition)
- * listed more than once: Kafka answers every such entry INVALID_REQUEST.
- * The keys are the topic name's bytes and then the index's, so a topic
- * repeated across entries counts too. NULL when out of memory. */
-static bool *
-repeated_partitions(gr_req_t *req, const gr_list_offsets_request_t *rq,
-                    int32_t nt)
+/* Whether Kafka refuses timestamp at version with UNSUPPORTED_VERSION
+ * (ReplicaManager.isListOffsetsTimestampUnsupported): a negative one it
+ * does not know, or one newer than the version (-1, -2 from v1, -3 v7, -4
+ * v8, -5 v9, -6 v11). v0 is served for Kafka 3.x clients, as 3.x served
+ * -1 and -2 there. */
+static bool
+timestamp_unsupported(int64_t ts, int16_t version)
+{
+    int16_t min;
+    if (ts >= 0 || version == 0)
+        return false;
+    switch (ts) {
+    case TS_LATEST:
+    case TS_EARLIEST:
+        min = 1;
+        break;
+    case TS_MAX_TIMESTAMP:
+        min = 7;
+        break;
+    case TS_EARLIEST_LOCAL:
+        min = 8;
+        break;
+    case TS_LATEST_TIERED:
+        min = 9;
+        break;
+    case TS_EARLIEST_PENDING_UPLOAD:
+        min = 11;
+        break;
+    default:
+        return true;
+    }
+    return version < min;
+}
+
+/* A partition answered with err only: offset, timestamp and leader epoch
+ * -1, as Kafka's buildErrorResponse. */
+static void
+error_partition(const gr_list_offsets_request_list_offsets_partition_t *qp,
+                gr_kerr_t err,
+                gr_list_offsets_response_list_offsets_partition_response_t *rp)
+{
+    gr_list_offsets_response_list_offsets_partition_response_init(rp);
+    rp->partition_index = qp->partition_index;
+    rp->error_code = err;
+    rp->offset = -1;
+    rp->timestamp = -1;
+    rp->leader_epoch = -1;
+    rp->old_style_offsets = NULL;
+    rp->old_style_offsets_cnt = 0;
+}
+
+/* Each request partition's key: the topic name's bytes and then the
+ * index's. NULL when out of memory. */
+static gr_str_t *
+partition_keys(gr_req_t *req, const gr_list_offsets_request_t *rq, int32_t nt,
+               int32_t *m)
 {
     int64_t n = 0;
-    int32_t m = 0;
     gr_str_t *keys;
 
+    *m = 0;
     for (int32_t i = 0; i < nt; i++)
         n +=
             rq->topics[i].partitions_cnt > 0 ? rq->topics[i].partitions_cnt : 0;
@@ -213,31 +263,26 @@ repeated_partitions(gr_req_t *req, const gr_list_offsets_request_t *rq,
                 memcpy(b, name->ptr, len);
             memcpy(b + len, &rq->topics[i].partitions[k].partition_index,
                    sizeof(int32_t));
-            keys[m++] = (gr_str_t){ b, (int32_t)(len + sizeof(int32_t)) };
+            keys[(*m)++] = (gr_str_t){ b, (int32_t)(len + sizeof(int32_t)) };
         }
     }
-    return gr_str_repeats(req->a, keys, sizeof(*keys), m);
+    return keys;
 }
 
-int
-gr_api_list_offsets(gr_req_t *req)
+/* An isolation level other than 0 and 1 (v2+): Kafka's
+ * IsolationLevel.forId throws, and the request's getErrorResponse answers
+ * every partition as listed UNKNOWN_SERVER_ERROR. */
+static int
+bad_isolation(gr_req_t *req, const gr_list_offsets_request_t *rq,
+              gr_list_offsets_response_t *rs, int32_t nt)
 {
-    const gr_list_offsets_request_t *rq = req->body;
-    gr_list_offsets_response_t *rs = req->resp;
-    int32_t nt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
-    bool *dup = repeated_partitions(req, rq, nt);
-    int32_t e = 0; /* the entry's place among all partitions */
-
-    rs->topics = gr_arena_zalloc(req->a, (size_t)(nt ? nt : 1) *
-                                             sizeof(*rs->topics));
-    if (rs->topics == NULL || dup == NULL)
-        return gr_req_close(req, "out of memory");
+    GR_LOG_DEBUG("ListOffsets v%d from %s: unknown isolation level %d",
+                 req->version, gr_req_peer(req), rq->isolation_level);
     rs->topics_cnt = nt;
     for (int32_t i = 0; i < nt; i++) {
         const gr_list_offsets_request_list_offsets_topic_t *qt = &rq->topics[i];
         gr_list_offsets_response_list_offsets_topic_response_t *rt =
             &rs->topics[i];
-        gr_topic_t *t = gr_cluster_topic(req->broker->cluster, &qt->name);
         int32_t np = qt->partitions_cnt > 0 ? qt->partitions_cnt : 0;
         rt->name = qt->name;
         rt->partitions = gr_arena_alloc(req->a, (size_t)(np ? np : 1) *
@@ -245,13 +290,92 @@ gr_api_list_offsets(gr_req_t *req)
         if (rt->partitions == NULL)
             return gr_req_close(req, "out of memory");
         rt->partitions_cnt = np;
-        for (int32_t k = 0; k < np; k++) {
-            list_partition(req, rq, t, &qt->partitions[k], &rt->partitions[k]);
-            if (dup[e++]) {
-                rt->partitions[k].error_code = GR_KERR_INVALID_REQUEST;
-                rt->partitions[k].offset = -1;
-                rt->partitions[k].timestamp = -1;
-            }
+        for (int32_t k = 0; k < np; k++)
+            error_partition(&qt->partitions[k], GR_KERR_UNKNOWN_SERVER_ERROR,
+                            &rt->partitions[k]);
+    }
+    return gr_req_reply(req);
+}
+
+/*
+ * As Kafka's ReplicaManager.fetchOffset, which keys its answers by
+ * partition and groups them by topic: a topic listed in several entries is
+ * answered in one (the first's place), a partition listed more than once
+ * once, INVALID_REQUEST (its duplicatePartitions).
+ */
+int
+gr_api_list_offsets(gr_req_t *req)
+{
+    const gr_list_offsets_request_t *rq = req->body;
+    gr_list_offsets_response_t *rs = req->resp;
+    int32_t nt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    int32_t m, e, nout = 0;
+    int32_t *tfirst, *pfirst, *slot;
+    gr_str_t *keys;
+    bool *dup;
+
+    rs->topics = gr_arena_zalloc(req->a, (size_t)(nt ? nt : 1) *
+                                             sizeof(*rs->topics));
+    if (rs->topics == NULL)
+        return gr_req_close(req, "out of memory");
+    if (rq->isolation_level != 0 && rq->isolation_level != 1)
+        return bad_isolation(req, rq, rs, nt);
+
+    keys = partition_keys(req, rq, nt, &m);
+    tfirst = gr_topics_first_of(req->a, nt ? &rq->topics[0].name : NULL,
+                                sizeof(rq->topics[0]), nt);
+    pfirst = keys ? gr_topics_first_of(req->a, keys, sizeof(*keys), m) : NULL;
+    dup = keys ? gr_str_repeats(req->a, keys, sizeof(*keys), m) : NULL;
+    slot = gr_arena_alloc(req->a, (size_t)(nt ? nt : 1) * sizeof(*slot));
+    if (tfirst == NULL || pfirst == NULL || dup == NULL || slot == NULL)
+        return gr_req_close(req, "out of memory");
+    /* each distinct topic's answer, and how many partitions it lists */
+    e = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        const gr_list_offsets_request_list_offsets_topic_t *qt = &rq->topics[i];
+        gr_list_offsets_response_list_offsets_topic_response_t *rt;
+        if (tfirst[i] == i) {
+            slot[i] = nout++;
+            rs->topics[slot[i]].name = qt->name;
+        } else {
+            slot[i] = slot[tfirst[i]];
+        }
+        rt = &rs->topics[slot[i]];
+        for (int32_t k = 0; k < qt->partitions_cnt; k++, e++)
+            if (pfirst[e] == e)
+                rt->partitions_cnt++;
+    }
+    rs->topics_cnt = nout;
+    for (int32_t j = 0; j < nout; j++) {
+        gr_list_offsets_response_list_offsets_topic_response_t *rt =
+            &rs->topics[j];
+        rt->partitions = gr_arena_alloc(req->a, (size_t)(rt->partitions_cnt
+                                                             ? rt->partitions_cnt
+                                                             : 1) *
+                                                    sizeof(*rt->partitions));
+        if (rt->partitions == NULL)
+            return gr_req_close(req, "out of memory");
+        rt->partitions_cnt = 0;
+    }
+    e = 0;
+    for (int32_t i = 0; i < nt; i++) {
+        const gr_list_offsets_request_list_offsets_topic_t *qt = &rq->topics[i];
+        gr_list_offsets_response_list_offsets_topic_response_t *rt =
+            &rs->topics[slot[i]];
+        gr_topic_t *t = gr_cluster_topic(req->broker->cluster, &qt->name);
+        for (int32_t k = 0; k < qt->partitions_cnt; k++, e++) {
+            const gr_list_offsets_request_list_offsets_partition_t *qp =
+                &qt->partitions[k];
+            gr_list_offsets_response_list_offsets_partition_response_t *rp;
+            if (pfirst[e] != e)
+                continue;
+            rp = &rt->partitions[rt->partitions_cnt++];
+            if (dup[e])
+                error_partition(qp, GR_KERR_INVALID_REQUEST, rp);
+            else if (timestamp_unsupported(qp->timestamp, req->version))
+                error_partition(qp, GR_KERR_UNSUPPORTED_VERSION, rp);
+            else
+                list_partition(req, rq, t, qp, rp);
         }
     }
     return gr_req_reply(req);

@@ -494,6 +494,83 @@ START_TEST(test_create_partitions_messages)
 }
 END_TEST
 
+/* ListOffsets as Kafka's ReplicaManager.fetchOffset answers special
+ * timestamps: each negative one from its version on (-6, the earliest
+ * pending upload, from v11: -1 there without tiered storage), any other
+ * negative one UNSUPPORTED_VERSION, even for an unknown partition; an
+ * isolation level other than 0 and 1 fails the request, so each partition
+ * is UNKNOWN_SERVER_ERROR with offset and epoch -1. */
+START_TEST(test_list_offsets_as_kafka)
+{
+    gr_brokertest_t bt;
+    ctopic_t t = ctopic("lo", 1, 1);
+    gr_list_offsets_request_t rq;
+    gr_list_offsets_request_list_offsets_topic_t lt;
+    gr_list_offsets_request_list_offsets_partition_t lp;
+    gr_list_offsets_response_t *rs;
+    static const struct {
+        int16_t ver;
+        int64_t ts;
+        int32_t part;
+        gr_kerr_t err;
+    } cases[] = {
+        { 10, -6, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 1, -6, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 11, -6, 0, GR_KERR_NONE },
+        { 11, -7, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 6, -3, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 7, -3, 0, GR_KERR_NONE },
+        { 7, -4, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 8, -4, 0, GR_KERR_NONE },
+        { 8, -5, 0, GR_KERR_UNSUPPORTED_VERSION },
+        { 9, -5, 9, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION },
+        { 9, -6, 9, GR_KERR_UNSUPPORTED_VERSION },
+    };
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 7, &t, 1, false);
+    gr_list_offsets_request_init(&rq);
+    gr_list_offsets_request_list_offsets_topic_init(&lt);
+    gr_list_offsets_request_list_offsets_partition_init(&lp);
+    lt.name = gr_str_c("lo");
+    lt.partitions = &lp;
+    lt.partitions_cnt = 1;
+    rq.replica_id = -1;
+    rq.topics = &lt;
+    rq.topics_cnt = 1;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lp.partition_index = cases[i].part;
+        lp.timestamp = cases[i].ts;
+        rs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, cases[i].ver, &rq);
+        ck_assert_msg(rs->topics[0].partitions[0].error_code == cases[i].err,
+                      "case %zu: error %d", i,
+                      rs->topics[0].partitions[0].error_code);
+        if (cases[i].err != GR_KERR_NONE)
+            ck_assert_int_eq(rs->topics[0].partitions[0].offset, -1);
+    }
+    /* v11 -6: no tiered storage, -1 (leader epoch -1) */
+    lp.partition_index = 0;
+    lp.timestamp = -6;
+    rs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 11, &rq);
+    ck_assert_int_eq(rs->topics[0].partitions[0].offset, -1);
+    ck_assert_int_eq(rs->topics[0].partitions[0].leader_epoch, -1);
+    /* isolation level 2 */
+    lp.timestamp = -1;
+    rq.isolation_level = 2;
+    rs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 5, &rq);
+    ck_assert_int_eq(rs->topics[0].partitions[0].error_code,
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_int_eq(rs->topics[0].partitions[0].offset, -1);
+    ck_assert_int_eq(rs->topics[0].partitions[0].timestamp, -1);
+    ck_assert_int_eq(rs->topics[0].partitions[0].leader_epoch, -1);
+    rq.isolation_level = 1;
+    rs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 5, &rq);
+    ck_assert_int_eq(rs->topics[0].partitions[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->topics[0].partitions[0].offset, 0);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* More than 10,000 partitions in one request (Kafka's controller's
  * MAX_PARTITIONS_PER_BATCH, counted as it counts: num_partitions, the
  * default for -1, or the assignments) is POLICY_VIOLATION for every topic
@@ -1143,9 +1220,10 @@ START_TEST(test_duplicates_in_requests)
 END_TEST
 
 /* The other places a request may repeat itself: replica assignments
- * (listed in any order, each partition once), ListOffsets (every entry of a
- * partition listed twice, also across topic entries, is INVALID_REQUEST, as
- * Kafka answers) and config keys. */
+ * (listed in any order, each partition once: Kafka names the first entry
+ * that repeats one), ListOffsets (as Kafka's ReplicaManager.fetchOffset
+ * keys its answers: a topic in two entries is answered once, a partition
+ * listed twice once, INVALID_REQUEST) and config keys. */
 START_TEST(test_repeats_in_entries)
 {
     gr_brokertest_t bt;
@@ -1193,8 +1271,8 @@ START_TEST(test_repeats_in_entries)
                              "partitions should be a consecutive 0-based "
                              "integer sequence"));
 
-    /* ListOffsets v1: asg-any-order [0, 1, 0] and again [1, 2]: only 2 is
-     * listed once */
+    /* ListOffsets v1: asg-any-order [0, 1, 0] and again [1, 2]: one topic,
+     * 0 and 1 refused once each, 2 answered */
     gr_list_offsets_request_init(&lrq);
     for (int i = 0; i < 2; i++) {
         gr_list_offsets_request_list_offsets_topic_init(&lt[i]);
@@ -1213,15 +1291,21 @@ START_TEST(test_repeats_in_entries)
     lrq.replica_id = -1;
     lrq.topics = lt;
     lrq.topics_cnt = 2;
-    lrs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 1, &lrq);
-    ck_assert_int_eq(lrs->topics_cnt, 2);
-    for (int k = 0; k < 3; k++)
-        ck_assert_int_eq(lrs->topics[0].partitions[k].error_code,
-                         GR_KERR_INVALID_REQUEST);
-    ck_assert_int_eq(lrs->topics[1].partitions[0].error_code,
-                     GR_KERR_INVALID_REQUEST);
-    ck_assert_int_eq(lrs->topics[1].partitions[1].error_code, GR_KERR_NONE);
-    ck_assert_int_eq(lrs->topics[1].partitions[1].offset, 0);
+    lrs = gr_brokertest_call(&bt, GR_API_LIST_OFFSETS, 4, &lrq);
+    ck_assert_int_eq(lrs->topics_cnt, 1);
+    ck_assert_int_eq(lrs->topics[0].partitions_cnt, 3);
+    for (int k = 0; k < 2; k++) {
+        const gr_list_offsets_response_list_offsets_partition_response_t *p =
+            &lrs->topics[0].partitions[k];
+        ck_assert_int_eq(p->partition_index, k);
+        ck_assert_int_eq(p->error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert_int_eq(p->offset, -1);
+        ck_assert_int_eq(p->leader_epoch, -1);
+    }
+    ck_assert_int_eq(lrs->topics[0].partitions[2].partition_index, 2);
+    ck_assert_int_eq(lrs->topics[0].partitions[2].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(lrs->topics[0].partitions[2].offset, 0);
+    ck_assert_int_eq(lrs->topics[0].partitions[2].leader_epoch, 0);
 
     /* IncrementalAlterConfigs: a key twice refuses the resource */
     gr_incremental_alter_configs_request_init(&arq);
@@ -1742,6 +1826,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_create_topics_as_kafka);
     tcase_add_test(tc, test_metadata_names_once);
     tcase_add_test(tc, test_create_partitions_messages);
+    tcase_add_test(tc, test_list_offsets_as_kafka);
     tcase_add_test(tc, test_partitions_per_request_cap);
     tcase_add_test(tc, test_auto_create_cap);
     tcase_add_test(tc, test_metadata_by_id);
