@@ -5,7 +5,7 @@
  * next retention pass. An offset past the high watermark, or negative, is
  * OFFSET_OUT_OF_RANGE; a topic whose cleanup.policy lacks delete refuses
  * with POLICY_VIOLATION, as Kafka does. The low watermark answered is the
- * log start offset after the call.
+ * log start offset after the call, -1 with any error.
  */
 #include "api/api_int.h"
 #include "cluster/topic_config.h"
@@ -47,8 +47,9 @@ delete_partition(gr_req_t *req, gr_topic_t *t,
         offset = p->high_watermark;
     if (offset < 0 ||
         gr_log_delete_records(p->log, offset, p->high_watermark) != 0) {
+        /* low watermark -1, as every error of Kafka's
+         * ReplicaManager.deleteRecordsOnLocalLog */
         res->error_code = GR_KERR_OFFSET_OUT_OF_RANGE;
-        res->low_watermark = gr_log_start_offset(p->log);
         return;
     }
     res->low_watermark = gr_log_start_offset(p->log);

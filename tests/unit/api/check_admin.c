@@ -1536,6 +1536,8 @@ START_TEST(test_records_dirs_elect_cluster)
     drs = gr_brokertest_call(&bt, GR_API_DELETE_RECORDS, 2, &dq);
     ck_assert_int_eq(drs->topics[0].partitions[0].error_code,
                      GR_KERR_OFFSET_OUT_OF_RANGE);
+    /* -1, as every error of Kafka's deleteRecordsOnLocalLog */
+    ck_assert_int_eq(drs->topics[0].partitions[0].low_watermark, -1);
     ck_assert_int_eq(drs->topics[0].partitions[1].error_code, 0);
     ck_assert_int_eq(drs->topics[0].partitions[1].low_watermark, 0);
     dt.name = gr_str_c("cmp");
