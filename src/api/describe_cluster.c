@@ -2,7 +2,8 @@
  * DescribeCluster (api key 60): the cluster id, the controller and the
  * brokers, with each broker's endpoint on the listener the request came
  * in on (as Metadata). Only broker endpoints are served (v1 endpoint_type
- * 1); asking this broker for controllers is MISMATCHED_ENDPOINT_TYPE.
+ * 1); asking this broker for controllers is MISMATCHED_ENDPOINT_TYPE, for
+ * another type UNSUPPORTED_ENDPOINT_TYPE.
  */
 #include "api/api_int.h"
 
@@ -22,13 +23,25 @@ gr_api_describe_cluster(gr_req_t *req)
     const char *listener = gr_req_listener_name(req);
     int n = 0;
 
-    /* endpoint_type is a v1 field; the decoder gives 1 (brokers) before */
+    /* endpoint_type is a v1 field; the decoder gives 1 (brokers) before.
+     * As Kafka's AuthHelper.computeDescribeClusterResponse: a type it does
+     * not know (EndpointType.fromId: 1 broker, 2 controller) is
+     * UNSUPPORTED_ENDPOINT_TYPE, a controller one MISMATCHED_ENDPOINT_TYPE
+     * (INVALID_REQUEST at v0, which cannot ask), each with nothing else
+     * set: cluster id "", controller -1, no brokers */
+    if (rq->endpoint_type != 1 && rq->endpoint_type != 2) {
+        rs->error_code = req->version == 0 ? GR_KERR_INVALID_REQUEST
+                                           : GR_KERR_UNSUPPORTED_ENDPOINT_TYPE;
+        rs->error_message = gr_str_c(gr_arena_printf(
+            req->a, "Unsupported endpoint type %d", rq->endpoint_type));
+        return gr_req_reply(req);
+    }
     if (rq->endpoint_type != 1) {
-        rs->error_code = GR_KERR_MISMATCHED_ENDPOINT_TYPE;
+        rs->error_code = req->version == 0 ? GR_KERR_INVALID_REQUEST
+                                           : GR_KERR_MISMATCHED_ENDPOINT_TYPE;
         rs->error_message = gr_str_c("The request was sent to an endpoint of "
                                      "type BROKER, but we wanted an endpoint "
                                      "of type CONTROLLER");
-        rs->cluster_id = gr_str_c(c->cluster_id);
         return gr_req_reply(req);
     }
     rs->endpoint_type = 1;

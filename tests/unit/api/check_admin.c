@@ -1593,6 +1593,20 @@ START_TEST(test_records_dirs_elect_cluster)
     ck_assert(gr_str_eq_cstr(&crs->cluster_id, bt.b->cluster->cluster_id));
     ck_assert_int_eq(crs->brokers_cnt, 1);
     ck_assert_int_eq(crs->cluster_authorized_operations, INT32_MIN);
+    /* controllers: the wrong endpoint; another type: unsupported; as
+     * Kafka's computeDescribeClusterResponse, nothing else set */
+    cq.endpoint_type = 2;
+    crs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CLUSTER, 1, &cq);
+    ck_assert_int_eq(crs->error_code, GR_KERR_MISMATCHED_ENDPOINT_TYPE);
+    ck_assert(gr_str_eq_cstr(&crs->cluster_id, ""));
+    ck_assert_int_eq(crs->brokers_cnt, 0);
+    cq.endpoint_type = 5;
+    crs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CLUSTER, 2, &cq);
+    ck_assert_int_eq(crs->error_code, GR_KERR_UNSUPPORTED_ENDPOINT_TYPE);
+    ck_assert(gr_str_eq_cstr(&crs->error_message,
+                             "Unsupported endpoint type 5"));
+    ck_assert(gr_str_eq_cstr(&crs->cluster_id, ""));
+    ck_assert_int_eq(crs->controller_id, -1);
     gr_brokertest_stop(&bt);
 }
 END_TEST
