@@ -1553,12 +1553,16 @@ START_TEST(test_records_dirs_elect_cluster)
     ck_assert_int_eq(lrs->results_cnt, 1);
     ck_assert_int_eq(lrs->results[0].topics_cnt, 2);
     ck_assert_int_gt(lrs->results[0].total_bytes, 0);
-    /* all partitions: none needs an election */
+    /* all partitions: none needs an election; Kafka's controller lists
+     * each topic with none of its partitions */
     gr_elect_leaders_request_init(&eq);
     eq.topic_partitions_cnt = -1;
     ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
     ck_assert_int_eq(ers->error_code, 0);
-    ck_assert_int_eq(ers->replica_election_results_cnt, 0);
+    ck_assert_int_eq(ers->replica_election_results_cnt, 2);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(ers->replica_election_results[i].partition_result_cnt,
+                         0);
     /* one partition asked for: needs nothing; with no time left it is
      * REQUEST_TIMED_OUT, for it and the request, as Kafka's controller */
     {
@@ -1586,6 +1590,35 @@ START_TEST(test_records_dirs_elect_cluster)
                              .partition_result[0]
                              .error_message.len,
                          -1);
+        /* an unknown election type fails the request: its error, with
+         * Kafka's message, for it and each partition */
+        eq.timeout_ms = 1000;
+        eq.election_type = 3;
+        ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+        ck_assert_int_eq(ers->error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert_int_eq(ers->replica_election_results_cnt, 1);
+        ck_assert_int_eq(ers->replica_election_results[0]
+                             .partition_result[0]
+                             .error_code,
+                         GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&ers->replica_election_results[0]
+                                      .partition_result[0]
+                                      .error_message,
+                                 "Unknown election type 3"));
+        /* the controller's words for what does not exist */
+        eq.election_type = 0;
+        p0 = 7;
+        ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+        ck_assert(gr_str_eq_cstr(&ers->replica_election_results[0]
+                                      .partition_result[0]
+                                      .error_message,
+                                 "No such partition as r-7"));
+        tp.topic = gr_str_c("nope");
+        ers = gr_brokertest_call(&bt, GR_API_ELECT_LEADERS, 2, &eq);
+        ck_assert(gr_str_eq_cstr(&ers->replica_election_results[0]
+                                      .partition_result[0]
+                                      .error_message,
+                                 "No such topic as nope"));
     }
     gr_describe_cluster_request_init(&cq);
     crs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CLUSTER, 1, &cq);
