@@ -11,8 +11,7 @@
 #include "api/api_int.h"
 #include "group/group.h"
 
-#define GROUP_OPS                                                              \
-    ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
+#define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
 
 static gr_str_t
 cs(const char *s)

@@ -1285,9 +1285,8 @@ gr_group_leave(gr_groups_t *g, const gr_str_t *group_id, gr_group_leaver_t *l,
                 l[i].error = GR_KERR_NONE;
                 continue;
             }
-            l[i].error = gr_group_validate_member(grp, &l[i].member_id,
-                                                  &l[i].group_instance_id,
-                                                  "leave-group");
+            l[i].error = gr_group_validate_member(
+                grp, &l[i].member_id, &l[i].group_instance_id, "leave-group");
             if (l[i].error != GR_KERR_NONE)
                 continue;
             m = gr_group_member(grp, &l[i].member_id);

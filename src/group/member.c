@@ -255,14 +255,13 @@ gr_group_validate_member(gr_group_t *grp, const gr_str_t *member_id,
             GR_LOG_INFO("group %s: member %.*s of static member %.*s is "
                         "fenced by member %s during %s",
                         grp->id, member_id->len > 0 ? (int)member_id->len : 0,
-                        member_id->len > 0 ? member_id->ptr : "",
-                        (int)iid->len, iid->ptr, m->member_id, operation);
+                        member_id->len > 0 ? member_id->ptr : "", (int)iid->len,
+                        iid->ptr, m->member_id, operation);
             return GR_KERR_FENCED_INSTANCE_ID;
         }
     }
-    return gr_group_member(grp, member_id) != NULL
-               ? GR_KERR_NONE
-               : GR_KERR_UNKNOWN_MEMBER_ID;
+    return gr_group_member(grp, member_id) != NULL ? GR_KERR_NONE
+                                                   : GR_KERR_UNKNOWN_MEMBER_ID;
 }
 
 /* Kafka's isStaticMemberFenced: the instance id is known with another

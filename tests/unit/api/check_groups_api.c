@@ -144,8 +144,8 @@ START_TEST(test_api_versions_features)
     ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
     ck_assert_int_eq(rs->supported_features_cnt, 0);
     ck_assert_int_eq(rs->finalized_features_cnt, 1);
-    ck_assert(gr_str_eq_cstr(&rs->finalized_features[0].name,
-                             "transaction.version"));
+    ck_assert(
+        gr_str_eq_cstr(&rs->finalized_features[0].name, "transaction.version"));
     ck_assert_int_eq(rs->finalized_features[0].max_version_level, 2);
     for (int16_t v = 4; v <= 5; v++) {
         rs = api_versions(&bt, v, NULL, -1);
