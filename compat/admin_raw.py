@@ -289,7 +289,7 @@ def check_create(c):
                                ("raw-both", 2, -1, [(0, [1])], []),
                                ("raw-rf", 1, 2, [], []),
                                ("raw-unknown-broker", -1, -1, [(0, [7])], []),
-                               ("raw-cfg", 1, 1, [], [("retention.bytes", "-5")])],
+                               ("raw-cfg", 1, 1, [], [("retention.ms", "-5")])],
                         validate_only=True)
     expect(res[0]["error"] == NONE and res[0]["nparts"] == 2, "v5 validate_only: %r" % res[0])
     expect(any(n == "segment.ms" and v == "60000" and s == 1 for n, v, _, s, _ in res[0]["configs"]),
@@ -297,7 +297,7 @@ def check_create(c):
     expect(res[1]["error"] == INVALID_REQUEST, "v5 both: %r" % res[1])
     expect(res[2]["error"] == INVALID_RF, "v5 rf: %r" % res[2])
     expect(res[3]["error"] == INVALID_ASSIGNMENT, "v5 assignment: %r" % res[3])
-    expect(res[4]["error"] == INVALID_CONFIG and "retention.bytes" in res[4]["message"]
+    expect(res[4]["error"] == INVALID_CONFIG and "retention.ms" in res[4]["message"]
            and "-5" in res[4]["message"], "v5 config: %r" % res[4])
     names = [t["name"] for t in metadata_topics(c)]
     expect("raw-asg" not in names, "validate_only created raw-asg")

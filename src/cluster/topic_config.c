@@ -10,12 +10,14 @@
 #include "proto/records.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *const cleanup_choices[] = { "delete", "compact", NULL };
+/* in Kafka's order: its messages list them so */
+static const char *const cleanup_choices[] = { "compact", "delete", NULL };
 static const char *const compression_choices[] = {
     "uncompressed", "zstd", "lz4", "snappy", "gzip", "producer", NULL
 };
@@ -155,8 +157,9 @@ static const gr_topic_config_def_t defs[] = {
       "off (Gregor has no tiered storage)." },
     { "remote.storage.enable", GR_TCFG_BOOL, NO, "false", 0, 0, NULL,
       "Tiered storage for the topic (Gregor has none: must stay false)." },
-    { "retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL, -1, L,
-      NULL,
+    /* no lower bound, as Kafka's: any negative size is no limit */
+    { "retention.bytes", GR_TCFG_LONG, S1(LOG_RETENTION_BYTES), NULL,
+      INT64_MIN, L, NULL,
       "With the delete policy, the size a partition may reach before its "
       "oldest segments go (-1: no limit)." },
     { "retention.ms",
@@ -446,134 +449,345 @@ gr_broker_config_synonyms(gr_conf_id_t id, int *out)
     return 1;
 }
 
+/* --- checks, as Kafka's ConfigDef parses and validates a value */
+
+/* Java's String.trim: (p, len) without the leading and trailing
+ * characters up to ' '. */
+static void
+jtrim(const char *v, const char **p, size_t *len)
+{
+    size_t n = strlen(v);
+    while (n > 0 && (unsigned char)*v <= ' ') {
+        v++;
+        n--;
+    }
+    while (n > 0 && (unsigned char)v[n - 1] <= ' ')
+        n--;
+    *p = v;
+    *len = n;
+}
+
+/* The value of a LONG/INT/SHORT as Java's parseLong and friends read it:
+ * an optional sign and digits, nothing else. 0, or -1. */
 static int
+jparse_long(const char *p, size_t len, gr_tcfg_type_t type, int64_t *out)
+{
+    char tmp[32], *end;
+    long long v;
+    size_t i = 0;
+    if (len == 0 || len >= sizeof tmp)
+        return -1;
+    if (p[0] == '+' || p[0] == '-')
+        i++;
+    if (i == len)
+        return -1;
+    for (size_t k = i; k < len; k++)
+        if (p[k] < '0' || p[k] > '9')
+            return -1;
+    memcpy(tmp, p, len);
+    tmp[len] = '\0';
+    errno = 0;
+    v = strtoll(tmp, &end, 10);
+    if (errno != 0 || *end != '\0' ||
+        (type == GR_TCFG_INT && (v < INT32_MIN || v > INT32_MAX)) ||
+        (type == GR_TCFG_SHORT && (v < INT16_MIN || v > INT16_MAX)))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* A DOUBLE as Java's parseDouble reads it (finite values; a trailing d or f
+ * allowed). 0, or -1. */
+static int
+jparse_double(const char *p, size_t len, double *out)
+{
+    char tmp[128], *end;
+    double v;
+    if (len == 0 || len >= sizeof tmp)
+        return -1;
+    memcpy(tmp, p, len);
+    tmp[len] = '\0';
+    if (strchr("dDfF", tmp[len - 1]) != NULL && len > 1)
+        tmp[len - 1] = '\0';
+    if (strpbrk(tmp, "xXnN") != NULL) /* no hex, nan or inf spellings */
+        return -1;
+    errno = 0;
+    v = strtod(tmp, &end);
+    if (errno != 0 || end == tmp || *end != '\0' || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* v as Java's Double.toString prints it: the shortest digits that read
+ * back as v, plain from 10^-3 to 10^7 ("2.0", "0.25"), else as
+ * "1.0E7". */
+static void
+jdouble_str(double v, char *out, size_t n)
+{
+    char tmp[48], digs[24];
+    int nd = 0, e10;
+    const char *q;
+
+    if (v == 0) {
+        snprintf(out, n, "%s", signbit(v) ? "-0.0" : "0.0");
+        return;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    for (q = tmp; *q && *q != 'e'; q++)
+        if (*q >= '0' && *q <= '9' && nd < (int)sizeof digs - 1)
+            digs[nd++] = *q;
+    e10 = *q == 'e' ? atoi(q + 1) : 0;
+    while (nd > 1 && digs[nd - 1] == '0')
+        nd--;
+    digs[nd] = '\0';
+    if ((v < 0 ? -v : v) >= 1e-3 && (v < 0 ? -v : v) < 1e7) {
+        size_t at = (size_t)snprintf(out, n, "%s", v < 0 ? "-" : "");
+        if (e10 < 0) {
+            at += (size_t)snprintf(out + at, at < n ? n - at : 0, "0.");
+            for (int k = 0; k < -e10 - 1; k++)
+                at += (size_t)snprintf(out + at, at < n ? n - at : 0, "0");
+            snprintf(out + at, at < n ? n - at : 0, "%s", digs);
+        } else {
+            for (int k = 0; k <= e10; k++)
+                at += (size_t)snprintf(out + at, at < n ? n - at : 0, "%c",
+                                       k < nd ? digs[k] : '0');
+            snprintf(out + at, at < n ? n - at : 0, ".%s",
+                     nd > e10 + 1 ? digs + e10 + 1 : "0");
+        }
+        return;
+    }
+    snprintf(out, n, "%s%c.%sE%d", v < 0 ? "-" : "", digs[0],
+             nd > 1 ? digs + 1 : "0", e10);
+}
+
+/* Kafka's ConfigException(name, value, message). */
+static const char *
+invalid(char *msg, size_t n, const char *name, const char *value, size_t vlen,
+        const char *why)
+{
+    snprintf(msg, n, "Invalid value %.*s for configuration %s: %s", (int)vlen,
+             value, name, why);
+    return msg;
+}
+
+static bool
 in_choices(const char *const *choices, const char *v, size_t len)
 {
     for (; *choices; choices++)
         if (strlen(*choices) == len && strncmp(*choices, v, len) == 0)
-            return 1;
-    return 0;
+            return true;
+    return false;
 }
 
+/* "String must be one of: a, b" (ValidString). */
 static const char *
-choices_text(const char *const *choices, char *buf, size_t n)
+one_of(const char *const *choices, char *buf, size_t n)
 {
-    size_t at = 0;
-    buf[0] = '\0';
+    size_t at = (size_t)snprintf(buf, n, "String must be one of: ");
     for (int i = 0; choices[i] && at < n; i++)
         at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "",
                                choices[i]);
     return buf;
 }
 
-/* Checks value against a type, a range and allowed values; msg names key
- * and value as Kafka's ConfigException does. */
+static bool
+jspace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+           c == '\r';
+}
+
+/* The items of a trimmed LIST value as Kafka splits it (\s*,\s*, empty
+ * items kept): up to max (p, len) pairs; returns how many, or -1 when
+ * there are more. An empty value has none. */
+static int
+list_items(const char *p, size_t len, const char **it, size_t *il, int max)
+{
+    int n = 0;
+    size_t at = 0;
+    if (len == 0)
+        return 0;
+    for (;;) {
+        size_t b = at, e;
+        while (at < len && p[at] != ',')
+            at++;
+        e = at;
+        while (e > b && jspace(p[e - 1]))
+            e--;
+        while (b < e && jspace(p[b]))
+            b++;
+        if (n == max)
+            return -1;
+        it[n] = p + b;
+        il[n++] = e - b;
+        if (at == len)
+            return n;
+        at++;
+    }
+}
+
+#define LIST_MAX 256
+
+/* ValidList.in(choices) on a trimmed value: no empty item, each one of
+ * choices (duplicates are dropped before, as ConfigDef.parseValue does). */
+static const char *
+check_list(const char *name, const char *const *choices, const char *p,
+           size_t len, char *msg, size_t n)
+{
+    const char *it[LIST_MAX];
+    size_t il[LIST_MAX];
+    char why[256];
+    int k = list_items(p, len, it, il, LIST_MAX);
+    if (k < 0) {
+        snprintf(msg, n, "Configuration '%s' has too many values.", name);
+        return msg;
+    }
+    for (int i = 0; i < k; i++) {
+        if (il[i] == 0) {
+            snprintf(msg, n, "Configuration '%s' values must not be empty.",
+                     name);
+            return msg;
+        }
+        if (!in_choices(choices, it[i], il[i]))
+            return invalid(msg, n, name, it[i], il[i],
+                           one_of(choices, why, sizeof why));
+    }
+    return NULL;
+}
+
+/* Kafka's ThrottledReplicaListValidator: "*" or partition:broker items. */
+static const char *
+check_throttled(const char *name, const char *p, size_t len, char *msg,
+                size_t n)
+{
+    const char *it[LIST_MAX];
+    size_t il[LIST_MAX];
+    char list[512], why[256];
+    size_t at = 0;
+    bool ok = true;
+    int k = list_items(p, len, it, il, LIST_MAX);
+
+    if (k == 1 && il[0] == 1 && it[0][0] == '*')
+        return NULL;
+    for (int i = 0; k > 0 && i < k && ok; i++) {
+        size_t c = 0, digits1 = 0, digits2 = 0;
+        while (c < il[i] && it[i][c] >= '0' && it[i][c] <= '9')
+            c++, digits1++;
+        if (c < il[i] && it[i][c] == ':')
+            c++;
+        else if (il[i] > 0)
+            ok = false;
+        while (c < il[i] && it[i][c] >= '0' && it[i][c] <= '9')
+            c++, digits2++;
+        if (il[i] > 0 && (c != il[i] || digits1 == 0 || digits2 == 0))
+            ok = false;
+    }
+    if (k >= 0 && ok)
+        return NULL;
+    /* the value as Java prints the list: [a, b] */
+    at = (size_t)snprintf(list, sizeof list, "[");
+    for (int i = 0; k > 0 && i < k && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%.*s",
+                               i ? ", " : "", (int)il[i], it[i]);
+    if (at < sizeof list)
+        snprintf(list + at, sizeof list - at, "]");
+    snprintf(why, sizeof why,
+             "%s must be the literal '*' or a list of replicas in the "
+             "following format: [partitionId]:[brokerId],[partitionId]:"
+             "[brokerId],...",
+             name);
+    return invalid(msg, n, name, list, strlen(list), why);
+}
+
+/* A validator beyond type, range and choices. */
+enum special { SP_NONE, SP_GZIP_LEVEL, SP_THROTTLED };
+
+/* Checks value as ConfigDef.parseType, then the validator: a range
+ * (min/max; "Value must be at least"), allowed values (ValidString,
+ * ValidList) or a special one. msg names key and value as Kafka's
+ * ConfigException does: as given when it does not parse, as parsed when
+ * a validator refuses it. */
 static const char *
 check_value(const char *name, gr_tcfg_type_t type, int64_t min, int64_t max,
-            const char *const *choices, const char *value)
+            const char *const *choices, enum special sp, const char *value)
 {
     static char msg[768];
-    char list[256];
-    char *end;
+    char why[256], num[48];
+    const char *p;
+    size_t len;
 
+    jtrim(value, &p, &len);
     switch (type) {
     case GR_TCFG_INT:
     case GR_TCFG_SHORT:
     case GR_TCFG_LONG: {
-        long long v;
-        errno = 0;
-        v = strtoll(value, &end, 10);
-        if (errno || end == value || *end ||
-            (type == GR_TCFG_INT && (v < INT32_MIN || v > INT32_MAX)) ||
-            (type == GR_TCFG_SHORT && (v < INT16_MIN || v > INT16_MAX))) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Not a number of "
-                     "type %s",
-                     value, name,
+        int64_t v;
+        if (jparse_long(p, len, type, &v) != 0) {
+            snprintf(why, sizeof why, "Not a number of type %s",
                      type == GR_TCFG_LONG    ? "LONG"
                      : type == GR_TCFG_SHORT ? "SHORT"
                                              : "INT");
-            return msg;
+            return invalid(msg, sizeof msg, name, value, strlen(value), why);
+        }
+        snprintf(num, sizeof num, "%lld", (long long)v);
+        if (sp == SP_GZIP_LEVEL) {
+            if (v > 9 || (v < 1 && v != -1))
+                return invalid(msg, sizeof msg, name, num, strlen(num),
+                               "Value must be between 1 and 9 or equal to "
+                               "-1");
+            return NULL;
         }
         if (v < min) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Value must be at "
-                     "least %lld",
-                     value, name, (long long)min);
-            return msg;
+            snprintf(why, sizeof why, "Value must be at least %lld",
+                     (long long)min);
+            return invalid(msg, sizeof msg, name, num, strlen(num), why);
         }
         if (v > max) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Value must be no "
-                     "more than %lld",
-                     value, name, (long long)max);
-            return msg;
+            snprintf(why, sizeof why, "Value must be no more than %lld",
+                     (long long)max);
+            return invalid(msg, sizeof msg, name, num, strlen(num), why);
         }
         return NULL;
     }
     case GR_TCFG_DOUBLE: {
         double v;
-        errno = 0;
-        v = strtod(value, &end);
-        if (errno || end == value || *end) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Not a number of "
-                     "type DOUBLE",
-                     value, name);
-            return msg;
+        if (jparse_double(p, len, &v) != 0)
+            return invalid(msg, sizeof msg, name, value, strlen(value),
+                           "Not a number of type DOUBLE");
+        jdouble_str(v, num, sizeof num);
+        if (v < (double)min) {
+            snprintf(why, sizeof why, "Value must be at least %lld",
+                     (long long)min);
+            return invalid(msg, sizeof msg, name, num, strlen(num), why);
         }
-        if (v < (double)min || v > (double)max) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Value must be "
-                     "between %lld and %lld",
-                     value, name, (long long)min, (long long)max);
-            return msg;
+        if (v > (double)max) {
+            snprintf(why, sizeof why, "Value must be no more than %lld",
+                     (long long)max);
+            return invalid(msg, sizeof msg, name, num, strlen(num), why);
         }
         return NULL;
     }
     case GR_TCFG_BOOL:
-        if (strcasecmp(value, "true") && strcasecmp(value, "false")) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: Expected value "
-                     "to be either true or false",
-                     value, name);
-            return msg;
-        }
+        if (!(len == 4 && strncasecmp(p, "true", 4) == 0) &&
+            !(len == 5 && strncasecmp(p, "false", 5) == 0))
+            return invalid(msg, sizeof msg, name, value, strlen(value),
+                           "Expected value to be either true or false");
         return NULL;
     case GR_TCFG_STRING:
-        if (choices && !in_choices(choices, value, strlen(value))) {
-            snprintf(msg, sizeof msg,
-                     "Invalid value %s for configuration %s: String must be "
-                     "one of: %s",
-                     value, name, choices_text(choices, list, sizeof list));
-            return msg;
-        }
+        if (choices && !in_choices(choices, p, len))
+            return invalid(msg, sizeof msg, name, p, len,
+                           one_of(choices, why, sizeof why));
         return NULL;
     case GR_TCFG_LIST:
-        if (choices) {
-            const char *p = value;
-            while (*p) {
-                const char *c = strchr(p, ',');
-                size_t len = c ? (size_t)(c - p) : strlen(p);
-                while (len && *p == ' ') {
-                    p++;
-                    len--;
-                }
-                while (len && p[len - 1] == ' ')
-                    len--;
-                if (len && !in_choices(choices, p, len)) {
-                    snprintf(msg, sizeof msg,
-                             "Invalid value %s for configuration %s: Items "
-                             "must be among: %s",
-                             value, name,
-                             choices_text(choices, list, sizeof list));
-                    return msg;
-                }
-                if (c == NULL)
-                    break;
-                p = c + 1;
-            }
-        }
+        if (sp == SP_THROTTLED)
+            return check_throttled(name, p, len, msg, sizeof msg);
+        if (choices)
+            return check_list(name, choices, p, len, msg, sizeof msg);
         return NULL;
     case GR_TCFG_UNKNOWN:
     case GR_TCFG_CLASS:
@@ -623,6 +837,9 @@ gr_topic_config_check(const char *name, const char *value)
 {
     static char msg[512];
     const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
+    const char *why, *p;
+    size_t len;
+    enum special sp = SP_NONE;
 
     if (d == NULL) {
         snprintf(msg, sizeof msg, "Unknown topic config name: %s", name);
@@ -635,37 +852,81 @@ gr_topic_config_check(const char *name, const char *value)
                  name);
         return msg;
     }
-    if (strcmp(name, "remote.storage.enable") == 0 &&
-        strcasecmp(value, "true") == 0) {
-        snprintf(msg, sizeof msg,
-                 "Invalid value %s for configuration %s: tiered storage is "
-                 "not available on this broker",
-                 value, name);
-        return msg;
+    if (strcmp(name, "message.format.version") == 0) {
+        char v[64], text[128];
+        jtrim(value, &p, &len);
+        snprintf(v, sizeof v, "%.*s", (int)len, p);
+        if (len >= sizeof v || !message_format_version_valid(v)) {
+            snprintf(text, sizeof text,
+                     "Version `%.*s` is not a valid version",
+                     (int)(len < 64 ? len : 64), p);
+            return invalid(msg, sizeof msg, name, value, strlen(value), text);
+        }
+        return NULL;
     }
-    if (strcmp(name, "message.format.version") == 0 &&
-        !message_format_version_valid(value)) {
-        snprintf(msg, sizeof msg,
-                 "Invalid value %s for configuration %s: Version `%s` is not "
-                 "a valid version",
-                 value, name, value);
-        return msg;
+    if (strcmp(name, "compression.gzip.level") == 0)
+        sp = SP_GZIP_LEVEL;
+    else if (strstr(name, ".replication.throttled.replicas") != NULL)
+        sp = SP_THROTTLED;
+    why = check_value(d->name, d->type, d->min, d->max, d->choices, sp, value);
+    if (why != NULL)
+        return why;
+    /* LogConfig.validateRemoteStorageOnlyIfSystemEnabled: this broker has
+     * no tiered storage */
+    if (strcmp(name, "remote.storage.enable") == 0) {
+        jtrim(value, &p, &len);
+        if (len == 4 && strncasecmp(p, "true", 4) == 0)
+            return "Tiered Storage functionality is disabled in the broker. "
+                   "Topic cannot be configured with remote log storage.";
     }
-    return check_value(d->name, d->type, d->min, d->max, d->choices, value);
+    return NULL;
 }
+
+/* conf.def's ranges, by conf id */
+static const struct {
+    int64_t min, max;
+} ranges[GR_CONF__COUNT] = {
+#define X(id, name, type, def, min, max) [GR_CONF_##id] = { min, max },
+#include "core/conf.def"
+#undef X
+};
 
 const char *
 gr_broker_config_check(gr_conf_id_t id, const char *value)
 {
     static char msg[512];
     const gr_broker_config_def_t *d = &bdefs[id];
+    const char *name = gr_conf_name(id), *why;
+    int64_t min = ranges[id].min, max = ranges[id].max;
+    enum special sp = SP_NONE;
+
+    if (d->type == GR_TCFG_DOUBLE) { /* log.cleaner.min.cleanable.ratio */
+        min = 0;
+        max = 1;
+    }
+    if (id == GR_CONF_COMPRESSION_GZIP_LEVEL)
+        sp = SP_GZIP_LEVEL;
+    why = check_value(name, d->type, min, max, d->choices, sp, value);
+    if (why != NULL)
+        return why;
+    /* what conf.c's own check refuses, in its words */
     if (gr_conf_check(id, value, msg, sizeof msg) != NULL)
         return msg;
-    if (d->type == GR_TCFG_DOUBLE)
-        return check_value(gr_conf_name(id), d->type, 0, 1, NULL, value);
-    if (d->choices)
-        return check_value(gr_conf_name(id), d->type, 0, 0, d->choices, value);
     return NULL;
+}
+
+/* v without Java-trimmed blanks, in buf when it has some (and fits). */
+static const char *
+trimmed(const char *v, char *buf, size_t bufsz)
+{
+    const char *p;
+    size_t len;
+    jtrim(v, &p, &len);
+    if (len == strlen(v) || len >= bufsz)
+        return v;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return buf;
 }
 
 const char *
@@ -675,7 +936,7 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
     const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
     const char *v = t ? gr_topic_config_get(t, name) : NULL;
     if (v)
-        return v;
+        return trimmed(v, buf, bufsz);
     if (d == NULL)
         return NULL;
     if (strcmp(name, "retention.ms") == 0) {
@@ -695,7 +956,7 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
     }
     if (d->synonyms[0] >= 0) {
         const char *bv = gr_conf_str(conf, (gr_conf_id_t)d->synonyms[0]);
-        return bv ? bv : "";
+        return bv ? trimmed(bv, buf, bufsz) : "";
     }
     return d->def ? d->def : "";
 }

@@ -100,11 +100,14 @@ typedef struct gr_broker_config_def {
 /* The known topic configs; NULL past the end. */
 const gr_topic_config_def_t *gr_topic_config_def_at(int i);
 const gr_topic_config_def_t *gr_topic_config_def_find(const char *name);
-/* Checks value for name: NULL when valid, else a message for INVALID_CONFIG
- * naming key and value (in a static buffer: loop thread only). */
+/* Checks value for name as Kafka's LogConfig does (ConfigDef: the value
+ * trimmed, parsed as its type, then its validator): NULL when valid, else
+ * Kafka's message for INVALID_CONFIG naming key and value (in a static
+ * buffer: loop thread only). */
 const char *gr_topic_config_check(const char *name, const char *value);
 /* The effective value of name for t (override, else broker default), as a
- * string in buf; t may be NULL (the broker default). */
+ * string in buf, trimmed as Kafka parses it; t may be NULL (the broker
+ * default). */
 const char *gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
                                   const char *name, char *buf, size_t bufsz);
 
@@ -114,9 +117,10 @@ const gr_broker_config_def_t *gr_broker_config_def(gr_conf_id_t id);
  * precedent first, e.g. log.retention.ms, .minutes, .hours) into out
  * (GR_CONFIG_SYNONYMS_MAX); returns how many (at least 1: id itself). */
 int gr_broker_config_synonyms(gr_conf_id_t id, int *out);
-/* Checks value for a broker key: type and range (conf.def), allowed
- * values. NULL when valid, else a message naming key and value (static
- * buffer: loop thread only). */
+/* Checks value for a broker key as Kafka's DynamicBrokerConfig does: its
+ * Kafka type, range (conf.def) and allowed values. NULL when valid, else
+ * Kafka's message naming key and value (static buffer: loop thread
+ * only). */
 const char *gr_broker_config_check(gr_conf_id_t id, const char *value);
 
 /* The parsed settings of t, cached; conf is the broker's. */

@@ -76,7 +76,9 @@ START_TEST(test_checks)
     m = gr_topic_config_check("cleanup.policy", "compact,shred");
     ck_assert(strstr(m, "shred") != NULL);
     m = gr_topic_config_check("min.cleanable.dirty.ratio", "2");
-    ck_assert(strstr(m, "between 0 and 1") != NULL);
+    ck_assert_str_eq(m, "Invalid value 2.0 for configuration "
+                        "min.cleanable.dirty.ratio: Value must be no more "
+                        "than 1");
     m = gr_topic_config_check("no.such", "1");
     ck_assert_str_eq(m, "Unknown topic config name: no.such");
     ck_assert_ptr_nonnull(
@@ -88,6 +90,109 @@ START_TEST(test_checks)
     ck_assert_ptr_nonnull(
         gr_broker_config_check(GR_CONF_LOG_CLEANER_MIN_CLEANABLE_RATIO, "x"));
     ck_assert_ptr_nonnull(gr_broker_config_check(GR_CONF_NUM_PARTITIONS, "0"));
+}
+END_TEST
+
+/* Kafka's ConfigDef: the value trimmed and parsed as its type, then the
+ * validator, in Kafka's words (ConfigException names the value as given
+ * when it does not parse, as parsed when the validator refuses it). */
+START_TEST(test_checks_as_kafka)
+{
+    static const struct {
+        const char *key, *value, *msg; /* msg NULL: valid */
+    } cases[] = {
+        { "cleanup.policy", "foo",
+          "Invalid value foo for configuration cleanup.policy: String must "
+          "be one of: compact, delete" },
+        { "cleanup.policy", "delete,foo",
+          "Invalid value foo for configuration cleanup.policy: String must "
+          "be one of: compact, delete" },
+        { "cleanup.policy", "compact,,delete",
+          "Configuration 'cleanup.policy' values must not be empty." },
+        { "cleanup.policy", "compact,compact", NULL }, /* deduplicated */
+        { "cleanup.policy", "", NULL },
+        { "cleanup.policy", " compact , delete ", NULL },
+        { "compression.type", " lz4 ", NULL },
+        { "compression.type", "LZ4",
+          "Invalid value LZ4 for configuration compression.type: String must "
+          "be one of: uncompressed, zstd, lz4, snappy, gzip, producer" },
+        { "retention.ms", " 0100 ", NULL },
+        { "flush.ms", "+5", NULL },
+        { "retention.ms", "",
+          "Invalid value  for configuration retention.ms: Not a number of "
+          "type LONG" },
+        { "retention.ms", "-02",
+          "Invalid value -2 for configuration retention.ms: Value must be at "
+          "least -1" },
+        { "retention.bytes", "-5", NULL }, /* no bound in Kafka */
+        { "segment.index.bytes", "99999999999",
+          "Invalid value 99999999999 for configuration segment.index.bytes: "
+          "Not a number of type INT" },
+        { "max.decompressed.message.bytes", "0",
+          "Invalid value 0 for configuration max.decompressed.message.bytes: "
+          "Value must be at least 1" },
+        { "preallocate", " TRUE ", NULL },
+        { "preallocate", "yes",
+          "Invalid value yes for configuration preallocate: Expected value to "
+          "be either true or false" },
+        { "min.cleanable.dirty.ratio", "1e1",
+          "Invalid value 10.0 for configuration min.cleanable.dirty.ratio: "
+          "Value must be no more than 1" },
+        { "min.cleanable.dirty.ratio", "-0.0001",
+          "Invalid value -1.0E-4 for configuration min.cleanable.dirty.ratio: "
+          "Value must be at least 0" },
+        { "min.cleanable.dirty.ratio", "x",
+          "Invalid value x for configuration min.cleanable.dirty.ratio: Not a "
+          "number of type DOUBLE" },
+        { "compression.gzip.level", "-1", NULL },
+        { "compression.gzip.level", "0",
+          "Invalid value 0 for configuration compression.gzip.level: Value "
+          "must be between 1 and 9 or equal to -1" },
+        { "compression.zstd.level", "23",
+          "Invalid value 23 for configuration compression.zstd.level: Value "
+          "must be no more than 22" },
+        { "leader.replication.throttled.replicas", "*", NULL },
+        { "leader.replication.throttled.replicas", "0:1 , 1:1", NULL },
+        { "leader.replication.throttled.replicas", "0:1, x",
+          "Invalid value [0:1, x] for configuration "
+          "leader.replication.throttled.replicas: "
+          "leader.replication.throttled.replicas must be the literal '*' or "
+          "a list of replicas in the following format: "
+          "[partitionId]:[brokerId],[partitionId]:[brokerId],..." },
+        { "remote.storage.enable", "false", NULL },
+        { "remote.storage.enable", " true",
+          "Tiered Storage functionality is disabled in the broker. Topic "
+          "cannot be configured with remote log storage." },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *m = gr_topic_config_check(cases[i].key, cases[i].value);
+        if (cases[i].msg == NULL)
+            ck_assert_msg(m == NULL, "%s=%s: %s", cases[i].key, cases[i].value,
+                          m);
+        else
+            ck_assert_msg(m != NULL && strcmp(m, cases[i].msg) == 0,
+                          "%s=%s: %s", cases[i].key, cases[i].value,
+                          m ? m : "(valid)");
+    }
+    /* broker keys: their Kafka type and validator */
+    ck_assert_str_eq(gr_broker_config_check(GR_CONF_LOG_CLEANER_THREADS, "abc"),
+                     "Invalid value abc for configuration log.cleaner.threads: "
+                     "Not a number of type INT");
+    ck_assert_str_eq(gr_broker_config_check(
+                         GR_CONF_LOG_CLEANER_MIN_CLEANABLE_RATIO, "2"),
+                     "Invalid value 2.0 for configuration "
+                     "log.cleaner.min.cleanable.ratio: Value must be no more "
+                     "than 1");
+    ck_assert_str_eq(gr_broker_config_check(GR_CONF_LOG_CLEANUP_POLICY, "foo"),
+                     "Invalid value foo for configuration log.cleanup.policy: "
+                     "String must be one of: compact, delete");
+    ck_assert_str_eq(gr_broker_config_check(GR_CONF_MESSAGE_MAX_BYTES, "-1"),
+                     "Invalid value -1 for configuration message.max.bytes: "
+                     "Value must be at least 0");
+    ck_assert_str_eq(gr_broker_config_check(GR_CONF_LOG_RETENTION_BYTES, "x"),
+                     "Invalid value x for configuration log.retention.bytes: "
+                     "Not a number of type LONG");
+    ck_assert_ptr_null(gr_broker_config_check(GR_CONF_LOG_RETENTION_MS, " 5 "));
 }
 END_TEST
 
@@ -152,6 +257,7 @@ suite_cluster_topic_config(void)
     TCase *tc = tcase_create("topic_config");
     tcase_add_test(tc, test_table_consistent);
     tcase_add_test(tc, test_checks);
+    tcase_add_test(tc, test_checks_as_kafka);
     tcase_add_test(tc, test_synonyms);
     tcase_add_test(tc, test_settings_follow_changes);
     suite_add_tcase(s, tc);
