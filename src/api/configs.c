@@ -31,6 +31,23 @@ layer_source(gr_conf_layer_t l)
     return GR_CFGSRC_UNKNOWN;
 }
 
+/* The value of id in a layer as Kafka has it: node.id has no default
+ * there (Gregor's -1 stands for "not set"), and either of node.id and
+ * broker.id set alone sets the other (AbstractKafkaConfig
+ * .populateSynonyms). */
+static const char *
+layer_value(const gr_conf_t *conf, gr_conf_id_t id, gr_conf_layer_t l)
+{
+    const char *v = gr_conf_layer_str(conf, id, l);
+    if (id == GR_CONF_NODE_ID && l == GR_CONF_DEFAULT)
+        return NULL;
+    if (v == NULL && l == GR_CONF_STATIC && id == GR_CONF_NODE_ID)
+        return gr_conf_layer_str(conf, GR_CONF_BROKER_ID, l);
+    if (v == NULL && l == GR_CONF_STATIC && id == GR_CONF_BROKER_ID)
+        return gr_conf_layer_str(conf, GR_CONF_NODE_ID, l);
+    return v;
+}
+
 static void
 add_syn(gr_config_entry_t *e, const char *name, const char *value,
         gr_config_source_t src)
@@ -51,20 +68,32 @@ broker_synonyms(const gr_conf_t *conf, const int *ids, int n,
 {
     for (size_t k = 0; k < sizeof layers / sizeof layers[0]; k++)
         for (int i = 0; i < n; i++) {
-            const char *v =
-                gr_conf_layer_str(conf, (gr_conf_id_t)ids[i], layers[k]);
+            const char *v = layer_value(conf, (gr_conf_id_t)ids[i], layers[k]);
             if (v != NULL)
                 add_syn(e, gr_conf_name((gr_conf_id_t)ids[i]), v,
                         layer_source(layers[k]));
         }
 }
 
-int
-gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
-                       const gr_topic_config_def_t *d, gr_arena_t *a,
-                       gr_config_entry_t *e)
+/* v as DescribeConfigs prints a value of d, in a. */
+static const char *
+canonical(gr_arena_t *a, const gr_topic_config_def_t *d, const char *v)
+{
+    size_t n = strlen(v) + 32;
+    char *buf = gr_arena_alloc(a, n);
+    const char *c;
+    if (buf == NULL)
+        return NULL;
+    c = gr_topic_config_canonical(d, v, buf, n);
+    return c == buf || c == v ? c : gr_arena_strndup(a, c, strlen(c));
+}
+
+static int
+topic_entry(gr_broker_t *b, const gr_topic_t *t, const gr_topic_config_def_t *d,
+            bool parsed, gr_arena_t *a, gr_config_entry_t *e)
 {
     const char *ov = t ? gr_topic_config_get(t, d->name) : NULL;
+    const char *ksyn = gr_topic_config_kafka_synonym(d);
     char buf[64];
     int ids[GR_CONFIG_SYNONYMS_MAX], n = 0;
 
@@ -75,14 +104,16 @@ gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
     e->sensitive = d->type == GR_TCFG_PASSWORD;
     e->read_only = false;
     if (ov != NULL) {
-        e->value = gr_arena_strndup(a, ov, strlen(ov));
+        e->value = parsed ? canonical(a, d, ov)
+                          : gr_arena_strndup(a, ov, strlen(ov));
         if (e->value == NULL)
             return -1;
         add_syn(e, d->name, e->value, GR_CFGSRC_TOPIC);
     } else {
         const char *v =
             gr_topic_config_value(b->conf, t, d->name, buf, sizeof buf);
-        e->value = gr_arena_strndup(a, v, strlen(v));
+        e->value = parsed ? canonical(a, d, v)
+                          : gr_arena_strndup(a, v, strlen(v));
         if (e->value == NULL)
             return -1;
     }
@@ -103,6 +134,14 @@ gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
         for (int i = drop; i < e->nsyn; i++)
             e->syn[k++] = e->syn[i];
         e->nsyn = k;
+    } else if (ksyn != NULL) {
+        /* Kafka's broker key of that name: set in the static
+         * configuration (as Gregor takes it for the default), else
+         * Kafka's default, which is the topic key's */
+        const char *sv = gr_topic_config_static_extra(b->conf, ksyn);
+        if (sv != NULL && gr_topic_config_check(d->name, sv) == NULL)
+            add_syn(e, ksyn, sv, GR_CFGSRC_STATIC);
+        add_syn(e, ksyn, d->def, GR_CFGSRC_DEFAULT);
     }
     e->source = e->nsyn > 0 ? e->syn[0].source : GR_CFGSRC_DEFAULT;
     if (e->sensitive)
@@ -111,24 +150,53 @@ gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
 }
 
 int
+gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
+                       const gr_topic_config_def_t *d, gr_arena_t *a,
+                       gr_config_entry_t *e)
+{
+    return topic_entry(b, t, d, false, a, e);
+}
+
+int
+gr_configs_topic_described(gr_broker_t *b, const gr_topic_t *t,
+                           const gr_topic_config_def_t *d, gr_arena_t *a,
+                           gr_config_entry_t *e)
+{
+    return topic_entry(b, t, d, true, a, e);
+}
+
+int
 gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
                         gr_arena_t *a, gr_config_entry_t *e)
 {
     const gr_broker_config_def_t *d = gr_broker_config_def(id);
-    const char *v;
+    const char *v = NULL;
     int ids[GR_CONFIG_SYNONYMS_MAX], n, drop = 0;
 
     memset(e, 0, sizeof(*e));
-    v = per_broker ? gr_conf_str(b->conf, id)
-                   : gr_conf_layer_str(b->conf, id, GR_CONF_DYNAMIC_DEFAULT);
+    if (per_broker) {
+        for (size_t k = 0; v == NULL && k < sizeof layers / sizeof layers[0];
+             k++)
+            v = layer_value(b->conf, id, layers[k]);
+        /* a key Kafka 4.4 does not have: listed only where set, as Kafka
+         * lists a key it does not define */
+        if (d->unlisted &&
+            gr_conf_layer_str(b->conf, id, GR_CONF_STATIC) == NULL &&
+            gr_conf_layer_str(b->conf, id, GR_CONF_DYNAMIC_BROKER) == NULL &&
+            gr_conf_layer_str(b->conf, id, GR_CONF_DYNAMIC_DEFAULT) == NULL)
+            return 0;
+    } else {
+        v = gr_conf_layer_str(b->conf, id, GR_CONF_DYNAMIC_DEFAULT);
+    }
     /* a key without a value (log.retention.ms by default) is described
      * with a null one on a broker, as Kafka's nonInternalValues lists it;
      * the defaults resource lists only what is set */
     if (v == NULL && !per_broker)
         return 0;
+    /* neither set (Kafka would not start): the id in use */
     if (per_broker && (id == GR_CONF_NODE_ID || id == GR_CONF_BROKER_ID) &&
-        gr_conf_layer_str(b->conf, id, GR_CONF_STATIC) == NULL)
-        v = gr_arena_printf(a, "%d", b->node_id); /* the id in use */
+        layer_value(b->conf, id, GR_CONF_STATIC) == NULL)
+        v = gr_arena_printf(a, "%d", b->node_id);
     e->name = gr_conf_name(id);
     e->type = d->type != GR_TCFG_UNKNOWN ? d->type : GR_TCFG_STRING;
     e->sensitive = gr_conf_is_sensitive(id) || d->type == GR_TCFG_PASSWORD;
@@ -560,7 +628,7 @@ gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out)
                            : gr_log_level > 4 ? 4
                                               : gr_log_level];
     e->source = GR_CFGSRC_BROKER_LOGGER;
-    e->type = GR_TCFG_STRING;
+    e->type = GR_TCFG_UNKNOWN; /* Kafka sets none */
     *out = e;
     return 1;
 }

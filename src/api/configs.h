@@ -56,14 +56,21 @@ typedef struct gr_config_entry {
     gr_config_synonym_t syn[GR_CONFIG_SYN_MAX]; /* most precedent first */
 } gr_config_entry_t;
 
-/* The entry of topic config d for t. 0, or -1 on ENOMEM. */
+/* The entry of topic config d for t, its overrides as given (CreateTopics
+ * v5+ echoes them so). 0, or -1 on ENOMEM. */
 int gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
                            const gr_topic_config_def_t *d, gr_arena_t *a,
                            gr_config_entry_t *e);
+/* The same as DescribeConfigs gives it: values as Kafka prints them once
+ * parsed (gr_topic_config_canonical). */
+int gr_configs_topic_described(gr_broker_t *b, const gr_topic_t *t,
+                               const gr_topic_config_def_t *d, gr_arena_t *a,
+                               gr_config_entry_t *e);
 /* The entry of broker config id, described on this broker (per_broker) or
  * as the cluster-wide defaults. 1 when there is one (on this broker every
- * key, with a null value when none is set or defaulted; on the defaults
- * resource a key set there), 0 when not, -1 on ENOMEM. */
+ * key, with a null value when none is set or defaulted, but a key Kafka
+ * 4.4 does not list only where it is set; on the defaults resource a key
+ * set there), 0 when not, -1 on ENOMEM. */
 int gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
                             gr_arena_t *a, gr_config_entry_t *e);
 /* The entry of a key Kafka knows and Gregor does not use, as set in the

@@ -4,7 +4,9 @@
  * subscriptions (KIP-714), each with its
  * value, source (v1+), synonyms (v1+, when asked), read-only and sensitive
  * flags (sensitive values are null), type and documentation (v3+, when
- * asked). Entries come from api/configs.c over the config table.
+ * asked). Entries come from api/configs.c over the config table. A
+ * resource type Kafka does not know fails the whole request, as Kafka's
+ * authorization of it throws.
  */
 #include "api/api_int.h"
 #include "api/configs.h"
@@ -105,7 +107,7 @@ describe_topic(gr_req_t *req,
             (gr_topic_config_is_legacy(d) &&
              gr_topic_config_get(t, d->name) == NULL))
             continue;
-        if (gr_configs_topic_entry(b, t, d, req->a, &e) != 0 ||
+        if (gr_configs_topic_described(b, t, d, req->a, &e) != 0 ||
             (out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
             return -1;
     }
@@ -226,6 +228,14 @@ describe_client_metrics(
     return 0;
 }
 
+static bool
+known_type(int8_t type)
+{
+    return type == GR_RESOURCE_TOPIC || type == GR_RESOURCE_BROKER ||
+           type == GR_RESOURCE_BROKER_LOGGER ||
+           type == GR_RESOURCE_CLIENT_METRICS || type == GR_RESOURCE_GROUP;
+}
+
 int
 gr_api_describe_configs(gr_req_t *req)
 {
@@ -237,6 +247,29 @@ gr_api_describe_configs(gr_req_t *req)
     if (n && rs->results == NULL)
         return gr_req_close(req, "out of memory");
     rs->results_cnt = n;
+    /* Kafka's authorization of the resources throws on a type it does not
+     * know, and the request's error answer gives every resource
+     * INVALID_REQUEST with the error's own message */
+    for (int32_t i = 0; i < n; i++)
+        if (!known_type(rq->resources[i].resource_type)) {
+            GR_LOG_INFO("DescribeConfigs from %s: unexpected resource type "
+                        "%d for resource %.*s",
+                        gr_req_peer(req), rq->resources[i].resource_type,
+                        (int)(rq->resources[i].resource_name.len > 0
+                                  ? rq->resources[i].resource_name.len
+                                  : 0),
+                        rq->resources[i].resource_name.ptr);
+            for (int32_t k = 0; k < n; k++) {
+                gr_describe_configs_response_describe_configs_result_init(
+                    &rs->results[k]);
+                rs->results[k].resource_type = rq->resources[k].resource_type;
+                rs->results[k].resource_name = rq->resources[k].resource_name;
+                rs->results[k].error_code = GR_KERR_INVALID_REQUEST;
+                rs->results[k].error_message =
+                    gr_str_c(gr_kerr_msg(GR_KERR_INVALID_REQUEST));
+            }
+            return gr_req_reply(req);
+        }
     for (int32_t i = 0; i < n; i++) {
         const gr_describe_configs_request_describe_configs_resource_t *r =
             &rq->resources[i];

@@ -179,7 +179,12 @@ static const gr_topic_config_def_t defs[] = {
       I, NULL,
       "The most bytes an offset or time index may hold; a full index rolls "
       "the segment." },
-    { "segment.jitter.ms", GR_TCFG_LONG, S1(LOG_ROLL_JITTER_MS), NULL, 0, L,
+    { "segment.jitter.ms",
+      GR_TCFG_LONG,
+      { GR_CONF_LOG_ROLL_JITTER_MS, GR_CONF_LOG_ROLL_JITTER_HOURS, -1 },
+      NULL,
+      0,
+      L,
       NULL,
       "A random amount taken off segment.ms, so that many partitions do not "
       "roll at once." },
@@ -201,31 +206,57 @@ static const gr_topic_config_def_t defs[] = {
 #undef S1
 #undef L
 
+/* Kafka's broker synonym of a topic config where Gregor has no such broker
+ * key (the tiered storage defaults, and max.decompressed.message.bytes,
+ * which Gregor cannot honour): ServerTopicConfigSynonyms' names */
+static const struct {
+    const char *topic, *broker;
+} kafka_synonyms[] = {
+    { "local.retention.bytes", "log.local.retention.bytes" },
+    { "local.retention.ms", "log.local.retention.ms" },
+    { "max.decompressed.message.bytes", "max.decompressed.message.bytes" },
+    { "remote.copy.lag.bytes", "log.remote.copy.lag.bytes" },
+    { "remote.copy.lag.ms", "log.remote.copy.lag.ms" },
+};
+
+const char *
+gr_topic_config_kafka_synonym(const gr_topic_config_def_t *d)
+{
+    for (size_t i = 0; i < sizeof kafka_synonyms / sizeof kafka_synonyms[0];
+         i++)
+        if (strcmp(kafka_synonyms[i].topic, d->name) == 0)
+            return kafka_synonyms[i].broker;
+    return NULL;
+}
+
 /* --- broker configs, by conf id */
 
-#define B(id, t, sc, doc)      [GR_CONF_##id] = { GR_TCFG_##t, sc, NULL, doc }
-#define BC(id, t, sc, ch, doc) [GR_CONF_##id] = { GR_TCFG_##t, sc, ch, doc }
+#define B(id, t, sc, doc) [GR_CONF_##id] = { GR_TCFG_##t, sc, NULL, doc, false }
+#define BC(id, t, sc, ch, doc)                                                 \
+    [GR_CONF_##id] = { GR_TCFG_##t, sc, ch, doc, false }
+/* a key Kafka 4.4 does not list (gr_broker_config_def_t.unlisted) */
+#define BU(id, t, sc, doc) [GR_CONF_##id] = { GR_TCFG_##t, sc, NULL, doc, true }
 #define RO                     GR_BCFG_READ_ONLY
 #define DY                     GR_BCFG_DYNAMIC
 static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(NODE_ID, INT, RO, "This broker's id (KRaft name; -1: broker.id)."),
     B(BROKER_ID, INT, RO, "This broker's id (ZooKeeper-era name)."),
-    B(LISTENERS, STRING, RO,
+    B(LISTENERS, LIST, RO,
       "Where the broker accepts connections: NAME://host:port, comma "
       "separated; port 0 picks a free port."),
-    B(ADVERTISED_LISTENERS, STRING, RO,
+    B(ADVERTISED_LISTENERS, LIST, RO,
       "The addresses given to clients in Metadata, when not the bound "
       "ones."),
     B(LISTENER_SECURITY_PROTOCOL_MAP, STRING, RO,
       "The security protocol of each listener name."),
-    B(CONTROLLER_LISTENER_NAMES, STRING, RO,
+    B(CONTROLLER_LISTENER_NAMES, LIST, RO,
       "Listener names used by KRaft controllers (not bound by Gregor)."),
     B(INTER_BROKER_LISTENER_NAME, STRING, RO,
       "The listener brokers use to talk to each other."),
-    B(LOG_DIRS, STRING, RO,
+    B(LOG_DIRS, LIST, RO,
       "The directory holding the partition logs and Gregor's metadata (the "
       "first of the list is used)."),
-    B(LOG_DIR, STRING, RO, "The log directory when log.dirs is not set."),
+    B(LOG_DIR, LIST, RO, "The log directory when log.dirs is not set."),
     B(NUM_PARTITIONS, INT, RO,
       "Partitions of a topic created without a count (auto-creation, "
       "CreateTopics with -1)."),
@@ -313,7 +344,7 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "segment.bytes of __transaction_state."),
     B(TRANSACTION_STATE_LOG_MIN_ISR, INT, RO,
       "min.insync.replicas of __transaction_state."),
-    B(UNSTABLE_API_VERSIONS_ENABLE, BOOL, RO,
+    BU(UNSTABLE_API_VERSIONS_ENABLE, BOOL, RO,
       "Whether unstable latest API versions are served (for tests)."),
     B(TRANSACTION_TWO_PHASE_COMMIT_ENABLE, BOOL, RO,
       "Whether two-phase commit transactions (KIP-939) are allowed; only "
@@ -328,9 +359,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "How often expired transactional ids are removed."),
     B(PRODUCER_ID_EXPIRATION_MS, INT, DY,
       "How long an idle producer's sequence state is kept."),
-    B(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, INT, RO,
+    BU(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, INT, RO,
       "How often idle producer state is looked for."),
-    B(ZOOKEEPER_CONNECT, STRING, RO,
+    BU(ZOOKEEPER_CONNECT, STRING, RO,
       "ZooKeeper of a multi-broker cluster (accepted, not used yet)."),
     B(LOG_CLEANER_ENABLE, BOOL, RO,
       "Whether the log cleaner runs (compacted topics need it)."),
@@ -364,7 +395,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Default message.timestamp.after.max.ms of topics."),
     B(LOG_CLEANER_MAX_COMPACTION_LAG_MS, LONG, DY,
       "Default max.compaction.lag.ms of topics."),
-    B(LOG_ROLL_JITTER_MS, LONG, DY, "Default segment.jitter.ms of topics."),
+    B(LOG_ROLL_JITTER_MS, LONG, DY,
+      "Default segment.jitter.ms of topics (else log.roll.jitter.hours)."),
+    B(LOG_ROLL_JITTER_HOURS, INT, RO,
+      "Default segment.jitter.ms in hours (log.roll.jitter.ms wins)."),
     B(UNCLEAN_LEADER_ELECTION_ENABLE, BOOL, DY,
       "Default unclean.leader.election.enable of topics."),
     B(COMPRESSION_GZIP_LEVEL, INT, DY,
@@ -373,7 +407,7 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Default compression.lz4.level of topics."),
     B(COMPRESSION_ZSTD_LEVEL, INT, DY,
       "Default compression.zstd.level of topics."),
-    B(LOG_MESSAGE_DOWNCONVERSION_ENABLE, BOOL, RO,
+    BU(LOG_MESSAGE_DOWNCONVERSION_ENABLE, BOOL, RO,
       "Default message.downconversion.enable of topics."),
     B(MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS, INT, RO,
       "The most incremental fetch sessions kept."),
@@ -389,6 +423,7 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
 };
 #undef B
 #undef BC
+#undef BU
 #undef RO
 #undef DY
 #undef I
@@ -426,6 +461,7 @@ gr_broker_config_synonyms(gr_conf_id_t id, int *out)
         { GR_CONF_LOG_RETENTION_MS, GR_CONF_LOG_RETENTION_MINUTES,
           GR_CONF_LOG_RETENTION_HOURS },
         { GR_CONF_LOG_ROLL_MS, GR_CONF_LOG_ROLL_HOURS, -1 },
+        { GR_CONF_LOG_ROLL_JITTER_MS, GR_CONF_LOG_ROLL_JITTER_HOURS, -1 },
         { GR_CONF_LOG_FLUSH_INTERVAL_MS,
           GR_CONF_LOG_FLUSH_SCHEDULER_INTERVAL_MS, -1 },
     };
@@ -434,7 +470,7 @@ gr_broker_config_synonyms(gr_conf_id_t id, int *out)
         int n = 0;
         /* flush.scheduler.interval.ms is a synonym of flush.interval.ms
          * (its default), not the other way round */
-        if (g == 2 && (int)id != GR_CONF_LOG_FLUSH_INTERVAL_MS)
+        if (g == 3 && (int)id != GR_CONF_LOG_FLUSH_INTERVAL_MS)
             continue;
         for (int k = 0; k < GR_CONFIG_SYNONYMS_MAX; k++)
             if (groups[g][k] == (int)id)
@@ -797,6 +833,62 @@ check_value(const char *name, gr_tcfg_type_t type, int64_t min, int64_t max,
     return NULL;
 }
 
+const char *
+gr_topic_config_canonical(const gr_topic_config_def_t *d, const char *value,
+                          char *buf, size_t bufsz)
+{
+    const char *p, *it[LIST_MAX];
+    size_t len, il[LIST_MAX], at = 0;
+    gr_tcfg_type_t type = d->type;
+    int64_t v;
+    double dv;
+    int k;
+
+    jtrim(value, &p, &len);
+    switch (type) {
+    case GR_TCFG_INT:
+    case GR_TCFG_SHORT:
+    case GR_TCFG_LONG:
+        if (jparse_long(p, len, type, &v) != 0)
+            return value;
+        snprintf(buf, bufsz, "%lld", (long long)v);
+        return buf;
+    case GR_TCFG_DOUBLE:
+        if (jparse_double(p, len, &dv) != 0)
+            return value;
+        jdouble_str(dv, buf, bufsz);
+        return buf;
+    case GR_TCFG_BOOL:
+        if (len == 4 && strncasecmp(p, "true", 4) == 0)
+            return "true";
+        if (len == 5 && strncasecmp(p, "false", 5) == 0)
+            return "false";
+        return value;
+    case GR_TCFG_STRING:
+    case GR_TCFG_CLASS:
+        snprintf(buf, bufsz, "%.*s", (int)len, p);
+        return buf;
+    case GR_TCFG_LIST:
+        if ((k = list_items(p, len, it, il, LIST_MAX)) < 0)
+            return value;
+        buf[0] = '\0';
+        for (int i = 0, out = 0; i < k && at < bufsz; i++) {
+            bool seen = false;
+            /* a ValidList drops duplicates (ConfigDef.parseValue) */
+            for (int j = 0; d->choices && j < i; j++)
+                seen |= il[j] == il[i] && memcmp(it[j], it[i], il[i]) == 0;
+            if (!seen)
+                at += (size_t)snprintf(buf + at, bufsz - at, "%s%.*s",
+                                       out++ ? "," : "", (int)il[i], it[i]);
+        }
+        return buf;
+    case GR_TCFG_UNKNOWN:
+    case GR_TCFG_PASSWORD:
+        return value;
+    }
+    return value;
+}
+
 bool
 gr_topic_config_is_legacy(const gr_topic_config_def_t *d)
 {
@@ -915,6 +1007,16 @@ gr_broker_config_check(gr_conf_id_t id, const char *value)
     return NULL;
 }
 
+const char *
+gr_topic_config_static_extra(const gr_conf_t *conf, const char *name)
+{
+    const char *k, *v;
+    for (int i = 0; gr_conf_extra_at(conf, i, &k, &v); i++)
+        if (strcmp(k, name) == 0)
+            return v;
+    return NULL;
+}
+
 /* v without Java-trimmed blanks, in buf when it has some (and fits). */
 static const char *
 trimmed(const char *v, char *buf, size_t bufsz)
@@ -934,7 +1036,7 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
                       const char *name, char *buf, size_t bufsz)
 {
     const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
-    const char *v = t ? gr_topic_config_get(t, name) : NULL;
+    const char *v = t ? gr_topic_config_get(t, name) : NULL, *k;
     if (v)
         return trimmed(v, buf, bufsz);
     if (d == NULL)
@@ -945,6 +1047,13 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
     }
     if (strcmp(name, "segment.ms") == 0) {
         snprintf(buf, bufsz, "%lld", (long long)gr_conf_roll_ms(conf));
+        return buf;
+    }
+    if (strcmp(name, "segment.jitter.ms") == 0 &&
+        !gr_conf_is_set(conf, GR_CONF_LOG_ROLL_JITTER_MS)) {
+        snprintf(buf, bufsz, "%lld",
+                 (long long)gr_conf_int(conf, GR_CONF_LOG_ROLL_JITTER_HOURS) *
+                     3600000);
         return buf;
     }
     if (strcmp(name, "flush.ms") == 0 &&
@@ -958,6 +1067,10 @@ gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
         const char *bv = gr_conf_str(conf, (gr_conf_id_t)d->synonyms[0]);
         return bv ? trimmed(bv, buf, bufsz) : "";
     }
+    if ((k = gr_topic_config_kafka_synonym(d)) != NULL &&
+        (v = gr_topic_config_static_extra(conf, k)) != NULL &&
+        gr_topic_config_check(d->name, v) == NULL)
+        return trimmed(v, buf, bufsz);
     return d->def ? d->def : "";
 }
 

@@ -95,6 +95,12 @@ typedef struct gr_broker_config_def {
     gr_bcfg_scope_t scope;
     const char *const *choices;
     const char *doc; /* NULL for keys not listed */
+    /* Kafka 4.4 has no such key to list (unstable.api.versions.enable and
+     * producer.id.expiration.check.interval.ms are internal there,
+     * zookeeper.connect and log.message.downconversion.enable gone since
+     * 4.0): a broker describes it only where the configuration sets it,
+     * as Kafka lists a key it does not define */
+    bool unlisted;
 } gr_broker_config_def_t;
 
 /* The known topic configs; NULL past the end. */
@@ -110,6 +116,24 @@ const char *gr_topic_config_check(const char *name, const char *value);
  * default). */
 const char *gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
                                   const char *name, char *buf, size_t bufsz);
+/* value of d as Kafka's DescribeConfigs prints it once parsed (ConfigDef's
+ * convertToString: " 0100" is "100", "TRUE" "true", a list's items joined
+ * by commas, once each for a key with allowed values, a double as Java
+ * prints it) into buf, or value itself when it does not parse as d's
+ * type. buf has room for strlen(value) + 32. */
+const char *gr_topic_config_canonical(const gr_topic_config_def_t *d,
+                                      const char *value, char *buf,
+                                      size_t bufsz);
+/* Kafka's broker synonym of d where Gregor has no such broker key (the
+ * tiered storage defaults, max.decompressed.message.bytes: keys Gregor
+ * cannot honour), or NULL. d's default is then the static configuration's
+ * value of that key (kafka_keys.def keys are accepted there) when it
+ * checks as d, else d->def. */
+const char *gr_topic_config_kafka_synonym(const gr_topic_config_def_t *d);
+/* The value of Kafka key name (not Gregor's) as the static configuration
+ * gives it, or NULL. */
+const char *gr_topic_config_static_extra(const gr_conf_t *conf,
+                                         const char *name);
 
 /* The table entry of a broker config (never NULL for a valid id). */
 const gr_broker_config_def_t *gr_broker_config_def(gr_conf_id_t id);

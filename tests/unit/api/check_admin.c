@@ -1756,6 +1756,127 @@ START_TEST(test_legacy_topic_configs)
 }
 END_TEST
 
+/* A broker's configs described as Kafka 4.4 describes them: broker.id
+ * follows node.id (populateSynonyms), node.id has no default, list keys
+ * are LIST, keys Kafka 4.4 does not list are there only when set; the
+ * logger has no type; an unknown resource type fails every resource. */
+START_TEST(test_broker_configs_as_kafka)
+{
+    static const char *const ov[] = { "node.id=1", NULL };
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    gr_describe_configs_request_t rq;
+    gr_describe_configs_request_describe_configs_resource_t r[2];
+    gr_describe_configs_response_t *rs;
+    gr_str_t root = gr_str_c("root");
+
+    gr_brokertest_start(&bt, ov);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "broker.id");
+    ck_assert(gr_str_eq_cstr(&e->value, "1"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_STATIC);
+    ck_assert_int_eq(e->synonyms_cnt, 2);
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].value, "1"));
+    ck_assert(gr_str_eq_cstr(&e->synonyms[1].value, "-1"));
+    ck_assert_int_eq(e->synonyms[1].source, GR_CFGSRC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "node.id");
+    ck_assert_int_eq(e->synonyms_cnt, 1);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "listeners");
+    ck_assert_int_eq(e->config_type, GR_TCFG_LIST);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.dirs");
+    ck_assert_int_eq(e->config_type, GR_TCFG_LIST);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.roll.jitter.ms");
+    ck_assert_int_eq(e->value.len, -1);
+    ck_assert_int_eq(e->synonyms_cnt, 0);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.roll.jitter.hours");
+    ck_assert(gr_str_eq_cstr(&e->value, "0") && e->read_only);
+    ck_assert_ptr_null(
+        described(&bt, GR_RESOURCE_BROKER, "1", "unstable.api.versions.enable"));
+    ck_assert_ptr_null(described(&bt, GR_RESOURCE_BROKER, "1",
+                                 "producer.id.expiration.check.interval.ms"));
+    ck_assert_ptr_null(
+        described(&bt, GR_RESOURCE_BROKER, "1", "zookeeper.connect"));
+    /* the logger */
+    gr_describe_configs_request_init(&rq);
+    gr_describe_configs_request_describe_configs_resource_init(&r[0]);
+    gr_describe_configs_request_describe_configs_resource_init(&r[1]);
+    r[0].resource_type = GR_RESOURCE_BROKER_LOGGER;
+    r[0].resource_name = gr_str_c("1");
+    r[0].configuration_keys = &root;
+    r[0].configuration_keys_cnt = 1;
+    rq.resources = r;
+    rq.resources_cnt = 1;
+    rs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CONFIGS, 4, &rq);
+    ck_assert_int_eq(rs->results[0].configs_cnt, 1);
+    ck_assert_int_eq(rs->results[0].configs[0].config_type, GR_TCFG_UNKNOWN);
+    /* a type Kafka does not know: INVALID_REQUEST for every resource */
+    r[1].resource_type = 99;
+    r[1].resource_name = gr_str_c("x");
+    rq.resources_cnt = 2;
+    rs = gr_brokertest_call(&bt, GR_API_DESCRIBE_CONFIGS, 4, &rq);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rs->results[i].error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&rs->results[i].error_message,
+                                 gr_kerr_msg(GR_KERR_INVALID_REQUEST)));
+        ck_assert_int_eq(rs->results[i].configs_cnt, 0);
+    }
+    gr_brokertest_restart(&bt, (const char *const[]){
+                                   "unstable.api.versions.enable=false", NULL });
+    ck_assert_ptr_nonnull(
+        described(&bt, GR_RESOURCE_BROKER, "1", "unstable.api.versions.enable"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* Topic configs Kafka takes from broker keys Gregor does not have (the
+ * tiered storage ones, max.decompressed.message.bytes) show those
+ * synonyms; segment.jitter.ms has none unless log.roll.jitter.ms is set;
+ * values are described as Kafka prints them once parsed. */
+START_TEST(test_topic_synonyms_and_values)
+{
+    static const char *const ov[] = { "log.local.retention.ms=60000", NULL };
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    ctopic_t t = ctopic("tv", 1, 1);
+    gr_create_topics_response_t *cr;
+
+    gr_brokertest_start(&bt, ov);
+    ctopic_config(&bt, &t, "retention.ms", " 0100 ");
+    ctopic_config(&bt, &t, "cleanup.policy", "compact , delete,compact");
+    cr = create(&bt, 7, &t, 1, false);
+    ck_assert_int_eq(cr->topics[0].error_code, GR_KERR_NONE);
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "retention.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "100"));
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].value, "100"));
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "cleanup.policy");
+    ck_assert(gr_str_eq_cstr(&e->value, "compact,delete"));
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "local.retention.bytes");
+    ck_assert_int_eq(e->synonyms_cnt, 1);
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].name, "log.local.retention.bytes"));
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].value, "-2"));
+    ck_assert_int_eq(e->synonyms[0].source, GR_CFGSRC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "local.retention.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "60000"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_STATIC);
+    ck_assert_int_eq(e->synonyms_cnt, 2);
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "max.decompressed.message.bytes");
+    ck_assert(gr_str_eq_cstr(&e->synonyms[0].name,
+                             "max.decompressed.message.bytes"));
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "segment.jitter.ms");
+    ck_assert_int_eq(e->synonyms_cnt, 0);
+    ialter(&bt, GR_RESOURCE_BROKER, "", "log.roll.jitter.ms", GR_CONFIG_SET,
+           "20");
+    e = described(&bt, GR_RESOURCE_TOPIC, "tv", "segment.jitter.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "20"));
+    ck_assert_int_eq(e->synonyms_cnt, 2); /* .ms, then .hours' default */
+    ck_assert_int_eq(gr_topic_settings(bt.b->conf,
+                                       gr_cluster_topic_cstr(bt.b->cluster,
+                                                             "tv"))
+                         ->segment_jitter_ms,
+                     20);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* DescribeTopicPartitions (KIP-966): sorted topics, pages bounded by the
  * partition limit with a cursor, errors per unknown or invalid name, and
  * INVALID_REQUEST for a cursor outside the topics asked for. */
@@ -1893,6 +2014,8 @@ suite_api_admin(void)
     tcase_add_test(tc, test_legacy_topic_configs);
     tcase_add_test(tc, test_config_synonyms_as_kafka);
     tcase_add_test(tc, test_describe_configs_all_keys);
+    tcase_add_test(tc, test_broker_configs_as_kafka);
+    tcase_add_test(tc, test_topic_synonyms_and_values);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -196,6 +196,33 @@ START_TEST(test_checks_as_kafka)
 }
 END_TEST
 
+/* Values as Kafka's DescribeConfigs prints them once parsed. */
+START_TEST(test_canonical_values)
+{
+    static const struct {
+        const char *key, *value, *want;
+    } cases[] = {
+        { "retention.ms", " 0100 ", "100" },
+        { "flush.ms", "+5", "5" },
+        { "preallocate", "TRUE", "true" },
+        { "min.cleanable.dirty.ratio", "0.50", "0.5" },
+        { "min.cleanable.dirty.ratio", "1", "1.0" },
+        { "min.cleanable.dirty.ratio", "0.0001", "1.0E-4" },
+        { "cleanup.policy", "compact , delete,compact", "compact,delete" },
+        { "leader.replication.throttled.replicas", "0:1 , 1:1,0:1",
+          "0:1,1:1,0:1" },
+        { "compression.type", " lz4 ", "lz4" },
+        { "retention.ms", "abc", "abc" }, /* not a number: as it is */
+    };
+    char buf[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        ck_assert_str_eq(gr_topic_config_canonical(
+                             gr_topic_config_def_find(cases[i].key),
+                             cases[i].value, buf, sizeof buf),
+                         cases[i].want);
+}
+END_TEST
+
 START_TEST(test_synonyms)
 {
     int ids[GR_CONFIG_SYNONYMS_MAX];
@@ -210,6 +237,53 @@ START_TEST(test_synonyms)
         1);
     ck_assert_int_eq(gr_broker_config_synonyms(GR_CONF_NUM_PARTITIONS, ids), 1);
     ck_assert_int_eq(ids[0], GR_CONF_NUM_PARTITIONS);
+    /* Kafka 4.4's brokerConfigSynonyms: log.roll.jitter.ms and .hours */
+    ck_assert_int_eq(
+        gr_broker_config_synonyms(GR_CONF_LOG_ROLL_JITTER_HOURS, ids), 2);
+    ck_assert_int_eq(ids[0], GR_CONF_LOG_ROLL_JITTER_MS);
+    /* ServerTopicConfigSynonyms' names for keys Gregor does not have */
+    ck_assert_str_eq(gr_topic_config_kafka_synonym(
+                         gr_topic_config_def_find("local.retention.bytes")),
+                     "log.local.retention.bytes");
+    ck_assert_str_eq(gr_topic_config_kafka_synonym(gr_topic_config_def_find(
+                         "max.decompressed.message.bytes")),
+                     "max.decompressed.message.bytes");
+    ck_assert_str_eq(gr_topic_config_kafka_synonym(
+                         gr_topic_config_def_find("remote.copy.lag.ms")),
+                     "log.remote.copy.lag.ms");
+    ck_assert_ptr_null(gr_topic_config_kafka_synonym(
+        gr_topic_config_def_find("segment.jitter.ms")));
+}
+END_TEST
+
+/* segment.jitter.ms follows log.roll.jitter.ms, else .hours; a topic key
+ * whose Kafka synonym Gregor does not have follows that key's static
+ * value when it checks. */
+START_TEST(test_defaults_from_synonyms)
+{
+    gr_conf_t *c = gr_conf_new();
+    char buf[64];
+
+    ck_assert_int_eq(gr_conf_set(c, "log.roll.jitter.hours", "2"), 0);
+    ck_assert_int_eq(gr_conf_set(c, "log.local.retention.ms", "5000"), 0);
+    ck_assert_int_eq(gr_conf_set(c, "log.local.retention.bytes", "-7"), 0);
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_str_eq(
+        gr_topic_config_value(c, NULL, "segment.jitter.ms", buf, sizeof buf),
+        "7200000");
+    ck_assert_str_eq(
+        gr_topic_config_value(c, NULL, "local.retention.ms", buf, sizeof buf),
+        "5000");
+    /* below local.retention.bytes' -2: Kafka's default stays */
+    ck_assert_str_eq(gr_topic_config_value(c, NULL, "local.retention.bytes",
+                                           buf, sizeof buf),
+                     "-2");
+    gr_conf_set_dynamic(c, GR_CONF_DYNAMIC_DEFAULT, GR_CONF_LOG_ROLL_JITTER_MS,
+                        "30");
+    ck_assert_str_eq(
+        gr_topic_config_value(c, NULL, "segment.jitter.ms", buf, sizeof buf),
+        "30");
+    gr_conf_destroy(c);
 }
 END_TEST
 
@@ -258,7 +332,9 @@ suite_cluster_topic_config(void)
     tcase_add_test(tc, test_table_consistent);
     tcase_add_test(tc, test_checks);
     tcase_add_test(tc, test_checks_as_kafka);
+    tcase_add_test(tc, test_canonical_values);
     tcase_add_test(tc, test_synonyms);
+    tcase_add_test(tc, test_defaults_from_synonyms);
     tcase_add_test(tc, test_settings_follow_changes);
     suite_add_tcase(s, tc);
     return s;
