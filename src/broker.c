@@ -187,8 +187,10 @@ gr_broker_config_changed(gr_broker_t *b)
             gr_conf_set_dynamic(b->conf, layers[k], (gr_conf_id_t)id, NULL);
         for (const gr_topic_config_t *cf = lists[k]; cf; cf = cf->next) {
             int id = gr_conf_lookup(cf->key);
-            if (id < 0 || gr_conf_set_dynamic(b->conf, layers[k],
-                                              (gr_conf_id_t)id, cf->value) != 0)
+            if (id < 0)
+                continue; /* a key nobody knows, kept as Kafka keeps it */
+            if (gr_conf_set_dynamic(b->conf, layers[k], (gr_conf_id_t)id,
+                                    cf->value) != 0)
                 GR_LOG_WARN("dynamic broker config %s=%s is not valid here; "
                             "ignored",
                             cf->key, cf->value);

@@ -2,10 +2,11 @@
  * AlterConfigs (api key 33): replaces the whole set of a topic's config
  * overrides, of the dynamic broker configs of this broker or of every
  * broker (resource name ""), or of a client metrics subscription (KIP-714;
- * none given removes it), with the configs given. Every value is checked
- * first (INVALID_CONFIG naming key and value); nothing changes on an
- * error; validate_only checks and stops. Changes are persisted through the
- * cluster ops and take effect at once (api/configs.c).
+ * none given removes it), with the configs given. Everything is checked
+ * first, in the order and words of Kafka's broker and controller
+ * (api/configs.c); nothing changes on an error; validate_only checks and
+ * stops. Changes are persisted through the cluster ops and take effect at
+ * once.
  */
 #include "api/api_int.h"
 #include "api/configs.h"
@@ -60,6 +61,7 @@ gr_api_alter_configs(gr_req_t *req)
         const char *msg = NULL;
         gr_kerr_t err = GR_KERR_NONE;
         gr_config_change_t *ch;
+        gr_topic_t *t;
         int nch;
 
         gr_alter_configs_response_alter_configs_resource_response_init(res);
@@ -68,21 +70,22 @@ gr_api_alter_configs(gr_req_t *req)
         ch = changes(req, r, &nch);
         if (ch == NULL)
             return gr_req_close(req, "out of memory");
-        if (r->resource_type == GR_RESOURCE_TOPIC) {
-            gr_topic_t *t = gr_cluster_topic(b->cluster, &r->resource_name);
-            if ((msg = gr_topic_name_invalid(&r->resource_name)) != NULL)
-                err = GR_KERR_INVALID_TOPIC_EXCEPTION;
-            else if (t == NULL)
-                err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
-            else
-                err = gr_configs_alter_topic(b, t, ch, nch, true,
-                                             rq->validate_only, req->a, &msg);
+        /* Kafka's broker: duplicate keys and null values first, for every
+         * resource (ConfigAdminManager.preprocess) */
+        err = gr_configs_preprocess(ch, nch, true, req->a, &msg);
+        if (err != GR_KERR_NONE) {
+            /* answered below */
+        } else if (r->resource_type == GR_RESOURCE_TOPIC) {
+            err = gr_configs_alter_topic_named(b, &r->resource_name, ch, nch,
+                                               true, rq->validate_only,
+                                               req->a, &msg, &t);
             if (err == GR_KERR_NONE && !rq->validate_only)
                 gr_topic_waits_add(&w, &t->id, &res->error_code,
                                    &res->error_message);
         } else if (r->resource_type == GR_RESOURCE_BROKER) {
             bool per_broker;
-            err = gr_configs_broker_resource(b, &r->resource_name, false,
+            err = gr_configs_broker_resource(b, &r->resource_name,
+                                             GR_CFGRES_ALTER_BROKER,
                                              &per_broker, req->a, &msg);
             if (err == GR_KERR_NONE)
                 err = gr_configs_alter_broker(b, per_broker, ch, nch, true,
@@ -96,11 +99,12 @@ gr_api_alter_configs(gr_req_t *req)
             err = gr_configs_alter_client_metrics(b, name, ch, nch, true,
                                                   rq->validate_only, req->a,
                                                   &msg);
+        } else if (r->resource_type == GR_RESOURCE_GROUP) {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = "Unsupported resource type: 32";
         } else {
             err = GR_KERR_INVALID_REQUEST;
-            msg = gr_arena_printf(req->a,
-                                  "AlterConfigs is only supported for topics "
-                                  "and brokers, but resource type is %d",
+            msg = gr_arena_printf(req->a, "Unknown resource type %d",
                                   r->resource_type);
         }
         res->error_code = err;

@@ -1,7 +1,9 @@
 /*
  * Config entries and config changes for the config APIs: see configs.h.
  * Sources, synonyms and read-only flags follow Kafka's ConfigHelper and
- * DynamicBrokerConfig; messages are Kafka's where it has one.
+ * DynamicBrokerConfig; checks and messages follow Kafka's broker
+ * (ConfigAdminManager, RuntimeLoggerManager) and controller
+ * (ConfigurationControlManager) in their order.
  */
 #include "api/configs.h"
 #include "core/log.h"
@@ -10,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* ConfigurationControlManager: a value longer than Short.MAX_VALUE */
+#define VALUE_MAX 32767
 
 static const gr_conf_layer_t layers[] = { GR_CONF_DYNAMIC_BROKER,
                                           GR_CONF_DYNAMIC_DEFAULT,
@@ -246,43 +251,123 @@ gr_configs_extra_entry(const char *key, const char *value, gr_config_entry_t *e)
     add_syn(e, key, value, GR_CFGSRC_STATIC);
 }
 
-gr_kerr_t
-gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name, bool logger,
-                           bool *per_broker, gr_arena_t *a, const char **msg)
+/* A key AlterConfigs may keep on a broker resource without effect: one
+ * neither Gregor nor Kafka knows (Kafka refuses its own read-only keys,
+ * and Gregor those of Kafka's it does not implement). */
+static bool
+unknown_key(const char *key)
 {
-    char *s, *end;
+    return gr_conf_lookup(key) < 0 && !gr_conf_is_kafka_key(key);
+}
+
+bool
+gr_configs_unknown_entry_at(gr_broker_t *b, bool per_broker, int i,
+                            gr_config_entry_t *e)
+{
+    const gr_cluster_t *c = b->cluster;
+    const gr_topic_config_t *own = per_broker ? c->broker_configs : NULL;
+    const gr_topic_config_t *cf;
+
+    /* this broker's own keys, then the defaults' it does not have */
+    for (cf = own; cf; cf = cf->next)
+        if (unknown_key(cf->key) && i-- == 0)
+            break;
+    if (cf == NULL)
+        for (cf = c->default_broker_configs; cf; cf = cf->next)
+            if (unknown_key(cf->key) &&
+                gr_config_list_get(own, cf->key) == NULL && i-- == 0)
+                break;
+    if (cf == NULL)
+        return false;
+    memset(e, 0, sizeof(*e));
+    e->name = cf->key;
+    e->sensitive = true; /* maybeSensitive of a key without a type */
+    e->read_only = true;
+    e->type = GR_TCFG_UNKNOWN;
+    if (gr_config_list_get(own, cf->key) != NULL)
+        add_syn(e, cf->key, NULL, GR_CFGSRC_DYNAMIC_BROKER);
+    if (gr_config_list_get(c->default_broker_configs, cf->key) != NULL)
+        add_syn(e, cf->key, NULL, GR_CFGSRC_DYNAMIC_DEFAULT);
+    e->source = e->syn[0].source;
+    return true;
+}
+
+/* name as Java's Integer.parseInt reads it: an optional sign and digits
+ * in int range. 0, or -1. */
+static int
+java_int(const char *s, long *out)
+{
+    char *end;
+    long v;
+    const char *p = s + (*s == '+' || *s == '-');
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return -1;
+    v = strtol(s, &end, 10);
+    if (*end != '\0' || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+gr_kerr_t
+gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name,
+                           gr_config_resource_use_t use, bool *per_broker,
+                           gr_arena_t *a, const char **msg)
+{
+    bool describe =
+        use == GR_CFGRES_DESCRIBE_BROKER || use == GR_CFGRES_DESCRIBE_LOGGER;
+    char *s;
     long id;
 
-    if (name->len <= 0) {
-        if (logger) {
-            *msg = "Broker id must not be empty";
-            return GR_KERR_INVALID_REQUEST;
-        }
+    if (name->len <= 0 && use == GR_CFGRES_DESCRIBE_LOGGER) {
+        *msg = "Broker id must not be empty";
+        return GR_KERR_INVALID_REQUEST;
+    }
+    if (name->len <= 0 && use != GR_CFGRES_ALTER_LOGGER) {
         *per_broker = false;
         return GR_KERR_NONE;
     }
-    s = gr_arena_strndup(a, name->ptr, (size_t)name->len);
+    s = gr_arena_strndup(a, name->ptr ? name->ptr : "",
+                         name->len > 0 ? (size_t)name->len : 0);
     if (s == NULL) {
         *msg = "Out of memory";
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
-    id = strtol(s, &end, 10);
-    if (*end != '\0' || end == s) {
-        *msg = gr_arena_printf(a,
-                               "Broker id must be an integer, but it is: "
-                               "%s",
-                               s);
+    if (java_int(s, &id) != 0) {
+        *msg = gr_arena_printf(a, "%s id must be an integer, but it is: %s",
+                               describe ? "Broker" : "Node", s);
         return GR_KERR_INVALID_REQUEST;
     }
     if (id != b->node_id) {
-        *msg = logger ? gr_arena_printf(a,
-                                        "Unexpected broker id, expected %d "
-                                        "but received %s",
-                                        b->node_id, s)
-                      : gr_arena_printf(a,
-                                        "Unexpected broker id, expected %d "
-                                        "or empty string, but received %s",
-                                        b->node_id, s);
+        switch (use) {
+        case GR_CFGRES_DESCRIBE_BROKER:
+            *msg = gr_arena_printf(a,
+                                   "Unexpected broker id, expected %d or "
+                                   "empty string, but received %s",
+                                   b->node_id, s);
+            break;
+        case GR_CFGRES_DESCRIBE_LOGGER:
+            *msg = gr_arena_printf(a,
+                                   "Unexpected broker id, expected %d but "
+                                   "received %s",
+                                   b->node_id, s);
+            break;
+        case GR_CFGRES_ALTER_BROKER:
+            *msg = gr_arena_printf(a,
+                                   "Unexpected broker id, expected %d, but "
+                                   "received %s",
+                                   b->node_id, s);
+            break;
+        case GR_CFGRES_ALTER_LOGGER:
+            *msg = gr_arena_printf(a,
+                                   "Unexpected node id. Expected %d, but "
+                                   "received %ld",
+                                   b->node_id, id);
+            break;
+        }
         return GR_KERR_INVALID_REQUEST;
     }
     *per_broker = true;
@@ -291,61 +376,13 @@ gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name, bool logger,
 
 /* --- changes */
 
-/* value with items added (APPEND) or removed (SUBTRACT), in a. */
-static char *
-list_edit(gr_arena_t *a, const char *cur, const char *items, bool append)
-{
-    char *out = gr_arena_strndup(a, "", 0), *tmp, *tok, *save = NULL;
-    char *curcopy = gr_arena_strndup(a, cur ? cur : "", cur ? strlen(cur) : 0);
-    char *itcopy = gr_arena_strndup(a, items, strlen(items));
-    const char *sep = "";
-
-    if (out == NULL || curcopy == NULL || itcopy == NULL)
-        return NULL;
-    /* the current items, less those subtracted */
-    for (tmp = curcopy; (tok = strtok_r(tmp, ",", &save)) != NULL; tmp = NULL) {
-        char *it, *s2 = NULL, *ic;
-        bool drop = false;
-        while (*tok == ' ')
-            tok++;
-        if (!*tok)
-            continue;
-        if (!append) {
-            ic = gr_arena_strndup(a, items, strlen(items));
-            for (it = strtok_r(ic, ",", &s2); it;
-                 it = strtok_r(NULL, ",", &s2)) {
-                while (*it == ' ')
-                    it++;
-                if (strcmp(it, tok) == 0)
-                    drop = true;
-            }
-        }
-        if (!drop) {
-            out = gr_arena_printf(a, "%s%s%s", out, sep, tok);
-            sep = ",";
-        }
-    }
-    if (append) {
-        for (tmp = itcopy; (tok = strtok_r(tmp, ",", &save)) != NULL;
-             tmp = NULL) {
-            char needle[512];
-            while (*tok == ' ')
-                tok++;
-            snprintf(needle, sizeof needle, ",%s,", tok);
-            if (!*tok || strstr(gr_arena_printf(a, ",%s,", out), needle))
-                continue;
-            out = gr_arena_printf(a, "%s%s%s", out, sep, tok);
-            sep = ",";
-        }
-    }
-    return out;
-}
-
-static gr_kerr_t
-dup_keys(const gr_config_change_t *ch, int n, gr_arena_t *a, const char **msg)
+gr_kerr_t
+gr_configs_preprocess(const gr_config_change_t *ch, int n, bool replace,
+                      gr_arena_t *a, const char **msg)
 {
     gr_str_t *keys = gr_arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof(*keys));
     bool *dup = NULL;
+    gr_buf_t nulls = GR_BUF_INIT;
 
     for (int i = 0; keys != NULL && i < n; i++)
         keys[i] = gr_str_c(ch[i].key);
@@ -359,73 +396,98 @@ dup_keys(const gr_config_change_t *ch, int n, gr_arena_t *a, const char **msg)
             *msg = "Error due to duplicate config keys";
             return GR_KERR_INVALID_REQUEST;
         }
+    for (int i = 0; i < n; i++)
+        if (ch[i].value == NULL && (replace || ch[i].op != GR_CONFIG_DELETE)) {
+            if (nulls.len > 0)
+                gr_buf_puts(&nulls, ", ");
+            gr_buf_puts(&nulls, ch[i].key);
+        }
+    if (nulls.len > 0) {
+        *msg = gr_arena_printf(a, "Null value not supported for : %s",
+                               gr_buf_cstr(&nulls));
+        gr_buf_fini(&nulls);
+        return GR_KERR_INVALID_REQUEST;
+    }
+    gr_buf_fini(&nulls);
     return GR_KERR_NONE;
 }
 
-/* Applies ch to *list (a copy the caller owns); cur() gives a key's
- * current effective value for APPEND/SUBTRACT. */
-typedef const char *(*current_fn)(void *arg, const char *key, char *buf,
-                                  size_t n);
-typedef const char *(*check_fn)(void *arg, const char *key, const char *value,
-                                gr_kerr_t *err, gr_arena_t *a);
-
-static gr_kerr_t
-apply_changes(gr_topic_config_t **list, const gr_config_change_t *ch, int n,
-              gr_tcfg_type_t (*type_of)(const char *key), current_fn cur,
-              check_fn check, void *arg, gr_arena_t *a, const char **msg)
+/* s split as Java's s.split(","): no comma, s itself; else the pieces
+ * less the empty ones at the end. In a; NULL on ENOMEM. */
+static char **
+jsplit(gr_arena_t *a, const char *s, int *n)
 {
-    for (int i = 0; i < n; i++) {
-        const char *key = ch[i].key, *value = ch[i].value, *why;
-        char buf[256];
-        gr_kerr_t err = GR_KERR_NONE;
-
-        switch (ch[i].op) {
-        case GR_CONFIG_SET:
-            if (value == NULL) {
-                *msg = gr_arena_printf(a, "Null value not supported for : %s",
-                                       key);
-                return GR_KERR_INVALID_REQUEST;
-            }
+    int cap = 1, k = 0;
+    char **out, *copy = gr_arena_strndup(a, s, strlen(s)), *p;
+    for (const char *q = s; *q; q++)
+        cap += *q == ',';
+    out = gr_arena_alloc(a, (size_t)cap * sizeof(*out));
+    if (copy == NULL || out == NULL)
+        return NULL;
+    for (p = copy;;) {
+        char *c = strchr(p, ',');
+        out[k++] = p;
+        if (c == NULL)
             break;
-        case GR_CONFIG_DELETE:
-            value = NULL;
-            break;
-        case GR_CONFIG_APPEND:
-        case GR_CONFIG_SUBTRACT: {
-            const char *c;
-            if (type_of(key) != GR_TCFG_LIST) {
-                *msg = gr_arena_printf(
-                    a, "Config value %s is not allowed for config key: %s",
-                    ch[i].op == GR_CONFIG_APPEND ? "append" : "subtract", key);
-                return GR_KERR_INVALID_CONFIG;
-            }
-            if (value == NULL) {
-                *msg = gr_arena_printf(a, "Null value not supported for : %s",
-                                       key);
-                return GR_KERR_INVALID_REQUEST;
-            }
-            c = gr_config_list_get(*list, key);
-            if (c == NULL)
-                c = cur(arg, key, buf, sizeof buf);
-            value = list_edit(a, c, value, ch[i].op == GR_CONFIG_APPEND);
-            if (value == NULL) {
-                *msg = "Out of memory";
-                return GR_KERR_UNKNOWN_SERVER_ERROR;
-            }
-            break;
-        }
-        }
-        why = check(arg, key, value, &err, a);
-        if (why != NULL) {
-            *msg = why;
-            return err;
-        }
-        if (gr_config_list_set(list, key, value) != 0) {
-            *msg = "Out of memory";
-            return GR_KERR_UNKNOWN_SERVER_ERROR;
-        }
+        *c = '\0';
+        p = c + 1;
     }
-    return GR_KERR_NONE;
+    while (cap > 1 && k > 0 && out[k - 1][0] == '\0')
+        k--;
+    *n = k;
+    return out;
+}
+
+static int
+index_of(char **items, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (items[i] != NULL && strcmp(items[i], s) == 0)
+            return i;
+    return -1;
+}
+
+/* A list value edited as Kafka's controller does for a topic (topic true:
+ * the current items less empty ones, an APPENDed item once, a SUBTRACTed
+ * one removed once) or its broker does for a broker config (the current
+ * items as split, APPENDed items not among them, a multiset difference
+ * for SUBTRACT). Joined by commas in a; NULL on ENOMEM. */
+static char *
+list_edit(gr_arena_t *a, const char *cur, const char *items, bool append,
+          bool topic)
+{
+    int nc = 0, ni = 0, n = 0;
+    char **c = jsplit(a, cur ? cur : "", &nc), **it = jsplit(a, items, &ni);
+    char **out;
+    gr_buf_t b = GR_BUF_INIT;
+    char *res;
+
+    if (c == NULL || it == NULL ||
+        (out = gr_arena_alloc(a, (size_t)(nc + ni + 1) * sizeof(*out))) ==
+            NULL)
+        return NULL;
+    for (int i = 0; i < nc; i++)
+        if (!topic || c[i][0] != '\0')
+            out[n++] = c[i];
+    if (!topic && nc == 1 && c[0][0] == '\0')
+        n = 0; /* an empty value has no items */
+    for (int i = 0; i < ni; i++) {
+        int at = index_of(out, n, it[i]);
+        if (append && (topic ? index_of(out, n, it[i]) < 0
+                             : index_of(c, nc, it[i]) < 0))
+            out[n++] = it[i];
+        else if (!append && at >= 0)
+            out[at] = NULL;
+    }
+    for (int i = 0, sep = 0; i < n; i++)
+        if (out[i] != NULL) {
+            if (sep++)
+                gr_buf_putc(&b, ',');
+            gr_buf_puts(&b, out[i]);
+        }
+    res = gr_arena_strndup(a, b.len ? gr_buf_cstr(&b) : "", b.len);
+    gr_buf_fini(&b);
+    return res;
 }
 
 static gr_topic_config_t *
@@ -439,40 +501,125 @@ list_copy(const gr_topic_config_t *src, bool *oom)
     return out;
 }
 
-static gr_tcfg_type_t
-topic_type(const char *key)
+static const char *
+op_name(gr_config_op_t op)
 {
-    const gr_topic_config_def_t *d = gr_topic_config_def_find(key);
-    return d ? d->type : GR_TCFG_UNKNOWN;
+    return op == GR_CONFIG_APPEND ? "APPEND" : "SUBTRACT";
 }
 
-typedef struct topic_arg {
-    gr_broker_t *b;
-    gr_topic_t *t;
-} topic_arg_t;
-
-static const char *
-topic_current(void *arg, const char *key, char *buf, size_t n)
+/* The effective value of a LONG key for the overrides list. */
+static int64_t
+effective_long(gr_broker_t *b, const gr_topic_config_t *list, const char *key)
 {
-    topic_arg_t *ta = arg;
-    return gr_topic_config_value(ta->b->conf, ta->t, key, buf, n);
+    gr_topic_t tmp;
+    char buf[64];
+    const char *v;
+    memset(&tmp, 0, sizeof tmp);
+    tmp.configs = (gr_topic_config_t *)list;
+    v = gr_topic_config_value(b->conf, &tmp, key, buf, sizeof buf);
+    return v ? strtoll(v, NULL, 10) : 0;
 }
 
-static const char *
-topic_check(void *arg, const char *key, const char *value, gr_kerr_t *err,
-            gr_arena_t *a)
+/* The overrides t would have after ch, checked as Kafka's controller
+ * does (ConfigurationControlManager, then LogConfig.validate): APPEND and
+ * SUBTRACT on list keys only, values of at most 32767 bytes, the key
+ * names, each value in the order LogConfig defines the keys, then
+ * min.compaction.lag.ms against max.compaction.lag.ms. */
+static gr_kerr_t
+topic_changes(gr_broker_t *b, const gr_topic_t *t, const gr_config_change_t *ch,
+              int n, bool replace, gr_arena_t *a, const char **msg,
+              gr_topic_config_t **list)
 {
+    const char **vals = gr_arena_zalloc(a, (size_t)(n ? n : 1) * sizeof(*vals));
+    bool *done = gr_arena_zalloc(a, (size_t)(n ? n : 1) * sizeof(*done));
     const char *why;
-    (void)arg;
-    if (value == NULL) {
-        if (gr_topic_config_def_find(key) != NULL)
-            return NULL;
-        why = gr_topic_config_check(key, "");
-    } else {
-        why = gr_topic_config_check(key, value);
+    int64_t min_lag, max_lag;
+    bool oom;
+
+    if (vals == NULL || done == NULL)
+        goto oom;
+    *list = replace ? NULL : list_copy(t->configs, &oom);
+    if (!replace && oom)
+        goto oom;
+    for (int i = 0; i < n; i++) {
+        const gr_topic_config_def_t *d = gr_topic_config_def_find(ch[i].key);
+        const char *cur;
+        switch (ch[i].op) {
+        case GR_CONFIG_SET:
+            vals[i] = ch[i].value;
+            break;
+        case GR_CONFIG_DELETE:
+            vals[i] = NULL;
+            break;
+        case GR_CONFIG_APPEND:
+        case GR_CONFIG_SUBTRACT:
+            if (d == NULL || d->type != GR_TCFG_LIST) {
+                *msg = gr_arena_printf(a,
+                                       "Can't %s to key %s because its type "
+                                       "is not LIST.",
+                                       op_name(ch[i].op), ch[i].key);
+                return GR_KERR_INVALID_CONFIG;
+            }
+            /* the override, else the key's own default (Kafka's
+             * configSchema.getDefault), not the broker's */
+            cur = gr_config_list_get(*list, ch[i].key);
+            if (cur == NULL)
+                cur = d->synonyms[0] >= 0
+                          ? gr_conf_layer_str(b->conf,
+                                              (gr_conf_id_t)d->synonyms[0],
+                                              GR_CONF_DEFAULT)
+                          : d->def;
+            vals[i] = list_edit(a, cur, ch[i].value,
+                                ch[i].op == GR_CONFIG_APPEND, true);
+            if (vals[i] == NULL)
+                goto oom;
+            break;
+        }
+        if (gr_config_list_set(list, ch[i].key, vals[i]) != 0)
+            goto oom;
     }
-    *err = GR_KERR_INVALID_CONFIG;
-    return why ? gr_arena_strndup(a, why, strlen(why)) : NULL;
+    for (int i = 0; i < n; i++)
+        if (vals[i] != NULL && strlen(vals[i]) > VALUE_MAX) {
+            *msg = "The configuration value cannot be added because it "
+                   "exceeds the maximum value size of 32767 bytes.";
+            return GR_KERR_INVALID_CONFIG;
+        }
+    /* a DELETE of a key that is not there changes nothing: not checked */
+    for (int i = 0; i < n; i++)
+        if (vals[i] != NULL && gr_topic_config_def_find(ch[i].key) == NULL) {
+            *msg = gr_arena_printf(a, "Unknown topic config name: %s",
+                                   ch[i].key);
+            return GR_KERR_INVALID_CONFIG;
+        }
+    for (int k = 0; k < n; k++) {
+        int best = -1;
+        for (int i = 0; i < n; i++)
+            if (!done[i] &&
+                (best < 0 || gr_topic_config_kafka_rank(ch[i].key) <
+                                 gr_topic_config_kafka_rank(ch[best].key)))
+                best = i;
+        done[best] = true;
+        if (vals[best] != NULL &&
+            (why = gr_topic_config_check(ch[best].key, vals[best])) != NULL) {
+            *msg = gr_arena_strndup(a, why, strlen(why));
+            return GR_KERR_INVALID_CONFIG;
+        }
+    }
+    /* LogConfig.validateValues, over the values in effect */
+    min_lag = effective_long(b, *list, "min.compaction.lag.ms");
+    max_lag = effective_long(b, *list, "max.compaction.lag.ms");
+    if (min_lag > max_lag) {
+        *msg = gr_arena_printf(a,
+                               "conflict topic config setting "
+                               "min.compaction.lag.ms (%lld) > "
+                               "max.compaction.lag.ms (%lld)",
+                               (long long)min_lag, (long long)max_lag);
+        return GR_KERR_INVALID_CONFIG;
+    }
+    return GR_KERR_NONE;
+oom:
+    *msg = "Out of memory";
+    return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
 
 gr_kerr_t
@@ -480,21 +627,10 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
                        const gr_config_change_t *ch, int n, bool replace,
                        bool validate_only, gr_arena_t *a, const char **msg)
 {
-    topic_arg_t ta = { b, t };
-    gr_topic_config_t *list, *old;
+    gr_topic_config_t *list = NULL, *old;
     gr_kerr_t err;
-    bool oom;
 
-    if (!replace && (err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
-        return err;
-    list = replace ? NULL : list_copy(t->configs, &oom);
-    if (!replace && oom) {
-        gr_config_list_free(&list);
-        *msg = "Out of memory";
-        return GR_KERR_UNKNOWN_SERVER_ERROR;
-    }
-    err = apply_changes(&list, ch, n, topic_type, topic_current, topic_check,
-                        &ta, a, msg);
+    err = topic_changes(b, t, ch, n, replace, a, msg, &list);
     if (err != GR_KERR_NONE || validate_only) {
         gr_config_list_free(&list);
         return err;
@@ -518,6 +654,34 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
     return GR_KERR_NONE;
 }
 
+gr_kerr_t
+gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
+                             const gr_config_change_t *ch, int n,
+                             bool replace, bool validate_only, gr_arena_t *a,
+                             const char **msg, gr_topic_t **t)
+{
+    gr_topic_t none;
+    gr_topic_config_t *list = NULL;
+    gr_kerr_t err;
+
+    *t = NULL;
+    if ((*msg = gr_topic_name_invalid(name)) != NULL)
+        return GR_KERR_INVALID_TOPIC_EXCEPTION;
+    *t = gr_cluster_topic(b->cluster, name);
+    if (*t != NULL)
+        return gr_configs_alter_topic(b, *t, ch, n, replace, validate_only, a,
+                                      msg);
+    /* Kafka's controller checks the configs before the topic is found */
+    memset(&none, 0, sizeof none);
+    err = topic_changes(b, &none, ch, n, replace, a, msg, &list);
+    gr_config_list_free(&list);
+    if (err != GR_KERR_NONE)
+        return err;
+    *msg = gr_arena_printf(a, "The topic '%.*s' does not exist.",
+                           (int)name->len, name->ptr);
+    return GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
+}
+
 void
 gr_configs_note_legacy(const gr_topic_t *t, const char *key)
 {
@@ -533,41 +697,52 @@ gr_configs_note_legacy(const gr_topic_t *t, const char *key)
                     : "; it has no effect");
 }
 
-static gr_tcfg_type_t
-broker_type(const char *key)
+/* Java's String.hashCode of an ASCII or UTF-8 key (as its chars for
+ * ASCII, which config names are). */
+static uint32_t
+java_hash(const char *s)
 {
-    int id = gr_conf_lookup(key);
-    return id < 0 ? GR_TCFG_UNKNOWN : gr_broker_config_def(id)->type;
+    uint32_t h = 0;
+    for (; *s; s++)
+        h = 31 * h + (unsigned char)*s;
+    return h;
 }
 
+/* keys (n of them, in the order given) joined as Java prints a HashSet of
+ * them, which Kafka's "Cannot update these configs dynamically: [...]"
+ * is: by hash bucket of a table sized for total entries, then in the
+ * order added. In a. */
 static const char *
-broker_current(void *arg, const char *key, char *buf, size_t n)
+java_set_text(gr_arena_t *a, const char **keys, int n, int total)
 {
-    gr_broker_t *b = arg;
-    const char *v = gr_conf_str(b->conf, gr_conf_lookup(key));
-    snprintf(buf, n, "%s", v ? v : "");
-    return buf;
-}
+    uint32_t cap = 16, need = (uint32_t)((float)total / .75f) + 1;
+    gr_buf_t b = GR_BUF_INIT;
+    bool *done = gr_arena_zalloc(a, (size_t)(n ? n : 1) * sizeof(*done));
+    char *res;
 
-static const char *
-broker_check(void *arg, const char *key, const char *value, gr_kerr_t *err,
-             gr_arena_t *a)
-{
-    int id = gr_conf_lookup(key);
-    const char *why;
-    (void)arg;
-    if (id < 0 || gr_broker_config_def(id)->scope != GR_BCFG_DYNAMIC) {
-        *err = GR_KERR_INVALID_REQUEST;
-        return gr_arena_printf(a,
-                               "Cannot update these configs dynamically: "
-                               "Set(%s)",
-                               key);
+    while (cap < need)
+        cap <<= 1;
+    gr_buf_putc(&b, '[');
+    for (int out = 0; done != NULL && out < n; out++) {
+        int best = -1;
+        uint32_t bb = 0;
+        for (int i = 0; i < n; i++) {
+            uint32_t h = java_hash(keys[i]);
+            uint32_t bucket = (h ^ (h >> 16)) & (cap - 1);
+            if (!done[i] && (best < 0 || bucket < bb)) {
+                best = i;
+                bb = bucket;
+            }
+        }
+        done[best] = true;
+        if (out)
+            gr_buf_puts(&b, ", ");
+        gr_buf_puts(&b, keys[best]);
     }
-    if (value == NULL)
-        return NULL;
-    why = gr_broker_config_check(id, value);
-    *err = GR_KERR_INVALID_CONFIG;
-    return why ? gr_arena_strndup(a, why, strlen(why)) : NULL;
+    gr_buf_putc(&b, ']');
+    res = gr_arena_strndup(a, gr_buf_cstr(&b), b.len);
+    gr_buf_fini(&b);
+    return res;
 }
 
 gr_kerr_t
@@ -579,37 +754,128 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
     gr_topic_config_t **target =
         per_broker ? &c->broker_configs : &c->default_broker_configs;
     gr_topic_config_t *list, *old;
-    gr_kerr_t err;
-    bool oom;
+    const char **fixed, *why;
+    int nfixed = 0, total = 0;
+    gr_kerr_t err = GR_KERR_NONE;
+    bool oom = false;
 
-    if (!replace && (err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
-        return err;
     list = replace ? NULL : list_copy(*target, &oom);
-    if (!replace && oom) {
-        gr_config_list_free(&list);
-        *msg = "Out of memory";
-        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    if (oom)
+        goto oom;
+    /* ConfigAdminManager.prepareIncrementalConfigs */
+    for (int i = 0; i < n; i++) {
+        int id = gr_conf_lookup(ch[i].key);
+        const char *v = ch[i].value;
+        if (ch[i].op == GR_CONFIG_DELETE) {
+            v = NULL;
+        } else if (ch[i].op == GR_CONFIG_APPEND ||
+                   ch[i].op == GR_CONFIG_SUBTRACT) {
+            const char *cur;
+            if (unknown_key(ch[i].key)) {
+                *msg = gr_arena_printf(a, "Unknown config name: %s",
+                                       ch[i].key);
+                err = GR_KERR_INVALID_CONFIG;
+                goto out;
+            }
+            if (id >= 0 && gr_broker_config_def(id)->type != GR_TCFG_LIST) {
+                *msg = gr_arena_printf(a,
+                                       "Config value %s is not allowed for "
+                                       "config key: %s",
+                                       ch[i].op == GR_CONFIG_APPEND
+                                           ? "append"
+                                           : "subtract",
+                                       ch[i].key);
+                err = GR_KERR_INVALID_CONFIG;
+                goto out;
+            }
+            /* the resource's value, else the key's default */
+            cur = gr_config_list_get(list, ch[i].key);
+            if (cur == NULL && id >= 0)
+                cur = gr_conf_layer_str(b->conf, id, GR_CONF_DEFAULT);
+            if ((v = list_edit(a, cur, ch[i].value,
+                               ch[i].op == GR_CONFIG_APPEND, false)) == NULL)
+                goto oom;
+        }
+        /* kept as Kafka parses it: trimmed (the broker's own parse of a
+         * value does not trim) */
+        if (v != NULL && id >= 0) {
+            size_t len = strlen(v);
+            while (len > 0 && (unsigned char)v[len - 1] <= ' ')
+                len--;
+            while (len > 0 && (unsigned char)*v <= ' ') {
+                v++;
+                len--;
+            }
+            if ((v = gr_arena_strndup(a, v, len)) == NULL)
+                goto oom;
+        }
+        if (gr_config_list_set(&list, ch[i].key, v) != 0)
+            goto oom;
     }
-    err = apply_changes(&list, ch, n, broker_type, broker_current, broker_check,
-                        b, a, msg);
-    if (err != GR_KERR_NONE || validate_only) {
-        gr_config_list_free(&list);
-        return err;
+    /* DynamicBrokerConfig.validateConfigs: every key that cannot change
+     * at run time at once (Gregor's read-only keys and Kafka's keys it
+     * does not implement), then the values by their types */
+    for (gr_topic_config_t *cf = list; cf; cf = cf->next)
+        total++;
+    if ((fixed = gr_arena_zalloc(a, (size_t)(total + 1) * sizeof(*fixed))) ==
+        NULL)
+        goto oom;
+    for (gr_topic_config_t *cf = list; cf; cf = cf->next) {
+        int id = gr_conf_lookup(cf->key);
+        if (id >= 0 ? gr_broker_config_def(id)->scope != GR_BCFG_DYNAMIC
+                    : !unknown_key(cf->key))
+            fixed[nfixed++] = cf->key;
     }
+    if (nfixed > 0) {
+        *msg = gr_arena_printf(a, "Cannot update these configs dynamically: %s",
+                               java_set_text(a, fixed, nfixed, total));
+        err = GR_KERR_INVALID_REQUEST;
+        goto out;
+    }
+    for (gr_topic_config_t *cf = list; cf; cf = cf->next) {
+        int id = gr_conf_lookup(cf->key);
+        if (id >= 0 && (why = gr_broker_config_check(id, cf->value)) != NULL) {
+            *msg = gr_arena_strndup(a, why, strlen(why));
+            err = GR_KERR_INVALID_REQUEST;
+            goto out;
+        }
+    }
+    /* the controller's ConfigurationControlManager */
+    for (int i = 0; i < n; i++) {
+        const char *v = gr_config_list_get(list, ch[i].key);
+        if (v != NULL && strlen(v) > VALUE_MAX) {
+            *msg = "The configuration value cannot be added because it "
+                   "exceeds the maximum value size of 32767 bytes.";
+            err = GR_KERR_INVALID_CONFIG;
+            goto out;
+        }
+    }
+    if (validate_only)
+        goto out;
     old = *target;
     *target = list;
     err = gr_cluster_store_broker_config(c, per_broker);
     if (err != GR_KERR_NONE) {
         *target = old;
-        gr_config_list_free(&list);
         *msg = "The broker configuration could not be persisted.";
-        return err;
+        goto out;
     }
     gr_config_list_free(&old);
     gr_broker_config_changed(b);
     GR_LOG_INFO("dynamic broker configuration (%s) changed",
                 per_broker ? "this broker" : "cluster default");
+    for (int i = 0; i < n; i++)
+        if (ch[i].op != GR_CONFIG_DELETE && unknown_key(ch[i].key))
+            GR_LOG_INFO("dynamic broker config %s is kept and has no effect: "
+                        "neither Gregor nor Kafka knows it",
+                        ch[i].key);
     return GR_KERR_NONE;
+oom:
+    *msg = "Out of memory";
+    err = GR_KERR_UNKNOWN_SERVER_ERROR;
+out:
+    gr_config_list_free(&list);
+    return err;
 }
 
 /* --- BROKER_LOGGER: one logger, "root" */
@@ -638,17 +904,18 @@ gr_configs_alter_logger(const gr_config_change_t *ch, int n, bool validate_only,
                         gr_arena_t *a, const char **msg)
 {
     int level = -1;
-    gr_kerr_t err;
 
-    if ((err = dup_keys(ch, n, a, msg)) != GR_KERR_NONE)
-        return err;
+    /* RuntimeLoggerManager.validateLogLevelConfigs, in order */
     for (int i = 0; i < n; i++) {
-        if (strcmp(ch[i].key, "root") != 0) {
-            *msg = gr_arena_printf(a, "Logger %s does not exist", ch[i].key);
-            return GR_KERR_INVALID_CONFIG;
-        }
+        bool root = strcmp(ch[i].key, "root") == 0;
         switch (ch[i].op) {
         case GR_CONFIG_SET:
+            if (!root) {
+                *msg = gr_arena_printf(a, "Logger %s does not exist!",
+                                       ch[i].key);
+                return GR_KERR_INVALID_CONFIG;
+            }
+            level = -1;
             if (ch[i].value != NULL && strcmp(ch[i].value, "FATAL") == 0)
                 level = GR_LOG_LEVEL_ERROR;
             for (int k = 0; k < 5 && ch[i].value; k++)
@@ -658,13 +925,18 @@ gr_configs_alter_logger(const gr_config_change_t *ch, int n, bool validate_only,
                 *msg = gr_arena_printf(
                     a,
                     "Cannot set the log level of root to %s as it is not a "
-                    "supported log level. Valid log levels are FATAL, ERROR, "
-                    "WARN, INFO, DEBUG, TRACE",
+                    "supported log level. Valid log levels are DEBUG, ERROR, "
+                    "FATAL, INFO, TRACE, WARN",
                     ch[i].value ? ch[i].value : "null");
                 return GR_KERR_INVALID_CONFIG;
             }
             break;
         case GR_CONFIG_DELETE:
+            if (!root) {
+                *msg = gr_arena_printf(a, "Logger %s does not exist!",
+                                       ch[i].key);
+                return GR_KERR_INVALID_CONFIG;
+            }
             *msg = "Removing the log level of the root logger is not allowed";
             return GR_KERR_INVALID_REQUEST;
         case GR_CONFIG_APPEND:
@@ -672,8 +944,13 @@ gr_configs_alter_logger(const gr_config_change_t *ch, int n, bool validate_only,
             *msg = gr_arena_printf(a,
                                    "%s operation is not allowed for the "
                                    "BROKER_LOGGER resource",
-                                   ch[i].op == GR_CONFIG_APPEND ? "APPEND"
-                                                                : "SUBTRACT");
+                                   op_name(ch[i].op));
+            return GR_KERR_INVALID_REQUEST;
+        default:
+            *msg = gr_arena_printf(a,
+                                   "Unknown operation type %d is not allowed "
+                                   "for the BROKER_LOGGER resource",
+                                   (int)ch[i].op);
             return GR_KERR_INVALID_REQUEST;
         }
     }

@@ -62,7 +62,7 @@ int gr_configs_topic_entry(gr_broker_t *b, const gr_topic_t *t,
                            const gr_topic_config_def_t *d, gr_arena_t *a,
                            gr_config_entry_t *e);
 /* The same as DescribeConfigs gives it: values as Kafka prints them once
- * parsed (gr_topic_config_canonical). */
+ * parsed (gr_config_value_canonical). */
 int gr_configs_topic_described(gr_broker_t *b, const gr_topic_t *t,
                                const gr_topic_config_def_t *d, gr_arena_t *a,
                                gr_config_entry_t *e);
@@ -77,13 +77,32 @@ int gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
  * static configuration (read-only; secret values hidden). */
 void gr_configs_extra_entry(const char *key, const char *value,
                             gr_config_entry_t *e);
+/* Keys neither Gregor nor Kafka knows that AlterConfigs set on the broker
+ * resources (Kafka keeps them, without effect): the i-th one this broker
+ * (per_broker: its own and the cluster defaults') or the defaults
+ * resource describes, as Kafka describes a key it does not define
+ * (read-only, sensitive, of no type). false past the end. */
+bool gr_configs_unknown_entry_at(gr_broker_t *b, bool per_broker, int i,
+                                 gr_config_entry_t *e);
+
+/* Who names a BROKER or BROKER_LOGGER resource: Kafka words its answers
+ * differently in DescribeConfigs (ConfigHelper), in AlterConfigs and
+ * IncrementalAlterConfigs on a broker (ConfigAdminManager) and on its
+ * logger (RuntimeLoggerManager). */
+typedef enum gr_config_resource_use {
+    GR_CFGRES_DESCRIBE_BROKER,
+    GR_CFGRES_DESCRIBE_LOGGER,
+    GR_CFGRES_ALTER_BROKER,
+    GR_CFGRES_ALTER_LOGGER,
+} gr_config_resource_use_t;
 
 /* A BROKER or BROKER_LOGGER resource name: "" (the cluster defaults,
  * BROKER only) or this broker's id. GR_KERR_NONE with *per_broker, or
- * INVALID_REQUEST with *msg (in a), as Kafka words it. */
+ * INVALID_REQUEST with *msg (in a), as Kafka words it for use. */
 gr_kerr_t gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name,
-                                     bool logger, bool *per_broker,
-                                     gr_arena_t *a, const char **msg);
+                                     gr_config_resource_use_t use,
+                                     bool *per_broker, gr_arena_t *a,
+                                     const char **msg);
 
 /* A requested change of one config: SET (value), DELETE (value NULL),
  * APPEND or SUBTRACT (list items, IncrementalAlterConfigs). */
@@ -100,17 +119,38 @@ typedef struct gr_config_change {
     gr_config_op_t op;
 } gr_config_change_t;
 
-/* Applies changes to t's overrides (replace: AlterConfigs, the overrides
- * become exactly the SETs) after checking them all; persisted through the
+/* What Kafka's broker checks in every resource's changes before anything
+ * else (ConfigAdminManager.preprocess): a key given twice, then null
+ * values where one is needed (replace: AlterConfigs, every one; else all
+ * but DELETE's). NONE, or INVALID_REQUEST with *msg (in a). */
+gr_kerr_t gr_configs_preprocess(const gr_config_change_t *ch, int n,
+                                bool replace, gr_arena_t *a, const char **msg);
+
+/* Applies changes (gr_configs_preprocess passed) to t's overrides
+ * (replace: AlterConfigs, the overrides become exactly the SETs) after
+ * checking them all as Kafka's controller does; persisted through the
  * cluster ops and in effect at once unless validate_only. NONE, or
- * INVALID_CONFIG / INVALID_REQUEST / KAFKA_STORAGE_ERROR with *msg (in a).
- * Nothing changes on an error. */
+ * INVALID_CONFIG / KAFKA_STORAGE_ERROR with *msg (in a). Nothing changes
+ * on an error. */
 gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
                                  const gr_config_change_t *ch, int n,
                                  bool replace, bool validate_only,
                                  gr_arena_t *a, const char **msg);
+/* The topic resource name: an invalid name (INVALID_TOPIC_EXCEPTION), the
+ * changes checked (as for a topic without overrides when there is no such
+ * topic), then a topic that does not exist (UNKNOWN_TOPIC_OR_PARTITION),
+ * in Kafka's order and words; else gr_configs_alter_topic. *t is the
+ * topic changed, or NULL. */
+gr_kerr_t gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
+                                       const gr_config_change_t *ch, int n,
+                                       bool replace, bool validate_only,
+                                       gr_arena_t *a, const char **msg,
+                                       gr_topic_t **t);
 /* The same for the dynamic broker configs of this broker (per_broker) or
- * of every broker. */
+ * of every broker, checked as Kafka's DynamicBrokerConfig does: every key
+ * that cannot change at run time named at once, values by their Kafka
+ * type (INVALID_REQUEST); a key neither Gregor nor Kafka knows is kept,
+ * without effect, as Kafka keeps it. */
 gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
                                   const gr_config_change_t *ch, int n,
                                   bool replace, bool validate_only,
@@ -120,7 +160,9 @@ gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
  * keys. */
 void gr_configs_note_legacy(const gr_topic_t *t, const char *key);
 
-/* BROKER_LOGGER: the loggers (Gregor has one, "root") and their level. */
+/* BROKER_LOGGER: the loggers (Gregor has one, "root") and their level;
+ * changes checked as Kafka's RuntimeLoggerManager does (op: an operation
+ * id, unknown ones refused). */
 int gr_configs_logger_entries(gr_arena_t *a, gr_config_entry_t **out);
 gr_kerr_t gr_configs_alter_logger(const gr_config_change_t *ch, int n,
                                   bool validate_only, gr_arena_t *a,

@@ -122,11 +122,13 @@ describe_broker(
 {
     gr_broker_t *b = req->broker;
     const char *msg = NULL, *key, *value;
+    gr_config_entry_t e0;
     bool per_broker;
     int32_t cap = 0;
     gr_kerr_t err;
 
-    err = gr_configs_broker_resource(b, &r->resource_name, false, &per_broker,
+    err = gr_configs_broker_resource(b, &r->resource_name,
+                                     GR_CFGRES_DESCRIBE_BROKER, &per_broker,
                                      req->a, &msg);
     if (err != GR_KERR_NONE) {
         res->error_code = err;
@@ -159,6 +161,14 @@ describe_broker(
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
             return -1;
     }
+    /* and the keys nobody knows that AlterConfigs set (Kafka keeps them) */
+    for (int i = 0; gr_configs_unknown_entry_at(b, per_broker, i, &e0); i++) {
+        result_t *out;
+        if (!wanted(r, e0.name))
+            continue;
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e0, out) != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -174,7 +184,8 @@ describe_logger(
     int32_t cap = 0;
     int n;
     gr_kerr_t err = gr_configs_broker_resource(req->broker, &r->resource_name,
-                                               true, &per_broker, req->a, &msg);
+                                               GR_CFGRES_DESCRIBE_LOGGER,
+                                               &per_broker, req->a, &msg);
     if (err != GR_KERR_NONE) {
         res->error_code = err;
         res->error_message = gr_str_c(msg);

@@ -13,13 +13,14 @@
 typedef gr_incremental_alter_configs_request_alter_configs_resource_t
     resource_t;
 
-/* The resource's changes in the arena; NULL on ENOMEM. *bad is set to an
- * unknown operation's message. */
+/* The resource's changes in the arena; NULL on ENOMEM. *unknown_op is
+ * set when an operation is none of the four. */
 static gr_config_change_t *
-changes(gr_req_t *req, const resource_t *r, int *n, const char **bad)
+changes(gr_req_t *req, const resource_t *r, int *n, bool *unknown_op)
 {
     gr_config_change_t *ch;
     *n = r->configs_cnt > 0 ? r->configs_cnt : 0;
+    *unknown_op = false;
     ch = gr_arena_zalloc(req->a, (size_t)(*n ? *n : 1) * sizeof(*ch));
     if (ch == NULL)
         return NULL;
@@ -28,8 +29,7 @@ changes(gr_req_t *req, const resource_t *r, int *n, const char **bad)
             &r->configs[i];
         if (c->config_operation < GR_CONFIG_SET ||
             c->config_operation > GR_CONFIG_SUBTRACT)
-            *bad = gr_arena_printf(req->a, "Unknown config operation %d",
-                                   c->config_operation);
+            *unknown_op = true;
         ch[i].op = (gr_config_op_t)c->config_operation;
         ch[i].key = gr_arena_strndup(req->a, c->name.ptr ? c->name.ptr : "",
                                      c->name.len > 0 ? (size_t)c->name.len : 0);
@@ -44,6 +44,15 @@ changes(gr_req_t *req, const resource_t *r, int *n, const char **bad)
     return ch;
 }
 
+/* A resource Kafka's broker forwards to its controller unchecked (a
+ * BROKER one goes there too, once the broker has checked it). */
+static bool
+forwarded(int8_t type)
+{
+    return type == GR_RESOURCE_TOPIC || type == GR_RESOURCE_CLIENT_METRICS ||
+           type == GR_RESOURCE_GROUP;
+}
+
 int
 gr_api_incremental_alter_configs(gr_req_t *req)
 {
@@ -51,52 +60,99 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     gr_incremental_alter_configs_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
     int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+    gr_config_change_t **chs;
+    int *nchs;
+    gr_kerr_t *pre;
+    const char **premsg;
+    bool *bad_op, controller_fails = false;
     gr_topic_waits_t w;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
-    if (n && rs->responses == NULL)
+    chs = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*chs));
+    nchs = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*nchs));
+    pre = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*pre));
+    premsg = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*premsg));
+    bad_op = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*bad_op));
+    if ((n && rs->responses == NULL) || chs == NULL || nchs == NULL ||
+        pre == NULL || premsg == NULL || bad_op == NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = n;
     /* topics changed: the answer waits until they are persisted */
     if (gr_topic_waits_init(req, &w, n) != 0)
         return gr_req_close(req, "out of memory");
+    /* Kafka's broker checks every resource first (duplicate keys, null
+     * values); an unknown operation in a resource it then forwards fails
+     * its controller's whole batch (AlterConfigOp.OpType.forId is null
+     * there): UNKNOWN_SERVER_ERROR for each resource forwarded, a BROKER
+     * one included once the broker's checks pass */
+    for (int32_t i = 0; i < n; i++) {
+        const resource_t *r = &rq->resources[i];
+        chs[i] = changes(req, r, &nchs[i], &bad_op[i]);
+        if (chs[i] == NULL)
+            return gr_req_close(req, "out of memory");
+        pre[i] = gr_configs_preprocess(chs[i], nchs[i], false, req->a,
+                                       &premsg[i]);
+        if (pre[i] == GR_KERR_NONE && forwarded(r->resource_type) &&
+            bad_op[i])
+            controller_fails = true;
+    }
+    if (controller_fails)
+        GR_LOG_INFO("IncrementalAlterConfigs from %s: an unknown config "
+                    "operation; its resources but the logger's fail as "
+                    "Kafka's controller fails them",
+                    gr_req_peer(req));
     for (int32_t i = 0; i < n; i++) {
         const resource_t *r = &rq->resources[i];
         gr_incremental_alter_configs_response_alter_configs_resource_response_t
             *res = &rs->responses[i];
-        const char *msg = NULL;
-        gr_kerr_t err = GR_KERR_NONE;
-        gr_config_change_t *ch;
+        const char *msg = premsg[i];
+        gr_kerr_t err = pre[i];
+        gr_config_change_t *ch = chs[i];
+        gr_topic_t *t;
         bool per_broker;
-        int nch;
+        int nch = nchs[i];
 
         gr_incremental_alter_configs_response_alter_configs_resource_response_init(
             res);
         res->resource_type = r->resource_type;
         res->resource_name = r->resource_name;
-        ch = changes(req, r, &nch, &msg);
-        if (ch == NULL)
-            return gr_req_close(req, "out of memory");
-        if (msg != NULL) {
-            err = GR_KERR_INVALID_REQUEST;
+        if (err != GR_KERR_NONE) {
+            /* answered below */
+        } else if (controller_fails && forwarded(r->resource_type)) {
+            err = GR_KERR_UNKNOWN_SERVER_ERROR;
+            msg = NULL;
         } else if (r->resource_type == GR_RESOURCE_TOPIC) {
-            gr_topic_t *t = gr_cluster_topic(b->cluster, &r->resource_name);
-            if ((msg = gr_topic_name_invalid(&r->resource_name)) != NULL)
-                err = GR_KERR_INVALID_TOPIC_EXCEPTION;
-            else if (t == NULL)
-                err = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
-            else
-                err = gr_configs_alter_topic(b, t, ch, nch, false,
-                                             rq->validate_only, req->a, &msg);
+            err = gr_configs_alter_topic_named(b, &r->resource_name, ch, nch,
+                                               false, rq->validate_only,
+                                               req->a, &msg, &t);
             if (err == GR_KERR_NONE && !rq->validate_only)
                 gr_topic_waits_add(&w, &t->id, &res->error_code,
                                    &res->error_message);
         } else if (r->resource_type == GR_RESOURCE_BROKER) {
-            err = gr_configs_broker_resource(b, &r->resource_name, false,
+            err = gr_configs_broker_resource(b, &r->resource_name,
+                                             GR_CFGRES_ALTER_BROKER,
                                              &per_broker, req->a, &msg);
-            if (err == GR_KERR_NONE)
+            if (err == GR_KERR_NONE && bad_op[i]) {
+                for (int k = 0; k < nch; k++)
+                    if (ch[k].op < GR_CONFIG_SET ||
+                        ch[k].op > GR_CONFIG_SUBTRACT) {
+                        msg = gr_arena_printf(req->a,
+                                              "Unknown operations type %d",
+                                              (int)ch[k].op);
+                        break;
+                    }
+                err = GR_KERR_INVALID_REQUEST;
+            } else if (err == GR_KERR_NONE && controller_fails) {
+                err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
+                                              true, req->a, &msg);
+                if (err == GR_KERR_NONE) {
+                    err = GR_KERR_UNKNOWN_SERVER_ERROR;
+                    msg = NULL;
+                }
+            } else if (err == GR_KERR_NONE) {
                 err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
                                               rq->validate_only, req->a, &msg);
+            }
         } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
             char *name = gr_arena_strndup(
                 req->a, r->resource_name.ptr ? r->resource_name.ptr : "",
@@ -107,14 +163,18 @@ gr_api_incremental_alter_configs(gr_req_t *req)
                                                   rq->validate_only, req->a,
                                                   &msg);
         } else if (r->resource_type == GR_RESOURCE_BROKER_LOGGER) {
-            err = gr_configs_broker_resource(b, &r->resource_name, true,
+            err = gr_configs_broker_resource(b, &r->resource_name,
+                                             GR_CFGRES_ALTER_LOGGER,
                                              &per_broker, req->a, &msg);
             if (err == GR_KERR_NONE)
                 err = gr_configs_alter_logger(ch, nch, rq->validate_only,
                                               req->a, &msg);
+        } else if (r->resource_type == GR_RESOURCE_GROUP) {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = "Unsupported resource type: 32";
         } else {
             err = GR_KERR_INVALID_REQUEST;
-            msg = gr_arena_printf(req->a, "Unsupported resource type: %d",
+            msg = gr_arena_printf(req->a, "Unknown resource type %d",
                                   r->resource_type);
         }
         res->error_code = err;

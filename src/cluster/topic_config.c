@@ -206,6 +206,58 @@ static const gr_topic_config_def_t defs[] = {
 #undef S1
 #undef L
 
+/* LogConfig's keys in the order it defines them: ConfigDef.parse checks
+ * them in that order, so the first invalid one in it is named */
+static const char *const kafka_order[] = {
+    "segment.bytes",
+    "segment.ms",
+    "segment.jitter.ms",
+    "segment.index.bytes",
+    "flush.messages",
+    "flush.ms",
+    "retention.bytes",
+    "retention.ms",
+    "max.message.bytes",
+    "max.decompressed.message.bytes",
+    "index.interval.bytes",
+    "delete.retention.ms",
+    "min.compaction.lag.ms",
+    "max.compaction.lag.ms",
+    "file.delete.delay.ms",
+    "min.cleanable.dirty.ratio",
+    "cleanup.policy",
+    "unclean.leader.election.enable",
+    "min.insync.replicas",
+    "compression.type",
+    "compression.gzip.level",
+    "compression.lz4.level",
+    "compression.zstd.level",
+    "preallocate",
+    "message.timestamp.type",
+    "message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms",
+    "leader.replication.throttled.replicas",
+    "follower.replication.throttled.replicas",
+    "remote.storage.enable",
+    "local.retention.ms",
+    "local.retention.bytes",
+    "remote.log.copy.disable",
+    "remote.copy.lag.ms",
+    "remote.copy.lag.bytes",
+    "remote.log.delete.on.disable",
+    "errors.deadletterqueue.group.enable",
+};
+
+int
+gr_topic_config_kafka_rank(const char *name)
+{
+    int n = (int)(sizeof kafka_order / sizeof kafka_order[0]);
+    for (int i = 0; i < n; i++)
+        if (strcmp(kafka_order[i], name) == 0)
+            return i;
+    return n;
+}
+
 /* Kafka's broker synonym of a topic config where Gregor has no such broker
  * key (the tiered storage defaults, and max.decompressed.message.bytes,
  * which Gregor cannot honour): ServerTopicConfigSynonyms' names */

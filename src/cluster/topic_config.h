@@ -124,6 +124,9 @@ const char *gr_topic_config_value(const gr_conf_t *conf, const gr_topic_t *t,
 const char *gr_topic_config_canonical(const gr_topic_config_def_t *d,
                                       const char *value, char *buf,
                                       size_t bufsz);
+/* Where Kafka's LogConfig defines name: its checks go in that order (keys
+ * Kafka 4.4 does not have come after the others). */
+int gr_topic_config_kafka_rank(const char *name);
 /* Kafka's broker synonym of d where Gregor has no such broker key (the
  * tiered storage defaults, max.decompressed.message.bytes: keys Gregor
  * cannot honour), or NULL. d's default is then the static configuration's

@@ -1756,6 +1756,263 @@ START_TEST(test_legacy_topic_configs)
 }
 END_TEST
 
+/* One AlterConfigs v2 resource with one config. */
+static gr_alter_configs_response_t *
+alter1(gr_brokertest_t *bt, int8_t type, const char *name, const char *key,
+       const char *value, bool validate_only)
+{
+    gr_alter_configs_request_t rq;
+    gr_alter_configs_request_alter_configs_resource_t r;
+    gr_alter_configs_request_alterable_config_t c;
+    gr_alter_configs_request_init(&rq);
+    gr_alter_configs_request_alter_configs_resource_init(&r);
+    gr_alter_configs_request_alterable_config_init(&c);
+    c.name = gr_str_c(key);
+    c.value = value ? gr_str_c(value) : GR_STR_NULL;
+    r.resource_type = type;
+    r.resource_name = gr_str_c(name);
+    r.configs = &c;
+    r.configs_cnt = key ? 1 : 0;
+    rq.resources = &r;
+    rq.resources_cnt = 1;
+    rq.validate_only = validate_only;
+    return gr_brokertest_call(bt, GR_API_ALTER_CONFIGS, 2, &rq);
+}
+
+/* IncrementalAlterConfigs v1 of resources r (n), validate_only. */
+static gr_incremental_alter_configs_response_t *
+ialter_n(gr_brokertest_t *bt,
+         gr_incremental_alter_configs_request_alter_configs_resource_t *r,
+         int n)
+{
+    gr_incremental_alter_configs_request_t rq;
+    gr_incremental_alter_configs_request_init(&rq);
+    rq.resources = r;
+    rq.resources_cnt = n;
+    rq.validate_only = true;
+    return gr_brokertest_call(bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &rq);
+}
+
+#define ASSERT_ANSWER(rs, code, message)                                       \
+    do {                                                                       \
+        ck_assert_int_eq((rs)->responses[0].error_code, (code));               \
+        ck_assert_msg(gr_str_eq_cstr(&(rs)->responses[0].error_message,        \
+                                     (message)),                               \
+                      "message: %.*s",                                         \
+                      (int)((rs)->responses[0].error_message.len > 0           \
+                                ? (rs)->responses[0].error_message.len         \
+                                : 0),                                          \
+                      (rs)->responses[0].error_message.ptr);                   \
+    } while (0)
+
+/* Config changes answered in the order and words of Kafka 4.4's broker
+ * (ConfigAdminManager, RuntimeLoggerManager) and controller
+ * (ConfigurationControlManager, LogConfig). */
+START_TEST(test_config_changes_as_kafka)
+{
+    gr_brokertest_t bt;
+    ctopic_t t = ctopic("chg", 1, 1);
+    gr_incremental_alter_configs_response_t *rs;
+    gr_alter_configs_response_t *ars;
+    gr_incremental_alter_configs_request_alter_configs_resource_t r[3];
+    gr_incremental_alter_configs_request_alterable_config_t c[3];
+
+    gr_brokertest_start(&bt, NULL);
+    create(&bt, 5, &t, 1, false);
+    /* a topic: an unknown one is named, once its configs checked */
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "nope", "retention.ms", GR_CONFIG_SET,
+                "1");
+    ASSERT_ANSWER(rs, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
+                  "The topic 'nope' does not exist.");
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "nope", "retention.ms", GR_CONFIG_SET,
+                "x");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Invalid value x for configuration retention.ms: Not a "
+                  "number of type LONG");
+    ars = alter1(&bt, GR_RESOURCE_TOPIC, "nope", "retention.ms", "5", false);
+    ASSERT_ANSWER(ars, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
+                  "The topic 'nope' does not exist.");
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "retention.ms",
+                GR_CONFIG_APPEND, "1");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Can't APPEND to key retention.ms because its type is not "
+                  "LIST.");
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "cleanup.policy",
+                GR_CONFIG_APPEND, "foo");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Invalid value foo for configuration cleanup.policy: String "
+                  "must be one of: compact, delete");
+    /* a DELETE of a key that is not there changes nothing */
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "no.such", GR_CONFIG_DELETE,
+                NULL);
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "min.compaction.lag.ms",
+                GR_CONFIG_SET, "9223372036854775807");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_NONE);
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "max.compaction.lag.ms",
+                GR_CONFIG_SET, "10");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "conflict topic config setting min.compaction.lag.ms "
+                  "(9223372036854775807) > max.compaction.lag.ms (10)");
+    /* checked in LogConfig's order: retention.ms before the ratio */
+    memset(r, 0, sizeof r);
+    memset(c, 0, sizeof c);
+    gr_incremental_alter_configs_request_alter_configs_resource_init(&r[0]);
+    r[0].resource_type = GR_RESOURCE_TOPIC;
+    r[0].resource_name = gr_str_c("chg");
+    c[0].name = gr_str_c("min.cleanable.dirty.ratio");
+    c[0].value = gr_str_c("2");
+    c[1].name = gr_str_c("retention.ms");
+    c[1].value = gr_str_c("x");
+    r[0].configs = c;
+    r[0].configs_cnt = 2;
+    rs = ialter_n(&bt, r, 1);
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Invalid value x for configuration retention.ms: Not a "
+                  "number of type LONG");
+    /* an unknown operation on a topic fails Kafka's controller batch: every
+     * resource it gets, the broker's one too */
+    c[1].config_operation = 7;
+    c[1].value = gr_str_c("1");
+    r[0].configs = &c[1];
+    r[0].configs_cnt = 1;
+    gr_incremental_alter_configs_request_alter_configs_resource_init(&r[1]);
+    r[1].resource_type = GR_RESOURCE_BROKER;
+    r[1].resource_name = gr_str_c("1");
+    c[2].name = gr_str_c("log.cleaner.threads");
+    c[2].value = gr_str_c("1");
+    r[1].configs = &c[2];
+    r[1].configs_cnt = 1;
+    rs = ialter_n(&bt, r, 2);
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_int_eq(rs->responses[0].error_message.len, -1);
+    ck_assert_int_eq(rs->responses[1].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    /* on the broker resource the broker itself refuses it */
+    r[0].resource_type = GR_RESOURCE_BROKER;
+    r[0].resource_name = gr_str_c("1");
+    rs = ialter_n(&bt, r, 1);
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_REQUEST, "Unknown operations type 7");
+    r[0].resource_type = GR_RESOURCE_BROKER_LOGGER;
+    c[1].name = gr_str_c("root");
+    rs = ialter_n(&bt, r, 1);
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_REQUEST,
+                  "Unknown operation type 7 is not allowed for the "
+                  "BROKER_LOGGER resource");
+    /* the broker: its id, read-only keys named at once, values */
+    ars = alter1(&bt, GR_RESOURCE_BROKER, "7", "log.cleaner.threads", "2",
+                 true);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST,
+                  "Unexpected broker id, expected 1, but received 7");
+    ars = alter1(&bt, GR_RESOURCE_BROKER, "x", "log.cleaner.threads", "2",
+                 true);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST,
+                  "Node id must be an integer, but it is: x");
+    ars = alter1(&bt, GR_RESOURCE_BROKER, "1", "log.retention.hours", "5",
+                 true);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST,
+                  "Cannot update these configs dynamically: "
+                  "[log.retention.hours]");
+    ars = alter1(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads", "abc",
+                 true);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST,
+                  "Invalid value abc for configuration log.cleaner.threads: "
+                  "Not a number of type INT");
+    /* in the order Java's HashSet prints them */
+    memset(c, 0, sizeof c);
+    c[0].name = gr_str_c("broker.rack");
+    c[0].value = gr_str_c("x");
+    c[1].name = gr_str_c("log.retention.hours");
+    c[1].value = gr_str_c("3");
+    c[2].name = gr_str_c("node.id");
+    c[2].value = gr_str_c("3");
+    r[0].resource_type = GR_RESOURCE_BROKER;
+    r[0].configs = c;
+    r[0].configs_cnt = 3;
+    rs = ialter_n(&bt, r, 1);
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_REQUEST,
+                  "Cannot update these configs dynamically: "
+                  "[log.retention.hours, node.id, broker.rack]");
+    rs = ialter(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads",
+                GR_CONFIG_APPEND, "1");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Config value append is not allowed for config key: "
+                  "log.cleaner.threads");
+    rs = ialter(&bt, GR_RESOURCE_BROKER, "1", "no.such", GR_CONFIG_APPEND,
+                "1");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG, "Unknown config name: no.such");
+    /* the logger */
+    rs = ialter(&bt, GR_RESOURCE_BROKER_LOGGER, "7", "root", GR_CONFIG_SET,
+                "INFO");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_REQUEST,
+                  "Unexpected node id. Expected 1, but received 7");
+    rs = ialter(&bt, GR_RESOURCE_BROKER_LOGGER, "1", "root", GR_CONFIG_SET,
+                "LOUD");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
+                  "Cannot set the log level of root to LOUD as it is not a "
+                  "supported log level. Valid log levels are DEBUG, ERROR, "
+                  "FATAL, INFO, TRACE, WARN");
+    rs = ialter(&bt, GR_RESOURCE_BROKER_LOGGER, "1", "kafka", GR_CONFIG_SET,
+                "INFO");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG, "Logger kafka does not exist!");
+    /* every resource: duplicate keys and null values first, then the type */
+    rs = ialter(&bt, 99, "x", "a", GR_CONFIG_SET, NULL);
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_REQUEST, "Null value not supported for : a");
+    ars = alter1(&bt, 99, "x", NULL, NULL, false);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST, "Unknown resource type 99");
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A broker key neither Gregor nor Kafka knows: Kafka's broker accepts it
+ * and keeps it without effect, and describes it as a key without a type
+ * (read-only, sensitive, a null value); here too, across a restart. */
+START_TEST(test_unknown_broker_keys_kept)
+{
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+
+    gr_brokertest_start(&bt, NULL);
+    ck_assert_int_eq(alter1(&bt, GR_RESOURCE_BROKER, "1", "no.such.config",
+                            "1", false)
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_NONE);
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "", "no.such.d",
+                            GR_CONFIG_SET, "x")
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_NONE);
+    gr_brokertest_restart(&bt, NULL);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "no.such.config");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(e->value.len, -1);
+    ck_assert(e->read_only && e->is_sensitive);
+    ck_assert_int_eq(e->config_type, GR_TCFG_UNKNOWN);
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_BROKER);
+    ck_assert_int_eq(e->synonyms_cnt, 1);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "no.such.d");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_BROKER, "", "no.such.d");
+    ck_assert_ptr_nonnull(e);
+    ck_assert_ptr_null(described(&bt, GR_RESOURCE_BROKER, "", "no.such.config"));
+    /* a Kafka key Gregor does not implement is not kept: it cannot change */
+    ck_assert_int_eq(alter1(&bt, GR_RESOURCE_BROKER, "1", "num.io.threads",
+                            "4", false)
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_INVALID_REQUEST);
+    /* DELETE forgets it */
+    ck_assert_int_eq(ialter(&bt, GR_RESOURCE_BROKER, "", "no.such.d",
+                            GR_CONFIG_DELETE, NULL)
+                         ->responses[0]
+                         .error_code,
+                     GR_KERR_NONE);
+    ck_assert_ptr_null(described(&bt, GR_RESOURCE_BROKER, "1", "no.such.d"));
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* A broker's configs described as Kafka 4.4 describes them: broker.id
  * follows node.id (populateSynonyms), node.id has no default, list keys
  * are LIST, keys Kafka 4.4 does not list are there only when set; the
@@ -2014,6 +2271,8 @@ suite_api_admin(void)
     tcase_add_test(tc, test_legacy_topic_configs);
     tcase_add_test(tc, test_config_synonyms_as_kafka);
     tcase_add_test(tc, test_describe_configs_all_keys);
+    tcase_add_test(tc, test_config_changes_as_kafka);
+    tcase_add_test(tc, test_unknown_broker_keys_kept);
     tcase_add_test(tc, test_broker_configs_as_kafka);
     tcase_add_test(tc, test_topic_synonyms_and_values);
     suite_add_tcase(s, tc);
