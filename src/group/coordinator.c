@@ -208,6 +208,17 @@ gr_groups_validate(gr_groups_t *g, const gr_str_t *id, bool allow_empty,
 
     if (id->len < 0 || (id->len == 0 && !allow_empty))
         return GR_KERR_INVALID_GROUP_ID;
+    /* groups are kept under C-string ids: one with a NUL byte would be
+     * taken for another (docs/compatibility.md; Kafka accepts it) */
+    if (id->len > 0 && memchr(id->ptr, '\0', (size_t)id->len) != NULL) {
+        GR_LOG_WARN("group id of %d bytes with a NUL byte at %d: refused "
+                    "(INVALID_GROUP_ID)",
+                    (int)id->len,
+                    (int)((const char *)memchr(id->ptr, '\0',
+                                               (size_t)id->len) -
+                          id->ptr));
+        return GR_KERR_INVALID_GROUP_ID;
+    }
     t = gr_cluster_topic_cstr(g->cluster, OFFSETS_TOPIC);
     if (t == NULL || t->nparts <= 0)
         return GR_KERR_NOT_COORDINATOR; /* FindCoordinator creates it */

@@ -843,6 +843,23 @@ gr_txn_retry_later(gr_txn_coord_t *tc)
         gr_timer_start(tc->loop, &tc->retry_timer, MARKER_RETRY_MS);
 }
 
+/* An id the coordinator refuses (INVALID_REQUEST): empty, as Kafka, or
+ * with a NUL byte, which Kafka accepts but Gregor's C-string ids cannot
+ * keep apart from another (docs/compatibility.md). */
+static bool
+txn_id_invalid(const gr_str_t *txn_id)
+{
+    if (txn_id->len <= 0)
+        return true;
+    if (memchr(txn_id->ptr, '\0', (size_t)txn_id->len) != NULL) {
+        GR_LOG_WARN("transactional id of %d bytes with a NUL byte: refused "
+                    "(INVALID_REQUEST)",
+                    (int)txn_id->len);
+        return true;
+    }
+    return false;
+}
+
 /* --- requests */
 
 gr_kerr_t
@@ -856,7 +873,7 @@ gr_txn_init_pid(gr_txn_coord_t *tc, const gr_str_t *txn_id, int32_t timeout_ms,
     gr_kerr_t err;
 
     *out = GR_PID_NONE;
-    if (txn_id->len <= 0)
+    if (txn_id_invalid(txn_id))
         return GR_KERR_INVALID_REQUEST;
     if (timeout_ms <= 0 || timeout_ms > tc->cfg.max_timeout_ms)
         return GR_KERR_INVALID_TRANSACTION_TIMEOUT;
@@ -912,7 +929,7 @@ static gr_txn_t *
 lookup(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_kerr_t *err)
 {
     gr_txn_t *txn;
-    if (txn_id->len <= 0) {
+    if (txn_id_invalid(txn_id)) {
         *err = GR_KERR_INVALID_REQUEST;
         return NULL;
     }
@@ -1039,7 +1056,7 @@ gr_txn_describe(gr_txn_coord_t *tc, const gr_str_t *txn_id, gr_arena_t *a,
     out->start_ms = -1;
     out->producer_id = -1;
     out->producer_epoch = -1;
-    if (txn_id->len <= 0)
+    if (txn_id_invalid(txn_id))
         return GR_KERR_INVALID_REQUEST;
     if (gr_cluster_topic_cstr(tc->cluster, TXN_TOPIC) == NULL)
         return GR_KERR_TRANSACTIONAL_ID_NOT_FOUND; /* none was ever made */

@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "group/group.h"
+#include "group/group_int.h"
 #include "log/log.h"
 #include "proto/gen/consumer_protocol_subscription.h"
 
@@ -676,6 +677,25 @@ START_TEST(test_subscribed_topics)
     ck_assert_int_eq(dp.error, GR_KERR_NONE);
     ck_assert_int_eq(gr_group_delete_offsets(t.g, &g2, &dp, 1), GR_KERR_NONE);
     ck_assert_int_eq(dp.error, GR_KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+    gt_fini(&t);
+}
+END_TEST
+
+/* A group id with a NUL byte is refused: groups are kept under C-string
+ * ids, and "g\0a" would be taken for "g" (docs/compatibility.md). */
+START_TEST(test_group_id_with_nul)
+{
+    gt_t t;
+    char member[128];
+    int32_t gen, part;
+    gr_str_t nul = { "g\0a", 3 }, plain = GR_STR("g");
+
+    gt_init(&t);
+    make_stable(&t, "g", member, &gen);
+    ck_assert_int_eq(gr_groups_validate(t.g, &nul, true, &part),
+                     GR_KERR_INVALID_GROUP_ID);
+    ck_assert_int_eq(gr_groups_validate(t.g, &plain, true, &part),
+                     GR_KERR_NONE);
     gt_fini(&t);
 }
 END_TEST
@@ -1531,6 +1551,7 @@ suite_group_group(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_state_x_request);
     tcase_add_test(tc, test_subscribed_topics);
+    tcase_add_test(tc, test_group_id_with_nul);
     tcase_add_test(tc, test_coordinator_errors);
     tcase_add_test(tc, test_member_id_required);
     tcase_add_test(tc, test_pending_member_expires);

@@ -298,6 +298,22 @@ add(fx_t *f, gr_pid_t pid, const char *t, int32_t i)
                      GR_KERR_NONE);
 }
 
+/* A transactional id with a NUL byte is refused as an empty one is:
+ * ids are kept as C strings (docs/compatibility.md). */
+START_TEST(test_txn_id_with_nul)
+{
+    fx_t f;
+    gr_pid_t pid;
+    gr_str_t nul = { "tx-1\0b", 6 };
+    fx_init(&f);
+    ck_assert_int_eq(gr_txn_init_pid(f.tc, &nul, 60000, GR_PID_NONE, &pid),
+                     GR_KERR_INVALID_REQUEST);
+    pid = init(&f, 60000); /* "tx-1" itself is fine */
+    ck_assert_int_eq(pid.epoch, 0);
+    fx_fini(&f);
+}
+END_TEST
+
 START_TEST(test_commit_and_abort)
 {
     fx_t f;
@@ -1121,6 +1137,7 @@ suite_txn_coordinator(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_commit_and_abort);
+    tcase_add_test(tc, test_txn_id_with_nul);
     tcase_add_test(tc, test_restart_keeps_state);
     tcase_add_test(tc, test_prepare_completed_after_restart);
     tcase_add_test(tc, test_prepare_completed_at_load);
