@@ -521,14 +521,15 @@ effective_long(gr_broker_t *b, const gr_topic_config_t *list, const char *key)
 }
 
 /* The overrides t would have after ch, checked as Kafka's controller
- * does (ConfigurationControlManager, then LogConfig.validate): APPEND and
- * SUBTRACT on list keys only, values of at most 32767 bytes, the key
- * names, each value in the order LogConfig defines the keys, then
+ * does (ConfigurationControlManager, then ControllerConfigurationValidator
+ * and LogConfig.validate): APPEND and SUBTRACT on list keys only, values
+ * of at most 32767 bytes, the topic name (name: for a topic not found),
+ * the key names, each value in the order LogConfig defines the keys, then
  * min.compaction.lag.ms against max.compaction.lag.ms. */
 static gr_kerr_t
-topic_changes(gr_broker_t *b, const gr_topic_t *t, const gr_config_change_t *ch,
-              int n, bool replace, gr_arena_t *a, const char **msg,
-              gr_topic_config_t **list)
+topic_changes(gr_broker_t *b, const gr_topic_t *t, const gr_str_t *name,
+              const gr_config_change_t *ch, int n, bool replace, gr_arena_t *a,
+              const char **msg, gr_topic_config_t **list)
 {
     const char **vals = gr_arena_zalloc(a, (size_t)(n ? n : 1) * sizeof(*vals));
     bool *done = gr_arena_zalloc(a, (size_t)(n ? n : 1) * sizeof(*done));
@@ -584,6 +585,14 @@ topic_changes(gr_broker_t *b, const gr_topic_t *t, const gr_config_change_t *ch,
                    "exceeds the maximum value size of 32767 bytes.";
             return GR_KERR_INVALID_CONFIG;
         }
+    if (name != NULL && name->len <= 0) {
+        *msg = "Default topic resources are not allowed.";
+        return GR_KERR_INVALID_REQUEST;
+    }
+    if (name != NULL && (why = gr_topic_name_error(name, a)) != NULL) {
+        *msg = why;
+        return GR_KERR_INVALID_TOPIC_EXCEPTION;
+    }
     /* a DELETE of a key that is not there changes nothing: not checked */
     for (int i = 0; i < n; i++)
         if (vals[i] != NULL && gr_topic_config_def_find(ch[i].key) == NULL) {
@@ -630,7 +639,7 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
     gr_topic_config_t *list = NULL, *old;
     gr_kerr_t err;
 
-    err = topic_changes(b, t, ch, n, replace, a, msg, &list);
+    err = topic_changes(b, t, NULL, ch, n, replace, a, msg, &list);
     if (err != GR_KERR_NONE || validate_only) {
         gr_config_list_free(&list);
         return err;
@@ -664,16 +673,16 @@ gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
     gr_topic_config_t *list = NULL;
     gr_kerr_t err;
 
-    *t = NULL;
-    if ((*msg = gr_topic_name_invalid(name)) != NULL)
-        return GR_KERR_INVALID_TOPIC_EXCEPTION;
-    *t = gr_cluster_topic(b->cluster, name);
+    /* a topic found has a valid name */
+    *t = gr_topic_name_invalid(name) == NULL ? gr_cluster_topic(b->cluster, name)
+                                             : NULL;
     if (*t != NULL)
         return gr_configs_alter_topic(b, *t, ch, n, replace, validate_only, a,
                                       msg);
-    /* Kafka's controller checks the configs before the topic is found */
+    /* Kafka's controller checks the name and the configs before it looks
+     * for the topic */
     memset(&none, 0, sizeof none);
-    err = topic_changes(b, &none, ch, n, replace, a, msg, &list);
+    err = topic_changes(b, &none, name, ch, n, replace, a, msg, &list);
     gr_config_list_free(&list);
     if (err != GR_KERR_NONE)
         return err;

@@ -136,11 +136,11 @@ gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
                                  const gr_config_change_t *ch, int n,
                                  bool replace, bool validate_only,
                                  gr_arena_t *a, const char **msg);
-/* The topic resource name: an invalid name (INVALID_TOPIC_EXCEPTION), the
- * changes checked (as for a topic without overrides when there is no such
- * topic), then a topic that does not exist (UNKNOWN_TOPIC_OR_PARTITION),
- * in Kafka's order and words; else gr_configs_alter_topic. *t is the
- * topic changed, or NULL. */
+/* The same for the topic resource name: when there is no such topic, the
+ * changes checked as for a topic without overrides, its name among them
+ * (INVALID_REQUEST for "", INVALID_TOPIC_EXCEPTION), then
+ * UNKNOWN_TOPIC_OR_PARTITION, in Kafka's order and words. *t is the topic
+ * changed, or NULL. */
 gr_kerr_t gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
                                        const gr_config_change_t *ch, int n,
                                        bool replace, bool validate_only,

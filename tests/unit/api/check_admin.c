@@ -1832,6 +1832,16 @@ START_TEST(test_config_changes_as_kafka)
     ars = alter1(&bt, GR_RESOURCE_TOPIC, "nope", "retention.ms", "5", false);
     ASSERT_ANSWER(ars, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
                   "The topic 'nope' does not exist.");
+    /* a name checked by the controller: "" is the default resource */
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "bad name", "retention.ms",
+                GR_CONFIG_SET, "1");
+    ASSERT_ANSWER(rs, GR_KERR_INVALID_TOPIC_EXCEPTION,
+                  "Topic name is invalid: 'bad name' contains one or more "
+                  "characters other than ASCII alphanumerics, '.', '_' and "
+                  "'-'");
+    ars = alter1(&bt, GR_RESOURCE_TOPIC, "", "retention.ms", "5", true);
+    ASSERT_ANSWER(ars, GR_KERR_INVALID_REQUEST,
+                  "Default topic resources are not allowed.");
     rs = ialter(&bt, GR_RESOURCE_TOPIC, "chg", "retention.ms",
                 GR_CONFIG_APPEND, "1");
     ASSERT_ANSWER(rs, GR_KERR_INVALID_CONFIG,
