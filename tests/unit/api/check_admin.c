@@ -1540,6 +1540,21 @@ START_TEST(test_records_dirs_elect_cluster)
     ck_assert_int_eq(drs->topics[0].partitions[0].low_watermark, -1);
     ck_assert_int_eq(drs->topics[0].partitions[1].error_code, 0);
     ck_assert_int_eq(drs->topics[0].partitions[1].low_watermark, 0);
+    /* partition 0 twice: one answer, for the offset listed last, as
+     * Kafka's map of them */
+    dp[1].partition_index = 0;
+    dp[0].offset = 0;
+    dp[1].offset = 1;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_RECORDS, 2, &dq);
+    ck_assert_int_eq(drs->topics_cnt, 1);
+    ck_assert_int_eq(drs->topics[0].partitions_cnt, 1);
+    ck_assert_int_eq(drs->topics[0].partitions[0].error_code,
+                     GR_KERR_OFFSET_OUT_OF_RANGE);
+    dp[0].offset = 1;
+    dp[1].offset = 0;
+    drs = gr_brokertest_call(&bt, GR_API_DELETE_RECORDS, 2, &dq);
+    ck_assert_int_eq(drs->topics[0].partitions_cnt, 1);
+    ck_assert_int_eq(drs->topics[0].partitions[0].error_code, GR_KERR_NONE);
     dt.name = gr_str_c("cmp");
     dt.partitions_cnt = 1;
     dp[0].offset = 0;
