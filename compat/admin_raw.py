@@ -301,9 +301,10 @@ def check_create(c):
            and "-5" in res[4]["message"], "v5 config: %r" % res[4])
     names = [t["name"] for t in metadata_topics(c)]
     expect("raw-asg" not in names, "validate_only created raw-asg")
-    # the same name twice in one request: both refused
+    # the same name twice in one request: one answer, refused (Kafka's
+    # ControllerApis.createTopics)
     res = create_topics(c, 4, [("raw-dup", 1, 1, [], []), ("raw-dup", 1, 1, [], [])])
-    expect([t["error"] for t in res] == [INVALID_REQUEST] * 2, "duplicates: %r" % res)
+    expect([t["error"] for t in res] == [INVALID_REQUEST], "duplicates: %r" % res)
     print("CreateTopics v0, v4, v5, v7: ok")
     return t["id"]
 
@@ -575,7 +576,11 @@ def check_elect(c):
             r.tags()
             r.end()
             if parts is None:
-                expect(res == [], "ElectLeaders v%d all: %r" % (ver, res))
+                # every topic, none of its partitions needing an election
+                # (Kafka's controller lists each topic)
+                expect({t for t, _ in res} >= {"raw-plain", "raw-cmp"}
+                       and all(ps == [] for _, ps in res),
+                       "ElectLeaders v%d all: %r" % (ver, res))
                 continue
             got = {(t, p): e for t, ps in res for p, e, _ in ps}
             expect(got == {("raw-plain", 0): ELECTION_NOT_NEEDED, ("raw-plain", 9): UNKNOWN_TOPIC,
@@ -681,7 +686,7 @@ def check_delete(c, cmp_id):
     res = delete_topics(c, 6, ids=[cmp_id], names=["raw-none"])
     expect(sorted(t["error"] for t in res) == [UNKNOWN_TOPIC, UNKNOWN_TOPIC_ID], "v6 unknown: %r" % res)
     res = delete_topics(c, 5, names=["raw-plain", "raw-plain"])
-    expect([t["error"] for t in res] == [INVALID_REQUEST] * 2, "v5 duplicates: %r" % res)
+    expect([t["error"] for t in res] == [INVALID_REQUEST], "v5 duplicates: %r" % res)
     res = delete_topics(c, 0, names=["raw-plain"])
     expect(res[0]["error"] == NONE, "DeleteTopics v0: %r" % res)
     names = [t["name"] for t in metadata_topics(c)]
