@@ -85,7 +85,7 @@ describe_topic(gr_req_t *req,
                gr_describe_configs_response_describe_configs_result_t *res)
 {
     gr_broker_t *b = req->broker;
-    const char *why = gr_topic_name_invalid(&r->resource_name);
+    const char *why = gr_topic_name_error(&r->resource_name, req->a);
     const gr_topic_config_def_t *d;
     gr_topic_t *t;
     int32_t cap = 0;
