@@ -44,10 +44,23 @@ gr_api_alter_configs(gr_req_t *req)
     gr_alter_configs_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
     int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+    int8_t *types =
+        gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*types));
+    gr_str_t *names =
+        gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*names));
+    bool *repeated;
     gr_topic_waits_t w;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
-    if (n && rs->responses == NULL)
+    if ((n && rs->responses == NULL) || types == NULL || names == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        types[i] = rq->resources[i].resource_type;
+        names[i] = rq->resources[i].resource_name;
+    }
+    /* Kafka's broker refuses a resource given twice first, each time */
+    if ((repeated = gr_configs_repeated_resources(req->a, types, names, n)) ==
+        NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = n;
     /* topics changed: the answer waits until they are persisted */
@@ -72,7 +85,12 @@ gr_api_alter_configs(gr_req_t *req)
             return gr_req_close(req, "out of memory");
         /* Kafka's broker: duplicate keys and null values first, for every
          * resource (ConfigAdminManager.preprocess) */
-        err = gr_configs_preprocess(ch, nch, true, req->a, &msg);
+        if (repeated[i]) {
+            err = GR_KERR_INVALID_REQUEST;
+            msg = GR_CONFIGS_REPEATED_MSG;
+        } else {
+            err = gr_configs_preprocess(ch, nch, true, req->a, &msg);
+        }
         if (err != GR_KERR_NONE) {
             /* answered below */
         } else if (r->resource_type == GR_RESOURCE_TOPIC) {

@@ -376,6 +376,26 @@ gr_configs_broker_resource(gr_broker_t *b, const gr_str_t *name,
 
 /* --- changes */
 
+bool *
+gr_configs_repeated_resources(gr_arena_t *a, const int8_t *types,
+                              const gr_str_t *names, int n)
+{
+    gr_str_t *keys = gr_arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof(*keys));
+    if (keys == NULL)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        size_t len = names[i].len > 0 ? (size_t)names[i].len : 0;
+        char *k = gr_arena_alloc(a, len + 1);
+        if (k == NULL)
+            return NULL;
+        k[0] = (char)types[i]; /* the type, then the name */
+        if (len)
+            memcpy(k + 1, names[i].ptr, len);
+        keys[i] = (gr_str_t){ k, (int32_t)(len + 1) };
+    }
+    return gr_str_repeats(a, keys, sizeof(*keys), n);
+}
+
 gr_kerr_t
 gr_configs_preprocess(const gr_config_change_t *ch, int n, bool replace,
                       gr_arena_t *a, const char **msg)
@@ -674,8 +694,9 @@ gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
     gr_kerr_t err;
 
     /* a topic found has a valid name */
-    *t = gr_topic_name_invalid(name) == NULL ? gr_cluster_topic(b->cluster, name)
-                                             : NULL;
+    *t = gr_topic_name_invalid(name) == NULL
+             ? gr_cluster_topic(b->cluster, name)
+             : NULL;
     if (*t != NULL)
         return gr_configs_alter_topic(b, *t, ch, n, replace, validate_only, a,
                                       msg);

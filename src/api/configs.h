@@ -119,6 +119,13 @@ typedef struct gr_config_change {
     gr_config_op_t op;
 } gr_config_change_t;
 
+/* The resources (type, name) given more than once, which Kafka's broker
+ * refuses first, each ("Each resource must appear at most once."): dup[i]
+ * set for every one repeated; in a, NULL on ENOMEM. */
+bool *gr_configs_repeated_resources(gr_arena_t *a, const int8_t *types,
+                                    const gr_str_t *names, int n);
+#define GR_CONFIGS_REPEATED_MSG "Each resource must appear at most once."
+
 /* What Kafka's broker checks in every resource's changes before anything
  * else (ConfigAdminManager.preprocess): a key given twice, then null
  * values where one is needed (replace: AlterConfigs, every one; else all

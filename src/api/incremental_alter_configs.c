@@ -64,7 +64,9 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     int *nchs;
     gr_kerr_t *pre;
     const char **premsg;
-    bool *bad_op, controller_fails = false;
+    bool *bad_op, *repeated, controller_fails = false;
+    int8_t *types;
+    gr_str_t *names;
     gr_topic_waits_t w;
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
@@ -73,15 +75,26 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     pre = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*pre));
     premsg = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*premsg));
     bad_op = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*bad_op));
+    types = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*types));
+    names = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*names));
     if ((n && rs->responses == NULL) || chs == NULL || nchs == NULL ||
-        pre == NULL || premsg == NULL || bad_op == NULL)
+        pre == NULL || premsg == NULL || bad_op == NULL || types == NULL ||
+        names == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        types[i] = rq->resources[i].resource_type;
+        names[i] = rq->resources[i].resource_name;
+    }
+    if ((repeated = gr_configs_repeated_resources(req->a, types, names, n)) ==
+        NULL)
         return gr_req_close(req, "out of memory");
     rs->responses_cnt = n;
     /* topics changed: the answer waits until they are persisted */
     if (gr_topic_waits_init(req, &w, n) != 0)
         return gr_req_close(req, "out of memory");
-    /* Kafka's broker checks every resource first (duplicate keys, null
-     * values); an unknown operation in a resource it then forwards fails
+    /* Kafka's broker refuses a resource given twice, then checks every
+     * resource (duplicate keys, null values); an unknown operation in a
+     * resource it then forwards fails
      * its controller's whole batch (AlterConfigOp.OpType.forId is null
      * there): UNKNOWN_SERVER_ERROR for each resource forwarded, a BROKER
      * one included once the broker's checks pass */
@@ -90,6 +103,11 @@ gr_api_incremental_alter_configs(gr_req_t *req)
         chs[i] = changes(req, r, &nchs[i], &bad_op[i]);
         if (chs[i] == NULL)
             return gr_req_close(req, "out of memory");
+        if (repeated[i]) {
+            pre[i] = GR_KERR_INVALID_REQUEST;
+            premsg[i] = GR_CONFIGS_REPEATED_MSG;
+            continue;
+        }
         pre[i] = gr_configs_preprocess(chs[i], nchs[i], false, req->a,
                                        &premsg[i]);
         if (pre[i] == GR_KERR_NONE && forwarded(r->resource_type) &&

@@ -1912,6 +1912,15 @@ START_TEST(test_config_changes_as_kafka)
     ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
     ck_assert_int_eq(rs->responses[0].error_message.len, -1);
     ck_assert_int_eq(rs->responses[1].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    /* a resource named twice: both refused, before anything else */
+    r[1].resource_type = GR_RESOURCE_TOPIC;
+    r[1].resource_name = gr_str_c("chg");
+    rs = ialter_n(&bt, r, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rs->responses[i].error_code, GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&rs->responses[i].error_message,
+                                 "Each resource must appear at most once."));
+    }
     /* on the broker resource the broker itself refuses it */
     r[0].resource_type = GR_RESOURCE_BROKER;
     r[0].resource_name = gr_str_c("1");
