@@ -32,6 +32,15 @@ def _gregor_broker_keys():
 
 GREGOR_BROKER_KEYS = _gregor_broker_keys()
 
+# the broker defaults Gregor chose differently from Kafka 4.4's (deliberate
+# "gregor-defaults"), and Kafka's
+GREGOR_DEFAULTS = {"queued.max.request.bytes": "524288000",
+                   "socket.receive.buffer.bytes": "-1",
+                   "socket.send.buffer.bytes": "-1"}
+GREGOR_DEFAULTS_KAFKA = {"queued.max.request.bytes": "-1",
+                         "socket.receive.buffer.bytes": "102400",
+                         "socket.send.buffer.bytes": "102400"}
+
 # broker configs both describe, by name (a whole broker listing is
 # compared as the set of names, below)
 BROKER_KEYS = ["num.partitions", "auto.create.topics.enable", "log.retention.hours",
@@ -43,7 +52,7 @@ BROKER_KEYS = ["num.partitions", "auto.create.topics.enable", "log.retention.hou
                "transaction.max.timeout.ms", "delete.topic.enable", "log.roll.hours",
                "unclean.leader.election.enable", "max.connections", "log.cleaner.threads",
                "socket.request.max.bytes", "log.message.timestamp.type", "node.id",
-               "broker.id", "listeners", "log.dirs", "ssl.key.password", "no.such.config"]
+               "broker.id", "log.dirs", "no.such.config"]
 
 
 def dc(b, v, resources, label=None, synonyms=False, docs=False, filt=None):
@@ -87,6 +96,19 @@ def describe_configs(b):
         dc(b, v, [res(TOPIC, "bad name")], label="invalid topic name")
         dc(b, v, [res(TOPIC, "")], label="empty topic name")
         dc(b, v, [res(BROKER, "1", BROKER_KEYS)], label="broker, some keys", synonyms=True)
+        # a key Kafka has and Gregor does not (deliberate "broker-configs")
+        b.req("DescribeConfigs", v, {"resources": [res(BROKER, "1", ["ssl.key.password"])],
+                                     "include_synonyms": True, "include_documentation": False},
+              label="broker, a key Gregor does not have", deliberate="broker-configs", expect={
+                  "kafka": lambda s: len(s.resp["results"][0]["configs"]) == 1,
+                  "gregor": lambda s: s.resp["results"][0]["error_code"] == 0
+                  and len(s.resp["results"][0]["configs"]) == 0})
+        # listeners are bound once (deliberate "static-listeners")
+        b.req("DescribeConfigs", v, {"resources": [res(BROKER, "1", ["listeners"])],
+                                     "include_synonyms": True, "include_documentation": False},
+              label="broker, listeners", deliberate="static-listeners", expect={
+                  "kafka": lambda s: s.resp["results"][0]["configs"][0]["read_only"] is False,
+                  "gregor": lambda s: s.resp["results"][0]["configs"][0]["read_only"] is True})
         dc(b, v, [res(BROKER, "", BROKER_KEYS)], label="cluster default, some keys")
         dc(b, v, [res(BROKER, "2", ["num.partitions"])], label="another broker")
         dc(b, v, [res(BROKER, "x", ["num.partitions"])], label="broker name not a number")
@@ -118,8 +140,19 @@ def describe_configs(b):
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
                       for c in cs))
+        # Gregor's own defaults for these (deliberate "gregor-defaults")
+        own = [c for c in cs if c["name"] in GREGOR_DEFAULTS]
         b.note("broker %r configs: values" % name,
-               sorted("%s=%s" % (c["name"], c["value"]) for c in cs))
+               sorted("%s=%s" % (c["name"], c["value"]) for c in cs
+                      if c["name"] not in GREGOR_DEFAULTS))
+        if name == "1":
+            b.note("broker %r configs: the defaults Gregor chose" % name,
+                   sorted("%s=%s" % (c["name"], c["value"]) for c in own),
+                   deliberate="gregor-defaults", expect={
+                       "kafka": lambda s: s.resp["value"] == sorted(
+                           "%s=%s" % kv for kv in GREGOR_DEFAULTS_KAFKA.items()),
+                       "gregor": lambda s: s.resp["value"] == sorted(
+                           "%s=%s" % kv for kv in GREGOR_DEFAULTS.items())})
 
 @case("alter_configs")
 def alter_configs(b):

@@ -36,6 +36,13 @@ DELIBERATE = {
         "A broker's DescribeConfigs lists the configs Gregor has (each as "
         "Kafka lists it), not the other 260-odd of Kafka's, whose values "
         "would describe settings Gregor does not honour."),
+    "static-listeners": (
+        "Listeners are bound at start-up: Gregor describes listeners as "
+        "read-only, where Kafka can add and change listeners at run time."),
+    "gregor-defaults": (
+        "Broker defaults Gregor chose: socket buffers left to the kernel's "
+        "autotuning (-1; Kafka 102400) and queued.max.request.bytes bounded "
+        "at 500 MiB (Kafka -1, no bound)."),
     "group-configs": (
         "GROUP config resources (KIP-848 and share group settings) are "
         "refused until Gregor has those group protocols (issue 24)."),

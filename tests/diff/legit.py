@@ -128,6 +128,14 @@ LEGIT = [
     ("Produce", "partition_responses[].error_message", CLOCK_TEXT,
      "likewise, in the partition's message"),
     ("DescribeConfigs", "configs[name=log.dir].value", IGNORE, "likewise"),
+    ("DescribeConfigs", "configs[name=controller.listener.names]", IGNORE,
+     "Kafka's test broker is its own KRaft controller and sets it in its "
+     "server.properties; Gregor has no controller listener"),
+    ("DescribeConfigs", "configs[name=inter.broker.listener.name]", IGNORE,
+     "set in Kafka's server.properties by tests/kafka/run-kafka.sh (KRaft "
+     "combined mode), not in Gregor's"),
+    ("DescribeConfigs", "configs[name=listener.security.protocol.map]", IGNORE,
+     "likewise, with the controller listener's protocol"),
     ("DescribeConfigs", "configs[name=gregor.*]", IGNORE,
      "Gregor's own broker configs: no Kafka key has the prefix"),
 

@@ -1071,6 +1071,16 @@ START_TEST(test_delete_topics)
     ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
                              "This server does not host this "
                              "topic-partition."));
+    /* internal topics stay (a deliberate difference: Kafka deletes them;
+     * docs/compatibility.md) */
+    gr_brokertest_coordinator(&bt, "g", 0);
+    rs = delete_names(&bt, 5, "__consumer_offsets");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
+                             "Internal topics (__consumer_offsets, "
+                             "__transaction_state) cannot be deleted."));
+    ck_assert_ptr_nonnull(
+        gr_cluster_topic_cstr(bt.b->cluster, "__consumer_offsets"));
     /* deletion disabled: v2 has no TOPIC_DELETION_DISABLED; no message,
      * as the request's error answer of Kafka's */
     gr_brokertest_restart(&bt, disabled);
