@@ -700,7 +700,12 @@ gr_api_produce(gr_req_t *req)
     err = find_producers(req, parts, np, &msg);
     if (err != GR_KERR_NONE)
         return fail_request(req, rq, parts, np, err, msg);
-    if (!gr_str_is_null(&rq->transactional_id))
+    /* Kafka skips the check below v12 with
+     * transaction.partition.verification.enable=false (ReplicaManager) */
+    if (!gr_str_is_null(&rq->transactional_id) &&
+        (req->version >= 12 ||
+         gr_conf_bool(req->broker->conf,
+                      GR_CONF_TRANSACTION_PARTITION_VERIFICATION_ENABLE)))
         check_txn(req, rq, parts, np);
     for (int32_t i = 0; i < np; i++) {
         if (!parts[i].pending)

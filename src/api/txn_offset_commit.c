@@ -90,6 +90,10 @@ txn_group_partition(gr_req_t *req)
     gr_kerr_t err, perr = GR_KERR_NONE;
     bool ask;
 
+    if (req->version < 5 &&
+        !gr_conf_bool(req->broker->conf,
+                      GR_CONF_TRANSACTION_PARTITION_VERIFICATION_ENABLE))
+        return GR_KERR_NONE; /* Kafka skips it then */
     if (t == NULL || t->nparts <= 0)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
     tp.topic = gr_str_c(GR_TOPIC_CONSUMER_OFFSETS);

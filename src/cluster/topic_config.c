@@ -398,6 +398,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "min.insync.replicas of __transaction_state."),
     BU(UNSTABLE_API_VERSIONS_ENABLE, BOOL, RO,
       "Whether unstable latest API versions are served (for tests)."),
+    B(TRANSACTION_PARTITION_VERIFICATION_ENABLE, BOOL, DY,
+      "Whether transactional writes are checked against the partitions "
+      "of their transaction."),
     B(TRANSACTION_TWO_PHASE_COMMIT_ENABLE, BOOL, RO,
       "Whether two-phase commit transactions (KIP-939) are allowed; only "
       "false: Gregor has none."),

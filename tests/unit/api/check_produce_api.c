@@ -653,6 +653,35 @@ START_TEST(test_txn_verification)
 }
 END_TEST
 
+static gr_kerr_t txn_offset_commit(gr_brokertest_t *bt, int16_t v,
+                                   const char *tid, gr_pid_t pid);
+
+/* transaction.partition.verification.enable=false: Produce v3-v11 and
+ * TxnOffsetCommit v0-v4 are not checked against the transaction, as
+ * Kafka's ReplicaManager skips the check then. */
+START_TEST(test_txn_verification_disabled)
+{
+    static const char *const off[] = {
+        "transaction.partition.verification.enable=false", NULL
+    };
+    gr_brokertest_t bt;
+    gr_buf_t a = GR_BUF_INIT;
+    gr_pid_t pid;
+
+    gr_brokertest_start(&bt, off);
+    create_topic(&bt, "tv", "delete");
+    gr_brokertest_coordinator(&bt, "tog", 0);
+    pid = init_txn_pid(&bt, "tvx");
+    batch_of(&a, GR_ATTR_TRANSACTIONAL, pid, 0, 1, gr_wall_ms());
+    ck_assert_int_eq(produce_one(&bt, 9, "tvx", "tv", &a)->error_code,
+                     GR_KERR_NONE);
+    create_topic(&bt, "to", "delete");
+    ck_assert_int_eq(txn_offset_commit(&bt, 3, "tvx", pid), GR_KERR_NONE);
+    gr_buf_fini(&a);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 static gr_kerr_t
 txn_offset_commit(gr_brokertest_t *bt, int16_t v, const char *tid, gr_pid_t pid)
 {
@@ -931,6 +960,7 @@ suite_api_produce(void)
     tcase_add_test(tc, test_produce_stages);
     tcase_add_test(tc, test_duplicate_answer);
     tcase_add_test(tc, test_txn_verification);
+    tcase_add_test(tc, test_txn_verification_disabled);
     tcase_add_test(tc, test_txn_offset_commit_verified);
     tcase_add_test(tc, test_tv2_produce_adds_partitions);
     tcase_add_test(tc, test_describe_unknown_txn);
