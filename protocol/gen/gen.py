@@ -428,6 +428,42 @@ def nullable_struct(f):
     return f.struct is not None and not f.array and not f.nullable.empty()
 
 
+def prim_min(t, flex):
+    """The fewest bytes a primitive takes on the wire: its fixed size, or
+    the length prefix of an empty (or null) string, bytes or records."""
+    if PRIMS[t][1] is not None:
+        return PRIMS[t][1]
+    if flex:
+        return 1  # compact length, a uvarint
+    return 2 if t == 'string' else 4
+
+
+def min_size(sc, st, ver):
+    """The fewest bytes struct st takes on the wire in version ver: every
+    field present untagged at its smallest (arrays and strings empty or
+    null, nullable structs null), tagged fields absent, plus the count of
+    tagged fields (one byte) when ver is flexible."""
+    flex = sc.flexible.lo <= ver <= sc.flexible.hi
+    n = 0
+    for f in st.fields:
+        if f.tag is not None:
+            continue
+        if not f.versions.lo <= ver <= f.versions.hi:
+            continue
+        if f.array:
+            n += 1 if flex else 4
+        elif f.struct is not None:
+            if nullable_struct(f) and f.nullable.lo <= ver <= f.nullable.hi:
+                n += 1
+            else:  # no null marker where the struct cannot be null
+                n += min_size(sc, f.struct, ver)
+        else:
+            n += prim_min(f.type, flex)
+    if flex:
+        n += 1
+    return n
+
+
 def ctype(f):
     if f.struct is not None:
         return 'gr_%s_t' % f.struct.cname
@@ -698,6 +734,30 @@ class CGen:
             return '0'
         return '(%s)' % c
 
+    def elem_min_expr(self, f, ctx):
+        """C expression: the fewest bytes one element of array f takes on
+        the wire in version ver (within ctx; see min_size), so that a count
+        the bytes left cannot hold fails before anything is allocated. At
+        least 1, as Kafka's readers check a count against the bytes left."""
+        sc = self.sc
+        runs = []
+        for v in range(ctx.lo, min(ctx.hi, sc.valid.hi) + 1):
+            if f.struct is not None:
+                m = min_size(sc, f.struct, v)
+            else:
+                m = prim_min(f.type, sc.flexible.lo <= v <= sc.flexible.hi)
+            m = max(1, m)
+            if runs and runs[-1][2] == m:
+                runs[-1][1] = v
+            else:
+                runs.append([v, v, m])
+        if not runs:
+            return '1'
+        expr = str(runs[-1][2])
+        for lo, hi, m in reversed(runs[:-1]):
+            expr = '(ver <= %d ? %d : %s)' % (hi, m, expr)
+        return expr
+
     def decode_value(self, f, ctx, flex_s):
         """Statements reading field f (in versions ctx) from r into m."""
         o = self.o
@@ -705,7 +765,8 @@ class CGen:
         if f.array:
             o('{')
             o.ind += 1
-            o('int32_t i_, n_ = gr_rd_arraylen(r, %s, %s);' % (flex_s, null_s))
+            o('int32_t i_, n_ = gr_rd_arraylen(r, %s, %s, %s);' %
+              (flex_s, null_s, self.elem_min_expr(f, ctx)))
             o('m->%s_cnt = n_;' % f.name)
             o('m->%s = NULL;' % f.name)
             o('if (n_ > 0) {')

@@ -134,7 +134,7 @@ gr_rd_records(gr_reader_t *r, gr_records_t *rec, int flex, int nullable)
 }
 
 int32_t
-gr_rd_arraylen(gr_reader_t *r, int flex, int nullable)
+gr_rd_arraylen(gr_reader_t *r, int flex, int nullable, uint32_t min_elem)
 {
     int32_t n = flex ? rd_compact_len(r) : gr_rd_i32(r);
     if (r->err)
@@ -145,8 +145,15 @@ gr_rd_arraylen(gr_reader_t *r, int flex, int nullable)
             gr_rd_fail(r, GR_ERR_INVALID);
         return nullable ? -1 : 0;
     }
-    /* every element takes at least one byte on the wire */
-    if ((size_t)n > gr_reader_remaining(r)) {
+    /* Each element takes at least min_elem bytes on the wire (the
+     * generator's smallest encoding of the element in this version), so a
+     * count the bytes left cannot hold fails here, before the caller
+     * allocates count elements. Kafka's readers check the count against
+     * one byte per element ("Tried to allocate a collection of size ...,
+     * but there are only ... bytes remaining"). */
+    if (min_elem == 0)
+        min_elem = 1;
+    if ((uint64_t)n * min_elem > gr_reader_remaining(r)) {
         gr_rd_fail(r, GR_ERR_TRUNCATED);
         return 0;
     }

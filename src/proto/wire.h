@@ -224,8 +224,11 @@ void gr_rd_uuid(gr_reader_t *r, gr_uuid_t *u);
 void gr_rd_str(gr_reader_t *r, gr_str_t *s, int flex, int nullable);
 void gr_rd_bytes(gr_reader_t *r, gr_bytes_t *b, int flex, int nullable);
 void gr_rd_records(gr_reader_t *r, gr_records_t *rec, int flex, int nullable);
-/* Array length, -1 for null; fails if impossible for the bytes left. */
-int32_t gr_rd_arraylen(gr_reader_t *r, int flex, int nullable);
+/* Array length, -1 for null; fails (GR_ERR_TRUNCATED) if the bytes left
+ * cannot hold that many elements of at least min_elem bytes each (0 counts
+ * as 1), or above Kafka's 1000000 elements (GR_ERR_INVALID). */
+int32_t gr_rd_arraylen(gr_reader_t *r, int flex, int nullable,
+                       uint32_t min_elem);
 /* A reader over the next n bytes of r; r moves past them. */
 gr_reader_t gr_rd_sub(gr_reader_t *r, uint32_t n);
 void gr_rd_skip_tags(gr_reader_t *r);

@@ -15,6 +15,7 @@ typedef struct {
 
 static const suite_entry_t suites[] = {
     { "proto/wire", suite_proto_wire },
+    { "proto/arrays", suite_proto_arrays },
     { "proto/codec", suite_proto_codec },
     { "proto/vectors", suite_proto_vectors },
     { "proto/vectors2", suite_proto_vectors2 },

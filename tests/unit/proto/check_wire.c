@@ -249,10 +249,10 @@ START_TEST(test_bytes_and_arrays)
     gr_rd_bytes(&r, &b, 1, 0);
     ck_assert_int_eq(b.len, 1);
     ck_assert_uint_eq(b.ptr[0], 0xbb);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), -1);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 1), -1);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1, 1), -1);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 1, 1), -1);
     /* count 2 with one byte left: impossible, refused before allocating */
-    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 0), 0);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 0, 1), 0);
     ck_assert_int_eq(r.err, GR_ERR_TRUNCATED);
 }
 END_TEST
@@ -285,10 +285,10 @@ START_TEST(test_negative_lengths)
     ck_assert_int_eq(r.err, 0);
     ck_assert_int_eq(b.len, -1);
     r = gr_reader_init(s32, sizeof s32);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), -1);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1, 1), -1);
     ck_assert_int_eq(r.err, 0);
     r = gr_reader_init(s32, sizeof s32);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 0), 0);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 0, 1), 0);
     ck_assert_int_eq(r.err, GR_ERR_INVALID);
 
     /* uvarint 2^32 - 1: length 2^32 - 2, as an int -2 */
@@ -297,7 +297,7 @@ START_TEST(test_negative_lengths)
     ck_assert_int_eq(r.err, 0);
     ck_assert_int_eq(s.len, -1);
     r = gr_reader_init(wrap, sizeof wrap);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 1), -1);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 1, 1, 1), -1);
     r = gr_reader_init(wrap, sizeof wrap);
     gr_rd_bytes(&r, &b, 1, 0);
     ck_assert_int_eq(r.err, GR_ERR_INVALID);
@@ -308,11 +308,11 @@ START_TEST(test_negative_lengths)
     many[2] = 0x42;
     many[3] = 0x41;
     r = gr_reader_init(many, sizeof many);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), 0);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1, 1), 0);
     ck_assert_int_eq(r.err, GR_ERR_INVALID);
     many[3] = 0x40; /* 1000000: read */
     r = gr_reader_init(many, sizeof many);
-    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1), 1000000);
+    ck_assert_int_eq(gr_rd_arraylen(&r, 0, 1, 1), 1000000);
     ck_assert_int_eq(r.err, 0);
 }
 END_TEST
