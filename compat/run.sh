@@ -260,6 +260,35 @@ s_topic_deletion_crash() {
     GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_creation.py" crash-after
 }
 
+# names Kafka accepts that look like something else on disk (".hidden", a
+# deletion record's, 249 characters, <topic>-<p>.<id>-delete/-future/
+# -stray): made with records, back after a restart, deleted, gone after
+# the next (compat/topic_names.py)
+s_topic_names_restart() {
+    start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_names.py" make || return 1
+    stop_broker || return 1
+    REUSE_DIR=1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_names.py" after || return 1
+    stop_broker || return 1
+    REUSE_DIR=1 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_names.py" gone
+}
+
+# their deletion cut short by a crash (fault point trash.kill, at the
+# 249-character topic's second partition) is finished at the next start
+s_topic_names_deletion_crash() {
+    GREGOR_FAULTS=trash.kill@/LLLLLLLLLLLLLLLLLLLLLLLLLLLLLL:2 start_broker || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_names.py" crash || return 1
+    for _ in $(seq 1 100); do broker_alive || break; sleep 0.1; done
+    broker_alive && { echo "the broker did not kill itself"; return 1; }
+    stop_broker
+    grep -q 'fault trash.kill: killed before renaming' "$BROKER_DIR/broker.log" || return 1
+    REUSE_DIR=1 start_broker || return 1
+    grep -q 'was cut short' "$BROKER_DIR/broker.log" || return 1
+    GR_DATA_DIR=$BROKER_DIR/data timeout 120 $PY "$COMPAT_SRC/topic_names.py" gone
+}
+
 # a topic whose metadata file cannot be written (fault point topic.store)
 # is not created: KAFKA_STORAGE_ERROR, not listed, no directory, not there
 # after a restart; the other topic of the request is
@@ -950,6 +979,7 @@ s_bench_harness() {
 
 SCENARIOS+=(stray_partition_dir storage_faults crash_loop torn_tails
             resource_limits bench_harness)
+SCENARIOS+=(topic_names_restart topic_names_deletion_crash)
 # the client matrix: each compat/<client>/scenarios.sh defines its s_*
 # functions (and LIMIT_* bounds) and adds them to SCENARIOS
 for f in "$COMPAT_SRC"/*/scenarios.sh; do

@@ -442,7 +442,7 @@ def crash_after():
     wait_gone(r"cut-\d+\..*-delete$", "cut (renamed aside)")
     topics = os.path.join(DATA, "gregor-topics")
     deadline = time.time() + 30
-    while [f for f in os.listdir(topics) if f.startswith(".deleted-")]:
+    while [f for f in os.listdir(topics) if f.startswith("deleted~")]:
         if time.time() > deadline:
             fail("deletion records left: %s" % os.listdir(topics))
         time.sleep(0.1)

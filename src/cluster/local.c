@@ -445,12 +445,17 @@ store_topic(gr_cluster_t *c, gr_topic_t *t, bool created)
     return 0;
 }
 
-/* --- deletion records: gregor-topics/.deleted-<topic id>, written before
+/* --- deletion records: gregor-topics/deleted~<topic id>, written before
  * a topic's file goes and removed once its partition directories are gone
  * (gr_cluster_deletions_done); a start after a crash finishes what they
- * name. Dot files are no topic's. */
+ * name. '~' is in no topic name, so no topic's file is taken for a record
+ * nor overwritten by one; the name does not end in '~', which marks an
+ * interrupted write. Gregor named them .deleted-<topic id> until 2026-12,
+ * a name a topic may have (Kafka allows names starting with a dot): a
+ * file of that name is a record only if it reads as one (is_record). */
 
-#define RECORD_PREFIX ".deleted-"
+#define RECORD_PREFIX "deleted~"
+#define OLD_RECORD_PREFIX ".deleted-"
 
 static void
 record_path(local_t *l, const gr_uuid_t *id, char *out, size_t n)
@@ -525,7 +530,30 @@ load_record(gr_cluster_t *c, const char *file)
         c->deletions[c->ndeletions++] = d;
     }
     GR_LOG_INFO("found the record of an unfinished deletion: topic %s (%s)",
-                d.name, file + strlen(RECORD_PREFIX));
+                d.name, strchr(file, file[0] == '.' ? '-' : '~') + 1);
+}
+
+/* Whether gregor-topics/<file> is a deletion record: named deleted~<id>,
+ * or by an older Gregor .deleted-<id> holding a "topic=" line, which no
+ * topic's file has (else it is the file of a topic of that name). */
+static bool
+is_record(local_t *l, const char *file)
+{
+    char path[PATH_MAX], line[512];
+    bool rec = false;
+    FILE *f;
+
+    if (strncmp(file, RECORD_PREFIX, strlen(RECORD_PREFIX)) == 0)
+        return true;
+    if (strncmp(file, OLD_RECORD_PREFIX, strlen(OLD_RECORD_PREFIX)) != 0)
+        return false;
+    snprintf(path, sizeof path, "%s/%s", l->topics, file);
+    if ((f = fopen(path, "r")) == NULL)
+        return false; /* load_topic says why */
+    while (!rec && fgets(line, sizeof line, f) != NULL)
+        rec = strncmp(line, "topic=", 6) == 0;
+    fclose(f);
+    return rec;
 }
 
 static void
@@ -919,12 +947,14 @@ local_load(gr_cluster_t *c)
             unlink(path);
             continue;
         }
-        if (strncmp(de->d_name, RECORD_PREFIX, strlen(RECORD_PREFIX)) == 0) {
+        /* any other name is a topic's: Kafka's topic names may start
+         * with a dot (".hidden", "..x") */
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (is_record(l, de->d_name)) {
             load_record(c, de->d_name);
             continue;
         }
-        if (de->d_name[0] == '.')
-            continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
             names = realloc(names, cap * sizeof(*names));

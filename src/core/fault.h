@@ -19,7 +19,7 @@
  *          txn.marker       writing a transaction marker fails
  *          topic.store      writing a topic's metadata file, or the
  *                           record of its deletion, fails (EIO; where:
- *                           the file's path, gregor-topics/.deleted-<id>
+ *                           the file's path, gregor-topics/deleted~<id>
  *                           for a record)
  *          client_metrics.store  writing the client-metrics
  *                           subscriptions (gregor-configs/client-metrics)

@@ -791,10 +791,11 @@ recover_log(gr_log_t *l, int64_t ck_rp, int64_t ck_lso)
     return 0;
 }
 
-/* Moves l->dir aside as <dir>.<old id>-stray (Kafka's name for the log of
- * a topic incarnation the metadata no longer has: a crash between writing
- * a partition directory and the topic's metadata, or between deleting the
- * metadata and the directories) and makes an empty one. */
+/* Moves l->dir aside as <topic>-<p>.<old id>-stray (Kafka's name for the
+ * log of a topic incarnation the metadata no longer has: a crash between
+ * writing a partition directory and the topic's metadata, or between
+ * deleting the metadata and the directories; the topic cut to fit 255
+ * bytes as Kafka cuts it) and makes an empty one. */
 /* The topic id a partition.metadata text names (its base64 characters
  * after "topic_id: "), "" for none. */
 static void
@@ -812,14 +813,16 @@ metadata_id(const char *have, char *id, size_t size)
 static gr_err_t
 move_stray(gr_log_t *l, const char *have)
 {
-    char stray[GR_SEG_PATH_MAX], id[64];
+    char stray[GR_SEG_PATH_MAX], id[64], tag[80];
 
     metadata_id(have, id, sizeof id);
     for (int k = 0; k < 100; k++) {
         if (k == 0)
-            snprintf(stray, sizeof stray, "%s.%s-stray", l->dir, id);
+            snprintf(tag, sizeof tag, "%s", id);
         else
-            snprintf(stray, sizeof stray, "%s.%s.%d-stray", l->dir, id, k);
+            snprintf(tag, sizeof tag, "%s.%d", id, k);
+        gr_logs_aside_path(l->m, stray, l->topic, l->partition, tag,
+                           "-stray");
         if (access(stray, F_OK) == 0)
             continue;
         if (rename(l->dir, stray) != 0)

@@ -175,6 +175,14 @@ int gr_logs_rmrf(const char *dir);
 /* Whether dir's partition.metadata names topic id (as gr_log_open
  * writes it). */
 bool gr_log_dir_names(const char *dir, const gr_uuid_t *id);
+/* The path, in log dir m->dir, of partition directory aside:
+ * <topic>-<partition>.<tag><suffix> (suffix "-delete" or "-stray"), the
+ * topic cut so that the name fits 255 bytes, as Kafka's LocalLog
+ * logDirNameWithSuffixCappedLength cuts it (a 249-character topic's
+ * directory has no room for a suffix). out holds GR_SEG_PATH_MAX bytes. */
+void gr_logs_aside_path(const gr_logs_t *m, char *out, const char *topic,
+                        int32_t partition, const char *tag,
+                        const char *suffix);
 /* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
  * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,

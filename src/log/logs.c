@@ -274,25 +274,33 @@ trash_submit(gr_logs_t *m, trash_job_t *job)
     }
 }
 
+void
+gr_logs_aside_path(const gr_logs_t *m, char *out, const char *topic,
+                   int32_t partition, const char *tag, const char *suffix)
+{
+    char tail[256];
+    size_t keep = strlen(topic), room;
+
+    snprintf(tail, sizeof tail, "-%d.%s%s", (int)partition, tag, suffix);
+    room = strlen(tail) < 255 ? 255 - strlen(tail) : 0;
+    if (keep > room)
+        keep = room;
+    snprintf(out, GR_SEG_PATH_MAX, "%s/%.*s%s", m->dir, (int)keep, topic,
+             tail);
+}
+
 /* Renames w's directory aside into job (or removes it in place). */
 static void
 trash_rename(gr_logs_t *m, const trash_wait_t *w, trash_job_t *job)
 {
-    char to[GR_SEG_PATH_MAX], tail[96];
+    char to[GR_SEG_PATH_MAX], hex[33];
     gr_uuid_t u;
-    size_t keep;
 
     /* <topic>-<p>.<32 hex>-delete, the topic cut to fit NAME_MAX */
     gr_uuid_random(&u);
-    snprintf(tail, sizeof tail, "-%d.", (int)w->partition);
     for (int i = 0; i < 16; i++)
-        snprintf(tail + strlen(tail), sizeof tail - strlen(tail), "%02x",
-                 u.b[i]);
-    strcat(tail, "-delete");
-    keep = strlen(w->topic);
-    if (keep > 255 - strlen(tail))
-        keep = 255 - strlen(tail);
-    snprintf(to, sizeof to, "%s/%.*s%s", m->dir, (int)keep, w->topic, tail);
+        snprintf(hex + 2 * i, sizeof hex - 2 * (size_t)i, "%02x", u.b[i]);
+    gr_logs_aside_path(m, to, w->topic, w->partition, hex, "-delete");
     if (GR_FAULT("trash.kill", w->dir)) { /* a crash, for tests */
         GR_LOG_WARN("fault trash.kill: killed before renaming %s", w->dir);
         raise(SIGKILL);

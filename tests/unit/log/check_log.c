@@ -1049,6 +1049,46 @@ START_TEST(test_stray_directory_moved_aside)
 }
 END_TEST
 
+/* A 249-character topic (Kafka's longest) fills its directory's name
+ * (<topic>-<p>, 251 bytes): moved aside, its name is cut to fit 255 bytes
+ * as Kafka's LocalLog cuts it; the rename failed on the name's length,
+ * and the log did not open. Deleted, its directory goes (renamed aside
+ * the same way). */
+START_TEST(test_stray_long_topic)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    char topic[250], path[4200];
+    const char *tail = "-0.EREREREREREREREREREREQ-stray";
+    gr_uuid_t other;
+    gr_err_t err;
+    gr_log_t *l;
+
+    memset(topic, 'L', 249);
+    topic[249] = '\0';
+    gr_logtest_init(&t, 10);
+    l = open_log(&t, topic, &cfg);
+    append(l, NULL, 3, 1000, 100);
+    gr_logtest_reopen(&t, 10);
+    memset(&other, 0x22, sizeof other);
+    l = gr_log_open(t.m, topic, 0, &other, &cfg, &err);
+    ck_assert_ptr_nonnull(l);
+    ck_assert_int_eq(err, 0);
+    ck_assert_int_eq(gr_log_end_offset(l), 0);
+    snprintf(path, sizeof path, "%s/%.*s%s", t.dir,
+             (int)(255 - strlen(tail)), topic, tail);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(count_dirs(&t, "-stray"), 1);
+    append(l, NULL, 2, 1000, 100);
+    ck_assert_int_eq(gr_log_delete(l), 0);
+    gr_logtest_settle(&t);
+    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
+    snprintf(path, sizeof path, "%s/%s-0", t.dir, topic);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 static void
 on_prepared(gr_loop_t *loop, void *arg)
 {
@@ -1162,6 +1202,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_failed_write_fault);
     tcase_add_test(tc, test_fault_spec_torn_and_full);
     tcase_add_test(tc, test_stray_directory_moved_aside);
+    tcase_add_test(tc, test_stray_long_topic);
     tcase_add_test(tc, test_prepare_dirs);
     suite_add_tcase(s, tc);
     return s;
