@@ -64,6 +64,8 @@ struct gr_broker {
     gr_groups_t *groups;      /* the group coordinator (src/group/) */
     struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
+    struct gr_fetch_job *fetch_jobs; /* Fetch reads for a worker, the
+                                        running one first (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     struct gr_open_batch *open_batch; /* partitions to make off the loop */
     bool stopping;            /* gr_broker_destroy: late work is dropped */

@@ -4,7 +4,10 @@
  * aborted transactions overlapping what is sent, from the partition's
  * aborted-transaction index) and answers with file ranges that the
  * connection sends with sendfile. Fetch v0-v3 clients get their data
- * down-converted to legacy message sets in memory.
+ * down-converted to legacy message sets in memory, by a worker thread, one
+ * request at a time, while the loop serves the others (gr_fetch_job
+ * below); a response past the files one response may hold copies the
+ * rest. Every answer stays within fetch.max.bytes, as Kafka's.
  *
  * Long polling: when less than min_bytes is available the request waits
  * (gr_req_defer) on every partition it reads, and is answered as soon as
@@ -43,8 +46,17 @@ typedef struct fetch_part {
     gr_waiter_t waiter;
 } fetch_part_t;
 
+struct gr_fetch_job;
+
 typedef struct fetch_ctx {
     gr_req_t *req;
+    struct gr_fetch_job *job; /* partitions answered from memory, or NULL */
+    bool job_queued;         /* job is the worker's: wait for its done */
+    int32_t max_bytes;       /* the response's bound (fetch.max.bytes) */
+    gr_file_t **files;       /* borrowed by the last build (ctx_hold) */
+    int nfiles, files_cap;
+    bool final;              /* this build is the answer (else a plan) */
+    bool planned;            /* a plan left reading to the answer's build */
     fetch_part_t *parts;
     int32_t nparts;
     int32_t session_id;  /* answered in the response */
@@ -207,35 +219,270 @@ fill_aborted(gr_req_t *req, const gr_partition_t *p, int64_t from,
     rp->aborted_transactions_cnt = acc.n;
 }
 
-/* Legacy message sets for Fetch v0-v3: pread the slice and convert. */
-static int
-down_convert(gr_req_t *req, const gr_log_slice_t *sl, int limit,
-             gr_records_t *out)
+/* --- down-conversion (Fetch v0-v3)
+ *
+ * Each partition with records becomes an item of the request's job. The
+ * loop finds the slices (index lookups); a worker preads them, converts
+ * them to legacy message sets and puts the records of every item back to
+ * back in one buffer; its done() points each partition at its part and
+ * replies. Past max_held_files partitions the loop reads the slices
+ * itself (at most the response's bound) and the worker only converts
+ * them, so that a job holds no more files open than a response of file
+ * ranges does. Jobs run one at a time, in the order they come
+ * (b->fetch_jobs, the running one first), so that the other worker stays
+ * free for fsyncs and new partitions, and the memory they work in is one
+ * job's: the raw slices (at most the response's bound and a first batch)
+ * and the converted records (the same bound, and one batch the conversion
+ * grew). The records are copied into the encoded response, then freed: a
+ * connection holds one response. */
+
+typedef struct mem_item {
+    gr_fetch_response_partition_data_t *rp; /* in the request arena */
+    gr_file_t *file;                        /* a reference, or NULL */
+    uint8_t *data;     /* or the slice, read on the loop (malloc) */
+    int64_t pos;
+    int32_t len;       /* bytes of the slice */
+    int32_t max_bytes; /* the partition's share (conversion) */
+    size_t out_off;    /* worker: where its records start in job->out */
+    size_t out_len;    /* and their length */
+    bool failed;       /* worker: the read or the conversion failed */
+} mem_item_t;
+
+typedef struct gr_fetch_job {
+    struct gr_fetch_job *next;  /* behind the running one in b->fetch_jobs */
+    gr_broker_t *b;
+    fetch_ctx_t *ctx;        /* NULL once the request is gone */
+    mem_item_t *items;
+    int32_t nitems, cap;
+    int nfiles;              /* items with a file */
+    int magic;               /* down-convert to 0 or 1 */
+    int64_t budget;          /* the response's bytes left for the items */
+    bool min_one;            /* the first records go whole (v3) */
+    gr_buf_t out;            /* worker: the items' records */
+    int64_t took_us;         /* worker: time it took */
+} fetch_job_t;
+
+static void
+job_clear(fetch_job_t *job)
 {
-    int magic = req->version <= 1 ? 0 : 1;
-    uint8_t *raw = malloc((size_t)sl->len);
-    gr_buf_t conv = GR_BUF_INIT;
-    ssize_t got;
-    gr_kerr_t err;
-    if (raw == NULL)
-        return -1;
-    got = pread(sl->file->fd, raw, (size_t)sl->len, sl->pos);
-    if (got != sl->len) {
-        free(raw);
-        return -1;
+    for (int32_t i = 0; i < job->nitems; i++) {
+        gr_file_unref(job->items[i].file);
+        free(job->items[i].data);
     }
-    err = gr_records_down_convert(raw, (size_t)sl->len, magic,
-                                  limit > 0 ? (size_t)limit : 0, &conv);
+    job->nitems = 0;
+    job->nfiles = 0;
+    gr_buf_fini(&job->out);
+}
+
+static void
+job_free(fetch_job_t *job)
+{
+    if (job == NULL)
+        return;
+    job_clear(job);
+    free(job->items);
+    free(job);
+}
+
+/* Adds rp's slice to the request's job (made on first use): by its file
+ * while the response holds fewer than max_held_files (a fetch of thousands
+ * of partitions must not keep thousands of files open), else read here
+ * (the answer's build only; a plan just notes it). -1 on ENOMEM. */
+static int
+job_add(fetch_ctx_t *ctx, gr_fetch_response_partition_data_t *rp,
+        const gr_log_slice_t *sl, int32_t max_bytes)
+{
+    fetch_job_t *job = ctx->job;
+    mem_item_t *it;
+    if (job == NULL) {
+        job = ctx->job = calloc(1, sizeof(*job));
+        if (job == NULL)
+            return -1;
+        job->b = ctx->req->broker;
+    }
+    if (job->nitems == job->cap) {
+        int32_t cap = job->cap ? job->cap * 2 : 8;
+        mem_item_t *v = realloc(job->items, (size_t)cap * sizeof(*v));
+        if (v == NULL)
+            return -1;
+        job->items = v;
+        job->cap = cap;
+    }
+    if (ctx->nfiles + job->nfiles >= ctx->req->broker->max_held_files &&
+        !ctx->final) {
+        ctx->planned = true;
+        return 0;
+    }
+    it = &job->items[job->nitems];
+    memset(it, 0, sizeof(*it));
+    it->rp = rp;
+    it->pos = sl->pos;
+    it->len = sl->len;
+    it->max_bytes = max_bytes;
+    if (ctx->nfiles + job->nfiles < ctx->req->broker->max_held_files) {
+        it->file = gr_file_ref(sl->file);
+        job->nfiles++;
+    } else {
+        it->data = malloc((size_t)sl->len);
+        if (it->data == NULL)
+            return -1;
+        if (pread(sl->file->fd, it->data, (size_t)sl->len, sl->pos) !=
+            sl->len) {
+            free(it->data);
+            rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+            rp->records.len = 0;
+            return 0;
+        }
+    }
+    job->nitems++;
+    return 0;
+}
+
+/* On a worker: reads every item, converting when asked. Touches only the
+ * job (and the files it holds). */
+static void
+job_work(void *arg)
+{
+    fetch_job_t *job = arg;
+    int64_t t0 = gr_mono_us();
+    uint8_t *raw = NULL;
+    size_t raw_cap = 0;
+    bool min_one = job->min_one;
+    size_t want = 0;
+
+    for (int32_t i = 0; i < job->nitems; i++)
+        want += (size_t)job->items[i].len;
+    if (gr_buf_reserve(&job->out, want ? want : 1) != 0)
+        job->out.oom = 1;
+    for (int32_t i = 0; i < job->nitems && !job->out.oom; i++) {
+        mem_item_t *it = &job->items[i];
+        size_t before = job->out.len;
+        const uint8_t *in = it->data;
+        int64_t limit;
+        it->out_off = before;
+        limit = it->max_bytes < job->budget ? it->max_bytes : job->budget;
+        if (limit <= 0 && !min_one)
+            continue; /* the response is full */
+        if (in == NULL && (size_t)it->len > raw_cap) {
+            uint8_t *p = realloc(raw, (size_t)it->len);
+            if (p == NULL) {
+                it->failed = true;
+                continue;
+            }
+            raw = p;
+            raw_cap = (size_t)it->len;
+        }
+        if (in == NULL &&
+            pread(it->file->fd, raw, (size_t)it->len, it->pos) == it->len)
+            in = raw;
+        if (in == NULL ||
+            gr_records_down_convert(in, (size_t)it->len, job->magic,
+                                    before + (size_t)(limit > 0 ? limit : 0),
+                                    &job->out) != GR_KERR_NONE) {
+            job->out.len = before;
+            it->failed = true;
+            continue;
+        }
+        it->out_len = job->out.len - before;
+        job->budget -= (int64_t)it->out_len;
+        if (it->out_len > 0)
+            min_one = false;
+    }
     free(raw);
-    if (err != GR_KERR_NONE) {
-        gr_buf_fini(&conv);
-        return -1;
+    job->took_us = gr_mono_us() - t0;
+}
+
+static void job_done(gr_loop_t *loop, void *arg);
+
+/* Starts the first queued job; on failure answers it (its partitions
+ * with KAFKA_STORAGE_ERROR) and tries the next. */
+static void
+jobs_start(gr_broker_t *b)
+{
+    fetch_job_t *job = b->fetch_jobs;
+    if (job == NULL)
+        return;
+    if (gr_workers_submit(b->workers, job_work, job_done, job) != 0) {
+        job->out.oom = 1; /* every item fails */
+        job_done(b->loop, job);
     }
-    out->ptr = conv.len ? gr_arena_memdup(req->a, conv.ptr, conv.len) : NULL;
-    out->len = (int32_t)conv.len;
-    out->file = NULL;
-    gr_buf_fini(&conv);
-    return conv.len && out->ptr == NULL ? -1 : 0;
+}
+
+static void on_abort(gr_req_t *req);
+static int reply(fetch_ctx_t *ctx);
+
+static void
+job_done(gr_loop_t *loop, void *arg)
+{
+    fetch_job_t *job = arg;
+    gr_broker_t *b = job->b;
+    fetch_ctx_t *ctx = job->ctx;
+
+    (void)loop;
+    GR_ASSERT(b->fetch_jobs == job);
+    b->fetch_jobs = job->next;
+    if (ctx != NULL) {
+        int nfailed = 0;
+        for (int32_t i = 0; i < job->nitems; i++) {
+            mem_item_t *it = &job->items[i];
+            gr_fetch_response_partition_data_t *rp = it->rp;
+            rp->records.file = NULL;
+            if (it->failed || job->out.oom) {
+                rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+                rp->records.ptr = NULL;
+                rp->records.len = 0;
+                nfailed++;
+                continue;
+            }
+            rp->records.ptr = it->out_len ? job->out.ptr + it->out_off : NULL;
+            rp->records.len = (int32_t)it->out_len;
+        }
+        if (nfailed > 0)
+            GR_LOG_ERROR("fetch from %s: %d of %d partitions could not be "
+                         "read%s", gr_req_peer(ctx->req), nfailed,
+                         (int)job->nitems,
+                         job->out.oom ? " (out of memory)" : "");
+        GR_LOG_DEBUG("fetch from %s: %d partitions, %zu bytes read from "
+                     "memory in %lld us on a worker",
+                     gr_req_peer(ctx->req), (int)job->nitems, job->out.len,
+                     (long long)job->took_us);
+        ctx->job = NULL;
+        ctx->job_queued = false;
+        reply(ctx); /* copies the records into the response */
+    }
+    job_free(job);
+    if (b->stopping) {
+        /* shutting down: the connections are gone, and so are the
+         * requests of the jobs still queued */
+        while (b->fetch_jobs != NULL) {
+            fetch_job_t *next = b->fetch_jobs->next;
+            job_free(b->fetch_jobs);
+            b->fetch_jobs = next;
+        }
+        return;
+    }
+    jobs_start(b);
+}
+
+/* Queues the request's job behind the others; the request is answered by
+ * its done(). */
+static void
+job_queue(fetch_ctx_t *ctx)
+{
+    gr_broker_t *b = ctx->req->broker;
+    fetch_job_t *job = ctx->job, **pp = &b->fetch_jobs;
+
+    job->ctx = ctx;
+    job->magic = ctx->req->version <= 1 ? 0 : 1;
+    job->budget = ctx->max_bytes;
+    job->min_one = ctx->req->version >= 3;
+    ctx->job_queued = true;
+    job->next = NULL;
+    while (*pp != NULL)
+        pp = &(*pp)->next;
+    *pp = job;
+    if (b->fetch_jobs == job)
+        jobs_start(b);
 }
 
 /* A partition's error answer: no records and the offsets unknown (-1).
@@ -269,12 +516,49 @@ replica_may_fetch(const gr_broker_t *b, const gr_partition_t *p,
     return false;
 }
 
-/* Fills one partition of the response; returns the record bytes given. */
-static int32_t
-read_partition(gr_req_t *req, const fetch_part_t *fp,
-               gr_fetch_response_partition_data_t *rp, int32_t limit,
-               bool *min_one)
+/* The files the response being built borrows: referenced here until the
+ * reply hands them to the request (gr_req_hold_file), so that a response
+ * built again (a session's, a long poll's) or never sent drops them. */
+static int
+ctx_hold(fetch_ctx_t *ctx, gr_file_t *f)
 {
+    if (ctx->nfiles == ctx->files_cap) {
+        int cap = ctx->files_cap ? ctx->files_cap * 2 : 16;
+        gr_file_t **v = gr_arena_alloc(ctx->req->a, (size_t)cap * sizeof(*v));
+        if (v == NULL)
+            return -1;
+        if (ctx->nfiles)
+            memcpy(v, ctx->files, (size_t)ctx->nfiles * sizeof(*v));
+        ctx->files = v;
+        ctx->files_cap = cap;
+    }
+    ctx->files[ctx->nfiles++] = gr_file_ref(f);
+    return 0;
+}
+
+/* Drops what the last build took: its files and its job (not yet
+ * queued). */
+static void
+ctx_release(fetch_ctx_t *ctx)
+{
+    for (int i = 0; i < ctx->nfiles; i++)
+        gr_file_unref(ctx->files[i]);
+    ctx->nfiles = 0;
+    if (ctx->job != NULL && !ctx->job_queued) {
+        job_free(ctx->job);
+        ctx->job = NULL;
+    }
+}
+
+/* Fills one partition of the response; returns the record bytes given.
+ * Records to be read into memory are left to the caller in *mem (len > 0;
+ * rp->records.len is then the slice's length, the data not yet there). */
+static int32_t
+read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
+               gr_fetch_response_partition_data_t *rp, int32_t limit,
+               bool *min_one, gr_log_slice_t *mem)
+{
+    gr_req_t *req = ctx->req;
     const gr_fetch_request_t *rq = req->body;
     gr_broker_t *b = req->broker;
     gr_kerr_t kerr;
@@ -283,6 +567,7 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     int64_t max_offset;
     gr_err_t rc;
 
+    memset(mem, 0, sizeof(*mem));
     gr_fetch_response_partition_data_init(rp);
     rp->partition_index = fp->partition;
     rp->records.len = 0; /* never null: librdkafka 2.0.2 rejects it */
@@ -354,30 +639,31 @@ read_partition(gr_req_t *req, const fetch_part_t *fp,
     if (rq->isolation_level == 1)
         fill_aborted(req, p, fp->fetch_offset, sl.upper_offset, rp);
     if (req->version <= 3) {
-        if (down_convert(req, &sl, limit, &rp->records) != 0) {
-            rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
-            rp->records.len = 0;
-            rp->records.ptr = NULL;
-            return 0;
-        }
-    } else if (req->nheld >= b->max_held_files) {
+        /* legacy message sets: converted by a worker */
+        *mem = sl;
+        rp->records.len = sl.len;
+    } else if (ctx->nfiles >= b->max_held_files) {
         /* enough descriptors held by this response: copy the rest (a
          * fetch of thousands of partitions must not need thousands of
-         * open files at once) */
-        uint8_t *mem = gr_arena_alloc(req->a, (size_t)sl.len);
-        if (mem == NULL ||
-            pread(sl.file->fd, mem, (size_t)sl.len, sl.pos) != sl.len) {
+         * open files at once); at most the response's bound, and only
+         * for the answer */
+        uint8_t *data = ctx->final ? gr_arena_alloc(req->a, (size_t)sl.len)
+                                   : NULL;
+        if (!ctx->final) {
+            ctx->planned = true;
+        } else if (data == NULL || pread(sl.file->fd, data, (size_t)sl.len,
+                                         sl.pos) != sl.len) {
             rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
             return 0;
         }
-        rp->records.ptr = mem;
+        rp->records.ptr = data;
         rp->records.len = sl.len;
         rp->records.file = NULL;
     } else {
         /* borrowed: held until the request ends, so reading the next
          * partitions (which may close least recently used files) cannot
          * close it and let its descriptor be reused */
-        if (gr_req_hold_file(req, sl.file) != 0) {
+        if (ctx_hold(ctx, sl.file) != 0) {
             rp->error_code = GR_KERR_UNKNOWN_SERVER_ERROR;
             return 0;
         }
@@ -402,20 +688,25 @@ changed(const gr_fsess_part_t *sp, const gr_fetch_response_partition_data_t *rp)
            rp->log_start_offset != sp->sent_log_start;
 }
 
-/* Builds the response from scratch; with commit, records what was sent in
- * the session. Returns the record bytes in the response. */
+/* Builds the response from scratch (dropping what the last build took).
+ * final: this is the answer (the session records what was sent, copies
+ * are read); else a plan, to count the bytes available, which may leave
+ * records unread (ctx->planned). Returns the record bytes in the
+ * response, those a worker will convert counted as stored. */
 static int64_t
-build_response(fetch_ctx_t *ctx, bool commit)
+build_response(fetch_ctx_t *ctx, bool final)
 {
     gr_req_t *req = ctx->req;
-    const gr_fetch_request_t *rq = req->body;
     gr_fetch_response_t *rs = req->resp;
     gr_fsess_t *sess = NULL;
-    int32_t remaining = req->version >= 3 ? rq->max_bytes : INT32_MAX;
+    int32_t remaining = ctx->max_bytes;
     bool min_one = req->version >= 3;
     int64_t total = 0;
     int32_t ntopics = 0;
 
+    ctx_release(ctx);
+    ctx->final = final;
+    ctx->planned = false;
     if (ctx->session_id != 0)
         sess = gr_fsess_find(req->broker->fetch_sessions, ctx->session_id);
     req->file_bytes = 0;
@@ -431,18 +722,19 @@ build_response(fetch_ctx_t *ctx, bool commit)
         gr_fetch_response_partition_data_t rp;
         gr_fetch_response_fetchable_topic_response_t *tr;
         gr_fsess_part_t *sp = NULL;
+        gr_log_slice_t mem;
         int32_t got;
 
-        got = read_partition(req, fp, &rp,
+        got = read_partition(ctx, fp, &rp,
                              fp->max_bytes < remaining ? fp->max_bytes
                                                        : remaining,
-                             &min_one);
+                             &min_one, &mem);
         if (sess && fp->sess_idx >= 0 && fp->sess_idx < sess->nparts)
             sp = &sess->parts[fp->sess_idx];
         if (ctx->incremental && sp && !changed(sp, &rp)) {
             continue;
         }
-        if (commit && sp) {
+        if (final && sp) {
             sp->sent = true;
             sp->sent_hw = rp.high_watermark;
             sp->sent_lso = rp.last_stable_offset;
@@ -465,9 +757,37 @@ build_response(fetch_ctx_t *ctx, bool commit)
             tr->partitions_cnt = 0;
         }
         tr->partitions[tr->partitions_cnt++] = rp;
+        if (mem.len > 0 &&
+            job_add(ctx, &tr->partitions[tr->partitions_cnt - 1], &mem,
+                    fp->max_bytes) != 0)
+            return -1;
     }
     rs->responses_cnt = ntopics;
     return total;
+}
+
+/* Answers with the response built last: at once, or once a worker has
+ * read what it carries from memory. Returns 0. */
+static int
+reply(fetch_ctx_t *ctx)
+{
+    gr_req_t *req = ctx->req;
+    if (ctx->job != NULL && ctx->job->nitems > 0) {
+        /* deferred first: a job that cannot start answers at once */
+        gr_req_defer(req, on_abort, ctx);
+        if (!ctx->job_queued)
+            job_queue(ctx);
+        return 0;
+    }
+    /* the borrowed files go to the request, which keeps them until its
+     * response is written */
+    for (int i = 0; i < ctx->nfiles; i++)
+        if (gr_req_hold_file(req, ctx->files[i]) != 0) {
+            ctx_release(ctx);
+            return gr_req_close(req, "out of memory");
+        }
+    ctx_release(ctx);
+    return gr_req_reply(req);
 }
 
 static void
@@ -477,10 +797,11 @@ complete(fetch_ctx_t *ctx)
     if (ctx->waiting)
         stop_waiting(ctx);
     if (build_response(ctx, true) < 0) {
+        ctx_release(ctx);
         gr_req_close(req, "out of memory");
         return;
     }
-    gr_req_reply(req);
+    reply(ctx);
 }
 
 static void
@@ -494,7 +815,23 @@ static void
 on_abort(gr_req_t *req)
 {
     fetch_ctx_t *ctx = req->owner;
-    stop_waiting(ctx);
+    if (ctx->waiting)
+        stop_waiting(ctx);
+    if (ctx->job_queued) {
+        gr_broker_t *b = req->broker;
+        fetch_job_t **pp = &b->fetch_jobs;
+        if (*pp == ctx->job) {
+            ctx->job->ctx = NULL; /* running: its done() frees it */
+        } else {
+            while (*pp != ctx->job)
+                pp = &(*pp)->next;
+            *pp = ctx->job->next; /* not started: dropped */
+            job_free(ctx->job);
+        }
+        ctx->job = NULL;
+        ctx->job_queued = false;
+    }
+    ctx_release(ctx);
 }
 
 void
@@ -714,12 +1051,20 @@ gr_api_fetch(gr_req_t *req)
     gr_fetch_response_t *rs = req->resp;
     fetch_ctx_t *ctx = gr_arena_zalloc(req->a, sizeof(*ctx));
     gr_kerr_t err;
-    int64_t got;
+    int64_t got, max_bytes;
 
     if (ctx == NULL)
         return gr_req_close(req, "out of memory");
     ctx->req = req;
-    ctx->min_bytes = rq->min_bytes;
+    /* the response's bound, as KafkaApis.handleFetchRequest: the smaller
+     * of the request's (none below v3: Int.MaxValue) and fetch.max.bytes;
+     * min_bytes no more than that */
+    max_bytes = gr_conf_int(req->broker->conf, GR_CONF_FETCH_MAX_BYTES);
+    if (req->version >= 3 && rq->max_bytes < max_bytes)
+        max_bytes = rq->max_bytes;
+    ctx->max_bytes = (int32_t)max_bytes;
+    ctx->min_bytes = rq->min_bytes < ctx->max_bytes ? rq->min_bytes
+                                                    : ctx->max_bytes;
     err = setup(ctx);
     if (err != GR_KERR_NONE) {
         rs->error_code = err;
@@ -728,18 +1073,25 @@ gr_api_fetch(gr_req_t *req)
         return gr_req_reply(req);
     }
     got = build_response(ctx, false);
-    if (got < 0)
+    if (got < 0) {
+        ctx_release(ctx);
         return gr_req_close(req, "out of memory");
-    if (got >= rq->min_bytes || rq->max_wait_ms <= 0 || ctx->nparts == 0) {
-        /* answer now: commit what the session saw */
-        if (ctx->session_id != 0) {
-            got = build_response(ctx, true);
-            if (got < 0)
-                return gr_req_close(req, "out of memory");
-        }
-        return gr_req_reply(req);
     }
-    /* wait for data on every readable partition */
+    if (got >= ctx->min_bytes || rq->max_wait_ms <= 0 || ctx->nparts == 0) {
+        /* answer now: the session records what it saw, what the plan
+         * left is read */
+        if (ctx->session_id != 0 || ctx->planned) {
+            got = build_response(ctx, true);
+            if (got < 0) {
+                ctx_release(ctx);
+                return gr_req_close(req, "out of memory");
+            }
+        }
+        return reply(ctx);
+    }
+    /* wait for data on every readable partition; what this build took is
+     * taken again by the one that answers */
+    ctx_release(ctx);
     ctx->accumulated = got;
     for (int32_t i = 0; i < ctx->nparts; i++) {
         gr_kerr_t k;

@@ -398,6 +398,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "min.insync.replicas of __transaction_state."),
     BU(UNSTABLE_API_VERSIONS_ENABLE, BOOL, RO,
       "Whether unstable latest API versions are served (for tests)."),
+    B(FETCH_MAX_BYTES, INT, RO,
+      "The most record bytes a Fetch answer carries (the first batch of "
+      "v3+ answers goes whole even if larger)."),
     B(TRANSACTION_PARTITION_VERIFICATION_ENABLE, BOOL, DY,
       "Whether transactional writes are checked against the partitions "
       "of their transaction."),
@@ -465,7 +468,8 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     BU(LOG_MESSAGE_DOWNCONVERSION_ENABLE, BOOL, RO,
       "Default message.downconversion.enable of topics."),
     B(MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS, INT, RO,
-      "The most incremental fetch sessions kept."),
+      "The most incremental fetch sessions kept; a new one evicts an idle "
+      "or smaller one, as Kafka's FetchSessionCache, or gets none."),
     B(MAX_REQUEST_PARTITION_SIZE_LIMIT, INT, RO,
       "The most partitions one DescribeTopicPartitions answer holds."),
     B(TELEMETRY_MAX_BYTES, INT, RO,

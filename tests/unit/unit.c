@@ -40,6 +40,7 @@ static const suite_entry_t suites[] = {
     { "txn/coordinator", suite_txn_coordinator },
     { "group/group", suite_group_group },
     { "api/fetch_session", suite_api_fetch_session },
+    { "api/fetch", suite_api_fetch },
     { "net/conn", suite_net_conn },
     { "api/dispatch", suite_api_dispatch },
     { "api/offsets", suite_api_offsets },

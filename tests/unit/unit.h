@@ -32,6 +32,7 @@ Suite *suite_txn_txn(void);
 Suite *suite_txn_coordinator(void);
 Suite *suite_group_group(void);
 Suite *suite_api_fetch_session(void);
+Suite *suite_api_fetch(void);
 Suite *suite_net_conn(void);
 Suite *suite_api_dispatch(void);
 Suite *suite_api_offsets(void);

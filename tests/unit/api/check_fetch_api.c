@@ -1,0 +1,308 @@
+/* Fetch through the dispatcher: fetch.max.bytes bounds every answer (the
+ * first batch of v3+ still goes whole, as Kafka's ReplicaManager reads
+ * with minOneMessage), the down-conversion for v0-v3 runs on a worker
+ * (also for a long poll answered later), and a fetch of more partitions
+ * than one response may hold files for reads the rest into memory. */
+#include "../unit.h"
+#include "brokertest.h"
+
+#include "core/time.h"
+#include "proto/gen/proto_table.h"
+#include "proto/kerr.h"
+#include "proto/records.h"
+#include "proto/wire.h"
+
+#include <string.h>
+
+static void
+create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts)
+{
+    gr_create_topics_request_t rq;
+    gr_create_topics_request_creatable_topic_t t;
+    gr_create_topics_response_t *rs;
+
+    gr_create_topics_request_init(&rq);
+    gr_create_topics_request_creatable_topic_init(&t);
+    t.name = gr_str_c(name);
+    t.num_partitions = nparts;
+    t.replication_factor = 1;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.timeout_ms = 10000;
+    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+}
+
+/* One batch of n records of vlen-byte values. */
+static void
+batch(gr_buf_t *out, int n, size_t vlen)
+{
+    static uint8_t value[65536];
+    gr_batch_builder_t bb;
+    gr_bytes_t k = { (const uint8_t *)"k", 1 }, v = { value, (int32_t)vlen };
+    ck_assert_uint_le(vlen, sizeof value);
+    memset(value, 'v', vlen);
+    gr_buf_reset(out);
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
+    for (int i = 0; i < n; i++)
+        gr_batch_builder_add(&bb, gr_wall_ms(), &k, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, out), 0);
+    gr_batch_builder_fini(&bb);
+}
+
+static void
+produce(gr_brokertest_t *bt, const char *topic, int32_t partition,
+        const gr_buf_t *recs)
+{
+    gr_produce_request_t rq;
+    gr_produce_request_topic_produce_data_t td;
+    gr_produce_request_partition_produce_data_t pd;
+    gr_produce_response_t *rs;
+
+    gr_produce_request_init(&rq);
+    gr_produce_request_topic_produce_data_init(&td);
+    gr_produce_request_partition_produce_data_init(&pd);
+    rq.transactional_id = GR_STR_NULL;
+    rq.acks = 1;
+    rq.timeout_ms = 5000;
+    pd.index = partition;
+    pd.records.ptr = recs->ptr;
+    pd.records.len = (int32_t)recs->len;
+    td.name = gr_str_c(topic);
+    td.partition_data = &pd;
+    td.partition_data_cnt = 1;
+    rq.topic_data = &td;
+    rq.topic_data_cnt = 1;
+    rs = gr_brokertest_call(bt, GR_API_PRODUCE, 7, &rq);
+    ck_assert_int_eq(rs->responses[0].partition_responses[0].error_code,
+                     GR_KERR_NONE);
+}
+
+/* Fetch v(ver) of partitions 0..n-1 of topic from offset 0, each with
+ * part_max bytes, the request with max_bytes (v3+), waiting up to
+ * wait_ms for min_bytes. */
+static gr_fetch_response_t *
+fetch(gr_brokertest_t *bt, int16_t ver, const char *topic, int n,
+      int32_t part_max, int32_t max_bytes, int32_t min_bytes, int32_t wait_ms)
+{
+    static gr_fetch_request_fetch_partition_t fp[64];
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t t;
+    gr_fetch_response_t *rs;
+
+    ck_assert_int_le(n, 64);
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&t);
+    for (int i = 0; i < n; i++) {
+        gr_fetch_request_fetch_partition_init(&fp[i]);
+        fp[i].partition = i;
+        fp[i].fetch_offset = 0;
+        fp[i].partition_max_bytes = part_max;
+    }
+    t.topic = gr_str_c(topic);
+    t.partitions = fp;
+    t.partitions_cnt = n;
+    rq.topics = &t;
+    rq.topics_cnt = 1;
+    rq.max_wait_ms = wait_ms;
+    rq.min_bytes = min_bytes;
+    rq.max_bytes = max_bytes;
+    rs = gr_brokertest_call(bt, GR_API_FETCH, ver, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, n);
+    return rs;
+}
+
+/* How many records a legacy message set (v0-v3: magic 0 or 1, whole
+ * messages) or v2 batches (v4+) hold. */
+static int
+count_records(const gr_records_t *r, int16_t ver)
+{
+    const uint8_t *p = r->ptr;
+    int32_t left = r->len, n = 0;
+    if (ver >= 4) {
+        while (left >= GR_BATCH_HEADER_SIZE) {
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(p, &h);
+            n += h.last_offset_delta + 1;
+            p += gr_batch_size(&h);
+            left -= (int32_t)gr_batch_size(&h);
+        }
+        return n;
+    }
+    /* offset (8), size (4), message */
+    while (left >= 12) {
+        int32_t size = (int32_t)gr_get_u32(p + 8);
+        if (12 + size > left)
+            break;
+        p += 12 + size;
+        left -= 12 + size;
+        n++;
+    }
+    return n;
+}
+
+static const int16_t versions[] = { 0, 1, 2, 3, 4, 11, 12 };
+
+/* fetch.max.bytes bounds the answer over all its partitions whatever the
+ * request asks (v0-v2 cannot ask: Int.MaxValue), as KafkaApis's
+ * min(request max_bytes, fetch.max.bytes). */
+START_TEST(test_fetch_max_bytes_bounds_answer)
+{
+    static const char *const over[] = { "fetch.max.bytes=8192", NULL };
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+    int64_t total = 0;
+    int got = 0;
+
+    gr_brokertest_start(&bt, over);
+    create_topic(&bt, "fm", 3);
+    batch(&recs, 1, 1000);
+    for (int p = 0; p < 3; p++)
+        for (int i = 0; i < 10; i++)
+            produce(&bt, "fm", p, &recs);
+    rs = fetch(&bt, ver, "fm", 3, 1 << 20, INT32_MAX, 1, 0);
+    for (int p = 0; p < 3; p++) {
+        const gr_fetch_response_partition_data_t *d =
+            &rs->responses[0].partitions[p];
+        ck_assert_int_eq(d->error_code, GR_KERR_NONE);
+        ck_assert_int_eq(d->high_watermark, 10);
+        total += d->records.len;
+        got += count_records(&d->records, ver);
+    }
+    /* about 1 KiB a record: some of the 30, not all, and no more bytes
+     * than the bound */
+    ck_assert_int_le(total, 8192);
+    ck_assert_int_ge(got, 6);
+    ck_assert_int_lt(got, 30);
+    /* the request's own bound, when smaller, still wins (v3+) */
+    if (ver >= 3) {
+        rs = fetch(&bt, ver, "fm", 3, 1 << 20, 3000, 1, 0);
+        total = 0;
+        for (int p = 0; p < 3; p++)
+            total += rs->responses[0].partitions[p].records.len;
+        ck_assert_int_le(total, 3000);
+        ck_assert_int_gt(total, 0);
+    }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A first batch larger than fetch.max.bytes goes whole from v3 (Kafka
+ * reads the first partition with minOneMessage), converted for v3; a
+ * v0-v2 answer keeps to the bound (hardMaxBytesLimit). */
+START_TEST(test_fetch_first_batch_whole)
+{
+    static const char *const over[] = { "fetch.max.bytes=1024", NULL };
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+    const gr_fetch_response_partition_data_t *d;
+
+    gr_brokertest_start(&bt, over);
+    create_topic(&bt, "fw", 2);
+    batch(&recs, 5, 1000); /* one batch of about 5 KB */
+    produce(&bt, "fw", 0, &recs);
+    produce(&bt, "fw", 0, &recs);
+    produce(&bt, "fw", 1, &recs);
+    rs = fetch(&bt, ver, "fw", 2, 1 << 20, INT32_MAX, 1, 0);
+    d = &rs->responses[0].partitions[0];
+    ck_assert_int_eq(d->error_code, GR_KERR_NONE);
+    if (ver >= 4) {
+        ck_assert_int_eq(d->records.len, (int32_t)recs.len);
+        ck_assert_int_eq(count_records(&d->records, ver), 5);
+    } else if (ver == 3) {
+        ck_assert_int_gt(d->records.len, 1024);
+        ck_assert_int_eq(count_records(&d->records, ver), 5);
+    } else {
+        ck_assert_int_le(d->records.len, 1024);
+    }
+    /* and nothing more: the second partition is past the bound */
+    ck_assert_int_eq(rs->responses[0].partitions[1].records.len, 0);
+    ck_assert_int_eq(rs->responses[0].partitions[1].high_watermark, 5);
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A long poll answered when data comes: the conversion (v0-v3) is done
+ * then, by the worker, and the answer carries the new records. */
+START_TEST(test_fetch_long_poll_converted)
+{
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+    const gr_fetch_response_partition_data_t *d;
+    int64_t t0;
+
+    gr_brokertest_start(&bt, NULL);
+    create_topic(&bt, "fl", 1);
+    batch(&recs, 3, 100);
+    produce(&bt, "fl", 0, &recs);
+    /* 1 MiB asked: not there, answered after max_wait_ms with what is */
+    t0 = gr_mono_ms();
+    rs = fetch(&bt, ver, "fl", 1, 1 << 20, 1 << 20, 1 << 20, 300);
+    ck_assert_int_ge(gr_mono_ms() - t0, 250);
+    d = &rs->responses[0].partitions[0];
+    ck_assert_int_eq(d->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(count_records(&d->records, ver), 3);
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* More partitions than one response may hold files for (8 here, what a
+ * limit of 128 descriptors gives): the rest are read into memory,
+ * converted (v0-v3) or copied (v4+), and every partition gets its
+ * records. */
+START_TEST(test_fetch_more_partitions_than_held_files)
+{
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+
+    gr_brokertest_start(&bt, NULL);
+    /* read by the loop thread at the next Fetch, which the socket orders
+     * after this */
+    bt.b->max_held_files = 8;
+    create_topic(&bt, "fh", 20);
+    batch(&recs, 2, 100);
+    for (int p = 0; p < 20; p++)
+        produce(&bt, "fh", p, &recs);
+    rs = fetch(&bt, ver, "fh", 20, 1 << 20, 1 << 20, 1, 0);
+    for (int p = 0; p < 20; p++) {
+        const gr_fetch_response_partition_data_t *d =
+            &rs->responses[0].partitions[p];
+        ck_assert_int_eq(d->error_code, GR_KERR_NONE);
+        ck_assert_int_eq(count_records(&d->records, ver), 2);
+        if (ver >= 4)
+            ck_assert_mem_eq(d->records.ptr + GR_BATCH_OFF_ATTRIBUTES,
+                             recs.ptr + GR_BATCH_OFF_ATTRIBUTES,
+                             recs.len - GR_BATCH_OFF_ATTRIBUTES);
+    }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+Suite *
+suite_api_fetch(void)
+{
+    Suite *s = suite_create("api/fetch");
+    TCase *tc = tcase_create("fetch");
+    int nv = (int)(sizeof versions / sizeof versions[0]);
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test_fetch_max_bytes_bounds_answer, 0, nv);
+    tcase_add_loop_test(tc, test_fetch_first_batch_whole, 0, nv);
+    tcase_add_loop_test(tc, test_fetch_long_poll_converted, 0, nv);
+    tcase_add_loop_test(tc, test_fetch_more_partitions_than_held_files, 0, nv);
+    suite_add_tcase(s, tc);
+    return s;
+}
