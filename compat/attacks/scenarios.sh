@@ -34,3 +34,15 @@ s_attack_fetch_memory() {
 }
 
 SCENARIOS+=(attack_fetch_memory)
+
+# New fetch sessions (Fetch v7, epoch 0) for 5 s from 4 connections while a
+# consumer long-polls its incremental session (500 ms) and reads what is
+# produced to it: its session must answer every fetch (Kafka's
+# FetchSessionCacheShard evicts no session in use for 120 s after its
+# creation), the attacker gets at most the 1000 slots
+s_attack_fetch_sessions() {
+    start_broker || return 1
+    attack_py fetch_sessions.py 5 4
+}
+
+SCENARIOS+=(attack_fetch_sessions)

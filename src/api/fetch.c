@@ -898,25 +898,24 @@ setup(fetch_ctx_t *ctx)
     gr_fsess_t *sess = NULL;
     int32_t n = 0, *slots;
     uint32_t nslots;
-    bool sessionful = req->version >= 7;
+    bool sessionful = req->version >= 7, fresh = false;
     int64_t now = gr_mono_ms();
 
-    if (sessionful && rq->session_epoch == -1) {
-        /* sessionless full fetch; a named session is closed */
+    if (sessionful && rq->session_epoch <= 0) {
+        /* a full fetch: a named session is closed; epoch 0 asks for a new
+         * one, -1 for none (Kafka's FetchManager.newContext) */
         if (rq->session_id != 0) {
             sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
             if (sess)
                 gr_fsess_remove(b->fetch_sessions, sess);
             sess = NULL;
         }
-    } else if (sessionful && rq->session_epoch == 0) {
-        /* a new full session (replacing a named one) */
-        if (rq->session_id != 0) {
-            sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
-            if (sess)
-                gr_fsess_remove(b->fetch_sessions, sess);
+        if (rq->session_epoch == 0) {
+            sess = gr_fsess_new();
+            if (sess == NULL)
+                return GR_KERR_UNKNOWN_SERVER_ERROR;
+            fresh = true;
         }
-        sess = gr_fsess_create(b->fetch_sessions, now);
     } else if (sessionful) {
         sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
         if (sess == NULL) {
@@ -930,31 +929,22 @@ setup(fetch_ctx_t *ctx)
                          sess->epoch);
             return GR_KERR_INVALID_FETCH_SESSION_EPOCH;
         }
+        if (sess->uses_topic_ids != (req->version >= 13)) {
+            GR_LOG_DEBUG("fetch session %d from %s: made %s topic ids, "
+                         "used by Fetch v%d",
+                         rq->session_id, gr_req_peer(req),
+                         sess->uses_topic_ids ? "with" : "without",
+                         req->version);
+            return GR_KERR_FETCH_SESSION_TOPIC_ID_ERROR;
+        }
         ctx->incremental = true;
     }
 
     if (sess != NULL) {
-        /* sessions hold at most GR_FSESS_MAX_PARTITIONS together: a full
-         * fetch past that gets no session, an incremental one loses it */
-        int64_t want = 0;
-        for (int32_t i = 0; i < rq->topics_cnt; i++)
-            want += rq->topics[i].partitions_cnt > 0
-                        ? rq->topics[i].partitions_cnt
-                        : 0;
-        if (!gr_fsessions_room(b->fetch_sessions, want)) {
-            GR_LOG_DEBUG("fetch session for %s: %lld more partitions would "
-                         "pass the bound of %d, answering without one",
-                         gr_req_peer(req), (long long)want,
-                         GR_FSESS_MAX_PARTITIONS);
-            gr_fsess_remove(b->fetch_sessions, sess);
-            sess = NULL;
-            if (ctx->incremental)
-                return GR_KERR_FETCH_SESSION_ID_NOT_FOUND;
-        }
-    }
-    if (sess != NULL) {
-        /* the request's partitions update the session, forgotten leave */
-        for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        /* the request's partitions update the session, forgotten leave;
+         * no more than all sessions may hold are taken in */
+        int64_t most = gr_fsessions_max_partitions(b->fetch_sessions);
+        for (int32_t i = 0; i < rq->topics_cnt && sess != NULL; i++) {
             const gr_fetch_request_fetch_topic_t *ft = &rq->topics[i];
             for (int32_t k = 0; k < ft->partitions_cnt; k++) {
                 const gr_fetch_request_fetch_partition_t *fq =
@@ -962,13 +952,31 @@ setup(fetch_ctx_t *ctx)
                 gr_fsess_part_t *sp = gr_fsess_part_upsert(
                     sess, &ft->topic, req->version >= 13 ? &ft->topic_id : NULL,
                     fq->partition);
-                if (sp == NULL)
+                if (sp == NULL) {
+                    if (fresh)
+                        gr_fsess_free(sess);
                     return GR_KERR_UNKNOWN_SERVER_ERROR;
+                }
                 sp->fetch_offset = fq->fetch_offset;
                 sp->max_bytes = fq->partition_max_bytes;
                 sp->current_leader_epoch = fq->current_leader_epoch;
+                if (sess->nparts > most) {
+                    GR_LOG_DEBUG("fetch from %s: more partitions than the "
+                                 "%lld sessions may hold, answering without "
+                                 "a session",
+                                 gr_req_peer(req), (long long)most);
+                    if (!fresh) {
+                        gr_fsess_remove(b->fetch_sessions, sess);
+                        return GR_KERR_FETCH_SESSION_ID_NOT_FOUND;
+                    }
+                    gr_fsess_free(sess);
+                    sess = NULL;
+                    break;
+                }
             }
         }
+    }
+    if (sess != NULL) {
         for (int32_t i = 0; i < rq->forgotten_topics_data_cnt; i++) {
             const gr_fetch_request_forgotten_topic_t *ft =
                 &rq->forgotten_topics_data[i];
@@ -978,9 +986,35 @@ setup(fetch_ctx_t *ctx)
                                      ft->partitions[k]);
         }
         gr_fsess_compact(sess);
-        if (ctx->incremental)
+        if (fresh) {
+            /* a place in the cache, or none: the client goes on with full
+             * fetches (session id 0), as Kafka's maybeCreateSession */
+            bool follower = (req->version >= 15 ? rq->replica_state.replica_id
+                                                : rq->replica_id) >= 0;
+            if (gr_fsessions_add(b->fetch_sessions, sess, follower,
+                                 req->version >= 13, now) == 0) {
+                GR_LOG_DEBUG("fetch from %s: no session for %d partitions",
+                             gr_req_peer(req), (int)sess->nparts);
+                gr_fsess_free(sess);
+                sess = NULL;
+            }
+        } else if (sess->nparts == 0) {
+            /* every partition forgotten: the session closes and the fetch
+             * is answered without one (Kafka: SessionlessFetchContext) */
+            gr_fsess_remove(b->fetch_sessions, sess);
+            sess = NULL;
+            ctx->incremental = false;
+        } else if (!gr_fsess_touch(b->fetch_sessions, sess, now)) {
+            GR_LOG_DEBUG("fetch session %d from %s closed: its %d partitions "
+                         "pass the bound on partitions in sessions",
+                         sess->id, gr_req_peer(req), (int)sess->nparts);
+            gr_fsess_remove(b->fetch_sessions, sess);
+            return GR_KERR_FETCH_SESSION_ID_NOT_FOUND;
+        } else {
             sess->epoch = gr_fsess_next_epoch(sess->epoch);
-        gr_fsess_touch(b->fetch_sessions, sess, now);
+        }
+    }
+    if (sess != NULL) {
         ctx->session_id = sess->id;
         ctx->parts = gr_arena_zalloc(req->a, (size_t)(sess->nparts ? sess->nparts
                                                                    : 1) *

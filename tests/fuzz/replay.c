@@ -35,6 +35,7 @@ static const struct {
     { "segment", gr_fuzz_segment, NULL },
     { "broker", gr_fuzz_broker, NULL },
     { "otlp", gr_fuzz_otlp, NULL },
+    { "fsess", gr_fuzz_fsess, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -1,10 +1,13 @@
 /* Fetch through the dispatcher: fetch.max.bytes bounds every answer (the
  * first batch of v3+ still goes whole, as Kafka's ReplicaManager reads
  * with minOneMessage), the down-conversion for v0-v3 runs on a worker
- * (also for a long poll answered later), and a fetch of more partitions
- * than one response may hold files for reads the rest into memory. */
+ * (also for a long poll answered later), a fetch of more partitions than
+ * one response may hold files for reads the rest into memory, and the
+ * rules of fetch sessions the handler applies. */
 #include "../unit.h"
 #include "brokertest.h"
+
+#include "api/fetch_session.h"
 
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
@@ -14,7 +17,7 @@
 
 #include <string.h>
 
-static void
+static gr_uuid_t
 create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts)
 {
     gr_create_topics_request_t rq;
@@ -31,6 +34,7 @@ create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts)
     rq.timeout_ms = 10000;
     rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
     ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    return rs->topics[0].topic_id;
 }
 
 /* One batch of n records of vlen-byte values. */
@@ -292,6 +296,109 @@ START_TEST(test_fetch_more_partitions_than_held_files)
 }
 END_TEST
 
+
+/* A session fetch (v12 by name, v13 by id) of partitions first..first+n-1
+ * of topic (id), in session sid at epoch; forget names partitions to
+ * leave it. */
+static gr_fetch_response_t *
+session_fetch(gr_brokertest_t *bt, int16_t ver, const char *topic, gr_uuid_t id,
+              int first, int n, int32_t sid, int32_t epoch, int forget)
+{
+    static gr_fetch_request_fetch_partition_t fp[16];
+    static int32_t gone[16];
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t t;
+    gr_fetch_request_forgotten_topic_t ft;
+
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&t);
+    gr_fetch_request_forgotten_topic_init(&ft);
+    for (int i = 0; i < n; i++) {
+        gr_fetch_request_fetch_partition_init(&fp[i]);
+        fp[i].partition = first + i;
+        fp[i].partition_max_bytes = 1 << 16;
+    }
+    t.topic = gr_str_c(topic);
+    t.topic_id = id;
+    t.partitions = fp;
+    t.partitions_cnt = n;
+    rq.topics = &t;
+    rq.topics_cnt = n > 0 ? 1 : 0;
+    for (int i = 0; i < forget; i++)
+        gone[i] = i;
+    ft.topic = gr_str_c(topic);
+    ft.topic_id = id;
+    ft.partitions = gone;
+    ft.partitions_cnt = forget;
+    rq.forgotten_topics_data = &ft;
+    rq.forgotten_topics_data_cnt = forget > 0 ? 1 : 0;
+    rq.max_wait_ms = 0;
+    rq.min_bytes = 1;
+    rq.max_bytes = 1 << 20;
+    rq.session_id = sid;
+    rq.session_epoch = epoch;
+    return gr_brokertest_call(bt, GR_API_FETCH, ver, &rq);
+}
+
+/* Fetch sessions at the handler: the bound on partitions in sessions
+ * (3 here) refuses a session that would pass it (answered in full,
+ * without one) and closes one an incremental fetch grows past it
+ * (FETCH_SESSION_ID_NOT_FOUND); a session whose partitions are all
+ * forgotten closes (answered without one); and a session made by name
+ * (v12) is not used by id (v13): FETCH_SESSION_TOPIC_ID_ERROR, as
+ * Kafka's FetchManager.newContext. */
+START_TEST(test_fetch_session_rules)
+{
+    gr_brokertest_t bt;
+    gr_fetch_response_t *rs;
+    gr_uuid_t id, none;
+    int32_t sid;
+
+    memset(&none, 0, sizeof none);
+    gr_brokertest_start(&bt, NULL);
+    id = create_topic(&bt, "fs", 6);
+    /* read by the loop thread at the next Fetch, which the socket orders
+     * after this */
+    gr_fsessions_set_limits(bt.b->fetch_sessions, GR_FSESS_EVICTION_MS, 3);
+
+    rs = session_fetch(&bt, 12, "fs", none, 0, 5, 0, 0, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->session_id, 0);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, 5);
+
+    rs = session_fetch(&bt, 12, "fs", none, 0, 2, 0, 0, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    sid = rs->session_id;
+    ck_assert_int_ne(sid, 0);
+    ck_assert_int_eq(rs->responses[0].partitions_cnt, 2);
+    /* by id: the session was made by name */
+    rs = session_fetch(&bt, 13, "", id, 0, 0, sid, 1, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_TOPIC_ID_ERROR);
+    /* one more: 3, within the bound; nothing changed, nothing answered */
+    rs = session_fetch(&bt, 12, "fs", none, 2, 1, sid, 1, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->session_id, sid);
+    ck_assert_int_eq(rs->responses_cnt, 1); /* the new partition */
+    /* two more: past it, the session is closed */
+    rs = session_fetch(&bt, 12, "fs", none, 3, 2, sid, 2, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_ID_NOT_FOUND);
+    rs = session_fetch(&bt, 12, "fs", none, 0, 0, sid, 3, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_ID_NOT_FOUND);
+
+    /* forgetting every partition closes a session */
+    rs = session_fetch(&bt, 12, "fs", none, 0, 2, 0, 0, 0);
+    sid = rs->session_id;
+    ck_assert_int_ne(sid, 0);
+    rs = session_fetch(&bt, 12, "fs", none, 0, 0, sid, 1, 2);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->session_id, 0);
+    ck_assert_int_eq(rs->responses_cnt, 0);
+    rs = session_fetch(&bt, 12, "fs", none, 0, 0, sid, 2, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_ID_NOT_FOUND);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_api_fetch(void)
 {
@@ -303,6 +410,7 @@ suite_api_fetch(void)
     tcase_add_loop_test(tc, test_fetch_first_batch_whole, 0, nv);
     tcase_add_loop_test(tc, test_fetch_long_poll_converted, 0, nv);
     tcase_add_loop_test(tc, test_fetch_more_partitions_than_held_files, 0, nv);
+    tcase_add_test(tc, test_fetch_session_rules);
     suite_add_tcase(s, tc);
     return s;
 }
