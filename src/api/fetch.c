@@ -55,6 +55,8 @@ typedef struct fetch_ctx {
     int32_t max_bytes;       /* the response's bound (fetch.max.bytes) */
     gr_file_t **files;       /* borrowed by the last build (ctx_hold) */
     int nfiles, files_cap;
+    gr_fetch_response_fetchable_topic_response_t *rtopics; /* the answer's */
+    gr_fetch_response_partition_data_t *rparts; /* (nparts each) */
     bool final;              /* this build is the answer (else a plan) */
     bool planned;            /* a plan left reading to the answer's build */
     fetch_part_t *parts;
@@ -702,7 +704,7 @@ build_response(fetch_ctx_t *ctx, bool final)
     int32_t remaining = ctx->max_bytes;
     bool min_one = req->version >= 3;
     int64_t total = 0;
-    int32_t ntopics = 0;
+    int32_t ntopics = 0, nrparts = 0;
 
     ctx_release(ctx);
     ctx->final = final;
@@ -712,11 +714,19 @@ build_response(fetch_ctx_t *ctx, bool final)
     req->file_bytes = 0;
     gr_fetch_response_init(rs);
     rs->session_id = ctx->session_id;
-    rs->responses = gr_arena_zalloc(req->a, (size_t)(ctx->nparts ? ctx->nparts
-                                                                   : 1) *
-                                                sizeof(*rs->responses));
-    if (rs->responses == NULL)
-        return -1;
+    /* the topics and the partitions of the answer, each partition once,
+     * a topic's consecutive: one array of each, made at the first build
+     * and reused by the next */
+    if (ctx->rtopics == NULL) {
+        size_t n = (size_t)(ctx->nparts ? ctx->nparts : 1);
+        ctx->rtopics = gr_arena_alloc(req->a, n * sizeof(*ctx->rtopics));
+        ctx->rparts = gr_arena_alloc(req->a, n * sizeof(*ctx->rparts));
+        if (ctx->rtopics == NULL || ctx->rparts == NULL)
+            return -1;
+    }
+    memset(ctx->rtopics, 0,
+           (size_t)(ctx->nparts ? ctx->nparts : 1) * sizeof(*ctx->rtopics));
+    rs->responses = ctx->rtopics;
     for (int32_t i = 0; i < ctx->nparts; i++) {
         const fetch_part_t *fp = &ctx->parts[i];
         gr_fetch_response_partition_data_t rp;
@@ -750,13 +760,11 @@ build_response(fetch_ctx_t *ctx, bool final)
             tr = &rs->responses[ntopics++];
             tr->topic = fp->topic;
             tr->topic_id = fp->topic_id;
-            tr->partitions = gr_arena_alloc(
-                req->a, (size_t)(ctx->nparts - i) * sizeof(*tr->partitions));
-            if (tr->partitions == NULL)
-                return -1;
+            tr->partitions = &ctx->rparts[nrparts];
             tr->partitions_cnt = 0;
         }
         tr->partitions[tr->partitions_cnt++] = rp;
+        nrparts++;
         if (mem.len > 0 &&
             job_add(ctx, &tr->partitions[tr->partitions_cnt - 1], &mem,
                     fp->max_bytes) != 0)
