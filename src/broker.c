@@ -3,6 +3,7 @@
  * metadata -> serve -> orderly shutdown. See broker.h.
  */
 #include "broker.h"
+#include "control/control.h"
 #include "api/api_int.h"
 #include "api/configs.h"
 #include "api/fetch_session.h"
@@ -838,11 +839,15 @@ gr_broker_run(gr_broker_t *b)
         GR_LOG_INFO("zookeeper.connect is set but not used: Gregor runs as a "
                     "single broker");
     gr_loop_set_before_sleep(b->loop, before_sleep, b);
+    if (gr_control_open(b) != 0)
+        return -1;
     if (write_listeners_file(b) != 0)
         return -1;
     for (int i = 0; i < b->nlisteners; i++)
         printf("gregor: listening on %s://%s:%d\n", b->listeners[i].name,
                b->listeners[i].adv_host, b->listeners[i].port);
+    if (gr_control_url(b) != NULL)
+        printf("gregor: control on %s\n", gr_control_url(b));
     printf("gregor: started (node %d, cluster %s, data %s) in %.1f ms\n",
            b->node_id, b->cluster->cluster_id, b->log_dir,
            (double)(gr_mono_us() - b->start_us) / 1000.0);
@@ -853,6 +858,7 @@ gr_broker_run(gr_broker_t *b)
     GR_LOG_INFO("shutting down");
     gr_listeners_close(b);
     gr_conn_close_all(b);
+    gr_control_close(b); /* after the connections: no request held */
     gr_groups_destroy(b->groups); /* after the connections: no waiter left */
     b->groups = NULL;
     gr_timer_stop(b->loop, &b->maintain_timer);
@@ -873,6 +879,7 @@ gr_broker_destroy(gr_broker_t *b)
 {
     if (b == NULL)
         return;
+    gr_control_close(b); /* when gr_broker_run() stopped short */
     gr_txn_coord_destroy(b->txn);
     gr_groups_destroy(b->groups);
     b->groups = NULL;

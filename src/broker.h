@@ -23,6 +23,7 @@ typedef struct gr_cluster gr_cluster_t;
 typedef struct gr_logs gr_logs_t;
 typedef struct gr_fsessions gr_fsessions_t;
 typedef struct gr_groups gr_groups_t;
+struct gr_req;
 
 #define GR_MAX_LISTENERS 16
 
@@ -68,6 +69,13 @@ struct gr_broker {
                                         running one first (api/fetch.c) */
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     struct gr_open_batch *open_batch; /* partitions to make off the loop */
+    /* the control interface for tests (src/control/), when on: dispatch
+     * calls request_hook with each decoded request (non-zero: it took
+     * the request); api_caps, when set, caps the versions served
+     * ([key][0] min, [key][1] max, -2: not capped; gr_api_served()) */
+    struct gr_control *control;
+    int (*request_hook)(struct gr_req *req);
+    const int16_t (*api_caps)[2];
     bool stopping;            /* gr_broker_destroy: late work is dropped */
     /* deleted partitions' directories wait until the deletion is stored */
     bool deletions_unsynced, deleted_since_sync;

@@ -3,10 +3,12 @@
  *
  *   gregor [server.properties] [--override key=value]... [--listeners-file F]
  *          [--dump-frames DIR] [--log-level L] [--version] [--help]
+ *   gregor ctl URL OP [key=value...]    (src/control/ctl.c)
  *
  * As Kafka's start script: an optional properties file, then overrides.
  */
 #include "broker.h"
+#include "control/control.h"
 #include "core/fault.h"
 #include "core/log.h"
 
@@ -33,6 +35,7 @@ usage(FILE *f)
 {
     fprintf(f,
             "Usage: gregor [server.properties] [--override key=value]...\n"
+            "       gregor ctl URL OP [key=value...]   (gregor ctl --help)\n"
             "\n"
             "A Kafka wire-protocol-compatible broker. Configuration keys are "
             "Kafka's\nserver.properties names.\n"
@@ -54,7 +57,10 @@ usage(FILE *f)
             "group.initial.\n"
             "                         rebalance.delay.ms=0 and one "
             "partition for each\n"
-            "                         internal topic\n"
+            "                         internal topic, and the control "
+            "listener on\n"
+            "                         http://127.0.0.1:0 (gregor."
+            "control.listener)\n"
             "  --version              print the version and exit\n"
             "  --help                 print this help and exit\n");
 }
@@ -70,6 +76,11 @@ main(int argc, char **argv)
     struct sigaction sa;
     int rc;
 
+    if (argc > 1 && strcmp(argv[1], "ctl") == 0) {
+        free(overrides);
+        gr_conf_destroy(conf);
+        return gr_ctl_main(argc - 1, argv + 1);
+    }
     if (conf == NULL || overrides == NULL)
         return 1;
     if (env_level && gr_log_level_parse(env_level) >= 0)

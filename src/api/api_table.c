@@ -69,6 +69,21 @@ gr_api_max_version(const gr_api_entry_t *e, const gr_conf_t *conf)
     return e->max_ver;
 }
 
+void
+gr_api_served(const gr_broker_t *b, const gr_api_entry_t *e, int16_t *min,
+              int16_t *max)
+{
+    *min = e->min_ver;
+    *max = gr_api_max_version(e, b->conf);
+    if (b->api_caps != NULL) {
+        const int16_t *c = b->api_caps[e->key];
+        if (c[0] != -2 && c[0] > *min)
+            *min = c[0];
+        if (c[1] != -2 && c[1] < *max)
+            *max = c[1];
+    }
+}
+
 const gr_api_entry_t *
 gr_api_find(int16_t key)
 {

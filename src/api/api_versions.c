@@ -128,14 +128,18 @@ gr_api_api_versions(gr_req_t *req)
     rs->api_keys_cnt = 0;
     for (int i = 0; i < n; i++) {
         gr_api_versions_response_api_version_t *k;
+        int16_t min, max;
         if ((tab[i].key == GR_API_GET_TELEMETRY_SUBSCRIPTIONS ||
              tab[i].key == GR_API_PUSH_TELEMETRY) &&
             !gr_telemetry_exporting(req->broker->telemetry))
             continue;
+        gr_api_served(req->broker, &tab[i], &min, &max);
+        if (max < min)
+            continue; /* turned off by the control interface */
         k = &rs->api_keys[rs->api_keys_cnt++];
         k->api_key = tab[i].key;
-        k->min_version = tab[i].min_ver;
-        k->max_version = gr_api_max_version(&tab[i], req->broker->conf);
+        k->min_version = min;
+        k->max_version = max;
     }
     if (req->version >= 3 && add_features(req, rs) != 0)
         return gr_req_close(req, "out of memory");

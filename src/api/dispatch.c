@@ -33,7 +33,7 @@ dump_frame(gr_req_t *req, const char *kind, const uint8_t *p, size_t len)
  * the ApiVersions range, so the client can retry with a version we speak
  * (Kafka's ApiVersionsRequest.getErrorResponse). */
 static void
-reply_api_versions_unsupported(gr_req_t *req, const gr_api_entry_t *e)
+reply_api_versions_unsupported(gr_req_t *req, int16_t min, int16_t max)
 {
     gr_api_versions_response_t *rs;
     gr_api_versions_response_api_version_t *k;
@@ -47,9 +47,9 @@ reply_api_versions_unsupported(gr_req_t *req, const gr_api_entry_t *e)
     }
     gr_api_versions_response_init(rs);
     rs->error_code = GR_KERR_UNSUPPORTED_VERSION;
-    k->api_key = e->key;
-    k->min_version = e->min_ver;
-    k->max_version = e->max_ver;
+    k->api_key = GR_API_API_VERSIONS;
+    k->min_version = min;
+    k->max_version = max;
     rs->api_keys = k;
     rs->api_keys_cnt = 1;
     req->resp = rs;
@@ -63,7 +63,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
     const gr_api_entry_t *e;
     const gr_proto_api_t *api;
     char why[256];
-    int16_t max;
+    int16_t min, max;
 
     if (gr_req_header_decode(&r, &req->hdr) != 0) {
         GR_LOG_WARN("closing connection %s: malformed request header (%zu "
@@ -86,14 +86,23 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         return;
     }
     req->api = api;
-    max = gr_api_max_version(e, req->broker->conf);
-    if (req->version < e->min_ver || req->version > max) {
-        if (req->hdr.api_key == GR_API_API_VERSIONS &&
-            req->version > e->max_ver) {
+    gr_api_served(req->broker, e, &min, &max);
+    if (max < min) {
+        GR_LOG_WARN("closing connection %s (client %.*s): %s is turned off "
+                    "by the control interface",
+                    gr_req_peer(req),
+                    req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
+                    req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
+                    api->name);
+        gr_req_close(req, "api turned off");
+        return;
+    }
+    if (req->version < min || req->version > max) {
+        if (req->hdr.api_key == GR_API_API_VERSIONS && req->version > max) {
             GR_LOG_INFO("ApiVersions v%d from %s is newer than v%d: "
                         "answering UNSUPPORTED_VERSION in v0 form",
-                        req->version, gr_req_peer(req), e->max_ver);
-            reply_api_versions_unsupported(req, e);
+                        req->version, gr_req_peer(req), max);
+            reply_api_versions_unsupported(req, min, max);
             return;
         }
         GR_LOG_WARN("closing connection %s (client %.*s): %s v%d is not "
@@ -101,7 +110,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
                     gr_req_peer(req),
                     req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
                     req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
-                    api->name, req->version, e->min_ver, max);
+                    api->name, req->version, min, max);
         gr_req_close(req, "unsupported version");
         return;
     }
@@ -142,6 +151,9 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         gr_buf_fini(&b);
     }
     api->response.init(req->resp);
+    /* the control interface may answer it itself (src/control/) */
+    if (req->broker->request_hook != NULL && req->broker->request_hook(req))
+        return;
     e->handler(req);
 }
 

@@ -479,6 +479,13 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Gregor only: the file pushed client metrics are appended to, a JSON "
       "line per data point; set, the client telemetry APIs are "
       "advertised."),
+    B(GREGOR_CONTROL_LISTENER, STRING, RO,
+      "Gregor only: the control listener for tests (fault injection, the "
+      "request log), http://host:port; unset: off (--temp-data: on, on "
+      "127.0.0.1)."),
+    B(GREGOR_CONTROL_ALLOW_REMOTE, BOOL, RO,
+      "Gregor only: lets the control listener, which has no "
+      "authentication, bind an address that is not a loopback one."),
 };
 #undef B
 #undef BC

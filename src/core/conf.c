@@ -310,7 +310,8 @@ is_kafka_key(const char *k)
  * as a test run: these keys, unless given, take the values test setups
  * give Kafka (Testcontainers' among them): a consumer group's first
  * rebalance does not wait 3 s for more members, and the internal topics
- * are made with one partition each instead of 50. */
+ * are made with one partition each instead of 50; and Gregor's control
+ * listener (src/control/) is on, on loopback. */
 static const struct {
     gr_conf_id_t id;
     const char *value;
@@ -318,6 +319,8 @@ static const struct {
     { GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS, "0" },
     { GR_CONF_OFFSETS_TOPIC_NUM_PARTITIONS, "1" },
     { GR_CONF_TRANSACTION_STATE_LOG_NUM_PARTITIONS, "1" },
+    /* Gregor's own: a test broker has its control listener on loopback */
+    { GR_CONF_GREGOR_CONTROL_LISTENER, "http://127.0.0.1:0" },
 };
 
 static void

@@ -377,6 +377,17 @@ gr_conn_close_all(gr_broker_t *b)
     }
 }
 
+int
+gr_conn_close_clients(gr_broker_t *b, const char *why)
+{
+    int n = 0;
+    while (b->conns) {
+        gr_conn_close(b->conns, why);
+        n++;
+    }
+    return n;
+}
+
 static void
 mark_ready(gr_conn_t *conn)
 {
@@ -769,8 +780,19 @@ gr_conn_limits_stop(gr_broker_t *b)
 
 /* --- request completion */
 
+static int reply_encode(gr_req_t *req);
+
 int
 gr_req_reply(gr_req_t *req)
+{
+    /* the control interface's hook sees the response first */
+    if (req->reply_hook != NULL && !req->done && req->reply_hook(req) != 0)
+        return 0;
+    return reply_encode(req);
+}
+
+static int
+reply_encode(gr_req_t *req)
 {
     gr_conn_t *conn = req->conn;
     const gr_proto_api_t *api = req->api;

@@ -44,6 +44,11 @@ struct gr_req {
     void *owner;             /* for the deferring module */
     bool deferred;
     bool done;
+    /* The control interface's (src/control/): called by gr_req_reply()
+     * before encoding; non-zero holds the reply back (the hook replies
+     * again later, or the connection closes). */
+    int (*reply_hook)(gr_req_t *req);
+    void *hook_arg;
 };
 
 /* Encodes req->resp and queues it; the request ends when it is written.
@@ -93,6 +98,9 @@ void gr_conn_close(gr_conn_t *conn, const char *why);
 void gr_conn_reap(gr_broker_t *broker);
 /* Closes every connection (shutdown). */
 void gr_conn_close_all(gr_broker_t *broker);
+/* Closes every client connection now (the control interface); they are
+ * freed before the loop sleeps. Returns how many. */
+int gr_conn_close_clients(gr_broker_t *broker, const char *why);
 /* Starts enforcing connections.max.idle.ms and queued.max.request.bytes
  * (see conn.c); -1 when the configuration is inconsistent (logged). */
 int gr_conn_limits_start(gr_broker_t *broker);

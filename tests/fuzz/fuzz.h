@@ -17,7 +17,8 @@
  * recovered and read by the partition log), broker (bytes on a connection
  * to a running broker: framing, dispatch and every handler), otlp (the
  * OTLP metrics a PushTelemetry carries, decoded to JSON lines), fsess
- * (the fetch session cache under a script of Fetch v7+ operations).
+ * (the fetch session cache under a script of Fetch v7+ operations),
+ * http (the control listener's HTTP requests and JSON bodies).
  */
 #ifndef GR_TESTS_FUZZ_H
 #define GR_TESTS_FUZZ_H
@@ -43,6 +44,7 @@ int gr_fuzz_segment(const uint8_t *data, size_t n);
 int gr_fuzz_broker(const uint8_t *data, size_t n);
 int gr_fuzz_otlp(const uint8_t *data, size_t n);
 int gr_fuzz_fsess(const uint8_t *data, size_t n);
+int gr_fuzz_http(const uint8_t *data, size_t n);
 
 /* One-time set-up shared by the targets (quiet logs). */
 void gr_fuzz_init(void);

@@ -36,6 +36,7 @@ static const struct {
     { "broker", gr_fuzz_broker, NULL },
     { "otlp", gr_fuzz_otlp, NULL },
     { "fsess", gr_fuzz_fsess, NULL },
+    { "http", gr_fuzz_http, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -50,6 +50,8 @@ static const suite_entry_t suites[] = {
     { "telemetry/client_metrics", suite_telemetry_client_metrics },
     { "api/telemetry", suite_api_telemetry },
     { "api/groups", suite_api_groups },
+    { "control/http", suite_control_http },
+    { "control/inject", suite_control_inject },
 };
 
 int

@@ -42,5 +42,7 @@ Suite *suite_telemetry_otlp(void);
 Suite *suite_telemetry_client_metrics(void);
 Suite *suite_api_telemetry(void);
 Suite *suite_api_groups(void);
+Suite *suite_control_http(void);
+Suite *suite_control_inject(void);
 
 #endif

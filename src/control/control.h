@@ -1,0 +1,50 @@
+/*
+ * The control interface: what a test drives a running broker with, over
+ * HTTP/JSON on its own listener (gregor.control.listener; --temp-data
+ * turns it on, on loopback) or from a shell with `gregor ctl`. It injects
+ * faults into request handling (a Kafka error for an API, filtered by
+ * topic, partition, group or client id, once, n times or until cleared;
+ * throttle times; delayed responses; dropped connections; blackholed
+ * clients), closes connections, caps the API versions served (an older
+ * Kafka) and keeps a log of the requests seen.
+ *
+ * Where it sits: above src/api and src/net. Dispatch calls
+ * broker->request_hook (gr_control_request) after a request is decoded;
+ * the control module answers the request itself (an injected error, a
+ * drop, a blackhole) or lets its handler run, and sees every reply
+ * before it is encoded through the request's reply hook (throttle time,
+ * delay, Metadata topic errors, the log). Off, neither hook is set and
+ * nothing of this runs. Loop thread only, like everything reached from
+ * the broker. Files: control.c (the listener and the routes), http.c
+ * (the parser), json.c, inject.c (faults, delays, caps, log), shapes.c
+ * (where each API's errors go), ctl.c (the shell command).
+ */
+#ifndef GR_CONTROL_CONTROL_H
+#define GR_CONTROL_CONTROL_H
+
+#include "broker.h"
+
+typedef struct gr_control gr_control_t;
+
+/* Opens the control listener if the configuration asks for one and sets
+ * the broker's hooks. 0 (also when it is off), or -1 on an error
+ * (logged): a URL that does not parse, a bind that fails, a host that is
+ * not loopback without gregor.control.allow.remote. */
+int gr_control_open(gr_broker_t *b);
+/* The listener's URL ("http://127.0.0.1:39123"), or NULL when off. */
+const char *gr_control_url(const gr_broker_t *b);
+/* Closes the listener and its connections and drops every injection
+ * (after the Kafka connections are closed, at shutdown). */
+void gr_control_close(gr_broker_t *b);
+
+/* One blocking HTTP request to a control listener at url ("http://h:p"):
+ * the answer's body is appended to out. Returns the HTTP status, or -1
+ * (err says why) when there is no answer. Any thread (tests, ctl). */
+int gr_ctl_http(const char *url, const char *method, const char *path,
+                const char *body, gr_buf_t *out, char *err, size_t errsz);
+
+/* `gregor ctl URL OP [key=value...]`: argv[0] is "ctl". Returns the
+ * process exit code. */
+int gr_ctl_main(int argc, char **argv);
+
+#endif

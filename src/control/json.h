@@ -1,0 +1,49 @@
+/*
+ * JSON for the control listener: a parser of request bodies (RFC 8259,
+ * numbers limited to integers that fit an int64, nesting to
+ * GR_JSON_MAX_DEPTH) into a tree in an arena, and lookups. Peer input:
+ * fuzzed with the HTTP parser (tests/fuzz/fuzz_http.c). Answers are
+ * written with gr_buf_printf() and gr_json_put_str() (telemetry/otlp.h).
+ */
+#ifndef GR_CONTROL_JSON_H
+#define GR_CONTROL_JSON_H
+
+#include "core/arena.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GR_JSON_MAX_DEPTH 16
+
+typedef enum gr_json_type {
+    GR_JSON_NULL,
+    GR_JSON_BOOL,
+    GR_JSON_INT,
+    GR_JSON_STR,
+    GR_JSON_ARR,
+    GR_JSON_OBJ
+} gr_json_type_t;
+
+typedef struct gr_json gr_json_t;
+struct gr_json {
+    gr_json_type_t type;
+    bool b;
+    int64_t i;
+    const char *s; /* GR_JSON_STR: decoded, NUL-terminated (may hold NULs:
+                    * slen counts them) */
+    size_t slen;
+    const char *key; /* an object member's name, or NULL */
+    gr_json_t *kids; /* array elements / object members, in order */
+    int n;
+};
+
+/* Parses p[0..n) (one value, whitespace around it). The tree lives in a;
+ * NULL on error with a reason in err. */
+gr_json_t *gr_json_parse(gr_arena_t *a, const char *p, size_t n, char *err,
+                         size_t errsz);
+/* The first member of object o named key, or NULL (also when o is not an
+ * object). */
+const gr_json_t *gr_json_get(const gr_json_t *o, const char *key);
+
+#endif
