@@ -49,6 +49,20 @@ start_broker() {
     return 1
 }
 
+# control_url: the control listener's URL the broker printed on stdout
+# ("gregor: control on URL"; start_broker --temp-data or with
+# gregor.control.listener set)
+control_url() {
+    local u
+    for _ in $(seq 1 100); do
+        u=$(sed -n 's/^gregor: control on //p' "$BROKER_DIR/stdout" | tail -1)
+        [ -n "$u" ] && { echo "$u"; return 0; }
+        sleep 0.05
+    done
+    echo "# no 'gregor: control on' line in $BROKER_DIR/stdout" >&2
+    return 1
+}
+
 # stop_broker [SIGNAL]: SIGTERM by default; SIGKILL after 10 s.
 stop_broker() {
     local sig=${1:-TERM}

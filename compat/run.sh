@@ -322,7 +322,7 @@ s_localhost_dual_stack() {
 
 # CI mode: data in a temporary directory that is gone after the broker;
 # a test broker's defaults (no initial rebalance delay, one partition per
-# internal topic)
+# internal topic, the control listener on loopback)
 s_temp_data() {
     local d
     d=$(mktemp -d "$COMPAT_TMP/td.XXXXXX")
@@ -337,6 +337,10 @@ s_temp_data() {
     data=$(grep -o '/tmp/gregor-data\.[A-Za-z0-9]*' "$d/e" | head -1)
     [ -n "$data" ] && [ -d "$data/td-0" ] || { cat "$d/e"; return 1; }
     GR_BOOTSTRAP=$GR_BOOTSTRAP timeout 120 $PY "$COMPAT_SRC/ck_temp_data.py" "$data" || return 1
+    local c
+    c=$(sed -n 's/^gregor: control on //p' "$d/o")
+    case "$c" in http://127.0.0.1:[0-9]*) ;; *) cat "$d/o"; return 1 ;; esac
+    "$GREGOR" ctl "$c" requests api=Produce | grep -q '"outcome":"handled"' || return 1
     stop_broker TERM
     [ "$BROKER_RC" = 0 ] && [ ! -e "$data" ]
 }

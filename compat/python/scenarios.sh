@@ -133,3 +133,46 @@ s_py_aiokafka() {
 }
 
 SCENARIOS+=(py_aiokafka)
+
+# the control interface for tests (src/control/): `gregor ctl` from a
+# shell, then faults injected over HTTP and what confluent-kafka and
+# kafka-python make of them (compat/python/control_faults.py): retries
+# after NOT_LEADER_OR_FOLLOWER and a lost Produce answer with nothing
+# duplicated, COORDINATOR_LOAD_IN_PROGRESS, throttle times, a delayed API,
+# a blackholed client timing out
+s_control_faults() {
+    local c
+    pyc_ready || return 1
+    start_broker --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    c=$(control_url) || return 1
+    case "$c" in http://127.0.0.1:*) ;; *) echo "control on $c"; return 1 ;; esac
+    "$GREGOR" ctl "$c" info | grep -q "\"control\":\"$c\"" || return 1
+    "$GREGOR" ctl "$c" push Produce NOT_LEADER_OR_FOLLOWER NONE \
+        THROTTLING_QUOTA_EXCEEDED:throttle_ms=500 topic=nowhere | grep -q '"ids":\[1,2,3\]' || return 1
+    [ "$("$GREGOR" ctl "$c" faults | grep -o '"id":' | wc -l)" = 3 ] || return 1
+    "$GREGOR" ctl "$c" clear faults | grep -q '"removed":3' || return 1
+    # refused with a reason and exit code 1; a dead URL is 2
+    "$GREGOR" ctl "$c" fault api=Nope error=6 >"$BROKER_DIR/ctl.out" 2>/dev/null
+    [ $? = 1 ] && grep -q 'unknown or unserved API' "$BROKER_DIR/ctl.out" || return 1
+    "$GREGOR" ctl http://127.0.0.1:1 info 2>/dev/null
+    [ $? = 2 ] || return 1
+    GR_CONTROL=$c PYC_LIMIT=150 pyc control_faults.py || return 1
+    # fail-closed: no authentication, so no address but loopback unless
+    # allowed; a URL that does not parse stops start-up too
+    local d=$BROKER_DIR
+    if "$GREGOR" --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$d/nr" --override gregor.control.listener=http://0.0.0.0:0 \
+        >"$d/nr.out" 2>"$d/nr.err"; then
+        echo "started with the control listener on 0.0.0.0"; return 1
+    fi
+    grep -q 'is not a loopback address' "$d/nr.err" || { cat "$d/nr.err"; return 1; }
+    if "$GREGOR" --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$d/nu" --override gregor.control.listener=ftp://x \
+        >"$d/nu.out" 2>"$d/nu.err"; then
+        echo "started with gregor.control.listener=ftp://x"; return 1
+    fi
+    grep -q 'expected http://host:port' "$d/nu.err" || { cat "$d/nu.err"; return 1; }
+}
+
+LIMIT_control_faults=180
+SCENARIOS+=(control_faults)
