@@ -771,10 +771,13 @@ class CGen:
             o('m->%s = NULL;' % f.name)
             o('if (n_ > 0) {')
             o.ind += 1
-            o('m->%s = gr_arena_alloc(a, (size_t)n_ * sizeof(*m->%s));' %
+            # r fails if the array cannot be had: nothing to iterate,
+            # and no early return (a tagged field's error reaches the
+            # outer reader below)
+            o('m->%s = gr_rd_alloc(r, a, (size_t)n_ * sizeof(*m->%s));' %
               (f.name, f.name))
             o('if (m->%s == NULL)' % f.name)
-            o('    return gr_rd_fail(r, GR_ERR_NOMEM);')
+            o('    m->%s_cnt = 0;' % f.name)
             o('for (i_ = 0; i_ < n_ && !r->err; i_++)')
             if f.struct is not None:
                 o('    decode_%s(r, ver, a, &m->%s[i_]);' %
@@ -851,6 +854,7 @@ class CGen:
                 o('    break; /* unknown tags are skipped */')
                 o.end()
                 o('r = outer_;')
+                o('r->mem_left = sub_.mem_left;')
                 o('if (sub_.err)')
                 o('    r->err = sub_.err;')
                 o.end()

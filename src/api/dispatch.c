@@ -121,6 +121,11 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         gr_req_close(req, "out of memory");
         return;
     }
+    /* the arrays a body decodes to take at most socket.request.max.bytes
+     * (gr_rd_alloc): they can be 16 times the bytes they come from */
+    r.mem_left = req->broker->max_request_bytes > 0
+                     ? (uint64_t)req->broker->max_request_bytes
+                     : 0;
     if (api->request.decode(&r, req->version, req->a, req->body) != 0) {
         snprintf(why, sizeof why, "%s", gr_err_str(r.err));
         GR_LOG_WARN("closing connection %s (client %.*s): cannot decode %s "

@@ -174,9 +174,29 @@ gr_rd_sub(gr_reader_t *r, uint32_t n)
     if (p == NULL) {
         sub.p = sub.end = r->end;
         sub.err = r->err;
+        sub.mem_left = r->mem_left;
         return sub;
     }
-    return gr_reader_init(p, n);
+    sub = gr_reader_init(p, n);
+    sub.mem_left = r->mem_left;
+    return sub;
+}
+
+void *
+gr_rd_alloc(gr_reader_t *r, gr_arena_t *a, size_t n)
+{
+    void *p;
+    if (n > r->mem_left) {
+        gr_rd_fail(r, GR_ERR_TOO_LARGE);
+        return NULL;
+    }
+    if ((p = gr_arena_alloc(a, n)) == NULL) {
+        gr_rd_fail(r, GR_ERR_NOMEM);
+        return NULL;
+    }
+    if (r->mem_left != UINT64_MAX)
+        r->mem_left -= n;
+    return p;
 }
 
 void

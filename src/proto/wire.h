@@ -39,6 +39,9 @@ typedef struct gr_reader {
     const uint8_t *p;
     const uint8_t *end;
     int err;
+    /* bytes the generated decoders may still allocate for arrays
+     * (gr_rd_alloc); UINT64_MAX: no bound (gr_reader_init's) */
+    uint64_t mem_left;
 } gr_reader_t;
 
 typedef struct gr_splice {
@@ -67,6 +70,7 @@ gr_reader_init(const void *p, size_t len)
     r.end = len ? (const uint8_t *)p + len : (const uint8_t *)p; /* p may be
                                                                    NULL */
     r.err = 0;
+    r.mem_left = UINT64_MAX;
     return r;
 }
 
@@ -229,8 +233,15 @@ void gr_rd_records(gr_reader_t *r, gr_records_t *rec, int flex, int nullable);
  * as 1), or above Kafka's 1000000 elements (GR_ERR_INVALID). */
 int32_t gr_rd_arraylen(gr_reader_t *r, int flex, int nullable,
                        uint32_t min_elem);
-/* A reader over the next n bytes of r; r moves past them. */
+/* A reader over the next n bytes of r; r moves past them. It has r's
+ * mem_left: the caller gives back what is left of it. */
 gr_reader_t gr_rd_sub(gr_reader_t *r, uint32_t n);
+/* n bytes from a for a decoded array, taken from r->mem_left: NULL with r
+ * failed when that is less (GR_ERR_TOO_LARGE) or a fails (GR_ERR_NOMEM).
+ * The dispatcher bounds a request's decoded arrays so by
+ * socket.request.max.bytes: an array of a million empty strings is 16 MB
+ * decoded from 1 MB. */
+void *gr_rd_alloc(gr_reader_t *r, gr_arena_t *a, size_t n);
 void gr_rd_skip_tags(gr_reader_t *r);
 
 static inline size_t

@@ -180,6 +180,51 @@ START_TEST(test_int32_elements)
 }
 END_TEST
 
+/* The arrays a decode makes are bounded by the reader's mem_left (the
+ * dispatcher sets socket.request.max.bytes): DescribeConfigs v4 with
+ * 100,000 empty configuration keys (one byte each on the wire, a 16-byte
+ * gr_str_t each decoded) fits 2 MB, not 1 MB; what is left is given back
+ * for the next arrays. */
+START_TEST(test_decode_memory_bounded)
+{
+    size_t n = 100000, len = 1 + 1 + 2 + 3 + n + 1 + 3;
+    uint8_t *buf = calloc(1, len), *p = buf;
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_describe_configs_request_t rq;
+    gr_reader_t r;
+
+    ck_assert_ptr_nonnull(buf);
+    *p++ = 0x02; /* resources: count 1 */
+    *p++ = 0x04; /* resource_type BROKER */
+    *p++ = 0x02; /* resource_name "1" */
+    *p++ = '1';
+    *p++ = 0xa1; /* configuration_keys: uvarint 100001 = count 100000 */
+    *p++ = 0x8d;
+    *p++ = 0x06;
+    memset(p, 0x01, n); /* each key "" (compact length 0 + 1) */
+    p += n;
+    *p++ = 0x00; /* the resource's tags */
+    *p++ = 0x00; /* include_synonyms */
+    *p++ = 0x00; /* include_documentation */
+    *p++ = 0x00; /* tags */
+    ck_assert_uint_eq((size_t)(p - buf), len);
+
+    r = gr_reader_init(buf, len);
+    r.mem_left = 1 << 20;
+    ck_assert_int_eq(gr_describe_configs_request_decode(&r, 4, a, &rq),
+                     GR_ERR_TOO_LARGE);
+
+    r = gr_reader_init(buf, len);
+    r.mem_left = 2 << 20;
+    ck_assert_int_eq(gr_describe_configs_request_decode(&r, 4, a, &rq), 0);
+    ck_assert_int_eq(rq.resources[0].configuration_keys_cnt, 100000);
+    ck_assert_uint_eq(r.mem_left, (2u << 20) - sizeof(rq.resources[0]) -
+                                      n * sizeof(gr_str_t));
+    gr_arena_destroy(a);
+    free(buf);
+}
+END_TEST
+
 Suite *
 suite_proto_arrays(void)
 {
@@ -190,6 +235,7 @@ suite_proto_arrays(void)
     tcase_add_test(tc, test_count_refused_before_allocating);
     tcase_add_test(tc, test_describe_configs_smallest);
     tcase_add_test(tc, test_int32_elements);
+    tcase_add_test(tc, test_decode_memory_bounded);
     suite_add_tcase(s, tc);
     return s;
 }
