@@ -58,3 +58,18 @@ s_attack_fetch_partitions() {
 }
 
 SCENARIOS+=(attack_fetch_partitions)
+# --- repeated names (issue 25): decoded arrays and answers
+
+# requests naming one thing many times (compat/attacks/repeat.py): Metadata
+# of one topic a million times (described once, as Kafka's set), of
+# 200,000 distinct ids (no quadratic search), DescribeLogDirs of one
+# partition a million times (once); DescribeGroups, DescribeConfigs and
+# OffsetFetch whose answers Kafka builds for every entry (gigabytes here)
+# refused above socket.request.max.bytes, and a DescribeConfigs whose
+# decoded keys would pass it refused as it decodes
+s_attack_metadata_repeat() {
+    start_broker || return 1
+    attack_py repeat.py
+}
+
+SCENARIOS+=(attack_metadata_repeat)

@@ -545,6 +545,10 @@ def gen_header(sc):
             o.end(' gr_%s_t;' % st.cname)
             if st is not sc.sections[sec]:
                 o('void gr_%s_init(gr_%s_t *m);' % (st.cname, st.cname))
+                # one element's encoded size: handlers bound an answer
+                # as they build it (src/api/)
+                o('size_t gr_%s_size(const gr_%s_t *m, int16_t ver);' %
+                  (st.cname, st.cname))
             o()
         m = sc.sections[sec].cname
         o('void gr_%s_init(gr_%s_t *m);' % (m, m))
@@ -588,6 +592,14 @@ class CGen:
                     self.gen_is_default(st)
                 self.gen_decode(st, static)
                 self.gen_size(st, static)
+                if static:
+                    o('size_t')
+                    o('gr_%s_size(const gr_%s_t *m, int16_t ver)' %
+                      (st.cname, st.cname))
+                    o('{')
+                    o('    return size_%s(m, ver);' % st.cname)
+                    o('}')
+                    o()
                 self.gen_encode(st, static)
                 self.gen_print(st, static)
         return o.text()

@@ -16,6 +16,22 @@
     ((1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) |      \
      (1 << 10) | (1 << 11))
 
+/* Answers that grow with what their request repeats (DescribeConfigs,
+ * DescribeGroups, OffsetFetch, DescribeProducers, DescribeTransactions:
+ * Kafka answers every entry listed, twice listed or not) count their
+ * encoded bytes as they are built, one entry at a time (the generated
+ * gr_<msg>_<struct>_size), and an answer that would pass
+ * gr_api_answer_max() is not built: gr_api_answer_refuse() logs it and
+ * closes the connection, as a request above socket.request.max.bytes
+ * closes it. Kafka has no such bound (it builds what its heap holds, and
+ * answers a request whose answer it cannot build with the request's
+ * error response); Gregor's is socket.request.max.bytes, so an answer
+ * takes at most what its request could. */
+uint64_t gr_api_answer_max(const gr_req_t *req);
+/* Refuses req's answer of at least bytes (above gr_api_answer_max):
+ * logged, the connection closed. Returns what a handler returns. */
+int gr_api_answer_refuse(gr_req_t *req, uint64_t bytes);
+
 int gr_api_api_versions(gr_req_t *req);
 int gr_api_metadata(gr_req_t *req);
 int gr_api_produce(gr_req_t *req);

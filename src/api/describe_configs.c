@@ -6,10 +6,15 @@
  * flags (sensitive values are null), type and documentation (v3+, when
  * asked). Entries come from api/configs.c over the config table. A
  * resource type Kafka does not know fails the whole request, as Kafka's
- * authorization of it throws.
+ * authorization of it throws. A resource listed twice is described
+ * twice, as Kafka's ConfigHelper.describeConfigs maps every entry: the
+ * second time is a copy of the first, and the answer is bounded as it
+ * grows (gr_api_answer_max: a broker's configs listed a million times
+ * would be gigabytes).
  */
 #include "api/api_int.h"
 #include "api/configs.h"
+#include "api/topics.h"
 
 #include <string.h>
 
@@ -18,11 +23,13 @@ typedef gr_describe_configs_response_describe_configs_resource_result_t
 
 static bool
 wanted(const gr_describe_configs_request_describe_configs_resource_t *r,
-       const char *name)
+       const gr_nameset_t *keys, const char *name)
 {
     /* null or empty: every config (Kafka's toDescribeConfigsResult) */
     if (r->configuration_keys_cnt <= 0)
         return true;
+    if (keys != NULL)
+        return gr_nameset_has(keys, name, strlen(name));
     for (int32_t i = 0; i < r->configuration_keys_cnt; i++)
         if (gr_str_eq_cstr(&r->configuration_keys[i], name))
             return true;
@@ -82,6 +89,7 @@ more(gr_req_t *req, gr_describe_configs_response_describe_configs_result_t *res,
 static int
 describe_topic(gr_req_t *req,
                const gr_describe_configs_request_describe_configs_resource_t *r,
+               const gr_nameset_t *keys,
                gr_describe_configs_response_describe_configs_result_t *res)
 {
     gr_broker_t *b = req->broker;
@@ -103,7 +111,7 @@ describe_topic(gr_req_t *req,
     for (int i = 0; (d = gr_topic_config_def_at(i)) != NULL; i++) {
         gr_config_entry_t e;
         result_t *out;
-        if (!wanted(r, d->name) ||
+        if (!wanted(r, keys, d->name) ||
             (gr_topic_config_is_legacy(d) &&
              gr_topic_config_get(t, d->name) == NULL))
             continue;
@@ -118,6 +126,7 @@ static int
 describe_broker(
     gr_req_t *req,
     const gr_describe_configs_request_describe_configs_resource_t *r,
+    const gr_nameset_t *keys,
     gr_describe_configs_response_describe_configs_result_t *res)
 {
     gr_broker_t *b = req->broker;
@@ -139,7 +148,7 @@ describe_broker(
         gr_config_entry_t e;
         result_t *out;
         int rc;
-        if (!wanted(r, gr_conf_name((gr_conf_id_t)id)))
+        if (!wanted(r, keys, gr_conf_name((gr_conf_id_t)id)))
             continue;
         rc = gr_configs_broker_entry(b, (gr_conf_id_t)id, per_broker, req->a,
                                      &e);
@@ -155,7 +164,7 @@ describe_broker(
          i++) {
         gr_config_entry_t e;
         result_t *out;
-        if (!wanted(r, key))
+        if (!wanted(r, keys, key))
             continue;
         gr_configs_extra_entry(key, value, &e);
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
@@ -164,7 +173,7 @@ describe_broker(
     /* and the keys nobody knows that AlterConfigs set (Kafka keeps them) */
     for (int i = 0; gr_configs_unknown_entry_at(b, per_broker, i, &e0); i++) {
         result_t *out;
-        if (!wanted(r, e0.name))
+        if (!wanted(r, keys, e0.name))
             continue;
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e0, out) != 0)
             return -1;
@@ -176,6 +185,7 @@ static int
 describe_logger(
     gr_req_t *req,
     const gr_describe_configs_request_describe_configs_resource_t *r,
+    const gr_nameset_t *keys,
     gr_describe_configs_response_describe_configs_result_t *res)
 {
     const char *msg = NULL;
@@ -196,7 +206,7 @@ describe_logger(
         return -1;
     for (int i = 0; i < n; i++) {
         result_t *out;
-        if (!wanted(r, e[i].name))
+        if (!wanted(r, keys, e[i].name))
             continue;
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e[i], out) != 0)
             return -1;
@@ -210,6 +220,7 @@ static int
 describe_client_metrics(
     gr_req_t *req,
     const gr_describe_configs_request_describe_configs_resource_t *r,
+    const gr_nameset_t *keys,
     gr_describe_configs_response_describe_configs_result_t *res)
 {
     gr_config_entry_t *e;
@@ -231,12 +242,27 @@ describe_client_metrics(
         return -1;
     for (int i = 0; i < n; i++) {
         result_t *out;
-        if (!wanted(r, e[i].name))
+        if (!wanted(r, keys, e[i].name))
             continue;
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e[i], out) != 0)
             return -1;
     }
     return 0;
+}
+
+/* Whether a and b ask for the same configs of the same resource (their
+ * names are equal). */
+static bool
+same_resource(const gr_describe_configs_request_describe_configs_resource_t *a,
+              const gr_describe_configs_request_describe_configs_resource_t *b)
+{
+    if (a->resource_type != b->resource_type ||
+        a->configuration_keys_cnt != b->configuration_keys_cnt)
+        return false;
+    for (int32_t i = 0; i < a->configuration_keys_cnt; i++)
+        if (!gr_str_eq(&a->configuration_keys[i], &b->configuration_keys[i]))
+            return false;
+    return true;
 }
 
 static bool
@@ -252,7 +278,8 @@ gr_api_describe_configs(gr_req_t *req)
 {
     const gr_describe_configs_request_t *rq = req->body;
     gr_describe_configs_response_t *rs = req->resp;
-    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0;
+    int32_t n = rq->resources_cnt > 0 ? rq->resources_cnt : 0, *firsts;
+    uint64_t bytes = 0, max = gr_api_answer_max(req);
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
     if (n && rs->results == NULL)
@@ -281,13 +308,35 @@ gr_api_describe_configs(gr_req_t *req)
             }
             return gr_req_reply(req);
         }
+    firsts = gr_topics_first_of(req->a, n ? &rq->resources[0].resource_name
+                                          : NULL,
+                                sizeof(rq->resources[0]), n);
+    if (firsts == NULL)
+        return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         const gr_describe_configs_request_describe_configs_resource_t *r =
             &rq->resources[i];
         gr_describe_configs_response_describe_configs_result_t *res =
             &rs->results[i];
+        gr_nameset_t *keys;
         int rc = 0;
 
+        if (firsts[i] != i && same_resource(r, &rq->resources[firsts[i]])) {
+            *res = rs->results[firsts[i]]; /* listed before: the same */
+            bytes += gr_describe_configs_response_describe_configs_result_size(
+                res, req->version);
+            if (bytes > max)
+                return gr_api_answer_refuse(req, bytes);
+            continue;
+        }
+        /* many keys are looked up in a set, not each compared with
+         * every config's name */
+        keys = NULL;
+        if (r->configuration_keys_cnt > 8 &&
+            (keys = gr_nameset_new(req->a, r->configuration_keys,
+                                   sizeof(r->configuration_keys[0]),
+                                   r->configuration_keys_cnt)) == NULL)
+            return gr_req_close(req, "out of memory");
         gr_describe_configs_response_describe_configs_result_init(res);
         res->resource_type = r->resource_type;
         res->resource_name = r->resource_name;
@@ -296,16 +345,16 @@ gr_api_describe_configs(gr_req_t *req)
         res->error_message = GR_STR("");
         switch (r->resource_type) {
         case GR_RESOURCE_TOPIC:
-            rc = describe_topic(req, r, res);
+            rc = describe_topic(req, r, keys, res);
             break;
         case GR_RESOURCE_BROKER:
-            rc = describe_broker(req, r, res);
+            rc = describe_broker(req, r, keys, res);
             break;
         case GR_RESOURCE_BROKER_LOGGER:
-            rc = describe_logger(req, r, res);
+            rc = describe_logger(req, r, keys, res);
             break;
         case GR_RESOURCE_CLIENT_METRICS:
-            rc = describe_client_metrics(req, r, res);
+            rc = describe_client_metrics(req, r, keys, res);
             break;
         default:
             res->error_code = GR_KERR_INVALID_REQUEST;
@@ -318,6 +367,10 @@ gr_api_describe_configs(gr_req_t *req)
         }
         if (rc != 0)
             return gr_req_close(req, "out of memory");
+        bytes += gr_describe_configs_response_describe_configs_result_size(
+            res, req->version);
+        if (bytes > max)
+            return gr_api_answer_refuse(req, bytes);
     }
     return gr_req_reply(req);
 }

@@ -7,8 +7,14 @@
  * error, as Kafka's handleDescribeGroupsRequest): without an authorizer,
  * every operation of a group resource (AclOperation codes as bits: READ 3,
  * DELETE 6, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11).
+ * A group listed twice is described twice, as Kafka's
+ * GroupMetadataManager.describeGroups does: the second time is a copy of
+ * the first (sharing its members), and the answer is bounded as it grows
+ * (gr_api_answer_max: a group of large member metadata listed a million
+ * times would be gigabytes).
  */
 #include "api/api_int.h"
+#include "api/topics.h"
 #include "group/group.h"
 
 #define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
@@ -24,16 +30,27 @@ gr_api_describe_groups(gr_req_t *req)
 {
     const gr_describe_groups_request_t *rq = req->body;
     gr_describe_groups_response_t *rs = req->resp;
-    int32_t n = rq->groups_cnt > 0 ? rq->groups_cnt : 0;
+    int32_t n = rq->groups_cnt > 0 ? rq->groups_cnt : 0, *firsts;
+    uint64_t bytes = 0, max = gr_api_answer_max(req);
 
     rs->groups_cnt = n;
     rs->groups = gr_arena_zalloc(req->a, sizeof(*rs->groups) * (size_t)(n + 1));
-    if (rs->groups == NULL)
+    firsts = gr_topics_first_of(req->a, n ? &rq->groups[0] : NULL,
+                                sizeof(rq->groups[0]), n);
+    if (rs->groups == NULL || firsts == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         gr_describe_groups_response_described_group_t *rg = &rs->groups[i];
         gr_group_summary_t s;
         gr_kerr_t err;
+        if (firsts[i] != i) {
+            *rg = rs->groups[firsts[i]]; /* listed before: the same */
+            bytes += gr_describe_groups_response_described_group_size(
+                rg, req->version);
+            if (bytes > max)
+                return gr_api_answer_refuse(req, bytes);
+            continue;
+        }
         gr_describe_groups_response_described_group_init(rg);
         err =
             gr_group_describe(req->broker->groups, &rq->groups[i], req->a, &s);
@@ -70,6 +87,10 @@ gr_api_describe_groups(gr_req_t *req)
             m->member_metadata = s.members[k].metadata;
             m->member_assignment = s.members[k].assignment;
         }
+        bytes += gr_describe_groups_response_described_group_size(
+            rg, req->version);
+        if (bytes > max)
+            return gr_api_answer_refuse(req, bytes);
     }
     return gr_req_reply(req);
 }

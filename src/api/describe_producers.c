@@ -3,7 +3,8 @@
  * producer state, log/producer_state.h): id, epoch, last sequence and
  * timestamp, the coordinator epoch of its last marker and the first offset
  * of its open transaction (Kafka's Partition.activeProducerState). Errors
- * are per partition.
+ * are per partition. A partition listed twice is described twice, as
+ * Kafka does; the answer is bounded as it grows (gr_api_answer_max).
  */
 #include "api/api_int.h"
 #include "log/producer_state.h"
@@ -82,6 +83,7 @@ gr_api_describe_producers(gr_req_t *req)
     const gr_describe_producers_request_t *rq = req->body;
     gr_describe_producers_response_t *rs = req->resp;
     int32_t nt = rq->topics_cnt > 0 ? rq->topics_cnt : 0;
+    uint64_t bytes = 0, max = gr_api_answer_max(req);
 
     rs->topics =
         gr_arena_zalloc(req->a, (size_t)(nt + 1) * sizeof(*rs->topics));
@@ -114,10 +116,16 @@ gr_api_describe_producers(gr_req_t *req)
         if (tr->partitions == NULL)
             return gr_req_close(req, "out of memory");
         tr->partitions_cnt = np;
-        for (int32_t k = 0; k < np; k++)
+        bytes += 8 + (uint64_t)(tq->name.len > 0 ? tq->name.len : 0);
+        for (int32_t k = 0; k < np; k++) {
             if (describe_partition(req, t, terr, msg, tq->partition_indexes[k],
                                    &tr->partitions[k]) != 0)
                 return gr_req_close(req, "out of memory");
+            bytes += gr_describe_producers_response_partition_response_size(
+                &tr->partitions[k], req->version);
+            if (bytes > max)
+                return gr_api_answer_refuse(req, bytes);
+        }
     }
     return gr_req_reply(req);
 }

@@ -123,9 +123,7 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
     }
     /* the arrays a body decodes to take at most socket.request.max.bytes
      * (gr_rd_alloc): they can be 16 times the bytes they come from */
-    r.mem_left = req->broker->max_request_bytes > 0
-                     ? (uint64_t)req->broker->max_request_bytes
-                     : 0;
+    r.mem_left = gr_api_answer_max(req);
     if (api->request.decode(&r, req->version, req->a, req->body) != 0) {
         snprintf(why, sizeof why, "%s", gr_err_str(r.err));
         GR_LOG_WARN("closing connection %s (client %.*s): cannot decode %s "
@@ -177,4 +175,26 @@ gr_dispatch_trace_response(gr_req_t *req, const uint8_t *buf, size_t len,
                      gr_buf_cstr(&b));
         gr_buf_fini(&b);
     }
+}
+
+uint64_t
+gr_api_answer_max(const gr_req_t *req)
+{
+    int64_t max = req->broker->max_request_bytes;
+    return max > 0 ? (uint64_t)max : 0;
+}
+
+int
+gr_api_answer_refuse(gr_req_t *req, uint64_t bytes)
+{
+    GR_LOG_WARN("closing connection %s (client %.*s): the %s v%d answer "
+                "would take more than %llu bytes (socket.request.max.bytes), "
+                "%llu when refused",
+                gr_req_peer(req),
+                req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
+                req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
+                req->api ? req->api->name : "?", req->version,
+                (unsigned long long)gr_api_answer_max(req),
+                (unsigned long long)bytes);
+    return gr_req_close(req, "answer too large");
 }

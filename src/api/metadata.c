@@ -117,6 +117,18 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
                                 sizeof(rq->topics[0]), rq->topics_cnt);
     if (firsts == NULL)
         return -1;
+    /* room for each name once: a name listed a million times is one
+     * entry, not a million */
+    for (int32_t i = 0; i < rq->topics_cnt; i++)
+        if (firsts[i] == i && (rq->topics[i].name.len >= 0 || !null_seen)) {
+            null_seen = null_seen || rq->topics[i].name.len < 0;
+            n++;
+        }
+    rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
+    if (n && rs->topics == NULL)
+        return -1;
+    n = 0;
+    null_seen = false;
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_metadata_request_topic_t *qt = &rq->topics[i];
         gr_metadata_response_topic_t *rt;
@@ -216,12 +228,14 @@ static int
 by_ids(gr_req_t *req, const gr_metadata_request_t *rq,
        gr_metadata_response_t *rs)
 {
-    int32_t n = 0;
-    rs->topics =
-        gr_arena_zalloc(req->a, (size_t)rq->topics_cnt * sizeof(*rs->topics));
-    if (rq->topics_cnt && rs->topics == NULL)
-        return -1;
+    int32_t n = 0, *firsts;
+    gr_str_t *keys;
+
     if (req->version < 12) {
+        rs->topics = gr_arena_zalloc(req->a, (size_t)rq->topics_cnt *
+                                                 sizeof(*rs->topics));
+        if (rq->topics_cnt && rs->topics == NULL)
+            return -1;
         GR_LOG_DEBUG("Metadata v%d from %s names topics by id: "
                      "INVALID_REQUEST (ids are for v12+)",
                      req->version, gr_req_peer(req));
@@ -238,15 +252,27 @@ by_ids(gr_req_t *req, const gr_metadata_request_t *rq,
         rs->error_code = GR_KERR_INVALID_REQUEST;
         return 0;
     }
+    /* each id once, found by sorting (comparing each id with those before
+     * it held the loop 5.7 s for 100,000 ids) */
+    keys = gr_arena_alloc(req->a, (size_t)(rq->topics_cnt + 1) *
+                                      sizeof(*keys));
+    if (keys == NULL)
+        return -1;
+    for (int32_t i = 0; i < rq->topics_cnt; i++) {
+        const gr_uuid_t *id = &rq->topics[i].topic_id;
+        keys[i].ptr = (const char *)id->b;
+        keys[i].len = gr_uuid_is_zero(id) ? -1 : (int32_t)sizeof(id->b);
+        n += keys[i].len > 0;
+    }
+    firsts = gr_topics_first_of(req->a, keys, sizeof(*keys), rq->topics_cnt);
+    rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
+    if (firsts == NULL || (n && rs->topics == NULL))
+        return -1;
+    n = 0;
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_uuid_t *id = &rq->topics[i].topic_id;
         gr_topic_t *t;
-        bool seen = false;
-        if (gr_uuid_is_zero(id))
-            continue;
-        for (int32_t k = 0; k < i && !seen; k++)
-            seen = gr_uuid_eq(&rq->topics[k].topic_id, id);
-        if (seen)
+        if (keys[i].len < 0 || firsts[i] != i)
             continue;
         t = gr_cluster_topic_by_id(req->broker->cluster, id);
         if (t == NULL) {
@@ -314,11 +340,7 @@ gr_api_metadata(gr_req_t *req)
     if (uses_ids(req, rq))
         return by_ids(req, rq, rs) != 0 ? gr_req_close(req, "out of memory")
                                         : gr_req_reply(req);
-    rs->topics =
-        gr_arena_zalloc(req->a, (size_t)rq->topics_cnt * sizeof(*rs->topics));
-    if (rq->topics_cnt && rs->topics == NULL)
-        return gr_req_close(req, "out of memory");
-    rs->topics_cnt = 0; /* named_topics counts them */
+    rs->topics_cnt = 0; /* named_topics makes and counts them */
     /* Auto-created topics get their partitions made on a worker once the
      * cluster has stored the topics, and the answer waits for that: it
      * shows them led (a client's first Metadata, as test suites expect),

@@ -9,7 +9,11 @@
  * v10 names topics by id (KIP-848): an unknown id answers UNKNOWN_TOPIC_ID
  * in each partition, and a group's full list leaves out topics that no
  * longer exist, as Kafka's KafkaApis.fetchOffsetsForGroup and
- * fetchAllOffsetsForGroup.
+ * fetchAllOffsetsForGroup. A partition or group listed twice is answered
+ * twice, as Kafka answers every entry; the answer is bounded as it grows
+ * (gr_api_answer_max: a partition committed with 4 KB of metadata listed
+ * a million times would be gigabytes), each partition counted at its
+ * encoded size at the most (its fields, metadata and tags).
  */
 #include "api/api_int.h"
 #include "group/group.h"
@@ -23,12 +27,27 @@ typedef struct fetch_out {
     int32_t ntopics;
     int32_t cap;
     bool oom;
+    bool over;       /* the answer passed gr_api_answer_max */
+    uint64_t *bytes; /* the answer's so far (all groups') */
 } fetch_out_t;
+
+/* Counts n bytes of o's answer; o->over once past the bound. */
+static bool
+count(fetch_out_t *o, uint64_t n)
+{
+    *o->bytes += n;
+    if (*o->bytes > gr_api_answer_max(o->req))
+        o->over = true;
+    return !o->over;
+}
 
 static gr_offset_fetch_response_topics_t *
 out_topic(fetch_out_t *o, const char *name, int32_t len, int32_t nparts)
 {
     gr_offset_fetch_response_topics_t *t;
+    /* name (2 + len), partition count (4), tags, id (16, v10) */
+    if (!count(o, 24 + (uint64_t)len))
+        return NULL;
     if (o->ntopics == o->cap) {
         int32_t cap = o->cap ? o->cap * 2 : 8;
         gr_offset_fetch_response_topics_t *v =
@@ -56,13 +75,25 @@ static void
 put_part(gr_req_t *req, gr_offset_fetch_response_partitions_t *p,
          int32_t partition, const gr_group_offset_t *go)
 {
+    /* the caller has counted it (part_bytes). The metadata is the
+     * group's, not a copy: it stays valid until the next change, and the
+     * answer is encoded before this request's handler returns (a copy
+     * each made a partition committed with 4 KB of metadata, listed
+     * 200,000 times, 800 MB) */
+    (void)req;
     p->partition_index = partition;
     p->committed_offset = go->offset;
     p->committed_leader_epoch = go->leader_epoch;
-    p->metadata = (gr_str_t){ gr_arena_memdup(req->a, go->metadata.ptr,
-                                              (size_t)go->metadata.len),
-                              go->metadata.len };
+    p->metadata = go->metadata;
     p->error_code = go->error;
+}
+
+/* The most one partition's answer takes: index, offset, epoch, metadata
+ * (2 + len), error, tags. */
+static uint64_t
+part_bytes(const gr_group_offset_t *go)
+{
+    return 24 + (uint64_t)(go->metadata.len > 0 ? go->metadata.len : 0);
 }
 
 /* all offsets: topics come sorted, so a topic is contiguous */
@@ -78,7 +109,7 @@ all_cb(void *arg, const char *topic, int32_t partition,
 {
     all_ctx_t *c = arg;
     fetch_out_t *o = c->o;
-    if (o->oom)
+    if (o->oom || o->over || !count(o, part_bytes(go)))
         return;
     if (c->cur == NULL || strcmp(c->cur->name.ptr, topic) != 0 ||
         c->cur->partitions_cnt == c->cur_cap) {
@@ -120,7 +151,7 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
         gr_group_offsets_foreach(g, group_id, require_stable, all_cb, &c);
         return GR_KERR_NONE;
     }
-    for (int32_t i = 0; i < ntopics && !o->oom; i++) {
+    for (int32_t i = 0; i < ntopics && !o->oom && !o->over; i++) {
         int32_t np = topics[i].partition_indexes_cnt > 0
                          ? topics[i].partition_indexes_cnt
                          : 0;
@@ -141,6 +172,8 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
                                     topics[i].partition_indexes[k],
                                     require_stable, &go);
             }
+            if (!count(o, part_bytes(&go)))
+                break;
             put_part(req, &t->partitions[t->partitions_cnt++],
                      topics[i].partition_indexes[k], &go);
         }
@@ -190,7 +223,8 @@ fetch_v0_7(gr_req_t *req)
 {
     const gr_offset_fetch_request_t *rq = req->body;
     gr_offset_fetch_response_t *rs = req->resp;
-    fetch_out_t o = { req, NULL, 0, 0, false };
+    uint64_t bytes = 0;
+    fetch_out_t o = { req, NULL, 0, 0, false, false, &bytes };
     gr_offset_fetch_request_topics_t *qt = NULL;
     /* v0-v1 have no null list; an empty one fetches nothing */
     int32_t n = rq->topics_cnt;
@@ -209,6 +243,8 @@ fetch_v0_7(gr_req_t *req)
     err = fetch_group(req, &rq->group_id, qt, n, rq->require_stable, &o);
     if (o.oom)
         return gr_req_close(req, "out of memory");
+    if (o.over)
+        return gr_api_answer_refuse(req, bytes);
     if (err != GR_KERR_NONE && req->version >= 2) {
         rs->error_code = err;
         rs->topics_cnt = 0;
@@ -224,11 +260,16 @@ fetch_v0_7(gr_req_t *req)
             gr_offset_fetch_response_topics_t *t =
                 out_topic(&o, qt[i].name.ptr ? qt[i].name.ptr : "",
                           qt[i].name.len > 0 ? qt[i].name.len : 0, np);
+            if (o.over)
+                return gr_api_answer_refuse(req, bytes);
             if (t == NULL)
                 return gr_req_close(req, "out of memory");
-            for (int32_t k = 0; k < np; k++)
+            for (int32_t k = 0; k < np; k++) {
+                if (!count(&o, part_bytes(&none)))
+                    return gr_api_answer_refuse(req, bytes);
                 put_part(req, &t->partitions[t->partitions_cnt++],
                          qt[i].partition_indexes[k], &none);
+            }
         }
     }
     rs->error_code = GR_KERR_NONE;
@@ -263,6 +304,7 @@ gr_api_offset_fetch(gr_req_t *req)
 {
     const gr_offset_fetch_request_t *rq = req->body;
     gr_offset_fetch_response_t *rs = req->resp;
+    uint64_t bytes = 0;
     int32_t n;
 
     if (req->version < 8)
@@ -275,7 +317,7 @@ gr_api_offset_fetch(gr_req_t *req)
     for (int32_t i = 0; i < n; i++) {
         const gr_offset_fetch_request_group_t *qg = &rq->groups[i];
         gr_offset_fetch_response_group_t *rg = &rs->groups[i];
-        fetch_out_t o = { req, NULL, 0, 0, false };
+        fetch_out_t o = { req, NULL, 0, 0, false, false, &bytes };
         const gr_offset_fetch_request_topics_t *qt = qg->topics;
         rg->group_id = qg->group_id;
         if (req->version >= 10 && qg->topics_cnt > 0) {
@@ -287,6 +329,9 @@ gr_api_offset_fetch(gr_req_t *req)
                                      rq->require_stable, &o);
         if (o.oom)
             return gr_req_close(req, "out of memory");
+        /* the group's id, error, topic count, tags */
+        if (o.over || !count(&o, 16 + (uint64_t)qg->group_id.len))
+            return gr_api_answer_refuse(req, bytes);
         if (req->version >= 10 && qg->topics_cnt < 0)
             set_ids(req, &o);
         rg->topics = o.topics;

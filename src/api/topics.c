@@ -34,15 +34,16 @@ fkey_cmp(const void *x, const void *y)
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
-int32_t *
-gr_topics_first_of(gr_arena_t *a, const gr_str_t *first, size_t stride,
-                   int32_t n)
+/* The first-of by sorting copies of the keys: O(n log n) whatever the
+ * keys (see gr_topics_first_of). */
+static int32_t *
+first_of_sorted(gr_arena_t *a, const gr_str_t *first, size_t stride,
+                int32_t n, int32_t *out)
 {
-    int32_t *out = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*out) : 1);
     fkey_t *k = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*k) : 1);
     int32_t m = 0;
 
-    if (out == NULL || k == NULL)
+    if (k == NULL)
         return NULL;
     for (int32_t i = 0; i < n; i++) {
         const gr_str_t *s =
@@ -60,6 +61,149 @@ gr_topics_first_of(gr_arena_t *a, const gr_str_t *first, size_t stride,
              memcmp(k[j].ptr, k[j - 1].ptr, (size_t)k[j].len) == 0))
             out[k[j].i] = out[k[j - 1].i];
     return out;
+}
+
+static const gr_str_t *
+key_at(const gr_str_t *first, size_t stride, int32_t i)
+{
+    return (const gr_str_t *)(const void *)((const char *)first +
+                                            (size_t)i * stride);
+}
+
+/* A key's hash, seeded per process (FNV-1a from a random basis), so that
+ * names colliding in the table cannot be made in advance; if they are
+ * anyway, the probes run out and the sort takes over. */
+static uint32_t
+key_hash(const gr_str_t *s)
+{
+    static uint32_t seed;
+    uint32_t h;
+
+    if (seed == 0) {
+        gr_uuid_t u;
+        gr_uuid_random(&u);
+        memcpy(&seed, u.b, sizeof seed);
+        seed |= 1;
+    }
+    h = 2166136261u ^ seed;
+    for (int32_t i = 0; i < s->len; i++)
+        h = (h ^ (uint8_t)s->ptr[i]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
+int32_t *
+gr_topics_first_of(gr_arena_t *a, const gr_str_t *first, size_t stride,
+                   int32_t n)
+{
+    int32_t *out = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*out) : 1);
+    int64_t probes = 16 * (int64_t)n + 64; /* then the sort */
+    uint32_t cap = 16, mask;
+    int32_t *slots;
+
+    if (out == NULL)
+        return NULL;
+    while (cap < 2 * (uint32_t)n)
+        cap *= 2;
+    slots = gr_arena_alloc(a, (size_t)cap * sizeof(*slots));
+    if (slots == NULL)
+        return first_of_sorted(a, first, stride, n, out);
+    memset(slots, 0xff, (size_t)cap * sizeof(*slots)); /* -1: empty */
+    mask = cap - 1;
+    for (int32_t i = 0; i < n; i++) {
+        const gr_str_t *s = key_at(first, stride, i);
+        uint32_t h;
+
+        out[i] = i;
+        if (s->len < 0)
+            continue;
+        for (h = key_hash(s) & mask; slots[h] != -1; h = (h + 1) & mask) {
+            const gr_str_t *o = key_at(first, stride, slots[h]);
+            if (o->len == s->len &&
+                (s->len == 0 || memcmp(o->ptr, s->ptr, (size_t)s->len) == 0)) {
+                out[i] = slots[h];
+                break;
+            }
+            if (--probes < 0)
+                return first_of_sorted(a, first, stride, n, out);
+        }
+        if (out[i] == i)
+            slots[h] = i;
+    }
+    return out;
+}
+
+struct gr_nameset {
+    const gr_str_t *first;
+    size_t stride;
+    int32_t n;
+    uint32_t mask;
+    int32_t *slots; /* indexes of keys, -1 empty; NULL: search the list */
+};
+
+static bool
+key_is(const gr_str_t *k, const char *name, size_t len)
+{
+    return k->len >= 0 && (size_t)k->len == len &&
+           (len == 0 || memcmp(k->ptr, name, len) == 0);
+}
+
+gr_nameset_t *
+gr_nameset_new(gr_arena_t *a, const gr_str_t *first, size_t stride, int32_t n)
+{
+    gr_nameset_t *set = gr_arena_zalloc(a, sizeof(*set));
+    int64_t probes = 16 * (int64_t)n + 64;
+    uint32_t cap = 16;
+
+    if (set == NULL)
+        return NULL;
+    set->first = first;
+    set->stride = stride;
+    set->n = n > 0 ? n : 0;
+    while (cap < 2 * (uint32_t)set->n)
+        cap *= 2;
+    set->slots = gr_arena_alloc(a, (size_t)cap * sizeof(*set->slots));
+    if (set->slots == NULL)
+        return NULL;
+    memset(set->slots, 0xff, (size_t)cap * sizeof(*set->slots));
+    set->mask = cap - 1;
+    for (int32_t i = 0; i < set->n; i++) {
+        const gr_str_t *s = key_at(first, stride, i);
+        uint32_t h;
+        bool dup = false;
+        if (s->len < 0)
+            continue;
+        for (h = key_hash(s) & set->mask; set->slots[h] != -1 && !dup;
+             h = (h + 1) & set->mask) {
+            dup = key_is(key_at(first, stride, set->slots[h]), s->ptr,
+                         (size_t)s->len);
+            if (!dup && --probes < 0) {
+                set->slots = NULL; /* colliding keys: search the list */
+                return set;
+            }
+        }
+        if (!dup)
+            set->slots[h] = i;
+    }
+    return set;
+}
+
+bool
+gr_nameset_has(const gr_nameset_t *set, const char *name, size_t len)
+{
+    gr_str_t k = { name, (int32_t)len };
+    uint32_t h;
+
+    if (set->slots == NULL) {
+        for (int32_t i = 0; i < set->n; i++)
+            if (key_is(key_at(set->first, set->stride, i), name, len))
+                return true;
+        return false;
+    }
+    for (h = key_hash(&k) & set->mask; set->slots[h] != -1;
+         h = (h + 1) & set->mask)
+        if (key_is(key_at(set->first, set->stride, set->slots[h]), name, len))
+            return true;
+    return false;
 }
 
 static int

@@ -30,6 +30,7 @@ static const suite_entry_t suites[] = {
     { "cluster/topic_config", suite_cluster_topic_config },
     { "cluster/store", suite_cluster_store },
     { "api/admin", suite_api_admin },
+    { "api/answers", suite_api_answers },
     { "core/crc32c", suite_core_crc32c },
     { "core/compress", suite_core_compress },
     { "core/str", suite_core_str },

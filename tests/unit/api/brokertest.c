@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -176,6 +177,39 @@ void *
 gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
 {
     return gr_brokertest_call_extra(t, key, ver, rq, NULL, 0);
+}
+
+bool
+gr_brokertest_call_closed(gr_brokertest_t *t, int key, int16_t ver,
+                          const void *rq)
+{
+    const gr_proto_api_t *api = gr_proto_api(key);
+    gr_req_header_t h;
+    size_t hsz, bsz;
+    uint8_t *buf, b;
+    gr_writer_t w;
+    ssize_t n;
+
+    ck_assert_ptr_nonnull(api);
+    memset(&h, 0, sizeof h);
+    h.api_key = (int16_t)key;
+    h.api_version = ver;
+    h.correlation_id = ++t->corr;
+    h.client_id = gr_str_c("brokertest");
+    hsz = gr_req_header_size(&h);
+    bsz = api->request.size(rq, ver);
+    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
+    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
+    gr_wr_i32(&w, (int32_t)(hsz + bsz));
+    gr_req_header_encode(&w, &h);
+    api->request.encode(&w, rq, ver);
+    ck_assert_int_eq(w.err, 0);
+    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
+                     (ssize_t)(4 + hsz + bsz));
+    do
+        n = read(t->fd, &b, 1);
+    while (n < 0 && errno == EINTR);
+    return n == 0 || (n < 0 && errno == ECONNRESET);
 }
 
 void

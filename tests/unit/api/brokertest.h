@@ -5,6 +5,7 @@
 #define GR_TESTS_BROKERTEST_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "broker.h"
 #include "core/arena.h"
@@ -35,6 +36,10 @@ void gr_brokertest_stop(gr_brokertest_t *t);
  * returns the decoded response (in t->a). Fails the test on any error. */
 void *gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver,
                          const void *rq);
+/* Sends request rq; true when the broker closes the connection instead
+ * of answering (the connection is then unusable: stop the broker). */
+bool gr_brokertest_call_closed(gr_brokertest_t *t, int key, int16_t ver,
+                               const void *rq);
 /* FindCoordinator for a group (key_type 0) or transactional id (1), until
  * the coordinator is there (its internal topic made and loaded). */
 void gr_brokertest_coordinator(gr_brokertest_t *t, const char *key,
