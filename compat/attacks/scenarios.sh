@@ -58,6 +58,7 @@ s_attack_fetch_partitions() {
 }
 
 SCENARIOS+=(attack_fetch_partitions)
+
 # --- repeated names (issue 25): decoded arrays and answers
 
 # requests naming one thing many times (compat/attacks/repeat.py): Metadata

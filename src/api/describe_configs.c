@@ -308,9 +308,9 @@ gr_api_describe_configs(gr_req_t *req)
             }
             return gr_req_reply(req);
         }
-    firsts = gr_topics_first_of(req->a, n ? &rq->resources[0].resource_name
-                                          : NULL,
-                                sizeof(rq->resources[0]), n);
+    firsts =
+        gr_topics_first_of(req->a, n ? &rq->resources[0].resource_name : NULL,
+                           sizeof(rq->resources[0]), n);
     if (firsts == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {

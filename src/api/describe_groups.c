@@ -87,8 +87,8 @@ gr_api_describe_groups(gr_req_t *req)
             m->member_metadata = s.members[k].metadata;
             m->member_assignment = s.members[k].assignment;
         }
-        bytes += gr_describe_groups_response_described_group_size(
-            rg, req->version);
+        bytes +=
+            gr_describe_groups_response_described_group_size(rg, req->version);
         if (bytes > max)
             return gr_api_answer_refuse(req, bytes);
     }

@@ -66,8 +66,8 @@ gr_api_describe_transactions(gr_req_t *req)
         if (firsts[i] != i) {
             *st = rs->transaction_states[firsts[i]]; /* listed before */
         } else {
-            kerr = gr_txn_describe(req->broker->txn,
-                                   &rq->transactional_ids[i], req->a, &info);
+            kerr = gr_txn_describe(req->broker->txn, &rq->transactional_ids[i],
+                                   req->a, &info);
             gr_describe_transactions_response_transaction_state_init(st);
             st->transactional_id = rq->transactional_ids[i];
             st->error_code = kerr;

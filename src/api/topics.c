@@ -37,8 +37,8 @@ fkey_cmp(const void *x, const void *y)
 /* The first-of by sorting copies of the keys: O(n log n) whatever the
  * keys (see gr_topics_first_of). */
 static int32_t *
-first_of_sorted(gr_arena_t *a, const gr_str_t *first, size_t stride,
-                int32_t n, int32_t *out)
+first_of_sorted(gr_arena_t *a, const gr_str_t *first, size_t stride, int32_t n,
+                int32_t *out)
 {
     fkey_t *k = gr_arena_alloc(a, n > 0 ? (size_t)n * sizeof(*k) : 1);
     int32_t m = 0;

@@ -454,7 +454,7 @@ store_topic(gr_cluster_t *c, gr_topic_t *t, bool created)
  * a name a topic may have (Kafka allows names starting with a dot): a
  * file of that name is a record only if it reads as one (is_record). */
 
-#define RECORD_PREFIX "deleted~"
+#define RECORD_PREFIX     "deleted~"
 #define OLD_RECORD_PREFIX ".deleted-"
 
 static void

@@ -821,8 +821,7 @@ move_stray(gr_log_t *l, const char *have)
             snprintf(tag, sizeof tag, "%s", id);
         else
             snprintf(tag, sizeof tag, "%s.%d", id, k);
-        gr_logs_aside_path(l->m, stray, l->topic, l->partition, tag,
-                           "-stray");
+        gr_logs_aside_path(l->m, stray, l->topic, l->partition, tag, "-stray");
         if (access(stray, F_OK) == 0)
             continue;
         if (rename(l->dir, stray) != 0)

@@ -181,8 +181,7 @@ bool gr_log_dir_names(const char *dir, const gr_uuid_t *id);
  * logDirNameWithSuffixCappedLength cuts it (a 249-character topic's
  * directory has no room for a suffix). out holds GR_SEG_PATH_MAX bytes. */
 void gr_logs_aside_path(const gr_logs_t *m, char *out, const char *topic,
-                        int32_t partition, const char *tag,
-                        const char *suffix);
+                        int32_t partition, const char *tag, const char *suffix);
 /* Moves a partition directory aside (<topic>-<p>.<id>-delete, Kafka's
  * name) over the next loop turns and removes it on a worker. */
 void gr_logs_trash_dir(gr_logs_t *m, const char *dir, const char *topic,

@@ -285,8 +285,7 @@ gr_logs_aside_path(const gr_logs_t *m, char *out, const char *topic,
     room = strlen(tail) < 255 ? 255 - strlen(tail) : 0;
     if (keep > room)
         keep = room;
-    snprintf(out, GR_SEG_PATH_MAX, "%s/%.*s%s", m->dir, (int)keep, topic,
-             tail);
+    snprintf(out, GR_SEG_PATH_MAX, "%s/%.*s%s", m->dir, (int)keep, topic, tail);
 }
 
 /* Renames w's directory aside into job (or removes it in place). */

@@ -46,7 +46,7 @@ START_TEST(test_first_of)
     enum { N = 3000 };
     gr_arena_t *a = gr_arena_new(4096);
     gr_str_t *keys = calloc(N, sizeof(*keys));
-    char (*buf)[4] = calloc(N, 4);
+    char(*buf)[4] = calloc(N, 4);
     int32_t *firsts;
 
     srand(7);
@@ -152,10 +152,8 @@ START_TEST(test_log_dirs_set)
     ck_assert_int_eq(rs->results[0].topics_cnt, 1);
     ck_assert(gr_str_eq_cstr(&rs->results[0].topics[0].name, "d"));
     ck_assert_int_eq(rs->results[0].topics[0].partitions_cnt, 2);
-    ck_assert_int_eq(rs->results[0].topics[0].partitions[0].partition_index,
-                     0);
-    ck_assert_int_eq(rs->results[0].topics[0].partitions[1].partition_index,
-                     1);
+    ck_assert_int_eq(rs->results[0].topics[0].partitions[0].partition_index, 0);
+    ck_assert_int_eq(rs->results[0].topics[0].partitions[1].partition_index, 1);
     gr_brokertest_stop(&bt);
 }
 END_TEST
@@ -207,8 +205,8 @@ START_TEST(test_configs_repeated)
         ck_assert(gr_str_eq(&rs->results[0].configs[i].name,
                             &rs->results[1].configs[i].name));
     ck_assert_int_eq(rs->results[2].configs_cnt, 1);
-    ck_assert(gr_str_eq_cstr(&rs->results[2].configs[0].name,
-                             "cleanup.policy"));
+    ck_assert(
+        gr_str_eq_cstr(&rs->results[2].configs[0].name, "cleanup.policy"));
     gr_brokertest_stop(&bt);
 }
 END_TEST
@@ -233,11 +231,10 @@ START_TEST(test_groups_and_txns_repeated)
     ck_assert_int_eq(gs->groups_cnt, 3);
     for (int i = 0; i < 3; i++) {
         ck_assert(gr_str_eq(&gs->groups[i].group_id, &names[i]));
-        ck_assert_int_eq(gs->groups[i].error_code,
-                         GR_KERR_GROUP_ID_NOT_FOUND);
+        ck_assert_int_eq(gs->groups[i].error_code, GR_KERR_GROUP_ID_NOT_FOUND);
     }
-    ck_assert(gr_str_eq_cstr(&gs->groups[2].error_message,
-                             "Group x not found."));
+    ck_assert(
+        gr_str_eq_cstr(&gs->groups[2].error_message, "Group x not found."));
 
     gr_brokertest_coordinator(&bt, "x", 1);
     gr_describe_transactions_request_init(&tq);
@@ -246,8 +243,8 @@ START_TEST(test_groups_and_txns_repeated)
     ts = gr_brokertest_call(&bt, GR_API_DESCRIBE_TRANSACTIONS, 0, &tq);
     ck_assert_int_eq(ts->transaction_states_cnt, 3);
     for (int i = 0; i < 3; i++) {
-        ck_assert(gr_str_eq(&ts->transaction_states[i].transactional_id,
-                            &names[i]));
+        ck_assert(
+            gr_str_eq(&ts->transaction_states[i].transactional_id, &names[i]));
         ck_assert_int_eq(ts->transaction_states[i].error_code,
                          GR_KERR_TRANSACTIONAL_ID_NOT_FOUND);
     }

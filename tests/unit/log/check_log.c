@@ -1075,8 +1075,8 @@ START_TEST(test_stray_long_topic)
     ck_assert_ptr_nonnull(l);
     ck_assert_int_eq(err, 0);
     ck_assert_int_eq(gr_log_end_offset(l), 0);
-    snprintf(path, sizeof path, "%s/%.*s%s", t.dir,
-             (int)(255 - strlen(tail)), topic, tail);
+    snprintf(path, sizeof path, "%s/%.*s%s", t.dir, (int)(255 - strlen(tail)),
+             topic, tail);
     ck_assert_int_eq(access(path, F_OK), 0);
     ck_assert_int_eq(count_dirs(&t, "-stray"), 1);
     append(l, NULL, 2, 1000, 100);

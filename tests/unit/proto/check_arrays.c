@@ -6,8 +6,8 @@
  * count the bytes left cannot hold fails before count elements are
  * allocated. Vectors written from the Kafka protocol guide.
  */
-#include "proto/gen/proto_table.h"
 #include "../unit.h"
+#include "proto/gen/proto_table.h"
 
 #include <stdlib.h>
 #include <string.h>
