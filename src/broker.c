@@ -78,8 +78,9 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     b->start_us = gr_mono_us();
     b->node_id = gr_conf_node_id(conf);
     b->max_request_bytes = gr_conf_int(conf, GR_CONF_SOCKET_REQUEST_MAX_BYTES);
-    /* a compressed batch may inflate; bound what one batch may expand to */
-    b->max_decompressed = (size_t)256 << 20;
+    /* a batch's records, inflated or converted, may take what the request
+     * itself may: no more memory than one more such frame */
+    b->max_decompressed = (size_t)b->max_request_bytes;
     b->listeners_file = listeners_file ? strdup(listeners_file) : NULL;
     b->dump_frames_dir = dump_frames_dir ? strdup(dump_frames_dir) : NULL;
     if (gr_conf_bool(conf, GR_CONF_GREGOR_TEMP_DATA)) {

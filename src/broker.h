@@ -79,7 +79,11 @@ struct gr_broker {
     bool stopping;            /* gr_broker_destroy: late work is dropped */
     /* deleted partitions' directories wait until the deletion is stored */
     bool deletions_unsynced, deleted_since_sync;
-    size_t max_decompressed;  /* bound on a decompressed batch */
+    /* what a produced batch's records may take once inflated or
+     * converted (socket.request.max.bytes: Kafka has no such bound); the
+     * bound down-conversion inflates stored batches to, so that whatever
+     * Produce took converts */
+    size_t max_decompressed;
     int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
 };

@@ -380,6 +380,7 @@ job_work(void *arg)
         if (in == NULL ||
             gr_records_down_convert(in, (size_t)it->len, job->magic,
                                     before + (size_t)(limit > 0 ? limit : 0),
+                                    job->b->max_decompressed,
                                     &job->out) != GR_KERR_NONE) {
             job->out.len = before;
             it->failed = true;

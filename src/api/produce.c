@@ -542,7 +542,7 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
     n = pt->size;
     if (pt->legacy) {
         gr_buf_t *conv = gr_arena_zalloc(req->a, sizeof(*conv));
-        err = conv ? gr_legacy_to_v2(buf, n, &vo, conv, &vr)
+        err = conv ? gr_legacy_to_v2(buf, n, &vo, -1, conv, &vr)
                    : GR_KERR_UNKNOWN_SERVER_ERROR;
         if (err == GR_KERR_NONE) {
             /* keep the converted batch for the request's lifetime */

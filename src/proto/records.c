@@ -645,16 +645,31 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
         err = validate_plain(buf + GR_BATCH_HEADER_SIZE,
                              size - GR_BATCH_HEADER_SIZE, &h, &v);
     } else {
+        gr_err_t rc;
         scratch->len = 0;
-        if (gr_decompress(gr_batch_codec(&h), buf + GR_BATCH_HEADER_SIZE,
-                          size - GR_BATCH_HEADER_SIZE, scratch,
-                          o->max_decompressed) != 0) {
+        rc = gr_decompress(gr_batch_codec(&h), buf + GR_BATCH_HEADER_SIZE,
+                           size - GR_BATCH_HEADER_SIZE, scratch,
+                           o->max_decompressed);
+        if (rc == GR_ERR_TOO_LARGE) {
+            /* Gregor's bound (Kafka streams the records and has none):
+             * answered as Kafka answers a batch too large to append */
+            snprintf(res->why, sizeof res->why,
+                     "The records inflate to more than %zu bytes.",
+                     o->max_decompressed);
+            res->message = res->why;
+            res->inflated = o->max_decompressed;
+            res->over_limit = true;
+            gr_buf_fini(&local);
+            return GR_KERR_MESSAGE_TOO_LARGE;
+        }
+        if (rc != 0) {
             /* Kafka: a KafkaException ("Failed to decompress record
              * stream"), which is no ApiException */
             res->message = "The records could not be decompressed.";
             gr_buf_fini(&local);
             return GR_KERR_UNKNOWN_SERVER_ERROR;
         }
+        res->inflated = scratch->len;
         err = foreach_payload(&h, scratch->ptr, scratch->len, validate_record,
                               &v);
     }
@@ -862,6 +877,19 @@ typedef struct legacy_state {
     int64_t count;
 } legacy_state_t;
 
+/* The converted records passed o->max_decompressed. */
+static gr_kerr_t
+legacy_over_limit(legacy_state_t *st)
+{
+    gr_validate_result_t *res = st->res;
+    snprintf(res->why, sizeof res->why,
+             "The message set converts to more than %zu bytes.",
+             st->o->max_decompressed);
+    res->message = res->why;
+    res->over_limit = true;
+    return GR_KERR_MESSAGE_TOO_LARGE;
+}
+
 /* Parses one legacy message (crc .. value) of size n; appends its records
  * (unwrapping a compressed wrapper once) to the builder. */
 static gr_kerr_t
@@ -902,6 +930,8 @@ legacy_message(legacy_state_t *st, const uint8_t *m, size_t n, int depth,
             st->codec = GR_CODEC_NONE;
         gr_batch_builder_add(st->b, ts, &key, &value, 0, NULL, 0);
         st->count++;
+        if (st->b->raw.len > st->o->max_decompressed)
+            return legacy_over_limit(st);
         return GR_KERR_NONE;
     }
     /* a compressed wrapper: its value is an inner message set */
@@ -916,10 +946,16 @@ legacy_message(legacy_state_t *st, const uint8_t *m, size_t n, int depth,
     {
         gr_buf_t inner = GR_BUF_INIT;
         gr_kerr_t err = GR_KERR_NONE;
-        size_t pos = 0;
-        if (gr_decompress(codec, value.ptr, (size_t)value.len, &inner,
-                          st->o->max_decompressed) != 0) {
+        size_t pos = 0, used = st->b->raw.len, max = st->o->max_decompressed;
+        gr_err_t rc;
+        /* what is left of the bound: the inner set and the records it
+         * converts to never hold more than twice the bound together */
+        rc = gr_decompress(codec, value.ptr, (size_t)value.len, &inner,
+                           used < max ? max - used : 0);
+        if (rc != 0) {
             gr_buf_fini(&inner);
+            if (rc == GR_ERR_TOO_LARGE)
+                return legacy_over_limit(st);
             st->res->message = "Compressed legacy message does not "
                                "decompress.";
             return GR_KERR_CORRUPT_MESSAGE;
@@ -946,7 +982,7 @@ legacy_message(legacy_state_t *st, const uint8_t *m, size_t n, int depth,
 
 gr_kerr_t
 gr_legacy_to_v2(const uint8_t *buf, size_t n, const gr_validate_opts_t *o,
-                gr_buf_t *out, gr_validate_result_t *res)
+                int codec, gr_buf_t *out, gr_validate_result_t *res)
 {
     gr_batch_builder_t b;
     legacy_state_t st;
@@ -1007,7 +1043,7 @@ gr_legacy_to_v2(const uint8_t *buf, size_t n, const gr_validate_opts_t *o,
         int64_t ts = o->log_append_time ? o->now_ms : b.max_timestamp;
         if (o->log_append_time)
             b.attributes |= GR_ATTR_LOG_APPEND_TIME;
-        b.codec = st.codec < 0 ? GR_CODEC_NONE : st.codec;
+        b.codec = codec >= 0 ? codec : st.codec < 0 ? GR_CODEC_NONE : st.codec;
         b.max_timestamp = ts;
         if (gr_batch_builder_finish(&b, 0, out) != 0) {
             res->message = "Converting the message set failed.";
@@ -1020,6 +1056,7 @@ gr_legacy_to_v2(const uint8_t *buf, size_t n, const gr_validate_opts_t *o,
     } else if (res->message == NULL) {
         res->message = "Malformed legacy message set.";
     }
+    res->inflated = res->over_limit ? o->max_decompressed : b.raw.len;
     gr_batch_builder_fini(&b);
     return err;
 }
@@ -1075,7 +1112,8 @@ down_record(void *arg, const gr_batch_hdr_t *h, const gr_record_t *rec)
 
 gr_kerr_t
 gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
-                        size_t max_bytes, gr_buf_t *out)
+                        size_t max_bytes, size_t max_decompressed,
+                        gr_buf_t *out)
 {
     size_t pos = 0;
     gr_buf_t scratch = GR_BUF_INIT;
@@ -1094,9 +1132,9 @@ gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
             d.magic = magic;
             d.log_append_time = (h.attributes & GR_ATTR_LOG_APPEND_TIME) != 0;
             d.batch_max_ts = h.max_timestamp;
-            err = gr_batch_foreach_record(buf + pos, gr_batch_size(&h),
-                                          &scratch, 64u << 20, down_record,
-                                          &d);
+            err =
+                gr_batch_foreach_record(buf + pos, gr_batch_size(&h), &scratch,
+                                        max_decompressed, down_record, &d);
             if (err != GR_KERR_NONE || out->oom) {
                 out->len = before;
                 break;

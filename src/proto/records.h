@@ -193,7 +193,10 @@ typedef struct gr_validate_opts {
     bool compacted;              /* cleanup.policy has compact: keys needed */
     int64_t ts_before_max_ms;    /* message.timestamp.before.max.ms */
     int64_t ts_after_max_ms;     /* message.timestamp.after.max.ms */
-    size_t max_decompressed;     /* bound for validating compressed data */
+    /* the most bytes the records may take once decompressed (a v2 batch)
+     * or converted (a legacy message set); past it MESSAGE_TOO_LARGE with
+     * over_limit set in the result */
+    size_t max_decompressed;
     gr_buf_t *scratch;           /* reused for decompression, or NULL */
     const char *topic;           /* for record errors' messages, or NULL */
     int32_t partition;
@@ -215,6 +218,11 @@ typedef struct gr_validate_result {
     int32_t base_sequence;
     int32_t last_sequence;
     bool transactional;
+    /* bytes the records took once decompressed (0 for an uncompressed
+     * batch) or, for a legacy message set, converted; over_limit: that
+     * passed max_decompressed (the error is MESSAGE_TOO_LARGE) */
+    size_t inflated;
+    bool over_limit;
     /* why, when not NONE, for log lines (static, arena or why[]); what
      * Kafka answers as the error message is the record errors' message
      * only (nrecord_errors > 0) */
@@ -276,11 +284,13 @@ int gr_records_producer(const uint8_t *batch, size_t size, int64_t *producer_id,
  * consistent, no control batch, a base sequence with a producer id
  * (INVALID_RECORD), every record well formed (INVALID_RECORD, as
  * DefaultRecord's InvalidRecordException; data that does not decompress
- * is UNKNOWN_SERVER_ERROR) and accepted (keys present on compacted
- * topics, timestamps within the configured bounds: record errors,
- * INVALID_RECORD or INVALID_TIMESTAMP). With LogAppendTime it stamps
- * maxTimestamp and the timestamp-type bit and recomputes the CRC (buf is
- * modified). Returns the Kafka error for the partition. */
+ * is UNKNOWN_SERVER_ERROR; data that inflates past o->max_decompressed
+ * MESSAGE_TOO_LARGE, a bound of Gregor's: Kafka streams the records) and
+ * accepted (keys present on compacted topics, timestamps within the
+ * configured bounds: record errors, INVALID_RECORD or INVALID_TIMESTAMP). With
+ * LogAppendTime it stamps maxTimestamp and the timestamp-type bit and
+ * recomputes the CRC (buf is modified). Returns the Kafka error for the
+ * partition. */
 gr_kerr_t gr_records_validate(uint8_t *buf, size_t n,
                               const gr_validate_opts_t *o, gr_arena_t *a,
                               gr_validate_result_t *res);
@@ -328,18 +338,25 @@ int gr_control_batch(gr_buf_t *out, int64_t producer_id, int16_t epoch,
 
 /* Converts a legacy message set (Produce v0-v2) to one v2 batch in out,
  * validating CRC-32 of each message and unwrapping compressed wrappers.
- * The new batch keeps the wrapper's codec (none when mixed). Returns the
- * Kafka error; res as for gr_records_validate. */
+ * The new batch is compressed with codec (a GR_CODEC_*, the topic's
+ * compression.type), or with codec -1 keeps the wrappers' codec (none when
+ * mixed), as Kafka's LogValidator chooses. The records converted may take
+ * at most o->max_decompressed bytes (each wrapper is inflated no further
+ * than what is left of it): past it MESSAGE_TOO_LARGE with res->over_limit.
+ * Returns the Kafka error; res as for gr_records_validate. */
 gr_kerr_t gr_legacy_to_v2(const uint8_t *buf, size_t n,
-                          const gr_validate_opts_t *o, gr_buf_t *out,
+                          const gr_validate_opts_t *o, int codec, gr_buf_t *out,
                           gr_validate_result_t *res);
 
 /* Appends the records of v2 batches buf[0..n) to out as an uncompressed
  * legacy message set of magic 0 or 1 (Fetch v0-v3 down-conversion), with
  * absolute offsets; control batches are left out. A trailing partial batch
  * is ignored. Stops before out would pass max_bytes (but always converts
- * the first batch). */
+ * the first batch). A compressed batch is inflated to at most
+ * max_decompressed bytes: the bound Produce stored it under (broker.h), so
+ * that whatever Produce took converts. */
 gr_kerr_t gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
-                                  size_t max_bytes, gr_buf_t *out);
+                                  size_t max_bytes, size_t max_decompressed,
+                                  gr_buf_t *out);
 
 #endif

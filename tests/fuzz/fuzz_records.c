@@ -7,12 +7,18 @@
  *         bit 1  message.timestamp.type=LogAppendTime
  *         bit 2  timestamp bounds of one hour around a fixed clock
  *         bit 3  max.message.bytes of 1000 (else 1 MiB)
+ *         bit 4  down-conversion to magic 1 within 100 bytes
+ *         bit 5  records may inflate (or convert) to 4 KiB (else 1 MiB)
+ *         bit 6  legacy conversion to lz4 (a topic's compression.type)
  *
  * Steps and the invariants checked:
  *   - gr_batch_check() on the bytes (recovery's check);
  *   - magic 0/1: gr_legacy_to_v2(); what it builds must pass
- *     gr_records_validate() as a v3+ Produce with the same record count;
- *   - gr_records_validate() on a copy; for a valid batch its records are
+ *     gr_records_validate() as a v3+ Produce with the same record count,
+ *     in the codec asked for; the records converted never take more than
+ *     the bound, and passing it is MESSAGE_TOO_LARGE;
+ *   - gr_records_validate() on a copy (records inflating past the bound:
+ *     MESSAGE_TOO_LARGE); for a valid batch its records are
  *     rebuilt with gr_batch_builder_*() in the same codec (as recompression
  *     does) and must come back identical (timestamps, keys, values,
  *     headers) and valid;
@@ -155,44 +161,54 @@ rebuild_batch(const uint8_t *b, size_t size, const gr_validate_opts_t *vo,
 }
 
 static void
-legacy(const uint8_t *data, size_t n, const gr_validate_opts_t *vo,
+legacy(const uint8_t *data, size_t n, const gr_validate_opts_t *vo, int codec,
        gr_arena_t *a)
 {
     gr_buf_t out = GR_BUF_INIT;
     gr_validate_result_t res, res2;
     gr_validate_opts_t o;
+    gr_batch_hdr_t h;
     gr_kerr_t err;
 
-    err = gr_legacy_to_v2(data, n, vo, &out, &res);
+    err = gr_legacy_to_v2(data, n, vo, codec, &out, &res);
+    GR_FUZZ_CHECK(res.inflated <= vo->max_decompressed);
+    GR_FUZZ_CHECK(!res.over_limit || err == GR_KERR_MESSAGE_TOO_LARGE);
     if (err == GR_KERR_NONE) {
         GR_FUZZ_CHECK(out.len >= GR_BATCH_HEADER_SIZE);
+        gr_batch_hdr_parse(out.ptr, &h);
+        GR_FUZZ_CHECK(codec < 0 || gr_batch_codec(&h) == codec);
         o = *vo;
         o.produce_version = 3;
         o.max_message_bytes = INT32_MAX;
         /* legacy conversion does not check timestamp bounds (yet) */
         o.ts_before_max_ms = INT64_MAX;
         o.ts_after_max_ms = INT64_MAX;
+        o.max_decompressed = SIZE_MAX;
         err = gr_records_validate(out.ptr, out.len, &o, a, &res2);
         GR_FUZZ_CHECK(err == GR_KERR_NONE);
         GR_FUZZ_CHECK(res2.records == res.records);
+        /* what it inflates to is what was converted */
+        GR_FUZZ_CHECK(gr_batch_codec(&h) == GR_CODEC_NONE ||
+                      res2.inflated == res.inflated);
     }
     gr_buf_fini(&out);
 }
 
 static void
 down_convert(const uint8_t *data, size_t n, int magic, size_t max_bytes,
-             gr_arena_t *a)
+             size_t max_inflate, gr_arena_t *a)
 {
     gr_buf_t out = GR_BUF_INIT, v2 = GR_BUF_INIT;
     gr_validate_opts_t o;
     gr_validate_result_t res;
     (void)a;
 
-    if (gr_records_down_convert(data, n, magic, max_bytes, &out) ==
+    if (gr_records_down_convert(data, n, magic, max_bytes, max_inflate, &out) ==
             GR_KERR_NONE &&
         out.len > 0) {
         opts_init(&o, NULL, 2);
-        GR_FUZZ_CHECK(gr_legacy_to_v2(out.ptr, out.len, &o, &v2, &res) ==
+        o.max_decompressed = SIZE_MAX;
+        GR_FUZZ_CHECK(gr_legacy_to_v2(out.ptr, out.len, &o, -1, &v2, &res) ==
                       GR_KERR_NONE);
     }
     gr_buf_fini(&v2);
@@ -209,6 +225,7 @@ gr_fuzz_records(const uint8_t *data, size_t n)
     uint8_t flags, *copy;
     size_t size;
     const char *why;
+    gr_kerr_t err;
     int magic;
 
     if (n < 2)
@@ -225,27 +242,33 @@ gr_fuzz_records(const uint8_t *data, size_t n)
     }
     if (flags & 8)
         vo.max_message_bytes = 1000;
+    if (flags & 32)
+        vo.max_decompressed = 4096;
     data += 2;
     n -= 2;
 
     (void)gr_batch_check(data, n, &size, &why);
     magic = gr_records_magic(data, n);
     if (magic == 0 || magic == 1)
-        legacy(data, n, &vo, a);
+        legacy(data, n, &vo, flags & 64 ? GR_CODEC_LZ4 : -1, a);
 
     copy = gr_arena_alloc(a, n + 1);
     GR_FUZZ_CHECK(copy != NULL);
     if (n > 0)
         memcpy(copy, data, n);
-    if (gr_records_validate(copy, n, &vo, a, &res) == GR_KERR_NONE) {
+    err = gr_records_validate(copy, n, &vo, a, &res);
+    GR_FUZZ_CHECK(res.inflated <= vo.max_decompressed);
+    GR_FUZZ_CHECK(!res.over_limit || err == GR_KERR_MESSAGE_TOO_LARGE);
+    if (err == GR_KERR_NONE) {
         /* one batch; bytes after it that make no other are left out */
         GR_FUZZ_CHECK(res.batches == 1 && res.valid_bytes <= n);
         GR_FUZZ_CHECK(gr_batch_check(copy, res.valid_bytes, &size, &why) == 0);
         rebuild_batch(copy, res.valid_bytes, &vo, a);
     }
 
-    down_convert(data, n, 0, 1u << 20, a);
-    down_convert(data, n, 1, flags & 16 ? 100 : 1u << 20, a);
+    down_convert(data, n, 0, 1u << 20, vo.max_decompressed, a);
+    down_convert(data, n, 1, flags & 16 ? 100 : 1u << 20, vo.max_decompressed,
+                 a);
 
     gr_buf_fini(&scratch);
     gr_arena_destroy(a);

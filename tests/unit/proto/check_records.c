@@ -5,10 +5,11 @@
  * batches, and the refusals (CRC, counts, sizes, control batches, codecs,
  * keys on compacted topics).
  */
+#include "../unit.h"
+#include "core/compress.h"
 #include "core/crc32c.h"
 #include "proto/records.h"
 #include "proto/wire.h"
-#include "../unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -554,7 +555,7 @@ START_TEST(test_legacy_conversion)
         seen_t s = {0};
         gr_batch_hdr_t h;
         opts(&o, 2);
-        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, &out, &r), GR_KERR_NONE);
+        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, -1, &out, &r), GR_KERR_NONE);
         ck_assert_int_eq(r.records, 5);
         /* the result is a valid v2 batch that keeps the wrapper's codec */
         gr_batch_hdr_parse(out.ptr, &h);
@@ -570,12 +571,134 @@ START_TEST(test_legacy_conversion)
             ck_assert_int_eq(s.ts[0], -1);
         /* a broken CRC-32 in the first message is refused */
         b[12] ^= 0xff;
-        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, &out, &r),
+        ck_assert_int_eq(gr_legacy_to_v2(b, n, &o, -1, &out, &r),
                          GR_KERR_CORRUPT_MESSAGE);
         gr_buf_fini(&out);
         gr_buf_fini(&scratch);
         free(b);
     }
+}
+END_TEST
+
+/* A magic-1 message of vlen zero bytes (attrs 0), or a gzip wrapper of
+ * one (attrs 1), appended to out. */
+static void
+legacy_zeros(gr_buf_t *out, int attrs, size_t vlen)
+{
+    uint8_t *zeros = calloc(1, vlen);
+    gr_buf_t inner = GR_BUF_INIT, gz = GR_BUF_INIT;
+    const uint8_t *v = zeros;
+    size_t start = out->len, n = vlen;
+    uint8_t h[34];
+    ck_assert_ptr_nonnull(zeros);
+    if (attrs == GR_CODEC_GZIP) {
+        legacy_zeros(&inner, 0, vlen);
+        ck_assert_int_eq(gr_compress(GR_COMPRESS_GZIP, inner.ptr, inner.len,
+                                     &gz, GR_COMPRESS_LEVEL_DEFAULT, 0),
+                         0);
+        v = gz.ptr;
+        n = gz.len;
+    }
+    gr_put_u64(h, 0);
+    gr_put_u32(h + 8, (uint32_t)(22 + n));
+    h[16] = 1;
+    h[17] = (uint8_t)attrs;
+    gr_put_u64(h + 18, 1700000000000);
+    gr_put_u32(h + 26, (uint32_t)-1);
+    gr_put_u32(h + 30, (uint32_t)n);
+    gr_buf_append(out, h, sizeof h);
+    gr_buf_append(out, v, n);
+    gr_put_u32(out->ptr + start + 12,
+               gr_crc32(out->ptr + start + 16, out->len - start - 16));
+    gr_buf_fini(&inner);
+    gr_buf_fini(&gz);
+    free(zeros);
+}
+
+/* The bound on inflated records: a v2 batch whose records take exactly
+ * max_decompressed is valid, one byte more is MESSAGE_TOO_LARGE; a legacy
+ * set whose wrappers convert to more than the bound together (each under
+ * it) too; the converted batch takes the codec asked for; down-conversion
+ * inflates to the bound it is given. */
+START_TEST(test_inflate_bound)
+{
+    gr_batch_builder_t bb;
+    gr_validate_opts_t o;
+    gr_validate_result_t r;
+    gr_buf_t b = GR_BUF_INIT, out = GR_BUF_INIT, scratch = GR_BUF_INIT;
+    static uint8_t zeros[8000];
+    gr_bytes_t k = { NULL, -1 }, v = { zeros, sizeof zeros };
+    gr_batch_hdr_t h;
+
+    /* one record: its length (2 bytes), attributes, two deltas, key
+     * length, value length (2) and header count: 8009 bytes */
+    gr_batch_builder_init(&bb, GR_CODEC_ZSTD, 0, -1, -1, -1);
+    gr_batch_builder_add(&bb, 1700000000000, &k, &v, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &b), 0);
+    gr_batch_builder_fini(&bb);
+    opts(&o, 7);
+    o.scratch = &scratch;
+    o.max_decompressed = 8009;
+    ck_assert_int_eq(gr_records_validate(b.ptr, b.len, &o, NULL, &r),
+                     GR_KERR_NONE);
+    ck_assert_uint_eq(r.inflated, 8009);
+    ck_assert(!r.over_limit);
+    o.max_decompressed = 8008;
+    ck_assert_int_eq(gr_records_validate(b.ptr, b.len, &o, NULL, &r),
+                     GR_KERR_MESSAGE_TOO_LARGE);
+    ck_assert(r.over_limit);
+    ck_assert_str_eq(r.message, "The records inflate to more than 8008 bytes.");
+    /* stored, it down-converts within the same bound only */
+    ck_assert_int_eq(
+        gr_records_down_convert(b.ptr, b.len, 1, 1 << 20, 8009, &out),
+        GR_KERR_NONE);
+    ck_assert_int_eq(out.len, 34 + sizeof zeros);
+    out.len = 0;
+    ck_assert_int_eq(
+        gr_records_down_convert(b.ptr, b.len, 1, 1 << 20, 8008, &out),
+        GR_KERR_CORRUPT_MESSAGE);
+    ck_assert_int_eq(out.len, 0);
+
+    /* two gzip wrappers of 6000 bytes each: each inflates to a 6034-byte
+     * message set, converted to a 6009-byte record; the second may inflate
+     * to what the first left of the bound */
+    b.len = 0;
+    legacy_zeros(&b, GR_CODEC_GZIP, 6000);
+    legacy_zeros(&b, GR_CODEC_GZIP, 6000);
+    opts(&o, 2);
+    o.max_decompressed = 6009 + 6034;
+    ck_assert_int_eq(gr_legacy_to_v2(b.ptr, b.len, &o, -1, &out, &r),
+                     GR_KERR_NONE);
+    ck_assert_uint_eq(r.inflated, 12018);
+    gr_batch_hdr_parse(out.ptr, &h);
+    ck_assert_int_eq(gr_batch_codec(&h), GR_CODEC_GZIP);
+    out.len = 0;
+    ck_assert_int_eq(gr_legacy_to_v2(b.ptr, b.len, &o, GR_CODEC_LZ4, &out, &r),
+                     GR_KERR_NONE);
+    gr_batch_hdr_parse(out.ptr, &h);
+    ck_assert_int_eq(gr_batch_codec(&h), GR_CODEC_LZ4);
+    ck_assert_int_eq(h.count, 2);
+    out.len = 0;
+    o.max_decompressed = 6009 + 6033;
+    ck_assert_int_eq(gr_legacy_to_v2(b.ptr, b.len, &o, -1, &out, &r),
+                     GR_KERR_MESSAGE_TOO_LARGE);
+    ck_assert(r.over_limit);
+    ck_assert_str_eq(r.message,
+                     "The message set converts to more than 12042 bytes.");
+    /* uncompressed messages count too: 12018 bytes converted */
+    o.max_decompressed = 12017;
+    b.len = 0;
+    legacy_zeros(&b, 0, 6000);
+    legacy_zeros(&b, 0, 6000);
+    ck_assert_int_eq(gr_legacy_to_v2(b.ptr, b.len, &o, -1, &out, &r),
+                     GR_KERR_MESSAGE_TOO_LARGE);
+    out.len = 0;
+    o.max_decompressed = 12018;
+    ck_assert_int_eq(gr_legacy_to_v2(b.ptr, b.len, &o, -1, &out, &r),
+                     GR_KERR_NONE);
+    gr_buf_fini(&b);
+    gr_buf_fini(&out);
+    gr_buf_fini(&scratch);
 }
 END_TEST
 
@@ -590,15 +713,17 @@ START_TEST(test_down_convert)
         seen_t s = {0};
         /* place the batch at offset 100 as the log would */
         gr_batch_set_base_offset(b, 100);
-        ck_assert_int_eq(gr_records_down_convert(b, n, magic, 1 << 20, &legacy),
-                         GR_KERR_NONE);
+        ck_assert_int_eq(
+            gr_records_down_convert(b, n, magic, 1 << 20, 1 << 20, &legacy),
+            GR_KERR_NONE);
         /* offsets are absolute: 100..104 */
         ck_assert_int_eq((int64_t)gr_get_u64(legacy.ptr), 100);
         ck_assert_int_eq(gr_records_magic(legacy.ptr, legacy.len), magic);
         /* and it parses back (our legacy reader checks every CRC-32) */
         opts(&o, 2);
-        ck_assert_int_eq(gr_legacy_to_v2(legacy.ptr, legacy.len, &o, &v2, &r),
-                         GR_KERR_NONE);
+        ck_assert_int_eq(
+            gr_legacy_to_v2(legacy.ptr, legacy.len, &o, -1, &v2, &r),
+            GR_KERR_NONE);
         ck_assert_int_eq(gr_batch_foreach_record(v2.ptr, v2.len, &scratch,
                                                  1 << 20, collect, &s),
                          GR_KERR_NONE);
@@ -693,6 +818,7 @@ suite_proto_records(void)
     tcase_add_test(tc, test_kafka_stages);
     tcase_add_test(tc, test_legacy_conversion);
     tcase_add_test(tc, test_down_convert);
+    tcase_add_test(tc, test_inflate_bound);
     tcase_add_test(tc, test_builder_and_control);
     suite_add_tcase(s, tc);
     return s;
