@@ -78,8 +78,8 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     b->start_us = gr_mono_us();
     b->node_id = gr_conf_node_id(conf);
     b->max_request_bytes = gr_conf_int(conf, GR_CONF_SOCKET_REQUEST_MAX_BYTES);
-    /* a batch's records, inflated or converted, may take what the request
-     * itself may: no more memory than one more such frame */
+    /* a Produce request's records, inflated or converted, may take what
+     * the request itself may: no more memory than one more such frame */
     b->max_decompressed = (size_t)b->max_request_bytes;
     b->listeners_file = listeners_file ? strdup(listeners_file) : NULL;
     b->dump_frames_dir = dump_frames_dir ? strdup(dump_frames_dir) : NULL;
@@ -776,6 +776,11 @@ gr_broker_run(gr_broker_t *b)
     b->workers = gr_workers_new(b->loop, 2);
     if (b->workers == NULL)
         return -1;
+    /* apart from fsyncs and the rest: a client's inflation delays no
+     * other work, and one request's bound at a time is what it holds */
+    b->inflate_workers = gr_workers_new(b->loop, 1);
+    if (b->inflate_workers == NULL)
+        return -1;
     {
         gr_err_t err = 0;
         int max_files = max_open_segment_files();
@@ -902,6 +907,10 @@ gr_broker_destroy(gr_broker_t *b)
                     p->log = NULL;
                 }
         gr_logs_close(b->logs);
+    }
+    if (b->inflate_workers) { /* their requests were aborted */
+        gr_workers_destroy(b->inflate_workers);
+        gr_loop_drain_posts(b->loop);
     }
     if (b->workers) {
         gr_workers_destroy(b->workers);

@@ -79,11 +79,12 @@ struct gr_broker {
     bool stopping;            /* gr_broker_destroy: late work is dropped */
     /* deleted partitions' directories wait until the deletion is stored */
     bool deletions_unsynced, deleted_since_sync;
-    /* what a produced batch's records may take once inflated or
+    /* what one Produce request's records may take once inflated or
      * converted (socket.request.max.bytes: Kafka has no such bound); the
      * bound down-conversion inflates stored batches to, so that whatever
      * Produce took converts */
     size_t max_decompressed;
+    gr_workers_t *inflate_workers; /* one thread: Produce's large batches */
     int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
 };

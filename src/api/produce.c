@@ -35,13 +35,30 @@
  * Kafka's); otherwise the answer goes out once the data is as durable as
  * configured (the page cache, or an fsync when flush.messages is
  * reached).
+ *
+ * What LogValidator does to a batch before it is appended (inflate and
+ * check the records, convert a v0-v2 message set, recompress for the
+ * topic's compression.type) may take far more memory and time than the
+ * request's bytes: prepare() does it, between stages 3 and 4. The records
+ * of one request may take at most socket.request.max.bytes once inflated
+ * or converted (broker.h, max_decompressed: Kafka has no such bound, it
+ * streams the records); a partition past it is MESSAGE_TOO_LARGE, as is a
+ * converted or recompressed batch larger than max.message.bytes (Kafka's
+ * UnifiedLog check). Only a v3+ batch whose records inflate to at most
+ * INLINE_BYTES is prepared on the loop; the others go, in one job, to the
+ * broker's inflation worker while the request is held (the connection
+ * reads nothing more meanwhile, so a producer's batches are still
+ * appended in the order it sent them), and stages 4-6 run when the job
+ * is back: the partitions are looked up again, and the transaction check
+ * and the append happen in the same loop turn, as before.
  */
 #include "api/api_int.h"
 #include "api/topics.h"
 #include "cluster/topic_config.h"
 #include "core/crc32c.h"
-#include "core/time.h"
 #include "core/fault.h"
+#include "core/time.h"
+#include "core/worker.h"
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "proto/records.h"
@@ -50,18 +67,36 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The most a batch's records may inflate to for it to be prepared on the
+ * loop. gzip, the slowest codec to inflate, takes 0.1 ms for 64 KiB of
+ * JSON-like records here (tests/bench/compress_bench: 400-650 MB/s), a
+ * worker round trip 5 us (at worst 2 ms on this shared VM): above it the
+ * loop's time per batch grows, the handoff's does not. Below it a small
+ * batch does not wait behind large ones queued for the worker. */
+#define INLINE_BYTES (64 << 10)
+
 typedef gr_produce_response_partition_produce_response_t part_resp_t;
 
 /* One partition of the request on its way through the stages. */
 typedef struct part {
+    const gr_produce_request_topic_produce_data_t *td;
     const gr_produce_request_partition_produce_data_t *pd;
     part_resp_t *prs;
-    gr_topic_t *t;
+    gr_topic_t *t;      /* found again after the worker */
+    gr_uuid_t topic_id; /* t's, to tell it from a topic made since */
     size_t size;  /* the batch's bytes (what the log takes) */
     bool pending; /* not answered yet */
     bool legacy;  /* a v0-v2 message set (magic 0 or 1) */
     bool txn;     /* a transactional batch with a producer id */
     gr_pid_t pid; /* its producer, when txn */
+    /* what prepare() made of the batch, once prepared */
+    bool prepared;
+    bool log_append_time; /* the topic's, when prepared */
+    int64_t now_ms;       /* the clock it was prepared with */
+    gr_kerr_t verr;
+    gr_validate_result_t vr; /* its strings in req->a or static */
+    uint8_t *batch;          /* what to append: in the frame or the job */
+    size_t batch_n;
 } part_t;
 
 /* The flushes a response waits for; heap-allocated because the request may
@@ -475,6 +510,351 @@ check_producer(gr_req_t *req, gr_partition_t *p, const uint8_t *buf,
     return GR_KERR_NONE;
 }
 
+/* --- preparing batches (see the file header) */
+
+/* A batch's LogValidator work, on the loop or on the worker. In: the batch
+ * (the frame's, or the job's copy) and how to check it; out: the verdict
+ * and, for a conversion or recompression, the batch to append. */
+typedef struct prep {
+    uint8_t *buf;
+    size_t n;
+    bool legacy;
+    int codec;             /* compression.type: a codec, or -1 (producer) */
+    gr_validate_opts_t vo; /* max_decompressed and scratch: prepare()'s */
+    gr_kerr_t err;
+    gr_validate_result_t vr;
+    gr_buf_t out; /* converted or recompressed; empty: buf */
+} prep_t;
+
+/* Does pp's work within limit bytes of inflated or converted records,
+ * with scratch to inflate into and a for the record errors. On the loop
+ * (on_loop) it returns 1 instead, the batch unchanged, when the work
+ * belongs on the worker: a conversion, a recompression, or records that
+ * inflate past limit while the request's bound is larger (more_left).
+ * Otherwise 0, pp->err the partition's error. Any thread. */
+static int
+prepare(prep_t *pp, size_t limit, bool on_loop, bool more_left,
+        gr_buf_t *scratch, gr_arena_t *a)
+{
+    gr_validate_opts_t vo = pp->vo;
+    bool recode = !pp->legacy && pp->codec >= 0 &&
+                  needs_recompression(pp->buf, pp->n, pp->codec);
+
+    if (on_loop && (pp->legacy || recode))
+        return 1;
+    vo.max_decompressed = limit;
+    vo.scratch = scratch;
+    if (pp->legacy) {
+        /* Kafka's LogValidator converts with the topic's codec, or the
+         * wrappers' */
+        pp->err =
+            gr_legacy_to_v2(pp->buf, pp->n, &vo, pp->codec, &pp->out, &pp->vr);
+    } else {
+        pp->err = gr_records_validate(pp->buf, pp->n, &vo, a, &pp->vr);
+        if (on_loop && more_left && pp->vr.over_limit)
+            return 1;
+        if (pp->err == GR_KERR_NONE && recode) {
+            pp->err = recompress(pp->buf, pp->vr.valid_bytes, pp->codec, limit,
+                                 scratch, &pp->out);
+            if (pp->err != GR_KERR_NONE)
+                pp->vr.message = "Recompressing the batch failed.";
+        }
+    }
+    /* UnifiedLog: a batch converted or recompressed is checked against
+     * max.message.bytes again (RecordTooLargeException) */
+    if (pp->err == GR_KERR_NONE && pp->out.len > (size_t)vo.max_message_bytes) {
+        snprintf(pp->vr.why, sizeof pp->vr.why,
+                 "Message batch size is %zu bytes in append to partition "
+                 "%s-%d which exceeds the maximum configured size of %d.",
+                 pp->out.len, vo.topic ? vo.topic : "?", vo.partition,
+                 vo.max_message_bytes);
+        pp->vr.message = pp->vr.why;
+        pp->err = GR_KERR_MESSAGE_TOO_LARGE;
+    }
+    return 0;
+}
+
+/* The work of a request's partitions that could not be prepared on the
+ * loop, for the inflation worker. The worker owns it from submission to
+ * done(); then the loop frees it. */
+typedef struct job_part {
+    int32_t idx; /* in the request's parts */
+    prep_t pp;   /* pp.buf: a copy, the job's */
+} job_part_t;
+
+typedef struct inflate_job {
+    gr_broker_t *b;
+    gr_req_t *req; /* the request, its copy once detached, or NULL */
+    part_t *parts; /* req's (loop thread only) */
+    int32_t np;
+    size_t left;   /* of the request's bound on inflated records */
+    gr_arena_t *a; /* the worker's: topic names, record errors */
+    /* detached (the client went away first): what finish() needs of the
+     * request, in da (loop thread only) */
+    gr_arena_t *da;
+    gr_req_t dreq;
+    gr_produce_request_t drq;
+    int n;
+    job_part_t jp[];
+} inflate_job_t;
+
+static void
+job_free(inflate_job_t *job)
+{
+    for (int i = 0; i < job->n; i++) {
+        free(job->jp[i].pp.buf);
+        gr_buf_fini(&job->jp[i].pp.out);
+    }
+    gr_arena_destroy(job->a);
+    gr_arena_destroy(job->da);
+    free(job);
+}
+
+/* On the worker: each batch in turn, within what is left of the bound; the
+ * scratch is the job's and goes with it. */
+static void
+inflate_work(void *arg)
+{
+    inflate_job_t *job = arg;
+    gr_buf_t scratch = GR_BUF_INIT;
+    for (int i = 0; i < job->n; i++) {
+        prep_t *pp = &job->jp[i].pp;
+        prepare(pp, job->left, false, false, &scratch, job->a);
+        job->left -= pp->vr.inflated < job->left ? pp->vr.inflated : job->left;
+        scratch.len = 0;
+    }
+    gr_buf_fini(&scratch);
+}
+
+/* Takes the verdict of pp into pt; its strings are copied to req->a when
+ * they are the job's (copy_errors) or pp's own (the message). The batch to
+ * append stays where it is (frame or job) until the append. */
+static void
+take(gr_req_t *req, part_t *pt, prep_t *pp, bool copy_errors)
+{
+    gr_validate_result_t *vr = &pt->vr;
+    pt->prepared = true;
+    pt->verr = pp->err;
+    *vr = pp->vr;
+    if (pp->vr.message != NULL)
+        vr->message = gr_arena_printf(req->a, "%s", pp->vr.message);
+    if (copy_errors && vr->record_errors != NULL) {
+        int32_t n = vr->nrecord_errors;
+        gr_record_error_t *e = gr_arena_alloc(req->a, (size_t)n * sizeof(*e));
+        for (int32_t i = 0; e != NULL && i < n; i++) {
+            e[i].index = pp->vr.record_errors[i].index;
+            e[i].message =
+                gr_arena_printf(req->a, "%s", pp->vr.record_errors[i].message);
+        }
+        vr->record_errors = e; /* NULL: the count alone, as without arena */
+    }
+    if (pp->out.len > 0) {
+        pt->batch = pp->out.ptr;
+        pt->batch_n = pp->out.len;
+    } else {
+        pt->batch = pp->buf;
+        pt->batch_n = vr->valid_bytes;
+    }
+}
+
+static int finish(gr_req_t *req, part_t *parts, int32_t np, bool deferred);
+
+/* Back on the loop: the verdicts into the request's partitions, then
+ * stages 4-6. */
+static void
+inflate_done(gr_loop_t *loop, void *arg)
+{
+    inflate_job_t *job = arg;
+    (void)loop;
+    if (job->req != NULL && job->b->stopping) {
+        GR_LOG_INFO("produce from %s: shutting down; its records are not "
+                    "appended",
+                    gr_req_peer(job->req));
+    } else if (job->req != NULL) {
+        for (int i = 0; i < job->n; i++)
+            take(job->req, &job->parts[job->jp[i].idx], &job->jp[i].pp, true);
+        finish(job->req, job->parts, job->np, true);
+    }
+    job_free(job);
+}
+
+/* A copy of what finish() reads of the request, in a (the request is
+ * freed once its abort callback returns): the producer's acks and
+ * transactional id, each pending partition's topic and index, and the
+ * batches prepared on the loop (the frame's). Answers go to copies of
+ * the partition responses that nobody reads. 0 or -1 (out of memory). */
+static int
+detach(inflate_job_t *job, gr_req_t *req, gr_arena_t *a)
+{
+    const gr_produce_request_t *rq = req->body;
+    part_t *parts =
+        gr_arena_memdup(a, job->parts, (size_t)job->np * sizeof(*parts));
+    if (parts == NULL)
+        return -1;
+    job->dreq = *req;
+    job->dreq.a = a;
+    job->dreq.conn = NULL;
+    job->dreq.resp = NULL;
+    job->dreq.body = &job->drq;
+    gr_produce_request_init(&job->drq);
+    job->drq.acks = rq->acks;
+    job->drq.transactional_id = rq->transactional_id;
+    if (rq->transactional_id.len > 0 &&
+        (job->drq.transactional_id.ptr =
+             gr_arena_memdup(a, rq->transactional_id.ptr,
+                             (size_t)rq->transactional_id.len)) == NULL)
+        return -1;
+    for (int32_t i = 0; i < job->np; i++) {
+        part_t *pt = &parts[i];
+        gr_produce_request_topic_produce_data_t *td;
+        gr_produce_request_partition_produce_data_t *pd;
+        if (!pt->pending)
+            continue;
+        td = gr_arena_memdup(a, pt->td, sizeof(*td));
+        pd = gr_arena_memdup(a, pt->pd, sizeof(*pd));
+        pt->prs = gr_arena_zalloc(a, sizeof(*pt->prs));
+        if (td == NULL || pd == NULL || pt->prs == NULL)
+            return -1;
+        td->partition_data = NULL;
+        td->partition_data_cnt = 0;
+        if (td->name.len > 0 &&
+            (td->name.ptr = gr_arena_memdup(a, td->name.ptr,
+                                            (size_t)td->name.len)) == NULL)
+            return -1;
+        pd->records.ptr = NULL;
+        pd->records.len = 0;
+        pt->td = td;
+        pt->pd = pd;
+        if (!pt->prepared)
+            continue; /* the job's: its strings and batch come with it */
+        pt->vr.record_errors = NULL; /* for a response nobody reads */
+        if (pt->vr.message != NULL &&
+            (pt->vr.message = gr_arena_printf(a, "%s", pt->vr.message)) == NULL)
+            return -1;
+        if (pt->verr == GR_KERR_NONE &&
+            (pt->batch = gr_arena_memdup(a, pt->batch, pt->batch_n)) == NULL)
+            return -1;
+    }
+    job->parts = parts;
+    job->req = &job->dreq;
+    return 0;
+}
+
+/* The client went away while the worker has its batches: Kafka appends
+ * what it has read all the same (an acks=0 producer may well close at
+ * once), so the job takes over and appends without answering. */
+static void
+inflate_abort(gr_req_t *req)
+{
+    inflate_job_t *job = req->owner;
+    job->da = gr_arena_new(4096);
+    if (job->da == NULL || detach(job, req, job->da) != 0) {
+        GR_LOG_WARN("produce from %s: out of memory; the records of a "
+                    "request whose client went away are dropped",
+                    gr_req_peer(req));
+        job->req = NULL; /* inflate_done frees it */
+    }
+}
+
+/* How the batch of pt is checked, from its topic's settings (now: the
+ * clock of LogAppendTime and the timestamp bounds). */
+static void
+prep_init(gr_req_t *req, part_t *pt, prep_t *pp, int64_t now)
+{
+    const gr_topic_settings_t *ts = gr_topic_settings(req->broker->conf, pt->t);
+    size_t n;
+    memset(pp, 0, sizeof *pp);
+    pp->buf = (uint8_t *)records(pt, &n); /* the frame: ours to patch */
+    pp->n = pt->size;
+    pp->legacy = pt->legacy;
+    pp->codec =
+        ts->compression == GR_TOPIC_COMPRESSION_PRODUCER ? -1 : ts->compression;
+    pp->vo.produce_version = req->version;
+    pp->vo.max_message_bytes = ts->max_message_bytes;
+    pp->vo.log_append_time = ts->log_append_time;
+    pp->vo.now_ms = now;
+    pp->vo.compacted = ts->cleanup_compact;
+    pp->vo.ts_before_max_ms = ts->ts_before_max_ms;
+    pp->vo.ts_after_max_ms = ts->ts_after_max_ms;
+    pp->vo.topic = pt->t->name;
+    pp->vo.partition = pt->pd->index;
+    pt->log_append_time = ts->log_append_time;
+    pt->now_ms = now;
+}
+
+/* Between stages 3 and 4: prepares the pending partitions' batches, on
+ * the loop where that is cheap and on the worker otherwise, then goes on
+ * with stages 4-6 (at once, or when the worker is done). */
+static int
+prepare_all(gr_req_t *req, part_t *parts, int32_t np)
+{
+    const gr_produce_request_t *rq = req->body;
+    gr_broker_t *b = req->broker;
+    size_t left = b->max_decompressed;
+    inflate_job_t *job = NULL;
+    int64_t now = gr_wall_ms();
+
+    if (rq->acks != 0 && rq->acks != 1 && rq->acks != -1)
+        return finish(req, parts, np, false); /* stage 5 refuses them all */
+    for (int32_t i = 0; i < np; i++) {
+        part_t *pt = &parts[i];
+        prep_t pp;
+        size_t limit = left < INLINE_BYTES ? left : INLINE_BYTES;
+        job_part_t *jp;
+        if (!pt->pending)
+            continue;
+        prep_init(req, pt, &pp, now);
+        if (prepare(&pp, limit, true, left > limit, &b->scratch, req->a) == 0) {
+            take(req, pt, &pp, false);
+            left -= pp.vr.inflated < left ? pp.vr.inflated : left;
+            continue;
+        }
+        if (job == NULL) {
+            job = calloc(1, sizeof(*job) + (size_t)np * sizeof(job->jp[0]));
+            if (job == NULL || (job->a = gr_arena_new(4096)) == NULL) {
+                free(job);
+                return gr_req_close(req, "out of memory");
+            }
+            job->b = b;
+            job->req = req;
+            job->parts = parts;
+            job->np = np;
+        }
+        /* the worker's own copies: the frame goes if the connection does */
+        jp = &job->jp[job->n];
+        jp->idx = i;
+        jp->pp = pp;
+        jp->pp.buf = malloc(pp.n ? pp.n : 1);
+        jp->pp.vo.topic = gr_arena_printf(job->a, "%s", pt->t->name);
+        if (jp->pp.buf == NULL || jp->pp.vo.topic == NULL) {
+            free(jp->pp.buf);
+            job_free(job);
+            return gr_req_close(req, "out of memory");
+        }
+        memcpy(jp->pp.buf, pp.buf, pp.n);
+        job->n++;
+    }
+    if (job == NULL)
+        return finish(req, parts, np, false);
+    job->left = left;
+    if (b->inflate_workers == NULL ||
+        gr_workers_submit(b->inflate_workers, inflate_work, inflate_done,
+                          job) != 0) {
+        /* no worker to be had: the work is done here, late but right */
+        GR_LOG_WARN("produce from %s: no inflation worker; its batches are "
+                    "checked on the loop",
+                    gr_req_peer(req));
+        job->req = NULL;
+        inflate_work(job);
+        for (int i = 0; i < job->n; i++)
+            take(req, &parts[job->jp[i].idx], &job->jp[i].pp, true);
+        finish(req, parts, np, false);
+        job_free(job);
+        return 0;
+    }
+    return gr_req_defer(req, inflate_abort, job);
+}
+
 /* Stage 6: appends one partition's batch. Returns 1 when the response
  * must wait for a flush of the partition's log. */
 static int
@@ -486,11 +866,9 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
     part_resp_t *prs = pt->prs;
     gr_partition_t *p = t->parts[pt->pd->index];
     const gr_topic_settings_t *ts;
-    gr_validate_opts_t vo;
-    gr_validate_result_t vr;
+    const gr_validate_result_t *vr;
     gr_log_append_info_t info;
     gr_batch_hdr_t h;
-    gr_kerr_t err;
     uint8_t *buf;
     size_t n;
     gr_err_t rc;
@@ -524,71 +902,24 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
         return 0;
     }
 
-    memset(&vo, 0, sizeof vo);
-    vo.produce_version = req->version;
-    vo.max_message_bytes = ts->max_message_bytes;
-    vo.log_append_time = ts->log_append_time;
-    vo.now_ms = gr_wall_ms();
-    vo.compacted = ts->cleanup_compact;
-    vo.ts_before_max_ms = ts->ts_before_max_ms;
-    vo.ts_after_max_ms = ts->ts_after_max_ms;
-    vo.max_decompressed = b->max_decompressed;
-    vo.scratch = &b->scratch;
-    vo.topic = t->name;
-    vo.partition = p->id;
-
-    /* the frame is the connection's read buffer: ours to patch in place */
-    buf = (uint8_t *)pt->pd->records.ptr;
-    n = pt->size;
-    if (pt->legacy) {
-        gr_buf_t *conv = gr_arena_zalloc(req->a, sizeof(*conv));
-        err = conv ? gr_legacy_to_v2(buf, n, &vo, -1, conv, &vr)
-                   : GR_KERR_UNKNOWN_SERVER_ERROR;
-        if (err == GR_KERR_NONE) {
-            /* keep the converted batch for the request's lifetime */
-            buf = gr_arena_memdup(req->a, conv->ptr, conv->len);
-            n = conv->len;
-        }
-        if (conv)
-            gr_buf_fini(conv);
-        if (err == GR_KERR_NONE && buf == NULL)
-            err = GR_KERR_UNKNOWN_SERVER_ERROR;
-    } else {
-        err = gr_records_validate(buf, n, &vo, req->a, &vr);
-        n = vr.valid_bytes;
-    }
-    if (err != GR_KERR_NONE) {
+    /* the batch as prepare() left it (every pending partition was) */
+    GR_ASSERT(pt->prepared);
+    buf = pt->batch;
+    n = pt->batch_n;
+    vr = &pt->vr;
+    if (pt->verr != GR_KERR_NONE) {
         GR_LOG_DEBUG("produce to %s-%d from %s rejected: %s (%s)", t->name,
-                     p->id, gr_req_peer(req), gr_kerr_name(err),
-                     vr.message ? vr.message : "");
-        set_validation_error(req, p, prs, err, &vr);
+                     p->id, gr_req_peer(req), gr_kerr_name(pt->verr),
+                     vr->message ? vr->message : "");
+        set_validation_error(req, p, prs, pt->verr, vr);
         return 0;
     }
-    if (vr.producer_id >= 0) {
+    if (vr->producer_id >= 0) {
         /* idempotence: sequences and epochs per producer (Kafka's
          * ProducerAppendInfo); a duplicate of one of the last five batches
          * is answered with its original offsets and not appended again */
         if (check_producer(req, p, buf, prs, &dup) != GR_KERR_NONE || dup)
             return 0;
-    }
-    if (ts->compression != GR_TOPIC_COMPRESSION_PRODUCER &&
-        needs_recompression(buf, n, ts->compression)) {
-        gr_buf_t out = GR_BUF_INIT;
-        err = recompress(buf, n, ts->compression, b->max_decompressed,
-                         &b->scratch, &out);
-        if (err == GR_KERR_NONE) {
-            buf = gr_arena_memdup(req->a, out.ptr, out.len);
-            n = out.len;
-            if (buf == NULL)
-                err = GR_KERR_UNKNOWN_SERVER_ERROR;
-        }
-        gr_buf_fini(&out);
-        if (err != GR_KERR_NONE) {
-            GR_LOG_ERROR("produce to %s-%d: recompression failed: %s", t->name,
-                         p->id, gr_kerr_name(err));
-            set_append_error(req, p, prs, err, NULL);
-            return 0;
-        }
     }
 
     rc = gr_log_append(p->log, buf, n, p->leader_epoch, &info);
@@ -599,12 +930,12 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
         return 0;
     }
     prs->base_offset = info.first_offset;
-    prs->log_append_time_ms = ts->log_append_time ? vo.now_ms : -1;
+    prs->log_append_time_ms = pt->log_append_time ? pt->now_ms : -1;
     prs->log_start_offset = info.log_start_offset;
-    if (vr.producer_id >= 0 && p->pstate != NULL) {
+    if (vr->producer_id >= 0 && p->pstate != NULL) {
         /* the batch now carries its offsets */
         gr_batch_hdr_parse(buf, &h);
-        gr_pstate_append(p->pstate, &h, vo.now_ms);
+        gr_pstate_append(p->pstate, &h, pt->now_ms);
     }
     gr_partition_appended(b, p, n);
     if (info.flush_due && rq->acks != 0) {
@@ -644,7 +975,6 @@ gr_api_produce(gr_req_t *req)
     const gr_produce_request_t *rq = req->body;
     gr_produce_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
-    flush_wait_t *fw = NULL;
     part_t *parts;
     int32_t np = 0, k = 0;
     const char *msg;
@@ -684,9 +1014,12 @@ gr_api_produce(gr_req_t *req)
             gr_produce_response_partition_produce_response_init(prs);
             prs->index = td->partition_data[j].index;
             prs->base_offset = -1;
+            parts[k].td = td;
             parts[k].pd = &td->partition_data[j];
             parts[k].prs = prs;
             parts[k].t = t;
+            if (t != NULL)
+                parts[k].topic_id = t->id;
         }
     }
 
@@ -700,6 +1033,48 @@ gr_api_produce(gr_req_t *req)
     err = find_producers(req, parts, np, &msg);
     if (err != GR_KERR_NONE)
         return fail_request(req, rq, parts, np, err, msg);
+    return prepare_all(req, parts, np);
+}
+
+/* After the worker: each pending partition's topic as it is now; one
+ * deleted (or deleted and made again) meanwhile is unknown. */
+static void
+refind(gr_req_t *req, part_t *parts, int32_t np)
+{
+    gr_cluster_t *c = req->broker->cluster;
+    for (int32_t i = 0; i < np; i++) {
+        part_t *pt = &parts[i];
+        gr_topic_t *t;
+        if (!pt->pending)
+            continue;
+        t = req->version >= 13 ? gr_cluster_topic_by_id(c, &pt->td->topic_id)
+                               : gr_cluster_topic(c, &pt->td->name);
+        if (t == NULL || !gr_uuid_eq(&t->id, &pt->topic_id) ||
+            pt->pd->index >= t->nparts) {
+            GR_LOG_DEBUG("produce from %s: partition %d: its topic went away "
+                         "while the records were checked",
+                         gr_req_peer(req), pt->pd->index);
+            set_error(req, pt->prs,
+                      req->version >= 13 ? GR_KERR_UNKNOWN_TOPIC_ID
+                                         : GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
+                      NULL);
+            pt->pending = false;
+            continue;
+        }
+        pt->t = t;
+    }
+}
+
+/* Stages 4-6 and the answer, once the batches are prepared (deferred: the
+ * request was held for the worker). */
+static int
+finish(gr_req_t *req, part_t *parts, int32_t np, bool deferred)
+{
+    const gr_produce_request_t *rq = req->body;
+    flush_wait_t *fw = NULL;
+
+    if (deferred)
+        refind(req, parts, np);
     /* Kafka skips the check below v12 with
      * transaction.partition.verification.enable=false (ReplicaManager) */
     if (!gr_str_is_null(&rq->transactional_id) &&
@@ -715,13 +1090,14 @@ gr_api_produce(gr_req_t *req)
         else
             append_partition(req, rq, &parts[i], &fw);
     }
-    if (rq->acks == 0) {
-        /* no response; any flush just runs */
+    if (rq->acks == 0 || req->conn == NULL) {
+        /* no response (none asked, or nobody left to read it: detached);
+         * any flush just runs */
         if (fw != NULL && --fw->pending == 0)
             free(fw);
         else if (fw != NULL)
             fw->req = NULL;
-        return gr_req_noreply(req);
+        return req->conn != NULL ? gr_req_noreply(req) : 0;
     }
     if (GR_FAULT("produce.response", NULL)) {
         /* test point: the appends are done, the answer is lost (the client

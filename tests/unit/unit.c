@@ -47,6 +47,7 @@ static const suite_entry_t suites[] = {
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },
     { "api/produce", suite_api_produce },
+    { "api/produce_bounds", suite_api_produce_bounds },
     { "telemetry/otlp", suite_telemetry_otlp },
     { "telemetry/client_metrics", suite_telemetry_client_metrics },
     { "api/telemetry", suite_api_telemetry },

@@ -39,6 +39,7 @@ Suite *suite_api_dispatch(void);
 Suite *suite_api_offsets(void);
 Suite *suite_core_regex(void);
 Suite *suite_api_produce(void);
+Suite *suite_api_produce_bounds(void);
 Suite *suite_telemetry_otlp(void);
 Suite *suite_telemetry_client_metrics(void);
 Suite *suite_api_telemetry(void);
