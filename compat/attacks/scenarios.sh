@@ -97,3 +97,14 @@ s_attack_zstd_inflate() {
 }
 
 SCENARIOS+=(attack_legacy_inflate attack_zstd_inflate)
+
+# every attack above at once, started again as each ends, for 150 s (the
+# length SOAK_SECONDS), against one broker: each keeps its own checks;
+# the sum is bounded (soak.py: RSS +1 GiB, the well-behaved client 1 s)
+s_attack_soak() {
+    start_broker || return 1
+    ATTACK_LIMIT=$((${SOAK_SECONDS:-150} + 200)) attack_py soak.py "${SOAK_SECONDS:-150}"
+}
+
+LIMIT_attack_soak=$((${SOAK_SECONDS:-150} + 240))
+SCENARIOS+=(attack_soak)

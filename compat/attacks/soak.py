@@ -1,0 +1,83 @@
+#!/usr/bin/python3
+"""Every attack at once, for a few minutes, against one broker
+(compat/attacks/scenarios.sh s_attack_soak).
+
+`soak.py SECONDS` runs harness.run("soak", ...) whose attack starts each
+attack script of this directory (smaller than their own scenarios run
+them) as its own process, all at the same time, and starts each again when
+it ends until SECONDS have passed (fetch_sessions.py once: see ONCE). Each script keeps all its own checks
+(its answers, its own well-behaved client's records read back) but leaves
+the RSS and latency bounds to this one (GR_SOAK=1): the soak's well-behaved
+client must be answered within SOAK_LATENCY_MS (default 1000: every attack
+holds some loop time, and here they add up on 2 cores shared with the
+attackers) and the broker's peak RSS grow by at most SOAK_RSS_MB (default
+1024: the sum of the scripts' own bounds is 1,000). A script that fails
+fails the soak, with its output. Exit 0 or 1."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import harness  # noqa: E402
+from harness import fail, ok  # noqa: E402
+
+# script and arguments: each a few seconds long
+ATTACKS = [
+    ("inflate.py", "legacy", "2", "104857600"),
+    ("inflate.py", "zstd", "2", "104857600"),
+    ("fetch_memory.py", "64", "2", "2"),
+    ("fetch_partitions.py", "50000", "1"),
+    ("repeat.py", "metadata", "groups", "configs", "decode"),
+]
+# run once, at the start: the sessions its attacker is granted fill the
+# cache for 120 s (Kafka's eviction age), so a second run's consumer would
+# rightly get no session
+ONCE = [("fetch_sessions.py", "3", "2")]
+
+
+def main():
+    secs = float(sys.argv[1]) if len(sys.argv) > 1 else 120.0
+    rss_mb = int(os.environ.get("SOAK_RSS_MB", "1024"))
+    latency_ms = int(os.environ.get("SOAK_LATENCY_MS", "1000"))
+    env = dict(os.environ, GR_SOAK="1")
+    runs = {}
+    failures = []
+    lock = threading.Lock()
+
+    def loop(args, end):
+        n = 0
+        while (n == 0 or (time.time() < end and args not in ONCE)) and not failures:
+            p = subprocess.run([sys.executable, os.path.join(HERE, args[0])] +
+                               list(args[1:]), env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=300)
+            n += 1
+            with lock:
+                runs[" ".join(args)] = n
+                if p.returncode != 0:
+                    failures.append((" ".join(args), p.stdout.decode(errors="replace")))
+
+    def attack():
+        end = time.time() + secs
+        ts = [threading.Thread(target=loop, args=(a, end)) for a in ATTACKS + ONCE]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        return {"runs": sum(runs.values())}
+
+    harness.run("soak", attack, rss_mb=rss_mb, latency_ms=latency_ms)
+    for what, out in failures:
+        print("--- %s ---\n%s" % (what, out[-3000:]))
+    if failures:
+        fail("soak: %d attack run(s) failed: %s"
+             % (len(failures), ", ".join(w for w, _ in failures)))
+    for what in sorted(runs):
+        ok("soak: %s ran %d time(s), every check held" % (what, runs[what]))
+
+
+if __name__ == "__main__":
+    main()
