@@ -84,7 +84,8 @@ struct gr_broker {
      * bound down-conversion inflates stored batches to, so that whatever
      * Produce took converts */
     size_t max_decompressed;
-    gr_workers_t *inflate_workers; /* one thread: Produce's large batches */
+    gr_workers_t *inflate_workers; /* one thread: Produce's large batches,
+                                      ListOffsets' searches of records */
     int max_held_files;       /* segment files one response may hold */
     int64_t start_us;
 };

@@ -108,3 +108,16 @@ s_attack_soak() {
 
 LIMIT_attack_soak=$((${SOAK_SECONDS:-150} + 240))
 SCENARIOS+=(attack_soak)
+
+# --- ListOffsets by timestamp: searches through large compressed batches
+# (compat/attacks/list_offsets.py). ListOffsets v1 of 32 partitions at
+# timestamp 0, each partition one zstd batch of 2 KB whose record inflates
+# to 60 MiB, back to back for 3 s: every search inflates its batch, on the
+# inflation worker (one at a time), the request held, so the loop serves
+# the others meanwhile; RSS grows by one batch's records and some slack.
+s_attack_list_offsets() {
+    start_broker || return 1
+    RSS_MB=160 LATENCY_MS=250 attack_py list_offsets.py 32 60 3
+}
+
+SCENARIOS+=(attack_list_offsets)

@@ -48,6 +48,7 @@ static const suite_entry_t suites[] = {
     { "core/regex", suite_core_regex },
     { "api/produce", suite_api_produce },
     { "api/produce_bounds", suite_api_produce_bounds },
+    { "api/list_offsets", suite_api_list_offsets },
     { "telemetry/otlp", suite_telemetry_otlp },
     { "telemetry/client_metrics", suite_telemetry_client_metrics },
     { "api/telemetry", suite_api_telemetry },

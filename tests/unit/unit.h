@@ -40,6 +40,7 @@ Suite *suite_api_offsets(void);
 Suite *suite_core_regex(void);
 Suite *suite_api_produce(void);
 Suite *suite_api_produce_bounds(void);
+Suite *suite_api_list_offsets(void);
 Suite *suite_telemetry_otlp(void);
 Suite *suite_telemetry_client_metrics(void);
 Suite *suite_api_telemetry(void);
