@@ -121,3 +121,14 @@ s_attack_list_offsets() {
 }
 
 SCENARIOS+=(attack_list_offsets)
+
+# --- descriptors and connections (compat/attacks/net.py) ---------------
+
+# slowloris: partial frames trickling a byte a second are closed once no
+# complete request came for connections.max.idle.ms
+s_attack_trickle() {
+    start_broker --override connections.max.idle.ms=3000 || return 1
+    attack_py net.py trickle 3000
+}
+
+SCENARIOS+=(attack_trickle)

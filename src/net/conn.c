@@ -12,11 +12,14 @@
  * empty. The first RBUF_MIN bytes of every buffer are free; what buffers
  * hold beyond that, over all connections, is bounded by
  * queued.max.request.bytes (Kafka's memory pool): a connection that would
- * pass it stops reading until another buffer shrinks. Connections with no
- * traffic for connections.max.idle.ms (and no request the broker is
- * working on) are closed, which also ends half-open ones and clients that
- * stall halfway through a frame or never read; sockets have TCP
- * keepalive, as Kafka's.
+ * pass it stops reading until another buffer shrinks. Connections idle for
+ * connections.max.idle.ms (and with no request the broker is working on)
+ * are closed, which also ends half-open ones and clients that stall
+ * halfway through a frame or never read. Idle counts from the connection,
+ * the last complete request read or the last response written whole:
+ * bytes that trickle in (a frame a byte at a time) or out (a response
+ * read a byte at a time) do not make a connection busy, where Kafka's
+ * Selector counts any byte. Sockets have TCP keepalive, as Kafka's.
  */
 #include "net/conn.h"
 #include "api/dispatch.h"
@@ -83,7 +86,9 @@ struct gr_conn {
 
     bool corked; /* TCP_CORK while a response with memory after a file
                   * range is written, so no part of it leaves alone */
-    int64_t active_us;   /* last byte read or written (idle timeout) */
+    int64_t active_us;   /* connected, or the last request read whole or
+                          * response written whole (idle timeout) */
+    int64_t io_us;       /* last byte read or written (buffers kept) */
     bool mem_wait;       /* in broker->mem_waiting: reading paused */
     gr_conn_t *mem_next; /* broker->mem_waiting */
 };
@@ -253,7 +258,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     if ((sbuf = (int)gr_conf_int(b->conf,
                                  GR_CONF_SOCKET_RECEIVE_BUFFER_BYTES)) > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sbuf, sizeof sbuf);
-    conn->active_us = gr_mono_us();
+    conn->active_us = conn->io_us = gr_mono_us();
     conn->io.fd = fd;
     conn->io.cb = conn_io_cb;
     conn->io.data = conn;
@@ -441,7 +446,7 @@ conn_flush(gr_conn_t *conn)
         /* advance over what was written */
         size_t left = (size_t)n;
         if (n > 0)
-            conn->active_us = gr_mono_us();
+            conn->io_us = gr_mono_us();
         while (left > 0 && conn->out_idx < conn->out_cnt) {
             out_seg_t *o = &conn->out[conn->out_idx];
             if (left >= o->len) {
@@ -504,6 +509,7 @@ conn_output_queued(gr_conn_t *conn)
             conn->corked = false;
         }
         request_end(conn);
+        conn->active_us = gr_mono_us(); /* a response written whole */
         if (!conn->processing)
             mark_ready(conn);
     }
@@ -622,6 +628,7 @@ conn_process(gr_conn_t *conn)
             break;
         }
         conn->req = req;
+        conn->active_us = req->start_us; /* a request read whole */
         {
             const uint8_t *frame = conn->rbuf + conn->rpos + 4;
             conn->rpos += 4 + (size_t)size;
@@ -679,7 +686,7 @@ conn_read(gr_conn_t *conn)
             return;
         }
         conn->rlen += (size_t)n;
-        conn->active_us = gr_mono_us();
+        conn->io_us = gr_mono_us();
         conn_process(conn);
         if ((size_t)n < 4096)
             return;
@@ -733,7 +740,7 @@ idle_sweep(gr_loop_t *loop, gr_timer_t *t)
     for (c = b->conns; c != NULL; c = next) {
         next = c->next;
         if (!c->closing && c->req == NULL && c->rcap > RBUF_MIN &&
-            c->rpos == c->rlen && now - c->active_us >= RBUF_IDLE_US)
+            c->rpos == c->rlen && now - c->io_us >= RBUF_IDLE_US)
             rbuf_release(c);
         if (c->closing || b->max_idle_ms <= 0 || now - c->active_us < idle_us)
             continue;
@@ -741,10 +748,12 @@ idle_sweep(gr_loop_t *loop, gr_timer_t *t)
          * fsync) is the broker's turn, not idleness */
         if (c->req != NULL && c->req->deferred && !c->req->done)
             continue;
-        GR_LOG_DEBUG("closing connection %s: no traffic for %lld ms "
-                     "(connections.max.idle.ms)%s",
+        GR_LOG_DEBUG("closing connection %s: no complete request or "
+                     "response for %lld ms (connections.max.idle.ms)%s",
                      c->peer, (long long)((now - c->active_us) / 1000),
-                     c->out_cnt > c->out_idx ? ", response unread" : "");
+                     c->out_cnt > c->out_idx ? ", response unread"
+                     : c->rlen > c->rpos     ? ", a request half read"
+                                             : "");
         b->stat_idle_closed++;
         gr_conn_close(c, "idle"); /* no deferred request: no callbacks */
     }

@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,6 +111,57 @@ START_TEST(test_socket_buffers_default)
 }
 END_TEST
 
+static int64_t
+ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* connections.max.idle.ms counts from the last complete request: a frame
+ * trickling in a byte every 50 ms (slowloris) is closed once 400 ms have
+ * passed since the connection's last whole request, while a connection
+ * sending whole requests every 100 ms stays. */
+START_TEST(test_idle_ignores_trickles)
+{
+    static const char *const ov[] = { "connections.max.idle.ms=400", NULL };
+    static const uint8_t head[] = { 0, 0, 0x10, 0, 0, 18 }; /* 4 KiB frame */
+    gr_brokertest_t bt;
+    struct sockaddr_in sa;
+    socklen_t n = sizeof sa;
+    int slow, closed_ms = -1;
+    int64_t t0;
+
+    gr_brokertest_start(&bt, ov);
+    call_once(&bt);
+    ck_assert_int_eq(getpeername(bt.fd, (struct sockaddr *)&sa, &n), 0);
+    slow = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(slow, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(send(slow, head, sizeof head, 0), (ssize_t)sizeof head);
+    t0 = ms_now();
+    while (ms_now() - t0 < 3000) {
+        struct timespec ts = { 0, 50 * 1000000 };
+        uint8_t b = 0;
+        char buf[16];
+        nanosleep(&ts, NULL);
+        if (ms_now() - t0 < 1000 && (ms_now() - t0) % 100 < 50)
+            call_once(&bt); /* whole requests: busy */
+        if (send(slow, &b, 1, MSG_NOSIGNAL) != 1 ||
+            recv(slow, buf, sizeof buf, MSG_DONTWAIT) == 0) {
+            closed_ms = (int)(ms_now() - t0);
+            break;
+        }
+    }
+    /* 400 ms and a sweep (100 ms) after it connected, give or take */
+    ck_assert_msg(closed_ms >= 300 && closed_ms < 1200,
+                  "trickling connection closed after %d ms", closed_ms);
+    call_once(&bt); /* the busy one is still there */
+    close(slow);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_net_conn(void)
 {
@@ -118,6 +170,7 @@ suite_net_conn(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_socket_options);
     tcase_add_test(tc, test_socket_buffers_default);
+    tcase_add_test(tc, test_idle_ignores_trickles);
     suite_add_tcase(s, tc);
     return s;
 }
