@@ -13,7 +13,8 @@ byte-level with kafka-python's protocol classes:
       a fetch session naming 200000 partitions, then forgetting them: each
       request is answered in seconds (O(n), not O(n^2))
   limits.py maxconn   (max.connections=4)
-      a fifth connection is closed at once; a freed slot is usable again
+      a fifth connection waits, as with Kafka's acceptor, and is served
+      once one of the four closes
   limits.py queued    (socket.request.max.bytes=4 MiB,
                        queued.max.request.bytes=8 MiB)
       12 clients announce 3.9 MB Produce requests and send half of each:
@@ -172,18 +173,29 @@ def sessions():
 
 
 def maxconn():
-    """max.connections=4: a fifth connection is closed at once, and a slot
-    freed by a closing client is usable again."""
+    """max.connections=4, as Kafka's acceptor: a fifth connection waits
+    (neither answered nor closed) while four are open, and is served once
+    one of them closes."""
     socks = [raw() for _ in range(4)]
     time.sleep(0.3)
     extra = raw()
-    if not closed_within(extra, 3):
-        fail("a fifth connection was accepted with max.connections=4")
-    socks.pop().close()
-    time.sleep(0.3)
-    c = Conn()  # takes the freed slot and is served
-    c.send(MetadataRequest[1](topics=[]))
-    print("maxconn: the fifth connection was refused, a freed slot reused")
+    extra.sendall(frame(MetadataRequest[1](topics=[]), 1))
+    extra.settimeout(1.5)
+    t0 = time.time()
+    try:
+        got = extra.recv(4)
+        fail("a fifth connection was %s with max.connections=4 (Kafka's "
+             "waits for a slot)" % ("served" if got else "closed"))
+    except socket.timeout:
+        pass
+    except ConnectionError:
+        fail("a fifth connection was reset with max.connections=4")
+    socks.pop().close()  # frees a slot: the fifth goes on
+    extra.settimeout(5)
+    size = struct.unpack(">i", recv_exact(extra, 4))[0]
+    recv_exact(extra, size)
+    print("maxconn: the fifth connection waited %.1f s, served once a slot "
+          "freed" % (time.time() - t0))
 
 
 def recv_exact(s, n):

@@ -18,6 +18,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/conn.h"
+#include "net/quota.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -199,6 +200,7 @@ gr_broker_config_changed(gr_broker_t *b)
         }
     }
     gr_topic_settings_invalidate_all();
+    gr_quotas_configure(b); /* the connection quotas */
     for (gr_topic_t *t = c->topics; t; t = t->lnext)
         gr_broker_topic_config_changed(b, t);
     if (b->logs != NULL)

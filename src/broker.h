@@ -52,6 +52,7 @@ struct gr_broker {
     gr_conn_t *mem_waiting;   /* reading paused until queued_bytes drop */
     gr_timer_t idle_timer;
     int64_t stat_idle_closed, stat_mem_waits;
+    struct gr_quotas *quotas; /* connection quotas (net/quota.h) */
 
     gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */
     gr_logs_t *logs;          /* partition logs under log_dir */

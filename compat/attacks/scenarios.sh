@@ -124,6 +124,17 @@ SCENARIOS+=(attack_list_offsets)
 
 # --- descriptors and connections (compat/attacks/net.py) ---------------
 
+# a flood of connections from one address: max.connections.per.ip closes
+# what is over it at once; max.connection.creation.rate throttles accepts
+s_attack_conn_flood() {
+    start_broker --override max.connections.per.ip=20 || return 1
+    attack_py net.py flood 20 0 || return 1
+    stop_broker
+    start_broker --override max.connections.per.ip=20 \
+        --override max.connection.creation.rate=30 || return 1
+    attack_py net.py flood 20 30
+}
+
 # slowloris: partial frames trickling a byte a second are closed once no
 # complete request came for connections.max.idle.ms
 s_attack_trickle() {
@@ -131,4 +142,4 @@ s_attack_trickle() {
     attack_py net.py trickle 3000
 }
 
-SCENARIOS+=(attack_trickle)
+SCENARIOS+=(attack_conn_flood attack_trickle)

@@ -7,6 +7,7 @@
  */
 #include "api/configs.h"
 #include "core/log.h"
+#include "net/quota.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,6 +290,75 @@ gr_configs_unknown_entry_at(gr_broker_t *b, bool per_broker, int i,
     if (gr_config_list_get(c->default_broker_configs, cf->key) != NULL)
         add_syn(e, cf->key, NULL, GR_CFGSRC_DYNAMIC_DEFAULT);
     e->source = e->syn[0].source;
+    return true;
+}
+
+/* A listener-level key's value in layer l: this broker's dynamic list,
+ * the cluster default's, the static configuration; NULL elsewhere. */
+static const char *
+listener_layer_value(gr_broker_t *b, const char *key, gr_conf_layer_t l)
+{
+    switch (l) {
+    case GR_CONF_DYNAMIC_BROKER:
+        return gr_config_list_get(b->cluster->broker_configs, key);
+    case GR_CONF_DYNAMIC_DEFAULT:
+        return gr_config_list_get(b->cluster->default_broker_configs, key);
+    case GR_CONF_STATIC:
+        return gr_topic_config_static_extra(b->conf, key);
+    case GR_CONF_DEFAULT:
+        return NULL;
+    }
+    return NULL;
+}
+
+bool
+gr_configs_listener_entry_at(gr_broker_t *b, bool per_broker, int i,
+                             gr_config_entry_t *e)
+{
+    const gr_cluster_t *c = b->cluster;
+    const char *key = NULL, *k, *v;
+    int base = -1;
+
+    /* this broker's keys, the defaults' it does not have, the static ones
+     * neither has; the defaults resource: the defaults' */
+    for (const gr_topic_config_t *cf = per_broker ? c->broker_configs : NULL;
+         key == NULL && cf; cf = cf->next)
+        if (gr_conf_listener_key(cf->key, NULL, 0) >= 0 && i-- == 0)
+            key = cf->key;
+    for (const gr_topic_config_t *cf = c->default_broker_configs;
+         key == NULL && cf; cf = cf->next)
+        if (gr_conf_listener_key(cf->key, NULL, 0) >= 0 &&
+            (!per_broker || gr_config_list_get(c->broker_configs, cf->key) ==
+                                NULL) &&
+            i-- == 0)
+            key = cf->key;
+    for (int j = 0; per_broker && key == NULL && gr_conf_extra_at(b->conf, j, &k, &v);
+         j++)
+        if (gr_conf_listener_key(k, NULL, 0) >= 0 &&
+            gr_config_list_get(c->broker_configs, k) == NULL &&
+            gr_config_list_get(c->default_broker_configs, k) == NULL &&
+            i-- == 0)
+            key = k;
+    if (key == NULL)
+        return false;
+    base = gr_conf_listener_key(key, NULL, 0);
+    memset(e, 0, sizeof(*e));
+    e->name = key;
+    e->type = GR_TCFG_INT;
+    e->read_only = true; /* as Kafka describes a listener's key */
+    /* brokerConfigSynonyms(name, matchListenerOverride): the key and its
+     * base key, per source */
+    for (size_t l = 0; l < sizeof layers / sizeof layers[0]; l++) {
+        if (!per_broker && layers[l] != GR_CONF_DYNAMIC_DEFAULT)
+            continue;
+        if ((v = listener_layer_value(b, key, layers[l])) != NULL)
+            add_syn(e, key, v, layer_source(layers[l]));
+        if ((v = layer_value(b->conf, (gr_conf_id_t)base, layers[l])) != NULL)
+            add_syn(e, gr_conf_name((gr_conf_id_t)base), v,
+                    layer_source(layers[l]));
+    }
+    e->value = e->nsyn > 0 ? e->syn[0].value : NULL;
+    e->source = e->nsyn > 0 ? e->syn[0].source : GR_CFGSRC_UNKNOWN;
     return true;
 }
 
@@ -828,7 +898,8 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
         }
         /* kept as Kafka parses it: trimmed (the broker's own parse of a
          * value does not trim) */
-        if (v != NULL && id >= 0) {
+        if (v != NULL && (id >= 0 || gr_conf_listener_key(ch[i].key, NULL,
+                                                          0) >= 0)) {
             size_t len = strlen(v);
             while (len > 0 && (unsigned char)v[len - 1] <= ' ')
                 len--;
@@ -852,6 +923,10 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
         goto oom;
     for (gr_topic_config_t *cf = list; cf; cf = cf->next) {
         int id = gr_conf_lookup(cf->key);
+        /* a listener's max.connections and max.connection.creation.rate
+         * are dynamic (Kafka's ListenerConnectionQuota), at both levels */
+        if (id < 0 && gr_conf_listener_key(cf->key, NULL, 0) >= 0)
+            continue;
         if (id >= 0 ? gr_broker_config_def(id)->scope != GR_BCFG_DYNAMIC
                     : !unknown_key(cf->key))
             fixed[nfixed++] = cf->key;
@@ -864,7 +939,24 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
     }
     for (gr_topic_config_t *cf = list; cf; cf = cf->next) {
         int id = gr_conf_lookup(cf->key);
+        /* a listener's key has its base key's type, named so in the
+         * message (DynamicBrokerConfig strips the listener prefix) */
+        if (id < 0)
+            id = gr_conf_listener_key(cf->key, NULL, 0);
         if (id >= 0 && (why = gr_broker_config_check(id, cf->value)) != NULL) {
+            *msg = gr_arena_strndup(a, why, strlen(why));
+            err = GR_KERR_INVALID_REQUEST;
+            goto out;
+        }
+    }
+    /* then the new configuration as a whole (KafkaConfig and the
+     * listeners' connection quotas) */
+    {
+        char qmsg[512];
+        if ((why = gr_quotas_check_dynamic(
+                 b, per_broker ? list : c->broker_configs,
+                 per_broker ? c->default_broker_configs : list, qmsg,
+                 sizeof qmsg)) != NULL) {
             *msg = gr_arena_strndup(a, why, strlen(why));
             err = GR_KERR_INVALID_REQUEST;
             goto out;

@@ -77,6 +77,13 @@ int gr_configs_broker_entry(gr_broker_t *b, gr_conf_id_t id, bool per_broker,
  * static configuration (read-only; secret values hidden). */
 void gr_configs_extra_entry(const char *key, const char *value,
                             gr_config_entry_t *e);
+/* The listener-level connection quotas set (listener.name.<l>.
+ * max.connections and .max.connection.creation.rate, dynamic or static):
+ * the i-th one this broker or the defaults resource describes, as Kafka
+ * does (read-only, INT, its base key among its synonyms). false past the
+ * end. */
+bool gr_configs_listener_entry_at(gr_broker_t *b, bool per_broker, int i,
+                                  gr_config_entry_t *e);
 /* Keys neither Gregor nor Kafka knows that AlterConfigs set on the broker
  * resources (Kafka keeps them, without effect): the i-th one this broker
  * (per_broker: its own and the cluster defaults') or the defaults

@@ -164,10 +164,17 @@ describe_broker(
          i++) {
         gr_config_entry_t e;
         result_t *out;
-        if (!wanted(r, keys, key))
-            continue;
+        if (!wanted(r, keys, key) || gr_conf_listener_key(key, NULL, 0) >= 0)
+            continue; /* a listener's connection quota: below */
         gr_configs_extra_entry(key, value, &e);
         if ((out = more(req, res, &cap)) == NULL || fill(req, &e, out) != 0)
+            return -1;
+    }
+    for (int i = 0; gr_configs_listener_entry_at(b, per_broker, i, &e0); i++) {
+        result_t *out;
+        if (!wanted(r, keys, e0.name))
+            continue;
+        if ((out = more(req, res, &cap)) == NULL || fill(req, &e0, out) != 0)
             return -1;
     }
     /* and the keys nobody knows that AlterConfigs set (Kafka keeps them) */

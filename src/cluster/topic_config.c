@@ -366,7 +366,17 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Memory for requests read but not yet answered, all connections "
       "together; a connection that needs more waits. -1: no bound."),
     B(MAX_CONNECTIONS, INT, DY,
-      "The most client connections at once; more are refused."),
+      "The most client connections at once; more wait for a slot "
+      "(the inter-broker listener's close the least recently used "
+      "connection of another listener)."),
+    B(MAX_CONNECTIONS_PER_IP, INT, DY,
+      "The most connections from one client address; more are closed at "
+      "once."),
+    B(MAX_CONNECTIONS_PER_IP_OVERRIDES, STRING, DY,
+      "Per-address exceptions to max.connections.per.ip, as "
+      "\"host:count,host:count\"."),
+    B(MAX_CONNECTION_CREATION_RATE, INT, DY,
+      "The most new connections a second; more wait (throttled)."),
     B(OFFSETS_TOPIC_REPLICATION_FACTOR, SHORT, RO,
       "Replication factor of __consumer_offsets (capped to the live "
       "brokers)."),

@@ -390,7 +390,37 @@ gr_conf_finish(gr_conf_t *conf)
                      "as Kafka refuses it)");
         rc = -1;
     }
+    if (rc == 0) {
+        char msg[512];
+        const char *ov = gr_conf_str(conf, GR_CONF_MAX_CONNECTIONS_PER_IP_OVERRIDES);
+        if (gr_conf_ip_overrides(ov, NULL, NULL, msg, sizeof msg) != NULL) {
+            GR_LOG_ERROR("invalid value %s for configuration %s: %s", ov,
+                         keys[GR_CONF_MAX_CONNECTIONS_PER_IP_OVERRIDES].name,
+                         msg);
+            rc = -1;
+        } else if (conf->ints[GR_CONF_MAX_CONNECTIONS_PER_IP] == 0 &&
+                   (ov == NULL || ov[0] == '\0')) {
+            /* KafkaConfig.validateValues */
+            GR_LOG_ERROR("max.connections.per.ip can be set to zero only if "
+                         "max.connections.per.ip.overrides property is set.");
+            rc = -1;
+        }
+    }
     for (extra_t *e = conf->extras; e; e = e->next) {
+        char msg[512];
+        int base = gr_conf_listener_key(e->key, NULL, 0);
+        if (base >= 0) {
+            /* a listener's own limit, of its base key's type and range */
+            if (gr_conf_check((gr_conf_id_t)base, e->value, msg,
+                              sizeof msg) != NULL) {
+                GR_LOG_ERROR("invalid value %s for configuration %s: "
+                             "expected an integer in [%lld, %lld]",
+                             e->value, e->key, (long long)keys[base].min,
+                             (long long)keys[base].max);
+                rc = -1;
+            }
+            continue;
+        }
         if (is_kafka_key(e->key))
             GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "
                         "use; ignored",
@@ -585,6 +615,194 @@ gr_conf_log_dir(const gr_conf_t *conf)
     if (v && gr_conf_list_split(v, first, sizeof first, items, 1) == 1)
         return items[0];
     return gr_conf_str(conf, GR_CONF_LOG_DIR);
+}
+
+/* Java's Character.isWhitespace for the ASCII blanks of regex \s. */
+static int
+is_jspace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+           c == '\r';
+}
+
+/* [p, p + *len) without the characters <= ' ' at both ends (String.trim). */
+static const char *
+jtrim_range(const char *p, size_t *len)
+{
+    while (*len > 0 && (unsigned char)*p <= ' ') {
+        p++;
+        (*len)--;
+    }
+    while (*len > 0 && (unsigned char)p[*len - 1] <= ' ')
+        (*len)--;
+    return p;
+}
+
+/* Integer.parseInt of [p, p + len): 0, or -1 (NumberFormatException). */
+static int
+java_parse_int(const char *p, size_t len, int32_t *out)
+{
+    int64_t v = 0;
+    size_t i = 0;
+    bool neg = false;
+    if (len > 0 && (p[0] == '+' || p[0] == '-')) {
+        neg = p[0] == '-';
+        i = 1;
+    }
+    if (i == len)
+        return -1;
+    for (; i < len; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+        if (v > (int64_t)INT32_MAX + 1)
+            return -1;
+    }
+    if (neg)
+        v = -v;
+    if (v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int32_t)v;
+    return 0;
+}
+
+/* Utils.validHostPattern: [0-9a-zA-Z\-%._:]* */
+static bool
+valid_host_pattern(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = p[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+              (c >= 'A' && c <= 'Z') || c == '-' || c == '%' || c == '.' ||
+              c == '_' || c == ':'))
+            return false;
+    }
+    return true;
+}
+
+/* The next item of a String.split("\\s*,\\s*") of v (vlen bytes) from
+ * *pos: a match starts at the blanks before the next comma and ends after
+ * the blanks behind it. false after the last item. */
+static bool
+split_next(const char *v, size_t vlen, size_t *pos, const char **item,
+           size_t *len)
+{
+    const char *c;
+    size_t start, end;
+    if (*pos > vlen)
+        return false;
+    c = memchr(v + *pos, ',', vlen - *pos);
+    if (c == NULL) {
+        *item = v + *pos;
+        *len = vlen - *pos;
+        *pos = vlen + 1;
+        return true;
+    }
+    start = end = (size_t)(c - v);
+    while (start > *pos && is_jspace(v[start - 1]))
+        start--;
+    end++;
+    while (end < vlen && is_jspace(v[end]))
+        end++;
+    *item = v + *pos;
+    *len = start - *pos;
+    *pos = end;
+    return true;
+}
+
+/* Whether v has an item after *pos that is not empty (split drops the
+ * trailing empty ones). */
+static bool
+more_items(const char *v, size_t vlen, size_t pos)
+{
+    for (; pos < vlen; pos++)
+        if (v[pos] != ',' && !is_jspace(v[pos]))
+            return true;
+    return false;
+}
+
+const char *
+gr_conf_ip_overrides(const char *value, gr_conf_override_fn fn, void *arg,
+                     char *msg, size_t n)
+{
+    const char *key = keys[GR_CONF_MAX_CONNECTIONS_PER_IP_OVERRIDES].name;
+    size_t vlen;
+    char host[256];
+
+    if (value == NULL || value[0] == '\0')
+        return NULL; /* Csv.parseCsvMap: an empty map */
+    vlen = strlen(value);
+    /* parseCsvMap (every item needs a colon), then the counts
+     * (Integer.parseInt), then the hosts (validHostPattern), then fn */
+    for (int pass = 0; pass < 4; pass++) {
+        const char *it;
+        size_t pos = 0, len;
+        while (split_next(value, vlen, &pos, &it, &len)) {
+            const char *colon = NULL, *h, *c;
+            size_t hlen, clen;
+            int32_t count = 0;
+            if (len == 0 && !more_items(value, vlen, pos))
+                break;
+            for (size_t k = 0; k < len; k++)
+                if (it[k] == ':')
+                    colon = it + k;
+            if (colon == NULL) {
+                snprintf(msg, n,
+                         "Error parsing configuration property '%s': begin "
+                         "0, end -1, length %zu",
+                         key, len);
+                return msg;
+            }
+            if (pass == 0)
+                continue;
+            hlen = (size_t)(colon - it);
+            clen = len - hlen - 1;
+            h = jtrim_range(it, &hlen);
+            c = jtrim_range(colon + 1, &clen);
+            if (java_parse_int(c, clen, &count) != 0) {
+                snprintf(msg, n, "For input string: \"%.*s\"", (int)clen, c);
+                return msg;
+            }
+            if (pass == 2 && !valid_host_pattern(h, hlen)) {
+                snprintf(msg, n, "%s contains invalid addresses : %.*s", key,
+                         (int)hlen, h);
+                return msg;
+            }
+            if (pass == 3 && fn != NULL) {
+                if (hlen >= sizeof host)
+                    hlen = sizeof host - 1;
+                memcpy(host, h, hlen);
+                host[hlen] = '\0';
+                fn(host, count, arg);
+            }
+        }
+    }
+    return NULL;
+}
+
+int
+gr_conf_listener_key(const char *key, char *listener, size_t n)
+{
+    static const gr_conf_id_t bases[] = { GR_CONF_MAX_CONNECTIONS,
+                                          GR_CONF_MAX_CONNECTION_CREATION_RATE };
+    const char *l, *dot;
+    if (strncmp(key, "listener.name.", 14) != 0)
+        return -1;
+    l = key + 14;
+    /* LISTENER_CONFIG_REGEX: listener\.name\.[^.]*\.(.*) */
+    if ((dot = strchr(l, '.')) == NULL)
+        return -1;
+    for (size_t i = 0; i < sizeof bases / sizeof bases[0]; i++) {
+        if (strcmp(dot + 1, keys[bases[i]].name) != 0)
+            continue;
+        if (listener != NULL && n > 0) {
+            size_t len = (size_t)(dot - l) < n - 1 ? (size_t)(dot - l) : n - 1;
+            memcpy(listener, l, len);
+            listener[len] = '\0';
+        }
+        return (int)bases[i];
+    }
+    return -1;
 }
 
 int

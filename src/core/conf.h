@@ -81,6 +81,24 @@ int32_t gr_conf_node_id(const gr_conf_t *conf);
 /* log.dirs, else log.dir: the first directory (Gregor uses one). */
 const char *gr_conf_log_dir(const gr_conf_t *conf);
 
+/* max.connections.per.ip.overrides as Kafka parses it (Csv.parseCsvMap,
+ * Integer.parseInt of each count, Utils.validHostPattern of each host):
+ * items split at commas and the blanks around them (trailing empty items
+ * dropped, others an error), each "host:count" split at its last colon (so
+ * "::1:100" is host ::1), both trimmed. Calls fn(host, count, arg) for each
+ * item in order (fn may be NULL: only check). NULL when valid, else msg (n
+ * bytes, filled) in Kafka's words, e.g. "For input string: \"x\"". */
+typedef void (*gr_conf_override_fn)(const char *host, int32_t count,
+                                    void *arg);
+const char *gr_conf_ip_overrides(const char *value, gr_conf_override_fn fn,
+                                 void *arg, char *msg, size_t n);
+/* The listener-level settings Kafka reads under a listener's prefix,
+ * listener.name.<name in lower case>.<key>, that Gregor honours
+ * (max.connections, max.connection.creation.rate): for such a key the id
+ * of its base key, with the listener part (as written) in listener (n
+ * bytes); else -1. */
+int gr_conf_listener_key(const char *key, char *listener, size_t n);
+
 /* Splits a LIST value into trimmed items; returns the count (at most max). */
 int gr_conf_list_split(const char *value, char *buf, size_t bufsize,
                        const char **items, int max);

@@ -27,6 +27,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/listener.h"
+#include "net/quota.h"
 #include "telemetry/telemetry.h"
 
 #include <arpa/inet.h>
@@ -89,6 +90,7 @@ struct gr_conn {
     int64_t active_us;   /* connected, or the last request read whole or
                           * response written whole (idle timeout) */
     int64_t io_us;       /* last byte read or written (buffers kept) */
+    gr_ipaddr_t ip;      /* the peer, as the quotas count it */
     bool mem_wait;       /* in broker->mem_waiting: reading paused */
     gr_conn_t *mem_next; /* broker->mem_waiting */
 };
@@ -259,6 +261,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
                                  GR_CONF_SOCKET_RECEIVE_BUFFER_BYTES)) > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sbuf, sizeof sbuf);
     conn->active_us = conn->io_us = gr_mono_us();
+    gr_ipaddr_from_sockaddr(&conn->ip, sa);
     conn->io.fd = fd;
     conn->io.cb = conn_io_cb;
     conn->io.data = conn;
@@ -270,6 +273,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     }
     list_push(&b->conns, conn);
     b->nconns++;
+    gr_quotas_conn_opened(l, &conn->ip);
     GR_LOG_DEBUG("connection from %s on %s", conn->peer, l->name);
     return conn;
 }
@@ -322,6 +326,25 @@ gr_conn_close(gr_conn_t *conn, const char *why)
     list_remove(&b->conns, conn);
     list_push(&b->closing, conn);
     b->nconns--;
+    gr_quotas_conn_closed(conn->listener, &conn->ip);
+}
+
+bool
+gr_conn_close_lru(gr_broker_t *b, const char *why)
+{
+    gr_conn_t *lru = NULL;
+    for (gr_conn_t *c = b->conns; c != NULL; c = c->next) {
+        if (c->listener->inter_broker && b->nlisteners > 1)
+            continue;
+        if (lru == NULL || c->active_us < lru->active_us)
+            lru = c;
+    }
+    if (lru == NULL)
+        return false;
+    GR_LOG_INFO("closing connection %s on %s, the least recently used: %s",
+                lru->peer, lru->listener->name, why);
+    gr_conn_close(lru, why);
+    return true;
 }
 
 static void
@@ -339,6 +362,7 @@ conn_free(gr_conn_t *conn)
 void
 gr_conn_reap(gr_broker_t *b)
 {
+    gr_quotas_before_sleep(b);
     /* connections with buffered frames whose response went out while
      * processing something else */
     while (b->ready) {
@@ -777,7 +801,7 @@ gr_conn_limits_start(gr_broker_t *b)
     }
     gr_timer_init(&b->idle_timer, idle_sweep, b);
     gr_timer_start(b->loop, &b->idle_timer, idle_period_ms(b));
-    return 0;
+    return gr_quotas_start(b);
 }
 
 void
@@ -785,6 +809,7 @@ gr_conn_limits_stop(gr_broker_t *b)
 {
     if (gr_timer_armed(&b->idle_timer))
         gr_timer_stop(b->loop, &b->idle_timer);
+    gr_quotas_stop(b);
 }
 
 /* --- request completion */

@@ -101,8 +101,13 @@ void gr_conn_close_all(gr_broker_t *broker);
 /* Closes every client connection now (the control interface); they are
  * freed before the loop sleeps. Returns how many. */
 int gr_conn_close_clients(gr_broker_t *broker, const char *why);
-/* Starts enforcing connections.max.idle.ms and queued.max.request.bytes
- * (see conn.c); -1 when the configuration is inconsistent (logged). */
+/* Closes the connection that was busy least recently (Kafka's
+ * lowestPriorityChannel), on any listener but the protected inter-broker
+ * one; false when there is none. */
+bool gr_conn_close_lru(gr_broker_t *broker, const char *why);
+/* Starts enforcing connections.max.idle.ms, queued.max.request.bytes
+ * (see conn.c) and the connection quotas (quota.h); -1 when the
+ * configuration is inconsistent (logged). */
 int gr_conn_limits_start(gr_broker_t *broker);
 void gr_conn_limits_stop(gr_broker_t *broker);
 

@@ -16,13 +16,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* Takes pending connections while the listener accepts; the quotas
+ * (quota.c) decide what becomes of each, and may stop the listener. */
 static void
 accept_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
 {
     gr_listener_t *l = io->data;
     (void)loop;
     (void)events;
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < 64 && l->accepting; i++) {
         struct sockaddr_storage ss;
         socklen_t slen = sizeof ss;
         int fd = accept4(io->fd, (struct sockaddr *)&ss, &slen,
@@ -32,19 +34,7 @@ accept_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
                 GR_LOG_WARN("accept on %s: %s", l->name, strerror(errno));
             return;
         }
-        if (l->broker->nconns >=
-            gr_conf_int(l->broker->conf, GR_CONF_MAX_CONNECTIONS)) {
-            GR_LOG_WARN("connection refused on %s: max.connections (%lld) "
-                        "reached",
-                        l->name,
-                        (long long)gr_conf_int(l->broker->conf,
-                                               GR_CONF_MAX_CONNECTIONS));
-            close(fd);
-            continue;
-        }
-        if (gr_conn_new(l->broker, l, fd, (struct sockaddr *)&ss, slen) ==
-            NULL)
-            close(fd);
+        gr_quotas_accept(l, fd, (struct sockaddr *)&ss, slen);
     }
 }
 
@@ -330,6 +320,8 @@ gr_listeners_open(gr_broker_t *b)
         gr_listener_t *l = &b->listeners[b->nlisteners];
         memset(l, 0, sizeof *l);
         l->broker = b;
+        l->held_fd = -1;
+        l->accepting = true;
         if (parse_listener(items[i], l->name, sizeof l->name, l->host,
                            sizeof l->host, &l->port) != 0) {
             GR_LOG_ERROR("invalid value %s for configuration listeners: "

@@ -9,6 +9,9 @@
 #define GR_NET_LISTENER_H
 
 #include "net/loop.h"
+#include "net/quota.h"
+
+#include <sys/socket.h>
 
 typedef struct gr_broker gr_broker_t;
 
@@ -24,6 +27,25 @@ typedef struct gr_listener {
     int nfds;
     gr_io_t io[GR_LISTENER_MAX_FDS];
     gr_broker_t *broker;
+
+    /* connection quotas (net/quota.c) */
+    int nconns;          /* open connections taken on here */
+    int64_t max_conns;   /* listener.name.<l>.max.connections, else the
+                          * broker's max.connections */
+    int64_t max_rate;    /* ...max.connection.creation.rate likewise */
+    bool inter_broker;   /* Kafka's protected listener: the inter-broker
+                          * one, when there are others */
+    gr_rate_t rate;      /* its connections a second */
+    bool accepting;      /* accept events on */
+    int held_fd;         /* accepted, waiting for a slot or a throttle's
+                          * end (-1: none): l accepts no more until then */
+    struct sockaddr_storage held_addr;
+    socklen_t held_len;
+    int64_t held_until_us; /* end of the throttle (monotonic) */
+    gr_timer_t throttle_timer;
+    int64_t wait_log_us;   /* last log line about waiting accepts */
+    int64_t reject_log_us; /* last line about a per-address rejection */
+    int64_t rejected;      /* rejections since that line */
 } gr_listener_t;
 
 /* Parses and binds every listener; logs and returns -1 on failure. */

@@ -344,3 +344,44 @@ def client_telemetry(b):
     b.req("PushTelemetry", 0, {"client_instance_id": cid, "subscription_id": sid + 1,
                                "terminating": True, "compression_type": 9, "metrics": b"x"},
           label="push, unknown compression")
+
+
+@case("connection_quota_configs", alone=True)
+def connection_quota_configs(b):
+    """The connection quotas as dynamic broker configs: the overrides'
+    syntax and its errors, max.connections.per.ip 0 without overrides, a
+    listener's max.connections and max.connection.creation.rate (dynamic at
+    both levels, refused at 0 once they change a listener), and how a
+    listener's key is described. Alone: it sets a broker config the other
+    cases' listings would see."""
+    SET, DELETE = 0, 1
+    iac = lambda configs, label, name="1", validate=True: b.req(
+        "IncrementalAlterConfigs", 1, {"resources": [{
+            "resource_type": BROKER, "resource_name": name,
+            "configs": [{"name": k, "config_operation": op, "value": x} for k, op, x in configs]}],
+            "validate_only": validate}, label=label)
+    ov = "max.connections.per.ip.overrides"
+    for v, what in (("abc", "no colon"), ("h:x", "not a count"), ("bad/host:1", "invalid host"),
+                    (",a:1", "empty first item"), ("a:1,", "trailing comma"), ("  ", "blank"),
+                    ("::1:5", "IPv6 host"), ("a:-1", "negative count"), ("127.0.0.1:+5", "plus sign"),
+                    ("a:1, ,b:2", "empty item"), ("", "empty")):
+        iac([(ov, SET, v)], "overrides, %s" % what)
+    iac([("max.connections.per.ip", SET, "0")], "per ip 0 without overrides")
+    iac([("max.connections.per.ip", SET, "0"), (ov, SET, "127.0.0.1:3")], "per ip 0 with overrides")
+    iac([("max.connections.per.ip", SET, "-1")], "per ip -1")
+    iac([("max.connections", SET, "0")], "max.connections 0")
+    iac([("max.connection.creation.rate", SET, "0")], "creation rate 0")
+    iac([("max.connection.creation.rate", SET, "0")], "creation rate 0, cluster default", name="")
+    for k in ("listener.name.plaintext.max.connections",
+              "listener.name.plaintext.max.connection.creation.rate",
+              "listener.name.PLAINTEXT.max.connections", "listener.name.nosuch.max.connections"):
+        for v in ("0", "-1", "abc", "5"):
+            iac([(k, SET, v)], "%s %s" % (k, v))
+        iac([(k, SET, "5")], "%s, cluster default" % k, name="")
+    key = "listener.name.plaintext.max.connections"
+    iac([(key, SET, "100000")], "listener max.connections set", validate=False)
+    wait_config(b, BROKER, "1", key, lambda x: x == "100000")
+    dc(b, 4, [res(BROKER, "1", [key, "max.connections"])], label="listener max.connections described",
+       synonyms=True)
+    iac([(key, DELETE, None)], "listener max.connections deleted", validate=False)
+    wait_config(b, BROKER, "1", key, lambda x: x is None)

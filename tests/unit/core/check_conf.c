@@ -190,6 +190,141 @@ START_TEST(test_dynamic_layers)
 }
 END_TEST
 
+typedef struct ov_seen {
+    char hosts[8][64];
+    int32_t counts[8];
+    int n;
+} ov_seen_t;
+
+static void
+ov_collect(const char *host, int32_t count, void *arg)
+{
+    ov_seen_t *o = arg;
+    ck_assert_int_lt(o->n, 8);
+    snprintf(o->hosts[o->n], sizeof o->hosts[0], "%s", host);
+    o->counts[o->n++] = count;
+}
+
+/* max.connections.per.ip.overrides as Kafka 4.4 parses it, and its
+ * messages (those of a real Kafka's IncrementalAlterConfigs, pinned by
+ * tests/diff connection_quota_configs too). */
+START_TEST(test_ip_overrides)
+{
+    static const struct {
+        const char *value, *err; /* err NULL: valid */
+        int n;
+    } cases[] = {
+        { "", NULL, 0 },
+        { "a:1,", NULL, 1 },      /* trailing empty items dropped */
+        { ",,", NULL, 0 },
+        { "::1:5", NULL, 1 },     /* split at the last colon */
+        { "a:-1", NULL, 1 },      /* counts are not checked */
+        { "127.0.0.1:+5", NULL, 1 },
+        { " a : 1 , b:2", NULL, 2 },
+        { ":7", NULL, 1 },        /* "" is the loopback for Kafka */
+        { "abc",
+          "Error parsing configuration property "
+          "'max.connections.per.ip.overrides': begin 0, end -1, length 3",
+          0 },
+        { ",a:1",
+          "Error parsing configuration property "
+          "'max.connections.per.ip.overrides': begin 0, end -1, length 0",
+          0 },
+        { "a:1, ,b:2",
+          "Error parsing configuration property "
+          "'max.connections.per.ip.overrides': begin 0, end -1, length 0",
+          0 },
+        { "h:x", "For input string: \"x\"", 0 },
+        { "h:", "For input string: \"\"", 0 },
+        { "h:99999999999", "For input string: \"99999999999\"", 0 },
+        { "bad/host:1",
+          "max.connections.per.ip.overrides contains invalid addresses : "
+          "bad/host",
+          0 },
+        /* the counts are parsed before the hosts are checked */
+        { "bad/host:1,h:x", "For input string: \"x\"", 0 },
+    };
+    char msg[256];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ov_seen_t o = { .n = 0 };
+        const char *err =
+            gr_conf_ip_overrides(cases[i].value, ov_collect, &o, msg, sizeof msg);
+        if (cases[i].err == NULL) {
+            ck_assert_msg(err == NULL, "%s: %s", cases[i].value, err);
+            ck_assert_int_eq(o.n, cases[i].n);
+        } else {
+            ck_assert_msg(err != NULL, "%s accepted", cases[i].value);
+            ck_assert_str_eq(err, cases[i].err);
+            ck_assert_int_eq(o.n, 0); /* nothing applied of an invalid one */
+        }
+    }
+    {
+        ov_seen_t o = { .n = 0 };
+        ck_assert_ptr_null(gr_conf_ip_overrides(" 10.0.0.1 : 3 ,::1:5,h:-2",
+                                                ov_collect, &o, msg,
+                                                sizeof msg));
+        ck_assert_int_eq(o.n, 3);
+        ck_assert_str_eq(o.hosts[0], "10.0.0.1");
+        ck_assert_int_eq(o.counts[0], 3);
+        ck_assert_str_eq(o.hosts[1], "::1");
+        ck_assert_int_eq(o.counts[1], 5);
+        ck_assert_str_eq(o.hosts[2], "h");
+        ck_assert_int_eq(o.counts[2], -2);
+    }
+}
+END_TEST
+
+/* Start-up refuses what Kafka's KafkaConfig refuses; listener-level
+ * quotas are honoured (not "not used") and checked as their base key. */
+START_TEST(test_connection_quota_keys)
+{
+    char l[64];
+    gr_conf_t *c = gr_conf_new();
+    gr_conf_set(c, "max.connections.per.ip.overrides", "127.0.0.1:2,h:x");
+    ck_assert_int_eq(gr_conf_finish(c), -1);
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "max.connections.per.ip", "0");
+    ck_assert_int_eq(gr_conf_finish(c), -1); /* 0 needs overrides */
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "max.connections.per.ip", "0");
+    gr_conf_set(c, "max.connections.per.ip.overrides", "127.0.0.1:2");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    ck_assert_int_eq(gr_conf_int(c, GR_CONF_MAX_CONNECTIONS_PER_IP), 0);
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "listener.name.plaintext.max.connections", "-1");
+    ck_assert_int_eq(gr_conf_finish(c), -1);
+    gr_conf_destroy(c);
+
+    c = gr_conf_new();
+    gr_conf_set(c, "listener.name.plaintext.max.connection.creation.rate",
+                "10");
+    ck_assert_int_eq(gr_conf_finish(c), 0);
+    gr_conf_destroy(c);
+
+    ck_assert_int_eq(gr_conf_listener_key(
+                         "listener.name.external.max.connections", l, sizeof l),
+                     GR_CONF_MAX_CONNECTIONS);
+    ck_assert_str_eq(l, "external");
+    ck_assert_int_eq(gr_conf_listener_key(
+                         "listener.name.x.max.connection.creation.rate", l,
+                         sizeof l),
+                     GR_CONF_MAX_CONNECTION_CREATION_RATE);
+    ck_assert_int_eq(gr_conf_listener_key("listener.name.x.ssl.key.password",
+                                          l, sizeof l),
+                     -1);
+    ck_assert_int_eq(gr_conf_listener_key("max.connections", l, sizeof l), -1);
+    ck_assert_int_eq(gr_conf_listener_key("listener.name.max.connections", l,
+                                          sizeof l),
+                     -1); /* the listener part is missing */
+}
+END_TEST
+
 Suite *
 suite_core_conf(void)
 {
@@ -200,6 +335,8 @@ suite_core_conf(void)
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_temp_data_defaults);
     tcase_add_test(tc, test_dynamic_layers);
+    tcase_add_test(tc, test_ip_overrides);
+    tcase_add_test(tc, test_connection_quota_keys);
     suite_add_tcase(s, tc);
     return s;
 }
