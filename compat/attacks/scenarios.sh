@@ -135,6 +135,16 @@ s_attack_conn_flood() {
     attack_py net.py flood 20 30
 }
 
+# the broker's descriptors used up (RLIMIT_NOFILE 256): accepts pause, one
+# log line per interval, the CPU stays low, service resumes
+s_attack_emfile() {
+    local w=$COMPAT_TMP/gregor-nofile-256
+    printf '#!/bin/sh\nexec prlimit --nofile=256:256 %s "$@"\n' "$GREGOR" >"$w"
+    chmod +x "$w"
+    GREGOR=$w start_broker || return 1
+    GR_BROKER_LOG=$BROKER_DIR/broker.log attack_py net.py emfile
+}
+
 # slowloris: partial frames trickling a byte a second are closed once no
 # complete request came for connections.max.idle.ms
 s_attack_trickle() {
@@ -142,4 +152,4 @@ s_attack_trickle() {
     attack_py net.py trickle 3000
 }
 
-SCENARIOS+=(attack_conn_flood attack_trickle)
+SCENARIOS+=(attack_conn_flood attack_emfile attack_trickle)

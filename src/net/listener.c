@@ -2,6 +2,7 @@
 #include "net/listener.h"
 #include "broker.h"
 #include "core/log.h"
+#include "core/time.h"
 #include "net/conn.h"
 
 #include <arpa/inet.h>
@@ -30,9 +31,37 @@ accept_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
         int fd = accept4(io->fd, (struct sockaddr *)&ss, &slen,
                          SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                GR_LOG_WARN("accept on %s: %s", l->name, strerror(errno));
-            return;
+            switch (errno) {
+            case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+            case EWOULDBLOCK:
+#endif
+                return;
+            case EMFILE:
+            case ENFILE:
+            case ENOBUFS:
+            case ENOMEM:
+                gr_quotas_accept_exhausted(l, errno);
+                return;
+            case EINTR:
+            case ECONNABORTED:
+            case EPROTO:
+            case EPERM:
+            case ENETDOWN:
+            case ENOPROTOOPT:
+            case EHOSTDOWN:
+            case ENONET:
+            case EHOSTUNREACH:
+            case EOPNOTSUPP:
+            case ENETUNREACH:
+                continue; /* that connection's own failure (accept(2)) */
+            default:
+                if (gr_mono_us() - l->error_log_us >= 10000000) {
+                    l->error_log_us = gr_mono_us();
+                    GR_LOG_WARN("accept on %s: %s", l->name, strerror(errno));
+                }
+                return;
+            }
         }
         gr_quotas_accept(l, fd, (struct sockaddr *)&ss, slen);
     }

@@ -46,6 +46,7 @@ typedef struct gr_listener {
     int64_t wait_log_us;   /* last log line about waiting accepts */
     int64_t reject_log_us; /* last line about a per-address rejection */
     int64_t rejected;      /* rejections since that line */
+    int64_t error_log_us;  /* last line about another accept(2) error */
 } gr_listener_t;
 
 /* Parses and binds every listener; logs and returns -1 on failure. */

@@ -27,12 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* Kafka's maxThrottleTimeMs: quota.window.size.seconds */
 #define MAX_THROTTLE_MS 1000
-/* how often a limit's log line may repeat */
-#define LOG_EVERY_US (10 * 1000000)
+/* how long accepts pause when accept(2) runs out of descriptors (nginx's
+ * accept_mutex_delay), and how often that is logged */
+#define EXHAUSTED_PAUSE_MS 500
+#define LOG_EVERY_US       (10 * 1000000)
+/* descriptors kept from connections beyond the segment files' half:
+ * listeners, the loop, workers, log and metadata files */
+#define FD_RESERVE 64
 
 /* --- Kafka's Rate */
 
@@ -335,6 +341,10 @@ typedef struct gr_quotas {
     int64_t max_conns; /* max.connections */
     int64_t max_rate;  /* max.connection.creation.rate */
     gr_rate_t rate;    /* the broker's connections (not inter-broker) */
+    int64_t fd_budget; /* connections RLIMIT_NOFILE leaves */
+    bool exhausted;    /* accept(2) ran out: every listener waits */
+    gr_timer_t exhausted_timer;
+    int64_t exhausted_log_us, exhausted_unlogged;
     bool slot_freed; /* a connection closed since before_sleep */
     uint64_t gen;    /* configurations made, for late name lookups */
     int jobs;        /* lookups on workers */
@@ -355,10 +365,26 @@ now_ms(void)
     return gr_mono_us() / 1000;
 }
 
+/* Connections may use what the segment files' half of RLIMIT_NOFILE
+ * (broker.c's max_open_segment_files) and a reserve leave. */
+static int64_t
+fd_budget(void)
+{
+    struct rlimit rl;
+    int64_t n = 1024;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1u << 20)
+                ? 1 << 20
+                : (int64_t)rl.rlim_cur;
+    n = n - n / 2 - FD_RESERVE;
+    return n > 8 ? n : 8;
+}
+
 static void
 listener_events(gr_listener_t *l)
 {
-    bool on = l->held_fd < 0;
+    gr_quotas_t *q = quotas_of(l->broker);
+    bool on = l->held_fd < 0 && !(q && q->exhausted);
     if (on == l->accepting)
         return;
     l->accepting = on;
@@ -374,8 +400,8 @@ is_protected(const gr_listener_t *l)
     return l->inter_broker && l->broker->nlisteners > 1;
 }
 
-/* connectionSlotAvailable: NULL when l may take a connection, else the
- * limit that is full (*limit: its value). */
+/* connectionSlotAvailable, and Gregor's descriptor bound: NULL when l may
+ * take a connection, else the limit that is full (*limit: its value). */
 static const char *
 slot_taken(const gr_listener_t *l, int64_t *limit)
 {
@@ -383,6 +409,10 @@ slot_taken(const gr_listener_t *l, int64_t *limit)
     if (l->nconns >= l->max_conns) {
         *limit = l->max_conns;
         return "the listener's max.connections";
+    }
+    if (l->broker->nconns >= q->fd_budget) {
+        *limit = q->fd_budget;
+        return "the descriptors RLIMIT_NOFILE leaves for connections";
     }
     if (is_protected(l) || l->broker->nconns < q->max_conns)
         return NULL;
@@ -493,6 +523,36 @@ gr_quotas_accept(gr_listener_t *l, int fd, const struct sockaddr *sa,
                     full, (long long)limit);
     }
     listener_events(l);
+}
+
+static void
+exhausted_end(gr_loop_t *loop, gr_timer_t *t)
+{
+    gr_quotas_t *q = t->data;
+    (void)loop;
+    q->exhausted = false;
+    for (int i = 0; i < q->b->nlisteners; i++)
+        listener_events(&q->b->listeners[i]);
+}
+
+void
+gr_quotas_accept_exhausted(gr_listener_t *l, int err)
+{
+    gr_quotas_t *q = quotas_of(l->broker);
+    if (log_due(&q->exhausted_log_us)) {
+        GR_LOG_WARN("accept on %s: %s: new connections wait %d ms at a time "
+                    "(%lld more such pauses since the last such line; %d "
+                    "connections open)",
+                    l->name, strerror(err), EXHAUSTED_PAUSE_MS,
+                    (long long)q->exhausted_unlogged, l->broker->nconns);
+        q->exhausted_unlogged = 0;
+    } else {
+        q->exhausted_unlogged++;
+    }
+    q->exhausted = true;
+    for (int i = 0; i < l->broker->nlisteners; i++)
+        listener_events(&l->broker->listeners[i]);
+    gr_timer_start(l->broker->loop, &q->exhausted_timer, EXHAUSTED_PAUSE_MS);
 }
 
 void
@@ -856,6 +916,7 @@ configure(gr_broker_t *b, bool starting)
         return 0;
     q->max_conns = gr_conf_int(b->conf, GR_CONF_MAX_CONNECTIONS);
     q->max_rate = gr_conf_int(b->conf, GR_CONF_MAX_CONNECTION_CREATION_RATE);
+    q->fd_budget = fd_budget(); /* after broker.c raised RLIMIT_NOFILE */
     ov = gr_conf_str(b->conf, GR_CONF_MAX_CONNECTIONS_PER_IP_OVERRIDES);
     if (q->overrides == NULL || strcmp(q->overrides, ov ? ov : "") != 0 ||
         q->per_ip != gr_conf_int(b->conf, GR_CONF_MAX_CONNECTIONS_PER_IP)) {
@@ -900,6 +961,7 @@ gr_quotas_start(gr_broker_t *b)
         return -1;
     }
     q->b = b;
+    gr_timer_init(&q->exhausted_timer, exhausted_end, q);
     b->quotas = q;
     for (int i = 0; i < b->nlisteners; i++) {
         gr_listener_t *l = &b->listeners[i];
@@ -928,6 +990,7 @@ gr_quotas_stop(gr_broker_t *b)
     gr_quotas_t *q = quotas_of(b);
     if (q == NULL)
         return;
+    gr_timer_stop(b->loop, &q->exhausted_timer);
     for (int i = 0; i < b->nlisteners; i++) {
         gr_listener_t *l = &b->listeners[i];
         gr_timer_stop(b->loop, &l->throttle_timer);

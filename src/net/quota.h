@@ -22,7 +22,11 @@
  *
  * Rates are Kafka's Rate over 11 samples of 1 s (quota.window.num and
  * quota.window.size.seconds at their defaults): measured over at least 10
- * s, so a burst of 10 x the rate goes through first. Loop thread only.
+ * s, so a burst of 10 x the rate goes through first. Gregor adds a bound
+ * Kafka leaves to the operating system: connections take at most the
+ * descriptors RLIMIT_NOFILE leaves once the segment files have their half
+ * (and a reserve); at that bound a listener waits as for max.connections.
+ * Loop thread only.
  */
 #ifndef GR_NET_QUOTA_H
 #define GR_NET_QUOTA_H
@@ -112,6 +116,9 @@ const char *gr_quotas_check_dynamic(gr_broker_t *b,
  * rate: l->held_fd, taken on when the limit allows). */
 void gr_quotas_accept(gr_listener_t *l, int fd, const struct sockaddr *sa,
                       socklen_t salen);
+/* accept(2) failed for want of descriptors or memory: every listener stops
+ * accepting for a while (one log line per interval). */
+void gr_quotas_accept_exhausted(gr_listener_t *l, int err);
 /* A connection of l from ip opened / closed (conn.c). */
 void gr_quotas_conn_opened(gr_listener_t *l, const gr_ipaddr_t *ip);
 void gr_quotas_conn_closed(gr_listener_t *l, const gr_ipaddr_t *ip);

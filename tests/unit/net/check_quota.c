@@ -3,7 +3,8 @@
  * hand); the accept path on a broker in this process, over real
  * connections: per-address limits close at once, max.connections and the
  * creation rate make new connections wait, the inter-broker listener
- * closes another listener's least recently used connection. */
+ * closes another listener's least recently used connection, and accept(2)
+ * out of descriptors pauses the listener instead of spinning. */
 #include "../api/brokertest.h"
 #include "../unit.h"
 
@@ -12,12 +13,15 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,6 +351,103 @@ START_TEST(test_inter_broker_listener_evicts)
 }
 END_TEST
 
+static double
+cpu_seconds(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* accept(2) out of descriptors (EMFILE): the listener pauses instead of
+ * spinning on the pending connections, the connections it has are served,
+ * and once descriptors are back the waiting ones are taken on. The
+ * clients are a child process's (their descriptors are not ours). */
+START_TEST(test_accept_emfile_pauses)
+{
+    gr_brokertest_t bt;
+    struct rlimit rl, low;
+    int port, to_child[2], from_child[2], fillers[4096], nfill = 0;
+    pid_t pid;
+    double cpu0, cpu;
+    char c;
+
+    gr_brokertest_start(&bt, NULL);
+    call_once(&bt);
+    port = listener_port(&bt, 0);
+    ck_assert_int_eq(pipe(to_child), 0);
+    ck_assert_int_eq(pipe(from_child), 0);
+    /* no descriptor left for the broker to accept with: the limit at the
+     * descriptors open, the holes below it filled */
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+    low = rl;
+    low.rlim_cur = 0;
+    for (int fd = 0; fd < 4096; fd++)
+        if (fcntl(fd, F_GETFD) != -1)
+            low.rlim_cur = (rlim_t)fd + 1;
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+    while (nfill < 4096 && (fillers[nfill] = open("/dev/null", O_RDONLY)) >= 0)
+        nfill++;
+    ck_assert_int_eq(errno, EMFILE);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        /* its own descriptors back; 20 connections, each sends
+         * ApiVersions; reports how many were answered when asked */
+        int fds[20], served = 0;
+        char go;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            _exit(5);
+        for (int i = 0; i < 20; i++) {
+            struct sockaddr_in sa;
+            fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+            memset(&sa, 0, sizeof sa);
+            sa.sin_family = AF_INET;
+            sa.sin_port = htons((uint16_t)port);
+            sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (connect(fds[i], (struct sockaddr *)&sa, sizeof sa) != 0 ||
+                send(fds[i], api_versions, sizeof api_versions, MSG_NOSIGNAL) <
+                    0)
+                _exit(2);
+        }
+        if (write(from_child[1], "c", 1) != 1 || read(to_child[0], &go, 1) != 1)
+            _exit(3);
+        for (int i = 0; i < 20; i++) {
+            struct pollfd p = { .fd = fds[i], .events = POLLIN };
+            char buf[256];
+            if (poll(&p, 1, 3000) == 1 && recv(fds[i], buf, sizeof buf, 0) > 0)
+                served++;
+        }
+        go = (char)served;
+        if (write(from_child[1], &go, 1) != 1)
+            _exit(4);
+        for (int i = 0; i < 20; i++)
+            close(fds[i]);
+        _exit(0);
+    }
+    ck_assert_int_eq(read(from_child[0], &c, 1), 1); /* connected */
+    cpu0 = cpu_seconds();
+    usleep(1000 * 1000);
+    cpu = cpu_seconds() - cpu0;
+    /* a spinning accept takes the whole second */
+    ck_assert_msg(cpu < 0.3, "%.2f s of CPU in 1 s at EMFILE", cpu);
+    call_once(&bt); /* the connection it has is served */
+    for (int i = 0; i < nfill; i++)
+        close(fillers[i]);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+    ck_assert_int_eq(write(to_child[1], "g", 1), 1);
+    ck_assert_int_eq(read(from_child[0], &c, 1), 1);
+    ck_assert_int_eq(c, 20); /* all served once descriptors are back */
+    {
+        int st;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_net_quota(void)
 {
@@ -360,6 +461,7 @@ suite_net_quota(void)
     tcase_add_test(tc, test_max_connections_waits);
     tcase_add_test(tc, test_creation_rate_throttles);
     tcase_add_test(tc, test_inter_broker_listener_evicts);
+    tcase_add_test(tc, test_accept_emfile_pauses);
     suite_add_tcase(s, tc);
     return s;
 }
