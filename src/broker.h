@@ -50,6 +50,9 @@ struct gr_broker {
     int64_t queued_max_bytes; /* queued.max.request.bytes; <= 0: no bound */
     int64_t queued_bytes;     /* read buffers beyond their first 16 KiB */
     gr_conn_t *mem_waiting;   /* reading paused until queued_bytes drop */
+    int mem_holders;          /* connections with counted buffer bytes */
+    int mem_holders_waiting;  /* of them, in mem_waiting */
+    gr_conn_t *mem_forced;    /* may pass the bound to finish its frame */
     gr_timer_t idle_timer;
     int64_t stat_idle_closed, stat_mem_waits;
     struct gr_quotas *quotas; /* connection quotas (net/quota.h) */

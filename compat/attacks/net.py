@@ -24,10 +24,12 @@ there before connecting), so per-address limits tell the two apart.
       /proc/PID/stat), the well-behaved client keeps being served; once
       the attacker closes them a new connection is served within 2 s.
   net.py trickle IDLE_MS    (broker: connections.max.idle.ms=IDLE_MS)
-      200 connections send a frame's size (1 MB) and then one byte a
+      200 connections send a frame's size (3 MB) and then one byte a
       second each (slowloris), 100 others a whole request first and then
       the same: every one is closed within IDLE_MS plus 2 s of its last
-      complete request (or of its connection).
+      complete request (or of its connection), and meanwhile a 3.6 MB
+      Produce of another client is answered within 0.5 s (the frames
+      announced hold no request memory).
 
 Exit 0 or 1 (harness.fail)."""
 
@@ -46,6 +48,8 @@ from harness import Client, fail, ok, HOST, PORT  # noqa: E402
 
 from kafka.protocol.admin import ApiVersionRequest  # noqa: E402
 from kafka.protocol.api import RequestHeader  # noqa: E402
+from kafka.protocol.produce import ProduceRequest  # noqa: E402
+from kpy_raw import v2_batch  # noqa: E402
 
 ATTACKER = "127.0.0.2"
 FAILS = []  # the attack's own checks, failed after the harness's figures
@@ -364,7 +368,7 @@ def trickle(idle_ms):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.bind((ATTACKER, 0))
         s.connect((HOST, int(PORT)))
-        s.sendall(struct.pack(">i", 1 << 20) + b"\x00")
+        s.sendall(struct.pack(">i", 3 << 20) + b"\x00")
         slow.append((s, time.monotonic()))
     for _ in range(100):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -373,8 +377,27 @@ def trickle(idle_ms):
         s.sendall(api_versions_frame())
         s.recv(65536)
         t = time.monotonic()
-        s.sendall(struct.pack(">i", 1 << 20) + b"\x00")
+        s.sendall(struct.pack(">i", 3 << 20) + b"\x00")
         slow.append((s, t))
+    # the frames announced take no request memory: a large request of
+    # another client (4 x 900 KB) is served at once, not once they are gone
+    big = Client("steady-big", timeout=30)
+    topics = ["trickle-big-%d-%d" % (os.getpid(), i) for i in range(4)]
+    for t in topics:
+        harness.wait_topic(big, t)
+    req = ProduceRequest[3](
+        transactional_id=None, required_acks=1, timeout=10000,
+        topics=[(t, [(0, v2_batch([os.urandom(900 * 1000)]))]) for t in topics])
+    t1 = time.monotonic()
+    resp = big.send(req)
+    big_ms = (time.monotonic() - t1) * 1000
+    big.close()
+    errs = [p[1] for t in resp.topics for p in t[1]]
+    check(not any(errs) and big_ms < 500,
+          "trickle: a 3.6 MB Produce of another client answered in %.0f ms"
+          % big_ms,
+          "a 3.6 MB Produce of another client took %.0f ms (errors %s) while "
+          "the frames were announced" % (big_ms, errs))
     open_ = {s: t for s, t in slow}
     closed_after = []
     t0 = time.monotonic()
@@ -405,6 +428,7 @@ def trickle(idle_ms):
           "closed lived %.1f s (connections.max.idle.ms=%d)"
           % (left, time.monotonic() - t0, worst, idle_ms))
     return {"trickling": len(slow), "closed": len(closed_after),
+            "big_request_ms": round(big_ms, 1),
             "left_open": left, "worst_close_s": round(worst, 1)}
 
 

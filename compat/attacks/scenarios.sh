@@ -146,10 +146,11 @@ s_attack_emfile() {
 }
 
 # slowloris: partial frames trickling a byte a second are closed once no
-# complete request came for connections.max.idle.ms
+# complete request came for connections.max.idle.ms, and the frames they
+# announce hold no request memory meanwhile
 s_attack_trickle() {
-    start_broker --override connections.max.idle.ms=3000 || return 1
-    attack_py net.py trickle 3000
+    start_broker --override connections.max.idle.ms=6000 || return 1
+    attack_py net.py trickle 6000
 }
 
 SCENARIOS+=(attack_conn_flood attack_emfile attack_trickle)

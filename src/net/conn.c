@@ -12,7 +12,12 @@
  * empty. The first RBUF_MIN bytes of every buffer are free; what buffers
  * hold beyond that, over all connections, is bounded by
  * queued.max.request.bytes (Kafka's memory pool): a connection that would
- * pass it stops reading until another buffer shrinks. Connections idle for
+ * pass it stops reading until another buffer shrinks. A buffer grows with
+ * what arrives (doubling), not with the size a frame announces, as Kafka
+ * allocates: a frame's size costs nothing until its bytes come. When every
+ * connection holding buffer memory waits for more, the one waiting longest
+ * may pass the bound until its frame is whole (at most one frame over it),
+ * so partly read frames never wait for each other. Connections idle for
  * connections.max.idle.ms (and with no request the broker is working on)
  * are closed, which also ends half-open ones and clients that stall
  * halfway through a frame or never read. Idle counts from the connection,
@@ -169,17 +174,49 @@ rbuf_counted(size_t cap)
     return cap > RBUF_MIN ? (int64_t)(cap - RBUF_MIN) : 0;
 }
 
+/* Takes c out of broker->mem_waiting. */
+static void
+mem_unwait(gr_broker_t *b, gr_conn_t *c)
+{
+    gr_conn_t **pp = &b->mem_waiting;
+    while (*pp != c)
+        pp = &(*pp)->mem_next;
+    *pp = c->mem_next;
+    c->mem_next = NULL;
+    c->mem_wait = false;
+    if (rbuf_counted(c->rcap) > 0)
+        b->mem_holders_waiting--;
+}
+
 /* Reading resumes for connections that waited for buffer memory. */
 static void
 mem_wake(gr_broker_t *b)
 {
     while (b->mem_waiting != NULL) {
         gr_conn_t *c = b->mem_waiting;
-        b->mem_waiting = c->mem_next;
-        c->mem_next = NULL;
-        c->mem_wait = false;
+        mem_unwait(b, c);
         conn_update_events(c);
     }
+}
+
+/* When every connection holding buffer memory waits for more, none can
+ * finish a frame and give it back: the one waiting longest (the list's
+ * tail) goes on, past the bound, until its frame is whole. */
+static void
+mem_unblock(gr_broker_t *b)
+{
+    gr_conn_t *c;
+    if (b->mem_forced != NULL || b->mem_waiting == NULL ||
+        b->mem_holders != b->mem_holders_waiting)
+        return;
+    for (c = b->mem_waiting; c->mem_next != NULL; c = c->mem_next)
+        ;
+    GR_LOG_DEBUG("connection %s passes queued.max.request.bytes to finish "
+                 "its frame: every connection holding request memory waits",
+                 c->peer);
+    mem_unwait(b, c);
+    b->mem_forced = c;
+    conn_update_events(c);
 }
 
 /* Frees conn's read buffer (nothing may point into it). */
@@ -187,6 +224,10 @@ static void
 rbuf_release(gr_conn_t *conn)
 {
     gr_broker_t *b = conn->broker;
+    if (rbuf_counted(conn->rcap) > 0)
+        b->mem_holders--;
+    if (b->mem_forced == conn)
+        b->mem_forced = NULL;
     b->queued_bytes -= rbuf_counted(conn->rcap);
     free(conn->rbuf);
     conn->rbuf = NULL;
@@ -315,13 +356,10 @@ gr_conn_close(gr_conn_t *conn, const char *why)
         req->conn = NULL;
         req->abort_cb(req);
     }
-    if (conn->mem_wait) {
-        gr_conn_t **pp = &b->mem_waiting;
-        while (*pp != conn)
-            pp = &(*pp)->mem_next;
-        *pp = conn->mem_next;
-        conn->mem_wait = false;
-    }
+    if (conn->mem_wait)
+        mem_unwait(b, conn);
+    if (b->mem_forced == conn)
+        b->mem_forced = NULL;
     gr_loop_io_del(b->loop, &conn->io);
     list_remove(&b->conns, conn);
     list_push(&b->closing, conn);
@@ -592,9 +630,11 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
         cap *= 2;
     more = rbuf_counted(cap) - rbuf_counted(conn->rcap);
     /* one request always fits: when no other buffer is counted, even one
-     * larger than the bound goes ahead (socket.request.max.bytes) */
+     * larger than the bound goes ahead (socket.request.max.bytes); so
+     * does the frame mem_unblock() let go on */
     if (more > 0 && b->queued_max_bytes > 0 && b->queued_bytes > 0 &&
-        b->queued_bytes + more > b->queued_max_bytes) {
+        b->queued_bytes + more > b->queued_max_bytes &&
+        b->mem_forced != conn) {
         if (!conn->mem_wait) {
             GR_LOG_DEBUG("connection %s waits for request memory: %lld of "
                          "queued.max.request.bytes=%lld in use, %lld more "
@@ -604,7 +644,10 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
             conn->mem_wait = true;
             conn->mem_next = b->mem_waiting;
             b->mem_waiting = conn;
+            if (rbuf_counted(conn->rcap) > 0)
+                b->mem_holders_waiting++;
             b->stat_mem_waits++;
+            mem_unblock(b);
         }
         return 1;
     }
@@ -613,6 +656,8 @@ rbuf_reserve(gr_conn_t *conn, size_t need)
         gr_conn_close(conn, "out of memory for the read buffer");
         return -1;
     }
+    if (more > 0 && rbuf_counted(conn->rcap) == 0)
+        b->mem_holders++;
     b->queued_bytes += more;
     conn->rbuf = p;
     conn->rcap = cap;
@@ -641,11 +686,8 @@ conn_process(gr_conn_t *conn)
             gr_conn_close(conn, "request too large");
             break;
         }
-        if (avail - 4 < size) {
-            if (conn->rcap - conn->rpos < (size_t)size + 4)
-                rbuf_reserve(conn, (size_t)size + 4);
-            break;
-        }
+        if (avail - 4 < size)
+            break; /* the buffer grows as the rest arrives (conn_read) */
         req = req_new(conn);
         if (req == NULL) {
             gr_conn_close(conn, "out of memory");
@@ -653,6 +695,8 @@ conn_process(gr_conn_t *conn)
         }
         conn->req = req;
         conn->active_us = req->start_us; /* a request read whole */
+        if (conn->broker->mem_forced == conn)
+            conn->broker->mem_forced = NULL; /* its frame is whole */
         {
             const uint8_t *frame = conn->rbuf + conn->rpos + 4;
             conn->rpos += 4 + (size_t)size;

@@ -162,6 +162,45 @@ START_TEST(test_idle_ignores_trickles)
 }
 END_TEST
 
+/* A frame's announced size takes no request memory until its bytes come:
+ * with queued.max.request.bytes at one request (1 MiB), a connection that
+ * announced a 1 MB frame and sent one byte of it does not make another
+ * client's 600 KB request wait (it waited for good: the announcement had
+ * reserved 2 MiB). */
+START_TEST(test_announced_frame_holds_no_memory)
+{
+    static const char *const ov[] = { "socket.request.max.bytes=1048576",
+                                      "queued.max.request.bytes=1048576",
+                                      NULL };
+    static const uint8_t head[] = { 0, 0x0f, 0x42, 0x40, 0 }; /* 1000000 */
+    static uint8_t pad[600 * 1000];
+    gr_brokertest_t bt;
+    gr_api_versions_request_t rq;
+    gr_api_versions_response_t *rs;
+    struct sockaddr_in sa;
+    socklen_t n = sizeof sa;
+    int hog;
+
+    gr_brokertest_start(&bt, ov);
+    call_once(&bt);
+    ck_assert_int_eq(getpeername(bt.fd, (struct sockaddr *)&sa, &n), 0);
+    hog = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(hog, (struct sockaddr *)&sa, sizeof sa), 0);
+    ck_assert_int_eq(send(hog, head, sizeof head, 0), (ssize_t)sizeof head);
+    usleep(200 * 1000);
+    {
+        struct timeval tv = { 5, 0 }; /* a wait fails the call, not hangs */
+        setsockopt(bt.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
+    gr_api_versions_request_init(&rq);
+    rs = gr_brokertest_call_extra(&bt, GR_API_API_VERSIONS, 0, &rq, pad,
+                                  sizeof pad);
+    ck_assert_int_eq(rs->error_code, 0);
+    close(hog);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 Suite *
 suite_net_conn(void)
 {
@@ -171,6 +210,7 @@ suite_net_conn(void)
     tcase_add_test(tc, test_socket_options);
     tcase_add_test(tc, test_socket_buffers_default);
     tcase_add_test(tc, test_idle_ignores_trickles);
+    tcase_add_test(tc, test_announced_frame_holds_no_memory);
     suite_add_tcase(s, tc);
     return s;
 }
