@@ -421,6 +421,13 @@ gr_conf_finish(gr_conf_t *conf)
             }
             continue;
         }
+        const char *dot = strncmp(e->key, "listener.name.", 14) == 0
+                              ? strchr(e->key + 14, '.')
+                              : NULL;
+        /* listener.name.<l>.<key> of a key Gregor implements: the
+         * listener's own value (the ssl.* of net/tls.c) */
+        if (dot != NULL && gr_conf_lookup(dot + 1) >= 0)
+            continue;
         if (is_kafka_key(e->key))
             GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "
                         "use; ignored",
@@ -561,6 +568,15 @@ gr_conf_extra_at(const gr_conf_t *conf, int i, const char **key,
     *key = e->key;
     *value = e->value;
     return true;
+}
+
+const char *
+gr_conf_extra_get(const gr_conf_t *conf, const char *key)
+{
+    for (const extra_t *e = conf->extras; e; e = e->next)
+        if (strcmp(e->key, key) == 0)
+            return e->value;
+    return NULL;
 }
 
 bool

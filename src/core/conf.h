@@ -68,6 +68,9 @@ int gr_conf_set_dynamic(gr_conf_t *conf, gr_conf_layer_t layer, gr_conf_id_t id,
  * past the end. Pointers valid while conf lives. */
 bool gr_conf_extra_at(const gr_conf_t *conf, int i, const char **key,
                       const char **value);
+/* The value of a key Gregor does not implement (listener.name.<l>.<key>
+ * overrides among them), NULL when not given. */
+const char *gr_conf_extra_get(const gr_conf_t *conf, const char *key);
 /* Whether id's value is secret (PASSWORD: never logged nor described). */
 bool gr_conf_is_sensitive(gr_conf_id_t id);
 /* Whether name is a key Kafka knows (kafka_keys.def, listener prefixes). */

@@ -135,9 +135,9 @@ translate(const gr_str_t *p, char *out, char *why, size_t why_len)
     return out;
 }
 
-int
-gr_regex_compile(gr_regex_t *re, const gr_str_t *pattern, char *why,
-                 size_t why_len)
+static int
+compile(gr_regex_t *re, const gr_str_t *pattern, char *why, size_t why_len,
+        int flags)
 {
     char *buf;
     int rc;
@@ -156,7 +156,7 @@ gr_regex_compile(gr_regex_t *re, const gr_str_t *pattern, char *why,
         free(buf);
         return -1;
     }
-    rc = regcomp(&re->re, buf, REG_EXTENDED | REG_NOSUB);
+    rc = regcomp(&re->re, buf, REG_EXTENDED | flags);
     free(buf);
     if (rc != 0) {
         regerror(rc, NULL, why, why_len);
@@ -164,6 +164,32 @@ gr_regex_compile(gr_regex_t *re, const gr_str_t *pattern, char *why,
     }
     re->compiled = true;
     return 0;
+}
+
+int
+gr_regex_compile(gr_regex_t *re, const gr_str_t *pattern, char *why,
+                 size_t why_len)
+{
+    return compile(re, pattern, why, why_len, REG_NOSUB);
+}
+
+int
+gr_regex_match_groups(const gr_str_t *pattern, const char *s,
+                      regmatch_t *groups, int n, char *why, size_t why_len)
+{
+    gr_regex_t re;
+    regmatch_t m[11];
+    int rc;
+    if (n > 10)
+        n = 10;
+    if (compile(&re, pattern, why, why_len, 0) != 0)
+        return -1;
+    /* group 1 is the whole pattern's wrapping "^(...)$" */
+    rc = regexec(&re.re, s, (size_t)n + 1, m, 0) == 0;
+    regfree(&re.re);
+    for (int i = 0; rc && i < n; i++)
+        groups[i] = i == 0 ? m[0] : m[i + 1];
+    return rc;
 }
 
 bool

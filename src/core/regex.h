@@ -32,4 +32,11 @@ bool gr_regex_matches(const gr_regex_t *re, const char *s, size_t len);
 
 void gr_regex_free(gr_regex_t *re);
 
+/* Matches pattern against the whole of the string s, filling groups[0]
+ * (the whole match) to groups[n - 1] (n at most 10; unmatched groups
+ * rm_so -1). 1 on a match, 0 none, -1 invalid pattern (why filled). */
+int gr_regex_match_groups(const gr_str_t *pattern, const char *s,
+                          regmatch_t *groups, int n, char *why,
+                          size_t why_len);
+
 #endif

@@ -33,6 +33,7 @@
 #include "core/time.h"
 #include "net/listener.h"
 #include "net/quota.h"
+#include "net/tls.h"
 #include "telemetry/telemetry.h"
 
 #include <arpa/inet.h>
@@ -65,6 +66,7 @@ typedef struct out_seg {
 
 struct gr_conn {
     gr_io_t io;
+    gr_tls_t *tls; /* SSL listeners: the session (net/tls.c) */
     gr_broker_t *broker;
     gr_listener_t *listener;
     gr_conn_t *prev, *next;   /* broker->conns or broker->closing */
@@ -144,6 +146,7 @@ conn_park(gr_conn_t *conn)
 static void conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events);
 static void conn_update_events(gr_conn_t *conn);
 static void conn_process(gr_conn_t *conn);
+static void conn_read(gr_conn_t *conn);
 
 static void
 list_remove(gr_conn_t **head, gr_conn_t *c)
@@ -308,7 +311,13 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     conn->io.data = conn;
     conn->broker = b;
     conn->listener = l;
+    if (l->tls != NULL &&
+        (conn->tls = gr_tls_new(l->tls, fd, conn->peer)) == NULL) {
+        free(conn);
+        return NULL;
+    }
     if (gr_loop_io_add(b->loop, &conn->io, GR_IO_READ) != 0) {
+        gr_tls_free(conn->tls);
         free(conn);
         return NULL;
     }
@@ -389,6 +398,7 @@ static void
 conn_free(gr_conn_t *conn)
 {
     request_end(conn);
+    gr_tls_free(conn->tls);
     close(conn->io.fd);
     gr_arena_destroy(conn->arena);
     rbuf_release(conn);
@@ -408,7 +418,10 @@ gr_conn_reap(gr_broker_t *b)
         b->ready = c->ready_next;
         c->ready_next = NULL;
         c->in_ready = false;
-        if (!c->closing)
+        if (!c->closing && c->tls != NULL && c->req == NULL &&
+            gr_tls_pending(c->tls) > 0)
+            conn_read(c);
+        else if (!c->closing)
             conn_process(c);
     }
     while (b->closing) {
@@ -466,6 +479,32 @@ mark_ready(gr_conn_t *conn)
     b->ready = conn;
 }
 
+/* One write of the output head over TLS: a file range (kTLS sendfile, or
+ * read and written a record at a time), or up to a record of memory
+ * segments gathered (the same bytes again after EAGAIN, as OpenSSL wants
+ * a retried write). As write(2). */
+static ssize_t
+tls_flush_one(gr_conn_t *conn)
+{
+    out_seg_t *s = &conn->out[conn->out_idx];
+    uint8_t buf[16384];
+    size_t k = 0;
+    if (s->file != NULL)
+        return gr_tls_sendfile(conn->tls, s->file->fd, s->off, s->len);
+    if (s->len >= sizeof buf)
+        return gr_tls_write(conn->tls, s->ptr, s->len);
+    for (int i = conn->out_idx; i < conn->out_cnt && k < sizeof buf; i++) {
+        size_t take = conn->out[i].len;
+        if (conn->out[i].file != NULL)
+            break;
+        if (take > sizeof buf - k)
+            take = sizeof buf - k;
+        memcpy(buf + k, conn->out[i].ptr, take);
+        k += take;
+    }
+    return gr_tls_write(conn->tls, buf, k);
+}
+
 /* Writes what it can. Returns 1 when the output is all written, 0 when the
  * socket is full, -1 on error (connection closed). */
 static int
@@ -474,7 +513,9 @@ conn_flush(gr_conn_t *conn)
     while (conn->out_idx < conn->out_cnt) {
         out_seg_t *s = &conn->out[conn->out_idx];
         ssize_t n;
-        if (s->file != NULL) {
+        if (conn->tls != NULL) {
+            n = tls_flush_one(conn);
+        } else if (s->file != NULL) {
             off_t off = s->off;
             size_t want = s->len > 0x7ffff000 ? 0x7ffff000 : s->len;
             n = sendfile(conn->io.fd, s->file->fd, &off, want);
@@ -502,7 +543,8 @@ conn_flush(gr_conn_t *conn)
                 return 0;
             if (errno == EINTR)
                 continue;
-            gr_conn_close(conn, strerror(errno));
+            gr_conn_close(conn, conn->tls ? gr_tls_error(conn->tls)
+                                          : strerror(errno));
             return -1;
         }
         /* advance over what was written */
@@ -552,7 +594,17 @@ conn_update_events(gr_conn_t *conn)
         ev = GR_IO_RDHUP; /* until queued request bytes are released */
     } else {
         ev = GR_IO_READ;
+        /* records OpenSSL already decrypted: the socket will not tell */
+        if (conn->tls != NULL && gr_tls_pending(conn->tls) > 0)
+            mark_ready(conn);
     }
+    /* a TLS handshake or key update waits for the other direction */
+    if (conn->tls != NULL && (ev & GR_IO_READ) &&
+        gr_tls_wants(conn->tls, false) == GR_TLS_WANT_WRITE)
+        ev |= GR_IO_WRITE;
+    if (conn->tls != NULL && (ev & GR_IO_WRITE) &&
+        gr_tls_wants(conn->tls, true) == GR_TLS_WANT_READ)
+        ev = (ev & ~GR_IO_WRITE) | GR_IO_READ;
     gr_loop_io_set(conn->broker->loop, &conn->io, ev);
 }
 
@@ -736,7 +788,11 @@ conn_read(gr_conn_t *conn)
                 }
             }
         }
-        n = read(conn->io.fd, conn->rbuf + conn->rlen, conn->rcap - conn->rlen);
+        n = conn->tls != NULL
+                ? gr_tls_read(conn->tls, conn->rbuf + conn->rlen,
+                              conn->rcap - conn->rlen)
+                : read(conn->io.fd, conn->rbuf + conn->rlen,
+                       conn->rcap - conn->rlen);
         if (n == 0) {
             if (conn->rlen > conn->rpos)
                 GR_LOG_DEBUG("connection %s closed mid-request (%zu bytes "
@@ -750,13 +806,15 @@ conn_read(gr_conn_t *conn)
                 return;
             if (errno == EINTR)
                 continue;
-            gr_conn_close(conn, strerror(errno));
+            gr_conn_close(conn, conn->tls ? gr_tls_error(conn->tls)
+                                          : strerror(errno));
             return;
         }
         conn->rlen += (size_t)n;
         conn->io_us = gr_mono_us();
         conn_process(conn);
-        if ((size_t)n < 4096)
+        if ((size_t)n < 4096 &&
+            (conn->tls == NULL || gr_tls_pending(conn->tls) == 0))
             return;
     }
 }
@@ -769,7 +827,9 @@ conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
     if (conn->closing)
         return;
     if (conn->req != NULL) {
-        if (events & GR_IO_WRITE)
+        if ((events & GR_IO_WRITE) ||
+            (conn->tls != NULL && (events & GR_IO_READ) &&
+             conn->out_cnt > conn->out_idx))
             conn_output_queued(conn);
         if (!conn->closing && conn->req != NULL &&
             (events & (GR_IO_RDHUP | GR_IO_ERROR))) {
@@ -780,7 +840,8 @@ conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
             conn_process(conn);
         return;
     }
-    if (events & (GR_IO_READ | GR_IO_ERROR | GR_IO_RDHUP))
+    if (events & (GR_IO_READ | GR_IO_ERROR | GR_IO_RDHUP) ||
+        (conn->tls != NULL && (events & GR_IO_WRITE)))
         conn_read(conn);
 }
 
@@ -1000,6 +1061,15 @@ const char *
 gr_req_peer(const gr_req_t *req)
 {
     return req->conn ? req->conn->peer : "?";
+}
+
+const char *
+gr_req_principal(const gr_req_t *req)
+{
+    if (req->conn != NULL && req->conn->tls != NULL &&
+        gr_tls_handshake_done(req->conn->tls))
+        return gr_tls_principal(req->conn->tls);
+    return "User:ANONYMOUS";
 }
 
 uint64_t

@@ -68,6 +68,10 @@ int gr_req_hold_file(gr_req_t *req, gr_file_t *f);
 /* The listener name ("PLAINTEXT") a request arrived on. */
 const char *gr_req_listener_name(const gr_req_t *req);
 const char *gr_req_peer(const gr_req_t *req);
+/* The authenticated principal of the connection ("User:CN=..." from a
+ * client certificate on an SSL listener, else "User:ANONYMOUS", as
+ * Kafka's). */
+const char *gr_req_principal(const gr_req_t *req);
 
 /* What Kafka's RequestContext knows of the client behind a request (its
  * ClientInformation and socket address), for client telemetry (KIP-714).

@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/conn.h"
+#include "net/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -379,14 +380,20 @@ gr_listeners_open(gr_broker_t *b)
                          l->name);
             return -1;
         }
-        if (strcmp(l->protocol, "PLAINTEXT") != 0) {
+        if (strcmp(l->protocol, "SSL") == 0) {
+            if ((l->tls = gr_tls_ctx_new(b->conf, l->name)) == NULL)
+                return -1;
+        } else if (strcmp(l->protocol, "PLAINTEXT") != 0) {
             GR_LOG_ERROR("listener %s: security protocol %s is not supported "
-                         "yet (only PLAINTEXT)",
+                         "yet (PLAINTEXT and SSL are)",
                          l->name, l->protocol);
             return -1;
         }
-        if (bind_listener(l, backlog) != 0)
+        if (bind_listener(l, backlog) != 0) {
+            gr_tls_ctx_free(l->tls);
+            l->tls = NULL;
             return -1;
+        }
         for (int k = 0; k < l->nfds; k++)
             gr_loop_io_add(b->loop, &l->io[k], GR_IO_READ);
         b->nlisteners++;
@@ -408,6 +415,8 @@ gr_listeners_close(gr_broker_t *b)
         for (int k = 0; k < l->nfds; k++)
             gr_loop_io_del(b->loop, &l->io[k]);
         close_fds(l);
+        gr_tls_ctx_free(l->tls);
+        l->tls = NULL;
     }
     b->nlisteners = 0;
 }

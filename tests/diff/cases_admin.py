@@ -97,7 +97,7 @@ def describe_configs(b):
         dc(b, v, [res(TOPIC, "")], label="empty topic name")
         dc(b, v, [res(BROKER, "1", BROKER_KEYS)], label="broker, some keys", synonyms=True)
         # a key Kafka has and Gregor does not (deliberate "broker-configs")
-        b.req("DescribeConfigs", v, {"resources": [res(BROKER, "1", ["ssl.key.password"])],
+        b.req("DescribeConfigs", v, {"resources": [res(BROKER, "1", ["ssl.engine.factory.class"])],
                                      "include_synonyms": True, "include_documentation": False},
               label="broker, a key Gregor does not have", deliberate="broker-configs", expect={
                   "kafka": lambda s: len(s.resp["results"][0]["configs"]) == 1,
@@ -139,7 +139,16 @@ def describe_configs(b):
         b.note("broker %r config names Gregor has" % name, sorted(c["name"] for c in cs))
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
-                      for c in cs))
+                      for c in cs if not c["name"].startswith("ssl.")))
+        # TLS settings are read at start-up (deliberate "static-tls")
+        tls = [c for c in cs if c["name"].startswith("ssl.")]
+        b.note("broker %r configs: ssl.* source, sensitive" % name,
+               sorted("%s %s %s" % (c["name"], c["config_source"], c["is_sensitive"]) for c in tls))
+        if name == "1":
+            b.note("broker %r configs: ssl.* read-only" % name,
+                   sorted(c["read_only"] for c in tls), deliberate="static-tls", expect={
+                       "kafka": lambda s: s.resp["value"].count(False) >= len(s.resp["value"]) - 1,
+                       "gregor": lambda s: s.resp["value"] and all(s.resp["value"])})
         # Gregor's own defaults for these (deliberate "gregor-defaults")
         own = [c for c in cs if c["name"] in GREGOR_DEFAULTS]
         b.note("broker %r configs: values" % name,

@@ -39,6 +39,10 @@ DELIBERATE = {
     "static-listeners": (
         "Listeners are bound at start-up: Gregor describes listeners as "
         "read-only, where Kafka can add and change listeners at run time."),
+    "static-tls": (
+        "TLS settings (ssl.*) are read at start-up: Gregor describes them "
+        "as read-only, where Kafka reloads keystores and truststores "
+        "altered at run time."),
     "gregor-defaults": (
         "Broker defaults Gregor chose: socket buffers left to the kernel's "
         "autotuning (-1; Kafka 102400) and queued.max.request.bytes bounded "

@@ -44,6 +44,7 @@ static const suite_entry_t suites[] = {
     { "api/fetch", suite_api_fetch },
     { "net/conn", suite_net_conn },
     { "net/quota", suite_net_quota },
+    { "net/tls", suite_net_tls },
     { "api/dispatch", suite_api_dispatch },
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },

@@ -1,0 +1,162 @@
+# compat/tls/scenarios.sh: SSL listeners (src/net/tls.c) with real clients,
+# sourced by compat/run.sh. Certificates are made fresh by certs.sh (a CA,
+# a server certificate for 127.0.0.1 and localhost, a client certificate,
+# and a second CA with its own client). One broker serves three listeners:
+# PLAINTEXT, CLIENT (SSL, a PEM keystore whose key is encrypted) and MTLS
+# (SSL, per-listener overrides: a PKCS12 keystore and truststore,
+# ssl.client.auth=required); kcat (Debian's librdkafka), kafka-python and
+# confluent-kafka produce and consume on both, a client without a
+# certificate and one trusting another CA are refused; a second broker
+# has inline PEM stores and ssl.client.auth=requested, TLS 1.2 only with
+# one IANA-named suite; start-up refusals (a JKS keystore, an unknown
+# cipher suite, a missing file, a setting of Java's engine) each with its
+# message.
+
+TLS_SRC=$COMPAT_SRC/tls
+
+# tls_refused WHY PATTERN ARG...: a broker started with ARG... exits at
+# start-up with PATTERN (fixed string) in its log
+tls_refused() {
+    local why=$1 pat=$2 d
+    shift 2
+    d=$(mktemp -d "$COMPAT_TMP/tlsbad.XXXXXX") || return 1
+    timeout 20 "$GREGOR" --temp-data \
+        --override listeners=SSL://127.0.0.1:0 "$@" >"$d/out" 2>"$d/log"
+    if [ $? -eq 0 ] || [ $? -eq 124 ] || ! grep -qF -- "$pat" "$d/log"; then
+        echo "# $why: not refused with '$pat':" >&2
+        sed 's/^/#   /' "$d/log" >&2
+        return 1
+    fi
+    echo "# refused ($why): $(grep -F -- "$pat" "$d/log" | head -1 | cut -c1-200)"
+}
+
+# tls_kcat PORT ARG...: kcat over SSL to 127.0.0.1:PORT trusting the CA
+tls_kcat() {
+    local port=$1
+    shift
+    timeout 30 kcat -b "localhost:$port" -X security.protocol=SSL \
+        -X "ssl.ca.location=$TLS_CERTS/ca.pem" "$@"
+}
+
+s_tls() {
+    need kcat || return 1
+    pyc_ready || return 1
+    local c=$COMPAT_TMP/tls-certs plain cl m n
+    TLS_CERTS=$c
+    sh "$TLS_SRC/certs.sh" "$c" || return 1
+    start_broker --log-level debug \
+        --override listeners=PLAINTEXT://127.0.0.1:0,CLIENT://127.0.0.1:0,MTLS://localhost:0 \
+        --override listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CLIENT:SSL,MTLS:SSL \
+        --override ssl.keystore.type=PEM \
+        --override "ssl.keystore.location=$c/server.keystore.pem" \
+        --override ssl.key.password=keypass \
+        --override listener.name.mtls.ssl.keystore.type=PKCS12 \
+        --override "listener.name.mtls.ssl.keystore.location=$c/server.p12" \
+        --override listener.name.mtls.ssl.keystore.password=secret \
+        --override listener.name.mtls.ssl.client.auth=required \
+        --override listener.name.mtls.ssl.truststore.type=PKCS12 \
+        --override "listener.name.mtls.ssl.truststore.location=$c/truststore.p12" \
+        --override listener.name.mtls.ssl.truststore.password=secret || return 1
+    cl=$(sed -n 's/^CLIENT:.*://p' "$BROKER_DIR/listeners")
+    m=$(sed -n 's/^MTLS:.*://p' "$BROKER_DIR/listeners")
+    [ -n "$cl" ] && [ -n "$m" ] || return 1
+    # kcat: 2000 records of 1 KB on the server-authenticated listener,
+    # consumed back whole over it (Fetch file ranges through TLS)
+    seq -f '%07g' 1 2000 | sed 's/$/ xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/' >"$BROKER_DIR/in.txt"
+    tls_kcat "$cl" -P -t tls-kcat <"$BROKER_DIR/in.txt" || return 1
+    tls_kcat "$cl" -C -t tls-kcat -o beginning -e -q >"$BROKER_DIR/out.txt" || return 1
+    cmp "$BROKER_DIR/in.txt" "$BROKER_DIR/out.txt" || return 1
+    echo "# kcat: 2000 records produced and consumed over SSL"
+    # mTLS: with the client certificate, without it, and one from another CA
+    tls_kcat "$m" -X "ssl.certificate.location=$c/client.pem" \
+        -X "ssl.key.location=$c/client.key" -C -t tls-kcat -o beginning \
+        -e -q >"$BROKER_DIR/out2.txt" || return 1
+    cmp "$BROKER_DIR/in.txt" "$BROKER_DIR/out2.txt" || return 1
+    if tls_kcat "$m" -L -m 3 >/dev/null 2>&1; then
+        echo "# kcat without a certificate was let in on MTLS" >&2
+        return 1
+    fi
+    if tls_kcat "$m" -X "ssl.certificate.location=$c/stranger.pem" \
+        -X "ssl.key.location=$c/stranger.key" -L -m 3 >/dev/null 2>&1; then
+        echo "# a certificate from an untrusted CA was let in" >&2
+        return 1
+    fi
+    grep -q 'principal User:CN=client,OU=test,O=Gregor' "$BROKER_DIR/broker.log" || {
+        echo "# no principal User:CN=client,OU=test,O=Gregor logged" >&2
+        return 1
+    }
+    grep -q 'failed authentication with .* on MTLS (SSL handshake failed)' \
+        "$BROKER_DIR/broker.log" || return 1
+    # the Python clients
+    for n in kpy ck; do
+        PYC_LIMIT=60 pyc ../tls/py_tls.py "$n" "localhost:$cl" "$c" server || return 1
+        PYC_LIMIT=60 pyc ../tls/py_tls.py "$n" "localhost:$m" "$c" mtls || return 1
+        PYC_LIMIT=60 pyc ../tls/py_tls.py "$n" "localhost:$m" "$c" nocert || return 1
+        PYC_LIMIT=60 pyc ../tls/py_tls.py "$n" "localhost:$cl" "$c" wrongca || return 1
+    done
+    # the plaintext listener still serves the same records
+    timeout 30 kcat -b "$GR_BOOTSTRAP" -C -t tls-kcat -o beginning -e -q \
+        >"$BROKER_DIR/out3.txt" || return 1
+    cmp "$BROKER_DIR/in.txt" "$BROKER_DIR/out3.txt" || return 1
+    stop_broker || return 1
+
+    # inline PEM (newlines as a properties file's continued lines leave
+    # them: none), client auth requested, TLS 1.2 with one IANA suite
+    start_broker \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0 \
+        --override ssl.keystore.type=PEM \
+        --override "ssl.keystore.certificate.chain=$(tr '\n' ' ' <"$c/server.pem")" \
+        --override "ssl.keystore.key=$(tr '\n' ' ' <"$c/server.enc.key")" \
+        --override ssl.key.password=keypass \
+        --override ssl.truststore.type=PEM \
+        --override "ssl.truststore.certificates=$(cat "$c/ca.pem")" \
+        --override ssl.client.auth=requested \
+        --override ssl.enabled.protocols=TLSv1.2 \
+        --override ssl.cipher.suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 || return 1
+    cl=$(sed -n 's/^SSL:.*://p' "$BROKER_DIR/listeners")
+    tls_kcat "$cl" -L -m 5 >/dev/null || return 1
+    tls_kcat "$cl" -X "ssl.certificate.location=$c/client.pem" \
+        -X "ssl.key.location=$c/client.key" -L -m 5 >/dev/null || return 1
+    echo | timeout 10 openssl s_client -connect "127.0.0.1:$cl" -tls1_2 \
+        -CAfile "$c/ca.pem" 2>/dev/null | grep -q 'Cipher is ECDHE-RSA-AES128-GCM-SHA256' || {
+        echo "# TLS 1.2 with ECDHE-RSA-AES128-GCM-SHA256 not negotiated" >&2
+        return 1
+    }
+    if echo | timeout 10 openssl s_client -connect "127.0.0.1:$cl" -tls1_3 \
+        -CAfile "$c/ca.pem" 2>/dev/null | grep -q 'Cipher is TLS_'; then
+        echo "# TLS 1.3 accepted with ssl.enabled.protocols=TLSv1.2" >&2
+        return 1
+    fi
+    stop_broker || return 1
+
+    # start-up refusals, each naming what is wrong
+    tls_refused JKS "keytool -importkeystore -srckeystore $c/server.jks" \
+        --override "ssl.keystore.location=$c/server.jks" \
+        --override ssl.keystore.password=secret || return 1
+    tls_refused cipher "ssl.cipher.suites: TLS_NOT_A_SUITE is not a cipher suite" \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret \
+        --override ssl.cipher.suites=TLS_AES_128_GCM_SHA256,TLS_NOT_A_SUITE || return 1
+    tls_refused missing "ssl.keystore.location=$c/absent.p12: No such file" \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/absent.p12" || return 1
+    tls_refused password "wrong ssl.keystore.password" \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=wrong || return 1
+    tls_refused provider "ssl.provider=SunJSSE" \
+        --override ssl.provider=SunJSSE \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret || return 1
+    tls_refused nokeystore "an SSL listener needs a keystore" || return 1
+    tls_refused clientauth "invalid value maybe for configuration ssl.client.auth" \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret \
+        --override ssl.client.auth=maybe || return 1
+}
+
+SCENARIOS+=(tls)
+LIMIT_tls=400
