@@ -387,7 +387,9 @@ job_work(void *arg)
             continue;
         }
         it->out_len = job->out.len - before;
-        job->budget -= (int64_t)it->out_len;
+        job->budget = job->budget > (int64_t)it->out_len
+                          ? job->budget - (int64_t)it->out_len
+                          : 0;
         if (it->out_len > 0)
             min_one = false;
     }
@@ -477,7 +479,7 @@ job_queue(fetch_ctx_t *ctx)
 
     job->ctx = ctx;
     job->magic = ctx->req->version <= 1 ? 0 : 1;
-    job->budget = ctx->max_bytes;
+    job->budget = ctx->max_bytes > 0 ? ctx->max_bytes : 0;
     job->min_one = ctx->req->version >= 3;
     ctx->job_queued = true;
     job->next = NULL;
@@ -615,6 +617,17 @@ read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
         part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
         return 0;
     }
+    if (limit < 0 && fp->fetch_offset < max_offset) {
+        /* a negative bound (the request's max_bytes or the partition's):
+         * Kafka's LogSegment.read refuses it ("Invalid max size"), which
+         * ReplicaManager.readFromLog answers as an unknown error */
+        GR_LOG_ERROR("fetch from %s: invalid max size %d for %s-%d",
+                     gr_req_peer(req), (int)limit, gr_log_topic(p->log), p->id);
+        part_error(rp, GR_KERR_UNKNOWN_SERVER_ERROR, true);
+        return 0;
+    }
+    if (limit < 0)
+        limit = 0; /* at the end: nothing to read */
     if (limit <= 0 && !*min_one)
         return 0;
     rc = gr_log_read(p->log, fp->fetch_offset, limit, max_offset, *min_one,
@@ -702,7 +715,7 @@ build_response(fetch_ctx_t *ctx, bool final)
     gr_req_t *req = ctx->req;
     gr_fetch_response_t *rs = req->resp;
     gr_fsess_t *sess = NULL;
-    int32_t remaining = ctx->max_bytes;
+    int64_t remaining = ctx->max_bytes; /* may start negative (v3+) */
     bool min_one = req->version >= 3;
     int64_t total = 0;
     int32_t ntopics = 0, nrparts = 0;
@@ -738,7 +751,7 @@ build_response(fetch_ctx_t *ctx, bool final)
 
         got = read_partition(ctx, fp, &rp,
                              fp->max_bytes < remaining ? fp->max_bytes
-                                                       : remaining,
+                                                       : (int32_t)remaining,
                              &min_one, &mem);
         if (sess && fp->sess_idx >= 0 && fp->sess_idx < sess->nparts)
             sp = &sess->parts[fp->sess_idx];
@@ -751,7 +764,9 @@ build_response(fetch_ctx_t *ctx, bool final)
             sp->sent_lso = rp.last_stable_offset;
             sp->sent_log_start = rp.log_start_offset;
         }
-        remaining -= got;
+        /* never below 0, as Kafka's limitBytes = max(0, limitBytes -
+         * size): a first batch taken whole leaves nothing for the rest */
+        remaining = remaining - got > 0 ? remaining - got : 0;
         total += got;
         /* group consecutive partitions of one topic */
         tr = ntopics ? &rs->responses[ntopics - 1] : NULL;

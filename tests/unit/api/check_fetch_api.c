@@ -236,6 +236,55 @@ START_TEST(test_fetch_first_batch_whole)
 }
 END_TEST
 
+/* A negative bound (v3+ may ask one) does not lift fetch.max.bytes: as
+ * Kafka (LogSegment.read refuses a negative size, ReplicaManager answers
+ * UNKNOWN_SERVER_ERROR and takes limitBytes = max(0, limitBytes - size))
+ * the first partition with records is refused, the next gets its first
+ * batch (minOneMessage), the rest nothing. INT32_MIN made the bytes left
+ * wrap past 2^31 (undefined; every later partition read up to its own
+ * bound: 800 MB answers); a negative partition bound refuses its
+ * partition. */
+START_TEST(test_fetch_negative_max_bytes)
+{
+    static const char *const over[] = { "fetch.max.bytes=8192", NULL };
+    static const int32_t asks[] = { -1, INT32_MIN };
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+
+    gr_brokertest_start(&bt, over);
+    create_topic(&bt, "fn", 4);
+    batch(&recs, 1, 1000);
+    for (int p = 0; p < 4; p++)
+        for (int k = 0; k < 20; k++)
+            produce(&bt, "fn", p, &recs);
+    for (size_t a = 0; a < sizeof asks / sizeof asks[0]; a++) {
+        int64_t total = 0;
+        rs = fetch(&bt, ver, "fn", 4, 1 << 20, asks[a], 1, 0);
+        ck_assert_int_eq(rs->responses[0].partitions[0].error_code,
+                         GR_KERR_UNKNOWN_SERVER_ERROR);
+        ck_assert_int_eq(rs->responses[0].partitions[0].records.len, 0);
+        ck_assert_int_eq(rs->responses[0].partitions[1].error_code,
+                         GR_KERR_NONE);
+        ck_assert_int_eq(count_records(&rs->responses[0].partitions[1].records,
+                                       ver),
+                         1);
+        for (int p = 0; p < 4; p++)
+            total += rs->responses[0].partitions[p].records.len;
+        ck_assert_int_le(total, 2 * (int64_t)recs.len);
+    }
+    rs = fetch(&bt, ver, "fn", 4, -1, 1 << 20, 1, 0);
+    for (int p = 0; p < 4; p++) {
+        ck_assert_int_eq(rs->responses[0].partitions[p].error_code,
+                         GR_KERR_UNKNOWN_SERVER_ERROR);
+        ck_assert_int_eq(rs->responses[0].partitions[p].records.len, 0);
+    }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* A long poll answered when data comes: the conversion (v0-v3) is done
  * then, by the worker, and the answer carries the new records. */
 START_TEST(test_fetch_long_poll_converted)
@@ -480,6 +529,7 @@ suite_api_fetch(void)
     tcase_set_timeout(tc, 60);
     tcase_add_loop_test(tc, test_fetch_max_bytes_bounds_answer, 0, nv);
     tcase_add_loop_test(tc, test_fetch_first_batch_whole, 0, nv);
+    tcase_add_loop_test(tc, test_fetch_negative_max_bytes, 3, nv);
     tcase_add_loop_test(tc, test_fetch_long_poll_converted, 0, nv);
     tcase_add_loop_test(tc, test_fetch_more_partitions_than_held_files, 0, nv);
     tcase_add_loop_test(tc, test_fetch_alternating_topics, 0, nv);
