@@ -160,3 +160,56 @@ s_tls() {
 
 SCENARIOS+=(tls)
 LIMIT_tls=400
+
+# tls_serial PORT: the serial of the certificate the listener presents
+tls_serial() {
+    echo | timeout 10 openssl s_client -connect "127.0.0.1:$1" \
+        -CAfile "$TLS_CERTS/ca.pem" 2>/dev/null |
+        openssl x509 -noout -serial 2>/dev/null
+}
+
+# Certificate reload without restart: the PKCS12 keystore rewritten with
+# a new certificate is what the next connection gets; one that does not
+# load (cut short) leaves the previous one serving; kcat consumes across
+# both changes.
+s_tls_reload() {
+    need kcat || return 1
+    local c=$COMPAT_TMP/tls-reload-certs p s1 s2 s3
+    TLS_CERTS=$c
+    sh "$TLS_SRC/certs.sh" "$c" || return 1
+    cp "$c/server.p12" "$c/live.p12"
+    start_broker \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0 \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/live.p12" \
+        --override ssl.keystore.password=secret || return 1
+    p=$(sed -n 's/^SSL:.*://p' "$BROKER_DIR/listeners")
+    seq 1 100 | tls_kcat "$p" -P -t tls-reload || return 1
+    s1=$(tls_serial "$p")
+    # a new server certificate from the same CA, renamed over the old file
+    openssl x509 -req -in "$c/server.csr" -CA "$c/ca.pem" -CAkey "$c/ca.key" \
+        -CAcreateserial -out "$c/server2.pem" -days 2 \
+        -extfile "$c/server.ext" >/dev/null 2>&1 || return 1
+    openssl pkcs12 -export -in "$c/server2.pem" -inkey "$c/server.key" \
+        -certfile "$c/ca.pem" -passout pass:secret -out "$c/new.p12" || return 1
+    mv "$c/new.p12" "$c/live.p12"
+    sleep 1.2
+    s2=$(tls_serial "$p")
+    [ -n "$s1" ] && [ -n "$s2" ] && [ "$s1" != "$s2" ] || {
+        echo "# the certificate was not reloaded: '$s1' then '$s2'" >&2
+        return 1
+    }
+    grep -q 'keystore or truststore changed; new connections use it' \
+        "$BROKER_DIR/broker.log" || return 1
+    # a truncated file: the previous certificate stays
+    head -c 100 "$c/server.p12" >"$c/live.p12"
+    sleep 1.2
+    s3=$(tls_serial "$p")
+    [ "$s3" = "$s2" ] || { echo "# after a bad file: '$s3', not '$s2'" >&2; return 1; }
+    grep -q 'could not be loaded (above); connections keep the previous' \
+        "$BROKER_DIR/broker.log" || return 1
+    [ "$(tls_kcat "$p" -C -t tls-reload -o beginning -e -q | wc -l)" = 100 ] || return 1
+    echo "# reloaded: $s1 -> $s2; kept $s3 after a truncated file"
+}
+
+SCENARIOS+=(tls_reload)

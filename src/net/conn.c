@@ -311,6 +311,8 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     conn->io.data = conn;
     conn->broker = b;
     conn->listener = l;
+    if (l->tls != NULL)
+        gr_tls_ctx_check_reload(l->tls, conn->io_us);
     if (l->tls != NULL &&
         (conn->tls = gr_tls_new(l->tls, fd, conn->peer)) == NULL) {
         free(conn);

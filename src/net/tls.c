@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -21,10 +22,23 @@
  * read and written this much at a time */
 #define FILE_CHUNK 16384
 
+typedef struct lcfg {
+    const gr_conf_t *conf;
+    char prefix[96]; /* listener.name.<name>. */
+} lcfg_t;
+
+struct file_stamp {
+    int64_t mtime_ns, size, ino;
+};
+
 struct gr_tls_ctx {
-    SSL_CTX *ssl;
+    SSL_CTX *ssl; /* new sessions' (replaced when the store files change) */
     char name[64];
     char *rules; /* ssl.principal.mapping.rules */
+    lcfg_t cfg;
+    struct file_stamp stamp[2]; /* keystore, truststore files */
+    int64_t checked_us;
+    int reloads;
 };
 
 struct gr_tls {
@@ -41,10 +55,6 @@ struct gr_tls {
 
 /* --- configuration */
 
-typedef struct lcfg {
-    const gr_conf_t *conf;
-    char prefix[96]; /* listener.name.<name>. */
-} lcfg_t;
 
 static const char *
 extra(const lcfg_t *c, const char *key)
@@ -611,54 +621,41 @@ check_java_only(const lcfg_t *c, const char *name)
     return 0;
 }
 
-gr_tls_ctx_t *
-gr_tls_ctx_new(const gr_conf_t *conf, const char *name)
+/* A server context from the listener's settings; NULL (logged). */
+static SSL_CTX *
+build(const lcfg_t *c, const char *name)
 {
-    gr_tls_ctx_t *ctx = calloc(1, sizeof(*ctx));
-    lcfg_t c = { .conf = conf };
-    const char *auth, *rules;
+    SSL_CTX *ssl = SSL_CTX_new(TLS_server_method());
+    const char *auth;
     bool has13 = false, has12 = false;
-    char why[256];
-    size_t k;
 
-    if (ctx == NULL)
-        return NULL;
-    snprintf(ctx->name, sizeof ctx->name, "%s", name);
-    k = (size_t)snprintf(c.prefix, sizeof c.prefix, "listener.name.");
-    for (const char *p = name; *p && k + 2 < sizeof c.prefix; p++)
-        c.prefix[k++] = (char)tolower((unsigned char)*p);
-    c.prefix[k++] = '.';
-    c.prefix[k] = '\0';
-
-    ctx->ssl = SSL_CTX_new(TLS_server_method());
-    if (ctx->ssl == NULL) {
+    if (ssl == NULL) {
         log_ssl_errors("cannot make a TLS context", name);
-        goto fail;
+        return NULL;
     }
-    SSL_CTX_set_mode(ctx->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
-                                   SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_mode(ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
+                              SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
     /* an EOF without close_notify is a peer's end, as Java takes it; kTLS
      * where the kernel provides it (file ranges then use sendfile) */
-    SSL_CTX_set_options(ctx->ssl, SSL_OP_IGNORE_UNEXPECTED_EOF |
-                                      SSL_OP_ENABLE_KTLS |
-                                      SSL_OP_NO_RENEGOTIATION);
-    if (check_java_only(&c, name) != 0 ||
-        set_protocols(ctx->ssl, &c, name, &has13, &has12) != 0 ||
-        set_ciphers(ctx->ssl, &c, name, has13, has12) != 0 ||
-        load_keystore(ctx->ssl, &c, name) != 0)
+    SSL_CTX_set_options(ssl, SSL_OP_IGNORE_UNEXPECTED_EOF |
+                                 SSL_OP_ENABLE_KTLS | SSL_OP_NO_RENEGOTIATION);
+    if (check_java_only(c, name) != 0 ||
+        set_protocols(ssl, c, name, &has13, &has12) != 0 ||
+        set_ciphers(ssl, c, name, has13, has12) != 0 ||
+        load_keystore(ssl, c, name) != 0)
         goto fail;
-    auth = val(&c, GR_CONF_SSL_CLIENT_AUTH);
+    auth = val(c, GR_CONF_SSL_CLIENT_AUTH);
     if (auth == NULL || strcmp(auth, "none") == 0) {
-        SSL_CTX_set_verify(ctx->ssl, SSL_VERIFY_NONE, NULL);
+        SSL_CTX_set_verify(ssl, SSL_VERIFY_NONE, NULL);
     } else if (strcmp(auth, "requested") == 0 ||
                strcmp(auth, "required") == 0) {
-        if (load_truststore(ctx->ssl, &c, name) != 0)
-            goto fail;
         int mode = SSL_VERIFY_PEER;
+        if (load_truststore(ssl, c, name) != 0)
+            goto fail;
         if (strcmp(auth, "required") == 0)
             mode |= SSL_VERIFY_FAIL_IF_NO_PEER_CERT;
-        SSL_CTX_set_verify(ctx->ssl, mode, NULL);
-        SSL_CTX_set_verify_depth(ctx->ssl, 10);
+        SSL_CTX_set_verify(ssl, mode, NULL);
+        SSL_CTX_set_verify_depth(ssl, 10);
     } else {
         GR_LOG_ERROR("listener %s: invalid value %s for configuration "
                      "ssl.client.auth: expected none, requested or required",
@@ -667,9 +664,85 @@ gr_tls_ctx_new(const gr_conf_t *conf, const char *name)
     }
     /* TLS 1.3 tickets would resume without the client certificate check
      * being logged again; sessions are not cached, as Kafka's broker */
-    SSL_CTX_set_session_cache_mode(ctx->ssl, SSL_SESS_CACHE_OFF);
-    SSL_CTX_set_num_tickets(ctx->ssl, 0);
-    rules = val(&c, GR_CONF_SSL_PRINCIPAL_MAPPING_RULES);
+    SSL_CTX_set_session_cache_mode(ssl, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_num_tickets(ssl, 0);
+    return ssl;
+fail:
+    SSL_CTX_free(ssl);
+    return NULL;
+}
+
+/* The identity of the store files (0 when unreadable): a change of any
+ * makes the next connection's context a new one. */
+static void
+stamp_files(gr_tls_ctx_t *ctx)
+{
+    const lcfg_t *c = &ctx->cfg;
+    const char *paths[2] = { val(c, GR_CONF_SSL_KEYSTORE_LOCATION),
+                             val(c, GR_CONF_SSL_TRUSTSTORE_LOCATION) };
+    for (int i = 0; i < 2; i++) {
+        struct stat st;
+        memset(&ctx->stamp[i], 0, sizeof ctx->stamp[i]);
+        if (paths[i] != NULL && stat(paths[i], &st) == 0) {
+            ctx->stamp[i].mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 +
+                                     st.st_mtim.tv_nsec;
+            ctx->stamp[i].size = (int64_t)st.st_size;
+            ctx->stamp[i].ino = (int64_t)st.st_ino;
+        }
+    }
+}
+
+void
+gr_tls_ctx_check_reload(gr_tls_ctx_t *ctx, int64_t now_us)
+{
+    struct file_stamp old[2];
+    SSL_CTX *fresh;
+    if (now_us - ctx->checked_us < GR_TLS_RELOAD_CHECK_US)
+        return;
+    ctx->checked_us = now_us;
+    memcpy(old, ctx->stamp, sizeof old);
+    stamp_files(ctx);
+    if (memcmp(old, ctx->stamp, sizeof old) == 0)
+        return;
+    /* a file being rewritten may be caught halfway: a failed load keeps
+     * the old context and the stamps that failed, so the next change (or
+     * the end of the write) is tried again */
+    fresh = build(&ctx->cfg, ctx->name);
+    if (fresh == NULL) {
+        GR_LOG_WARN("listener %s: the changed keystore or truststore could "
+                    "not be loaded (above); connections keep the previous "
+                    "certificates",
+                    ctx->name);
+        return;
+    }
+    SSL_CTX_free(ctx->ssl); /* sessions hold their own reference */
+    ctx->ssl = fresh;
+    ctx->reloads++;
+    GR_LOG_INFO("listener %s: keystore or truststore changed; new "
+                "connections use it",
+                ctx->name);
+}
+
+gr_tls_ctx_t *
+gr_tls_ctx_new(const gr_conf_t *conf, const char *name)
+{
+    gr_tls_ctx_t *ctx = calloc(1, sizeof(*ctx));
+    const char *auth, *rules;
+    char why[256];
+    size_t k;
+
+    if (ctx == NULL)
+        return NULL;
+    ctx->cfg.conf = conf;
+    snprintf(ctx->name, sizeof ctx->name, "%s", name);
+    k = (size_t)snprintf(ctx->cfg.prefix, sizeof ctx->cfg.prefix,
+                         "listener.name.");
+    for (const char *p = name; *p && k + 2 < sizeof ctx->cfg.prefix; p++)
+        ctx->cfg.prefix[k++] = (char)tolower((unsigned char)*p);
+    ctx->cfg.prefix[k++] = '.';
+    ctx->cfg.prefix[k] = '\0';
+
+    rules = val(&ctx->cfg, GR_CONF_SSL_PRINCIPAL_MAPPING_RULES);
     if (gr_tls_map_principal(rules, NULL, NULL, 0, why, sizeof why) != 0) {
         GR_LOG_ERROR("listener %s: invalid ssl.principal.mapping.rules: %s",
                      name, why);
@@ -677,12 +750,22 @@ gr_tls_ctx_new(const gr_conf_t *conf, const char *name)
     }
     if ((ctx->rules = strdup(rules ? rules : "DEFAULT")) == NULL)
         goto fail;
+    stamp_files(ctx);
+    if ((ctx->ssl = build(&ctx->cfg, name)) == NULL)
+        goto fail;
+    auth = val(&ctx->cfg, GR_CONF_SSL_CLIENT_AUTH);
     GR_LOG_INFO("listener %s: TLS with %s, ssl.client.auth=%s", name,
                 OpenSSL_version(OPENSSL_VERSION), auth ? auth : "none");
     return ctx;
 fail:
     gr_tls_ctx_free(ctx);
     return NULL;
+}
+
+int
+gr_tls_ctx_reloads(const gr_tls_ctx_t *ctx)
+{
+    return ctx->reloads;
 }
 
 void

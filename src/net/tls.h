@@ -23,6 +23,16 @@ typedef struct gr_tls gr_tls_t;
  * protocols and ciphers). NULL with the reason logged. */
 gr_tls_ctx_t *gr_tls_ctx_new(const gr_conf_t *conf, const char *name);
 void gr_tls_ctx_free(gr_tls_ctx_t *ctx);
+/* Certificate reload without restart: at most once per
+ * GR_TLS_RELOAD_CHECK_US (called as connections arrive), a change of the
+ * keystore or truststore file (mtime, size or inode: a rewrite or a
+ * rename over it) builds the context anew from the same settings; new
+ * connections use it, open ones keep theirs. A file that does not load
+ * keeps the old context (logged). now_us: gr_mono_us(). */
+#define GR_TLS_RELOAD_CHECK_US 1000000
+void gr_tls_ctx_check_reload(gr_tls_ctx_t *ctx, int64_t now_us);
+/* How many times the context was rebuilt (tests). */
+int gr_tls_ctx_reloads(const gr_tls_ctx_t *ctx);
 
 /* A server-side TLS session on the connected socket fd; peer names it in
  * log lines. NULL when out of memory. */
