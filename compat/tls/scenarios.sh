@@ -213,3 +213,65 @@ s_tls_reload() {
 }
 
 SCENARIOS+=(tls_reload)
+
+# The Java client 4.4.0 (Kafka's console producer and consumer through
+# compat/kafka-tools/kt) over mTLS: a truststore made by keytool, the
+# client's PKCS12 keystore by openssl; without a keystore it is refused.
+s_tls_java() {
+    need java || return 1
+    need keytool || return 1
+    [ -d "$GR_CLIENTS/kafka/libs" ] || {
+        echo "Kafka's tools are not installed: run sh compat/kafka-tools/install.sh"
+        return 1
+    }
+    local c=$COMPAT_TMP/tls-java-certs m kt=$COMPAT_SRC/kafka-tools/kt
+    TLS_CERTS=$c
+    sh "$TLS_SRC/certs.sh" "$c" || return 1
+    keytool -importcert -noprompt -alias ca -file "$c/ca.pem" \
+        -keystore "$c/java-trust.p12" -storetype PKCS12 -storepass secret \
+        >/dev/null 2>&1 || return 1
+    printf '%s\n' security.protocol=SSL \
+        "ssl.truststore.location=$c/java-trust.p12" ssl.truststore.type=PKCS12 \
+        ssl.truststore.password=secret >"$c/server-only.properties"
+    { cat "$c/server-only.properties"
+      printf '%s\n' "ssl.keystore.location=$c/client.p12" \
+          ssl.keystore.type=PKCS12 ssl.keystore.password=secret
+    } >"$c/mtls.properties"
+    start_broker \
+        --override listeners=PLAINTEXT://127.0.0.1:0,MTLS://localhost:0 \
+        --override listener.security.protocol.map=PLAINTEXT:PLAINTEXT,MTLS:SSL \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret \
+        --override ssl.client.auth=required \
+        --override ssl.truststore.type=PEM \
+        --override "ssl.truststore.location=$c/ca.pem" || return 1
+    m=$(sed -n 's/^MTLS:.*://p' "$BROKER_DIR/listeners")
+    seq 1 50 | timeout 60 "$kt" console-producer --bootstrap-server "localhost:$m" \
+        --topic tls-java --command-config "$c/mtls.properties" || return 1
+    timeout 60 "$kt" console-consumer --bootstrap-server "localhost:$m" \
+        --topic tls-java --from-beginning --max-messages 50 \
+        --command-config "$c/mtls.properties" >"$BROKER_DIR/java.out" 2>/dev/null
+    [ "$(seq 1 50)" = "$(cat "$BROKER_DIR/java.out")" ] || {
+        echo "# the Java consumer read: $(head -c 200 "$BROKER_DIR/java.out")" >&2
+        return 1
+    }
+    echo "# Java 4.4.0: 50 records produced and consumed over mTLS"
+    if timeout 40 "$kt" console-consumer --bootstrap-server "localhost:$m" \
+        --topic tls-java --from-beginning --max-messages 1 --timeout-ms 20000 \
+        --command-config "$c/server-only.properties" >"$BROKER_DIR/java2.out" \
+        2>"$BROKER_DIR/java2.err"; then
+        [ -s "$BROKER_DIR/java2.out" ] && {
+            echo "# the Java client without a keystore read records" >&2
+            return 1
+        }
+    fi
+    grep -q 'SslAuthenticationException\|SSL handshake failed' "$BROKER_DIR/java2.err" || {
+        echo "# no SSL authentication failure reported:" >&2
+        tail -5 "$BROKER_DIR/java2.err" >&2
+        return 1
+    }
+    echo "# Java 4.4.0 without a keystore: refused"
+}
+
+SCENARIOS+=(tls_java)
