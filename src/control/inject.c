@@ -354,7 +354,7 @@ hold_fire(gr_loop_t *loop, gr_timer_t *t)
     hold_unlink(h->ctl, h);
     if (e != NULL)
         e->latency_us = gr_mono_us() - h->req->start_us;
-    gr_req_reply(h->req); /* h may be gone after this */
+    gr_req_release(h->req); /* written: h may be gone after this */
 }
 
 static int

@@ -361,8 +361,8 @@ gr_conn_close(gr_conn_t *conn, const char *why)
      * connection made goes from the telemetry cache */
     if (b->telemetry != NULL)
         gr_telemetry_conn_closed(b->telemetry, conn->id);
-    if (conn->req && conn->req->deferred && !conn->req->done &&
-        conn->req->abort_cb) {
+    if (conn->req && conn->req->deferred &&
+        (!conn->req->done || conn->req->write_held) && conn->req->abort_cb) {
         gr_req_t *req = conn->req;
         req->conn = NULL;
         req->abort_cb(req);
@@ -590,7 +590,7 @@ conn_update_events(gr_conn_t *conn)
         /* muted: watch only for the peer going away, and for room to
          * write once the response is queued */
         ev = GR_IO_RDHUP;
-        if (conn->out_cnt > conn->out_idx)
+        if (conn->out_cnt > conn->out_idx && !conn->req->write_held)
             ev |= GR_IO_WRITE;
     } else if (conn->mem_wait) {
         ev = GR_IO_RDHUP; /* until queued request bytes are released */
@@ -829,9 +829,10 @@ conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
     if (conn->closing)
         return;
     if (conn->req != NULL) {
-        if ((events & GR_IO_WRITE) ||
-            (conn->tls != NULL && (events & GR_IO_READ) &&
-             conn->out_cnt > conn->out_idx))
+        if (!conn->req->write_held &&
+            ((events & GR_IO_WRITE) ||
+             (conn->tls != NULL && (events & GR_IO_READ) &&
+              conn->out_cnt > conn->out_idx)))
             conn_output_queued(conn);
         if (!conn->closing && conn->req != NULL &&
             (events & (GR_IO_RDHUP | GR_IO_ERROR))) {
@@ -877,7 +878,8 @@ idle_sweep(gr_loop_t *loop, gr_timer_t *t)
             continue;
         /* a request the broker holds (long poll, acks waiting for an
          * fsync) is the broker's turn, not idleness */
-        if (c->req != NULL && c->req->deferred && !c->req->done)
+        if (c->req != NULL && c->req->deferred &&
+            (!c->req->done || c->req->write_held))
             continue;
         GR_LOG_DEBUG("closing connection %s: no complete request or "
                      "response for %lld ms (connections.max.idle.ms)%s",
@@ -926,10 +928,22 @@ static int reply_encode(gr_req_t *req);
 int
 gr_req_reply(gr_req_t *req)
 {
-    /* the control interface's hook sees the response first */
+    /* the control interface's hook sees the response first; one it
+     * holds is encoded now all the same, written when released */
     if (req->reply_hook != NULL && !req->done && req->reply_hook(req) != 0)
-        return 0;
+        req->write_held = true;
     return reply_encode(req);
+}
+
+void
+gr_req_release(gr_req_t *req)
+{
+    gr_conn_t *conn = req->conn;
+    GR_ASSERT(req->write_held);
+    req->write_held = false;
+    if (conn == NULL || conn->closing)
+        return;
+    conn_output_queued(conn);
 }
 
 static int
@@ -1001,6 +1015,10 @@ reply_encode(gr_req_t *req)
         int one = 1;
         setsockopt(conn->io.fd, IPPROTO_TCP, TCP_CORK, &one, sizeof one);
         conn->corked = true;
+    }
+    if (req->write_held) {
+        conn_update_events(conn); /* muted until released */
+        return 0;
     }
     conn_output_queued(conn);
     return 0;

@@ -45,15 +45,20 @@ struct gr_req {
     bool deferred;
     bool done;
     /* The control interface's (src/control/): called by gr_req_reply()
-     * before encoding; non-zero holds the reply back (the hook replies
-     * again later, or the connection closes). */
+     * before encoding; non-zero holds the write back: the response is
+     * encoded at once (the handler may free what it points to) and
+     * written when the hook calls gr_req_release(), unless the
+     * connection closes first (abort_cb, as a deferred request). */
     int (*reply_hook)(gr_req_t *req);
+    bool write_held;
     void *hook_arg;
 };
 
 /* Encodes req->resp and queues it; the request ends when it is written.
  * Returns 0 (the request is finished from the handler's point of view). */
 int gr_req_reply(gr_req_t *req);
+/* Writes a response the reply hook held (write_held). */
+void gr_req_release(gr_req_t *req);
 /* Ends a request that gets no response (Produce acks=0). */
 int gr_req_noreply(gr_req_t *req);
 /* Hands req to an owner that will reply later; abort_cb is called instead if

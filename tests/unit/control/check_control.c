@@ -15,6 +15,7 @@
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
 #include "proto/proto_fill.h"
+#include "proto/wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -533,6 +534,90 @@ START_TEST(test_inject_delay)
 }
 END_TEST
 
+/* A delayed answer whose handler frees what it points to once it has
+ * replied (Fetch v0-v3: the converted records, freed with the worker's
+ * job): the hook encodes it at once and holds only the write, so the
+ * answer is whole, and late. The records (300 kB, past malloc's mmap
+ * threshold) were read after the job freed them: a heap use after free,
+ * a crash here. */
+START_TEST(test_inject_delay_fetch_converted)
+{
+    static gr_buf_t recs;
+    gr_brokertest_t bt;
+    gr_produce_request_t prq;
+    gr_produce_request_topic_produce_data_t td;
+    gr_produce_request_partition_produce_data_t pd;
+    gr_fetch_request_t rq;
+    gr_fetch_request_fetch_topic_t ft;
+    gr_fetch_request_fetch_partition_t fp;
+    gr_fetch_response_t *rs;
+    gr_buf_t o = GR_BUF_INIT;
+    int64_t t0, dt;
+
+    gr_brokertest_start(&bt, ctl_on);
+    metadata(&bt, "dc");
+    gr_buf_reset(&recs);
+    gr_test_batch(&recs, 100, 1000, 1000);
+    gr_produce_request_init(&prq);
+    gr_produce_request_topic_produce_data_init(&td);
+    gr_produce_request_partition_produce_data_init(&pd);
+    pd.records.ptr = recs.ptr;
+    pd.records.len = (int32_t)recs.len;
+    td.name = gr_str_c("dc");
+    td.partition_data = &pd;
+    td.partition_data_cnt = 1;
+    prq.acks = -1;
+    prq.timeout_ms = 5000;
+    prq.topic_data = &td;
+    prq.topic_data_cnt = 1;
+    for (int i = 0; i < 3; i++) {
+        gr_produce_response_t *ps =
+            gr_brokertest_call(&bt, GR_API_PRODUCE, 9, &prq);
+        ck_assert_int_eq(ps->responses[0].partition_responses[0].error_code, 0);
+    }
+    ck_assert_int_eq(
+        ctl(&bt, "POST", "/v1/delays", "{\"api\":\"Fetch\",\"ms\":200}", &o),
+        201);
+    gr_fetch_request_init(&rq);
+    gr_fetch_request_fetch_topic_init(&ft);
+    gr_fetch_request_fetch_partition_init(&fp);
+    fp.partition = 0;
+    fp.partition_max_bytes = 1 << 20;
+    ft.topic = gr_str_c("dc");
+    ft.partitions = &fp;
+    ft.partitions_cnt = 1;
+    rq.topics = &ft;
+    rq.topics_cnt = 1;
+    rq.min_bytes = 1;
+    rq.max_bytes = 1 << 20;
+    for (int16_t ver = 0; ver <= 4; ver += 2) {
+        const gr_records_t *r;
+        int32_t left, n = 0;
+        t0 = gr_mono_ms();
+        rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
+        dt = gr_mono_ms() - t0;
+        ck_assert_msg(dt >= 200 && dt < 3000, "%lld ms", (long long)dt);
+        ck_assert_int_eq(rs->responses[0].partitions[0].error_code, 0);
+        r = &rs->responses[0].partitions[0].records;
+        ck_assert_int_gt(r->len, 300000);
+        if (ver >= 4)
+            continue;
+        /* 300 whole messages (offset, size, message), values intact */
+        for (left = r->len; left >= 12; n++) {
+            const uint8_t *m = r->ptr + (r->len - left);
+            int32_t size = (int32_t)gr_get_u32(m + 8);
+            ck_assert_int_le(12 + size, left);
+            ck_assert_int_eq((int64_t)gr_get_u64(m), n);
+            left -= 12 + size;
+        }
+        ck_assert_int_eq(n, 300);
+    }
+    ck_assert_int_eq(ctl(&bt, "DELETE", "/v1/delays", NULL, NULL), 200);
+    gr_buf_fini(&o);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* A second connection for requests whose connection goes away (the
  * broker's address is taken from the first while it is open). */
 static struct sockaddr_in broker_sa;
@@ -817,6 +902,7 @@ suite_control_inject(void)
     tcase_add_test(tc, test_inject_filters);
     tcase_add_test(tc, test_inject_stack_and_throttle);
     tcase_add_test(tc, test_inject_delay);
+    tcase_add_test(tc, test_inject_delay_fetch_converted);
     tcase_add_test(tc, test_inject_drop_blackhole_close);
     tcase_add_test(tc, test_inject_caps);
     tcase_add_test(tc, test_inject_bad_requests);
