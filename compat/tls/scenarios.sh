@@ -275,3 +275,44 @@ s_tls_java() {
 }
 
 SCENARIOS+=(tls_java)
+
+# A silent TLS peer and one that stops halfway through its ClientHello
+# are closed after connections.max.idle.ms, as any connection; a real
+# client is served meanwhile.
+s_tls_silent() {
+    need kcat || return 1
+    local c=$COMPAT_TMP/tls-silent-certs p
+    TLS_CERTS=$c
+    sh "$TLS_SRC/certs.sh" "$c" || return 1
+    start_broker --override connections.max.idle.ms=1500 \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SSL://127.0.0.1:0 \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret || return 1
+    p=$(sed -n 's/^SSL:.*://p' "$BROKER_DIR/listeners")
+    timeout 30 python3 - "$p" <<'PY' &
+import socket, sys, time
+port = int(sys.argv[1])
+silent = socket.create_connection(("127.0.0.1", port))
+half = socket.create_connection(("127.0.0.1", port))
+# a TLS record header announcing 512 bytes of handshake, then 5 of them
+half.sendall(bytes([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03]))
+t0 = time.time()
+for s in (silent, half):
+    s.settimeout(10)
+    try:
+        while s.recv(4096):
+            pass
+    except ConnectionResetError:
+        pass
+took = time.time() - t0
+print("# both closed after %.1f s" % took)
+sys.exit(0 if took < 6 else 1)
+PY
+    local py=$!
+    seq 1 20 | tls_kcat "$p" -P -t tls-silent || return 1
+    [ "$(tls_kcat "$p" -C -t tls-silent -o beginning -e -q | wc -l)" = 20 ] || return 1
+    wait "$py"
+}
+
+SCENARIOS+=(tls_silent)
