@@ -925,9 +925,11 @@ setup(fetch_ctx_t *ctx)
     bool sessionful = req->version >= 7, fresh = false;
     int64_t now = gr_mono_ms();
 
-    if (sessionful && rq->session_epoch <= 0) {
+    if (sessionful && (rq->session_epoch == 0 || rq->session_epoch == -1)) {
         /* a full fetch: a named session is closed; epoch 0 asks for a new
-         * one, -1 for none (Kafka's FetchManager.newContext) */
+         * one, -1 for none (Kafka's FetchManager.newContext; any other
+         * epoch, below -1 too, is an incremental fetch's, which no
+         * session has: FetchMetadata.isFull) */
         if (rq->session_id != 0) {
             sess = gr_fsess_find(b->fetch_sessions, rq->session_id);
             if (sess)

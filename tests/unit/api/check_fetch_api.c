@@ -492,6 +492,13 @@ START_TEST(test_fetch_session_rules)
     sid = rs->session_id;
     ck_assert_int_ne(sid, 0);
     ck_assert_int_eq(rs->responses[0].partitions_cnt, 2);
+    /* an epoch below -1 is no full fetch (Kafka's FetchMetadata.isFull:
+     * 0 or -1): a wrong epoch, and the session stays; with no session,
+     * not found */
+    rs = session_fetch(&bt, 12, "fs", none, 0, 0, sid, -2, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_INVALID_FETCH_SESSION_EPOCH);
+    rs = session_fetch(&bt, 12, "fs", none, 0, 0, 0, INT32_MIN, 0);
+    ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_ID_NOT_FOUND);
     /* by id: the session was made by name */
     rs = session_fetch(&bt, 13, "", id, 0, 0, sid, 1, 0);
     ck_assert_int_eq(rs->error_code, GR_KERR_FETCH_SESSION_TOPIC_ID_ERROR);
