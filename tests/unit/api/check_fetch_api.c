@@ -400,6 +400,14 @@ START_TEST(test_fetch_alternating_topics)
     rq.topics_cnt = N;
     rq.min_bytes = 1;
     rq.max_bytes = 1 << 20;
+    /* the peak from here: what the start-up and the set-up took before
+     * does not hide the answer's growth */
+    {
+        FILE *f = fopen("/proc/self/clear_refs", "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq(fputs("5", f) >= 0, 1);
+        fclose(f);
+    }
     before = peak_kb();
     rs = gr_brokertest_call(&bt, GR_API_FETCH, ver, &rq);
     ck_assert_int_eq(rs->responses_cnt, N);
