@@ -13,8 +13,12 @@ returns when the attack is over; what it returns, a dict, is printed),
 stops the well-behaved client and checks:
   - the broker's peak RSS grew by at most rss_mb over what it held before;
   - every request of the well-behaved client was answered, none later than
-    latency_ms after it was sent (the bound is generous on purpose: 2 cores
-    shared with the attacker and the test; the figure measured is printed);
+    bound_ms(latency_ms) after it was sent: twice the stated bound plus
+    twice the worst wait the same client saw in the second before the
+    attack (what the machine itself costs: 2 cores shared with the attacker,
+    the test and whatever else runs). Generous on purpose; the figures
+    measured are printed, and every attack stalled the loop for far longer
+    than that before its fix;
   - every record it was acknowledged reads back at its offset afterwards;
   - the broker is still alive.
 One line per check starts with "ok:"; a failure prints "FAIL: ..." and exits
@@ -50,6 +54,13 @@ from kafka.protocol.produce import ProduceRequest  # noqa: E402
 from kafka.record.memory_records import MemoryRecords  # noqa: E402
 
 PID = int(os.environ["GR_BROKER_PID"])
+NOISE_MS = 0.0  # the worst wait before the attack, set by run()
+
+
+def bound_ms(ms):
+    """The latency bound a check states as ms, made generous (see above);
+    attack scripts use it for their own latency checks too."""
+    return 2 * ms + 2 * NOISE_MS
 
 
 def fail(msg):
@@ -172,18 +183,14 @@ class Steady(threading.Thread):
         self.c = Client("steady", timeout=30, host=host)
         wait_topic(self.c, topic)
         self.stop = threading.Event()
-        self.lat = []          # seconds, one per request
-        self.worst = (0.0, "")  # (seconds, which request)
+        self.lat = []          # (seconds, which request), one per request
         self.acked = {}        # offset -> value
         self.error = None
 
     def timed(self, what, req):
         t0 = time.monotonic()
         resp = self.c.send(req)
-        dt = time.monotonic() - t0
-        self.lat.append(dt)
-        if dt > self.worst[0]:
-            self.worst = (dt, what)
+        self.lat.append((time.monotonic() - t0, what))
         return resp
 
     def run(self):
@@ -246,11 +253,16 @@ def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
         settle=0.3):
     """Runs attack() while the well-behaved client works; checks the bounds
     (see the module's comment). Returns the figures as a dict."""
+    global NOISE_MS
     if not alive():
         fail("%s: the broker is not running" % name)
     steady = Steady(topic or "steady-%s-%d" % (name, os.getpid()), steady_host)
     steady.start()
     time.sleep(settle)
+    n_noise = len(steady.lat)
+    time.sleep(1.0)
+    NOISE_MS = max([dt for dt, _ in steady.lat[n_noise:]] or [0.0]) * 1000
+    limit_ms = bound_ms(latency_ms)
     rss0 = proc_status("VmRSS")
     exact_peak = reset_peak()
     cpu0 = cpu_seconds()
@@ -283,14 +295,15 @@ def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
     if exact_peak:
         peak[0] = max(peak[0], proc_status("VmHWM"))
     grew = (peak[0] - rss0) / 1024.0
-    lat = steady.lat[n_before:]
-    worst = steady.worst
+    lat = [dt for dt, _ in steady.lat[n_before:]]
+    worst = max(steady.lat[n_before:] or [(0.0, "")])
     figures = {"rss_before_mib": round(rss0 / 1024.0, 1),
                "rss_peak_mib": round(peak[0] / 1024.0, 1),
                "rss_growth_mib": round(grew, 1),
                "steady_requests": len(lat),
                "steady_worst_ms": round(worst[0] * 1000, 1),
                "steady_p99_ms": round(pct(lat, 0.99) * 1000, 1),
+               "noise_worst_ms": round(NOISE_MS, 1),
                "attack_s": round(secs, 2),
                "broker_cpu_s": round(cpu, 2)}
     figures.update(seen)
@@ -312,13 +325,14 @@ def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
         fail("%s: the broker's RSS grew by %.1f MiB (bound %d MiB)" % (name, grew, rss_mb))
     ok("%s: peak RSS +%.1f MiB over %.1f MiB (bound %d MiB)"
        % (name, grew, rss0 / 1024.0, rss_mb))
-    if worst[0] * 1000 > latency_ms:
-        fail("%s: a well-behaved %s waited %.0f ms (bound %d ms)"
-             % (name, worst[1], worst[0] * 1000, latency_ms))
+    if worst[0] * 1000 > limit_ms:
+        fail("%s: a well-behaved %s waited %.0f ms (bound %d ms: 2 x %d + 2 x "
+             "%.0f before the attack)" % (name, worst[1], worst[0] * 1000,
+                                          limit_ms, latency_ms, NOISE_MS))
     ok("%s: well-behaved client: %d requests in %.1f s, worst %.1f ms (%s), "
-       "p99 %.1f ms (bound %d ms)" % (name, len(lat), secs, worst[0] * 1000,
-                                      worst[1] or "-", pct(lat, 0.99) * 1000,
-                                      latency_ms))
+       "p99 %.1f ms (bound %d ms: 2 x %d + 2 x %.0f before the attack)"
+       % (name, len(lat), secs, worst[0] * 1000, worst[1] or "-",
+          pct(lat, 0.99) * 1000, limit_ms, latency_ms, NOISE_MS))
     n = steady.verify()
     ok("%s: all %d acknowledged records read back" % (name, n))
     return figures
