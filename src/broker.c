@@ -203,6 +203,10 @@ gr_broker_config_changed(gr_broker_t *b)
     gr_quotas_configure(b); /* the connection quotas */
     for (gr_topic_t *t = c->topics; t; t = t->lnext)
         gr_broker_topic_config_changed(b, t);
+    if (b->groups != NULL)
+        gr_groups_set_assignment_interval(
+            b->groups, (int32_t)gr_conf_int(
+                           b->conf, GR_CONF_GROUP_CONSUMER_ASSIGNMENT_INTERVAL_MS));
     if (b->logs != NULL)
         cleaner_setup(b);
 }
@@ -631,6 +635,8 @@ groups_start(gr_broker_t *b)
     cfg.new_member_join_timeout_ms = 5 * 60 * 1000;
     cfg.load_bytes_per_turn =
         (int32_t)gr_conf_int(b->conf, GR_CONF_GREGOR_GROUP_LOAD_BYTES_PER_TURN);
+    if (gr_groups_consumer_config(&cfg, b->conf) != 0)
+        return -1;
     b->groups = gr_groups_new(b->loop, b->cluster, b->node_id, &cfg, &hooks);
     if (b->groups == NULL)
         return -1;

@@ -68,6 +68,18 @@ java_group() {
     java_run "$1" group
 }
 
+# consumer groups of the KIP-848 protocol (group.protocol=consumer):
+# three members joining and leaving with cooperative callbacks, a member
+# killed under load (no record lost or read twice by committed position),
+# the range assignor, the Admin's view; the session timeout turned down so
+# that the killed member is fenced within seconds
+java_consumer_group() {
+    start_broker --override auto.create.topics.enable=false \
+        --override group.consumer.session.timeout.ms=6000 \
+        --override group.consumer.heartbeat.interval.ms=500 || return 1
+    JAVA_TIMEOUT=240 java_run "$1" consumer-group
+}
+
 # the consumer without a group: read_committed against read_uncommitted and
 # the LSO, seek, seekToBeginning/End, pause/resume, offsetsForTimes,
 # beginning/end offsets after DeleteRecords, out-of-range resets
@@ -86,7 +98,7 @@ java_admin() {
 
 for _jv in "${JAVA_CLIENT_VERSIONS[@]}"; do
     _js=$(echo "$_jv" | cut -d. -f1-2 | tr . _)
-    for _ja in producer txn group positions admin; do
+    for _ja in producer txn group consumer_group positions admin; do
         eval "s_java_${_ja}_$_js() { java_$_ja $_jv; }"
         SCENARIOS+=("java_${_ja}_$_js")
     done

@@ -78,6 +78,8 @@ int gr_api_describe_groups(gr_req_t *req);
 int gr_api_list_groups(gr_req_t *req);
 int gr_api_delete_groups(gr_req_t *req);
 int gr_api_offset_delete(gr_req_t *req);
+int gr_api_consumer_group_heartbeat(gr_req_t *req);
+int gr_api_consumer_group_describe(gr_req_t *req);
 
 /* Partition data events (api/fetch.c): new data appended (wakes waiting
  * fetches), a partition going away (answers them). */

@@ -43,6 +43,8 @@ static const gr_api_entry_t table[] = {
     {GR_API_DESCRIBE_PRODUCERS, 0, 0, gr_api_describe_producers},
     {GR_API_DESCRIBE_TRANSACTIONS, 0, 0, gr_api_describe_transactions},
     {GR_API_LIST_TRANSACTIONS, 0, 2, gr_api_list_transactions},
+    {GR_API_CONSUMER_GROUP_HEARTBEAT, 0, 1, gr_api_consumer_group_heartbeat},
+    {GR_API_CONSUMER_GROUP_DESCRIBE, 0, 1, gr_api_consumer_group_describe},
     {GR_API_GET_TELEMETRY_SUBSCRIPTIONS, 0, 0,
      gr_api_get_telemetry_subscriptions}, /* advertised with a sink */
     {GR_API_PUSH_TELEMETRY, 0, 0, gr_api_push_telemetry}, /* likewise */

@@ -58,9 +58,11 @@ gr_api_describe_groups(gr_req_t *req)
             if (req->version < 6)
                 err = GR_KERR_NONE;
             else
-                rg->error_message = gr_str_c(gr_arena_printf(
-                    req->a, "Group %.*s not found.", rq->groups[i].len,
-                    rq->groups[i].ptr));
+                rg->error_message = gr_str_c(
+                    s.message ? s.message
+                              : gr_arena_printf(req->a, "Group %.*s not found.",
+                                                rq->groups[i].len,
+                                                rq->groups[i].ptr));
         }
         rg->error_code = err;
         rg->group_id = rq->groups[i];

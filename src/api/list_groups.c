@@ -1,7 +1,8 @@
 /*
  * ListGroups (api key 16): every group this broker coordinates, with its
- * protocol type, its state (v4+) and its type (v5+: "classic", the only
- * kind Gregor has). states_filter (v4+) and types_filter (v5+) compare
+ * protocol type, its state (v4+) and its type (v5+: "classic", or
+ * "consumer" for a KIP-848 group, whose states are Empty, Assigning,
+ * Reconciling and Stable). states_filter (v4+) and types_filter (v5+) compare
  * case-insensitively, as Kafka 3.6+ does; an empty filter passes all.
  * While the coordinator loads, the groups known so far come with
  * COORDINATOR_LOAD_IN_PROGRESS.
@@ -37,13 +38,13 @@ gr_api_list_groups(gr_req_t *req)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         if (!passes(rq->states_filter, rq->states_filter_cnt, v[i].state) ||
-            !passes(rq->types_filter, rq->types_filter_cnt, "classic"))
+            !passes(rq->types_filter, rq->types_filter_cnt, v[i].type))
             continue;
         gr_list_groups_response_listed_group_init(&rs->groups[k]);
         rs->groups[k].group_id = gr_str_c(v[i].group_id);
         rs->groups[k].protocol_type = gr_str_c(v[i].protocol_type);
         rs->groups[k].group_state = gr_str_c(v[i].state);
-        rs->groups[k].group_type = GR_STR("classic");
+        rs->groups[k].group_type = gr_str_c(v[i].type);
         k++;
     }
     rs->groups_cnt = k;

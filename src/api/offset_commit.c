@@ -117,6 +117,7 @@ gr_api_offset_commit(gr_req_t *req)
     a.retention_ms = rq->retention_time_ms; /* -1 outside v2-v4 */
     a.parts = ctx->parts;
     a.nparts = n;
+    a.version = req->version;
     gr_group_waiter_init(&ctx->w, commit_done, ctx);
     /* answered during the call: req may be over already, touch nothing */
     if (!gr_group_commit_offsets(b->groups, &a, &ctx->w))

@@ -6,6 +6,8 @@
  * per group in v8+ (Kafka's OffsetFetchRequest.getErrorResponse).
  * require_stable (v7+): an offset a transaction holds (TxnOffsetCommit,
  * not yet committed by its marker) answers UNSTABLE_OFFSET_COMMIT.
+ * v9+ names the member and its epoch: a consumer group answers
+ * UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH for the group (KIP-848).
  * v10 names topics by id (KIP-848): an unknown id answers UNKNOWN_TOPIC_ID
  * in each partition, and a group's full list leaves out topics that no
  * longer exist, as Kafka's KafkaApis.fetchOffsetsForGroup and
@@ -325,8 +327,18 @@ gr_api_offset_fetch(gr_req_t *req)
             if (qt == NULL)
                 return gr_req_close(req, "out of memory");
         }
-        rg->error_code = fetch_group(req, &qg->group_id, qt, qg->topics_cnt,
-                                     rq->require_stable, &o);
+        /* v9+ names the member: a consumer group checks its epoch
+         * (KIP-848; member_id null and epoch -1 before v9) */
+        rg->error_code = gr_group_check(req->broker->groups, &qg->group_id,
+                                        true);
+        if (rg->error_code == GR_KERR_NONE)
+            rg->error_code =
+                gr_group_check_member(req->broker->groups, &qg->group_id,
+                                      &qg->member_id, qg->member_epoch);
+        if (rg->error_code == GR_KERR_NONE)
+            rg->error_code = fetch_group(req, &qg->group_id, qt,
+                                         qg->topics_cnt, rq->require_stable,
+                                         &o);
         if (o.oom)
             return gr_req_close(req, "out of memory");
         /* the group's id, error, topic count, tags */

@@ -198,6 +198,7 @@ gr_api_txn_offset_commit(gr_req_t *req)
     a.producer_epoch = rq->producer_epoch;
     a.parts = ctx->parts;
     a.nparts = n;
+    a.version = req->version;
     gr_group_waiter_init(&ctx->w, commit_done, ctx);
     /* answered during the call: req may be over already, touch nothing */
     if (!gr_group_txn_commit_offsets(b->groups, &a, &ctx->w))

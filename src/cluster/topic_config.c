@@ -398,6 +398,21 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(GROUP_MAX_SESSION_TIMEOUT_MS, INT, RO,
       "The longest session timeout a member may ask for."),
     B(GROUP_MAX_SIZE, INT, RO, "The most members a group may have."),
+    B(GROUP_CONSUMER_SESSION_TIMEOUT_MS, INT, RO,
+      "How long a member of a consumer group (KIP-848) may go without a "
+      "heartbeat."),
+    B(GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS, INT, RO,
+      "The heartbeat interval given to consumer group members."),
+    B(GROUP_CONSUMER_MAX_SIZE, INT, RO,
+      "The most members a consumer group may have."),
+    B(GROUP_CONSUMER_ASSIGNORS, LIST, RO,
+      "The server-side assignors (uniform, range); the first is the "
+      "default."),
+    B(GROUP_CONSUMER_ASSIGNMENT_INTERVAL_MS, INT, DY,
+      "The least time between two target assignments of a consumer group."),
+    BU(GROUP_CONSUMER_REGEX_REFRESH_INTERVAL_MS, INT, RO,
+       "How often a consumer group's regular expressions are resolved "
+       "again (Kafka's internal key)."),
     B(TRANSACTION_STATE_LOG_REPLICATION_FACTOR, SHORT, RO,
       "Replication factor of __transaction_state."),
     B(TRANSACTION_STATE_LOG_NUM_PARTITIONS, INT, RO,

@@ -16,11 +16,13 @@
  * COORDINATOR_LOAD_IN_PROGRESS.
  * Loop thread only.
  */
+#include "core/conf.h"
 #include "core/time.h"
 #include "group/group_int.h"
 #include "log/log.h"
 #include "proto/wire.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,6 +47,17 @@ gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster, int32_t node_id,
         g->cfg.load_bytes_per_turn = 1 << 20;
     if (g->cfg.new_member_join_timeout_ms <= 0)
         g->cfg.new_member_join_timeout_ms = 5 * 60 * 1000;
+    if (g->cfg.consumer_nassignors == 0) {
+        /* group.consumer.* not given (tests): Kafka's defaults */
+        g->cfg.consumer_session_timeout_ms = 45000;
+        g->cfg.consumer_heartbeat_interval_ms = 5000;
+        g->cfg.consumer_max_size = INT32_MAX;
+        g->cfg.consumer_assignment_interval_ms = 1000;
+        g->cfg.consumer_regex_refresh_interval_ms = 600000;
+        snprintf(g->cfg.consumer_assignors[0], 8, "uniform");
+        snprintf(g->cfg.consumer_assignors[1], 8, "range");
+        g->cfg.consumer_nassignors = 2;
+    }
     if (hooks)
         g->hooks = *hooks;
     g->hsize = 64;
@@ -179,6 +192,8 @@ const char *
 gr_group_state_name(gr_groups_t *g, const gr_str_t *group_id)
 {
     gr_group_t *grp = gr_groups_find(g, group_id);
+    if (grp != NULL && grp->type == GR_GROUP_TYPE_CONSUMER)
+        return gr_cg_state_str(grp->cg);
     return grp ? gr_group_state_str(grp->state) : "Dead";
 }
 
@@ -257,6 +272,11 @@ partition_loaded(gr_groups_t *g, int32_t id)
             next = grp->hnext;
             if (grp->partition != id)
                 continue;
+            if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+                gr_cg_loaded(grp);
+                ngroups++;
+                continue;
+            }
             if (!grp->has_metadata && grp->ocount == 0 && !grp->txn_offsets) {
                 /* a tombstoned group without offsets */
                 gr_groups_remove(g, grp);
@@ -453,6 +473,49 @@ offset_expired(const gr_offset_t *o, int64_t base, int64_t now,
     return now - base >= retention;
 }
 
+/* Kafka's ConsumerGroup.offsetExpirationCondition: the offsets of topics
+ * the group no longer subscribes to, by their commit time; an Empty group
+ * left without offsets is deleted (maybeDeleteGroup). */
+static int
+expire_consumer_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
+{
+    gr_offset_t **v, **del;
+    int32_t n, ndel = 0;
+    bool gone;
+
+    v = gr_offsets_sorted(grp, &n);
+    del = malloc(sizeof(*del) * (size_t)(n ? n : 1));
+    GR_ASSERT(del != NULL);
+    for (int32_t i = 0; i < n; i++)
+        if (!gr_cg_subscribed_to(grp->cg, v[i]->topic) &&
+            offset_expired(v[i], v[i]->commit_ts, now,
+                           g->cfg.offsets_retention_ms))
+            del[ndel++] = v[i];
+    if (ndel > 0 &&
+        gr_store_tombstones(grp, del, ndel, false) == GR_KERR_NONE) {
+        for (int32_t i = 0; i < ndel; i++)
+            gr_offsets_del(grp, del[i]->topic, (int32_t)strlen(del[i]->topic),
+                           del[i]->partition);
+        GR_LOG_INFO("removed %d expired offset(s) of group %s", ndel, grp->id);
+    } else {
+        ndel = 0;
+    }
+    free(v);
+    free(del);
+    if (grp->cg->nmembers == 0 && grp->ocount == 0 && !grp->txn_offsets) {
+        gr_arena_t *a = gr_arena_new(1024);
+        gr_cg_recs_t rs = { a, NULL, 0, 0 };
+        GR_ASSERT(a != NULL);
+        gr_cg_tombstones(grp, &rs);
+        GR_LOG_INFO("consumer group %s is Empty without offsets: deleted",
+                    grp->id);
+        if (gr_cg_commit(grp, &rs, &gone) == GR_KERR_NONE && !gone)
+            gr_groups_remove(g, grp);
+        gr_arena_destroy(a);
+    }
+    return ndel;
+}
+
 static int
 expire_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
 {
@@ -461,6 +524,8 @@ expire_group(gr_groups_t *g, gr_group_t *grp, int64_t now)
     bool consumer_stable;
     int removed = 0;
 
+    if (grp->type == GR_GROUP_TYPE_CONSUMER)
+        return expire_consumer_group(g, grp, now);
     v = gr_offsets_sorted(grp, &n);
     del = malloc(sizeof(*del) * (size_t)(n ? n : 1));
     GR_ASSERT(del != NULL);
@@ -561,6 +626,12 @@ gr_groups_list(gr_groups_t *g, gr_arena_t *a, gr_group_overview_t **out,
                                        strlen(grp->protocol_type))
                     : "";
             v[k].state = gr_group_state_str(grp->state);
+            v[k].type = "classic";
+            if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+                v[k].protocol_type = "consumer";
+                v[k].state = gr_cg_state_str(grp->cg);
+                v[k].type = "consumer";
+            }
             if (v[k].group_id == NULL || v[k].protocol_type == NULL)
                 return GR_KERR_UNKNOWN_SERVER_ERROR;
             k++;
@@ -568,4 +639,72 @@ gr_groups_list(gr_groups_t *g, gr_arena_t *a, gr_group_overview_t **out,
     *n = k;
     return gr_groups_loading(g) ? GR_KERR_COORDINATOR_LOAD_IN_PROGRESS
                                 : GR_KERR_NONE;
+}
+
+/* --- settings */
+
+int
+gr_groups_consumer_config(gr_groups_config_t *cfg, const struct gr_conf *conf)
+{
+    const char *items[8];
+    char buf[512];
+    int n = gr_conf_list_split(gr_conf_str(conf, GR_CONF_GROUP_CONSUMER_ASSIGNORS),
+                               buf, sizeof buf, items, 8);
+
+    cfg->consumer_session_timeout_ms =
+        (int32_t)gr_conf_int(conf, GR_CONF_GROUP_CONSUMER_SESSION_TIMEOUT_MS);
+    cfg->consumer_heartbeat_interval_ms =
+        (int32_t)gr_conf_int(conf, GR_CONF_GROUP_CONSUMER_HEARTBEAT_INTERVAL_MS);
+    cfg->consumer_max_size =
+        (int32_t)gr_conf_int(conf, GR_CONF_GROUP_CONSUMER_MAX_SIZE);
+    cfg->consumer_assignment_interval_ms =
+        (int32_t)gr_conf_int(conf, GR_CONF_GROUP_CONSUMER_ASSIGNMENT_INTERVAL_MS);
+    cfg->consumer_regex_refresh_interval_ms = (int32_t)gr_conf_int(
+        conf, GR_CONF_GROUP_CONSUMER_REGEX_REFRESH_INTERVAL_MS);
+    if (cfg->consumer_heartbeat_interval_ms >=
+        cfg->consumer_session_timeout_ms) {
+        GR_LOG_ERROR("group.consumer.heartbeat.interval.ms must be less than "
+                     "group.consumer.session.timeout.ms");
+        return -1;
+    }
+    cfg->consumer_nassignors = 0;
+    for (int i = 0; i < n; i++) {
+        /* short names, or Kafka's class names of the built-in two */
+        const char *name =
+            strcmp(items[i], "uniform") == 0 ||
+                    strcmp(items[i], "org.apache.kafka.coordinator.group."
+                                     "assignor.UniformAssignor") == 0
+                ? "uniform"
+            : strcmp(items[i], "range") == 0 ||
+                    strcmp(items[i], "org.apache.kafka.coordinator.group."
+                                     "assignor.RangeAssignor") == 0
+                ? "range"
+                : NULL;
+        bool dup = false;
+        if (name == NULL) {
+            GR_LOG_ERROR("group.consumer.assignors: unknown assignor %s "
+                         "(Gregor has uniform and range)",
+                         items[i]);
+            return -1;
+        }
+        for (int32_t k = 0; k < cfg->consumer_nassignors; k++)
+            dup |= strcmp(cfg->consumer_assignors[k], name) == 0;
+        if (dup) {
+            GR_LOG_ERROR("group.consumer.assignors: %s given twice", name);
+            return -1;
+        }
+        snprintf(cfg->consumer_assignors[cfg->consumer_nassignors++],
+                 sizeof cfg->consumer_assignors[0], "%s", name);
+    }
+    if (cfg->consumer_nassignors == 0) {
+        GR_LOG_ERROR("group.consumer.assignors: no assignor");
+        return -1;
+    }
+    return 0;
+}
+
+void
+gr_groups_set_assignment_interval(gr_groups_t *g, int32_t ms)
+{
+    g->cfg.consumer_assignment_interval_ms = ms;
 }

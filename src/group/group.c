@@ -1030,6 +1030,18 @@ join(gr_groups_t *g, const gr_group_join_args_t *a, gr_group_waiter_t *w)
         return;
     }
     grp = gr_groups_find(g, &a->group_id);
+    if (grp != NULL && grp->type == GR_GROUP_TYPE_CONSUMER) {
+        /* Kafka's classicGroupJoin: an Empty consumer group gives way to
+         * a classic one (offsets kept); classic members in a consumer
+         * group (online migration) are not served: answered as Kafka
+         * does with group.consumer.migration.policy=disabled */
+        err = gr_cg_to_classic(grp);
+        if (err != GR_KERR_NONE) {
+            join_error_str(w, &a->member_id, err);
+            return;
+        }
+        grp = gr_groups_find(g, &a->group_id);
+    }
     if (grp == NULL) {
         if (a->member_id.len > 0) {
             join_error_str(w, &a->member_id, GR_KERR_UNKNOWN_MEMBER_ID);
@@ -1089,6 +1101,12 @@ sync_group(gr_groups_t *g, const gr_group_sync_args_t *a, gr_group_waiter_t *w)
     grp = gr_groups_find(g, &a->group_id);
     if (grp == NULL) {
         sync_error(w, GR_KERR_UNKNOWN_MEMBER_ID);
+        return;
+    }
+    if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+        /* no member of a consumer group uses the classic protocol */
+        sync_error(w, gr_cg_classic_member_check(grp, &a->member_id,
+                                                 &a->group_instance_id));
         return;
     }
     if (grp->state == GR_GROUP_DEAD) {
@@ -1220,6 +1238,8 @@ gr_group_heartbeat(gr_groups_t *g, const gr_str_t *group_id,
     grp = gr_groups_find(g, group_id);
     if (grp == NULL)
         return GR_KERR_UNKNOWN_MEMBER_ID;
+    if (grp->type == GR_GROUP_TYPE_CONSUMER)
+        return gr_cg_classic_member_check(grp, member_id, iid);
     if (grp->state == GR_GROUP_DEAD)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
     err = gr_group_validate_member(grp, member_id, iid, "heartbeat");
@@ -1261,6 +1281,8 @@ gr_group_leave(gr_groups_t *g, const gr_str_t *group_id, gr_group_leaver_t *l,
             l[i].error = GR_KERR_UNKNOWN_MEMBER_ID;
         return GR_KERR_NONE;
     }
+    if (grp->type == GR_GROUP_TYPE_CONSUMER)
+        return gr_cg_leave_members(grp, l, n);
     if (grp->state == GR_GROUP_DEAD)
         return GR_KERR_COORDINATOR_NOT_AVAILABLE;
     /* Kafka's classicGroupLeaveToClassicGroup: no member id leaves a
@@ -1325,6 +1347,7 @@ gr_group_free(gr_group_t *grp)
     }
     gr_offsets_free_all(grp);
     gr_group_txn_free_all(grp);
+    gr_cg_free(grp->cg);
     free_subscribed(grp);
     free(grp->protocol_type);
     free(grp->protocol_name);
@@ -1373,6 +1396,12 @@ gr_group_describe(gr_groups_t *g, const gr_str_t *group_id, gr_arena_t *a,
     grp = gr_groups_find(g, group_id);
     if (grp == NULL)
         return GR_KERR_GROUP_ID_NOT_FOUND;
+    if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+        /* Kafka's describeGroups knows classic groups only */
+        out->message = gr_arena_printf(a, "Group %s is not a classic group.",
+                                       grp->id);
+        return GR_KERR_GROUP_ID_NOT_FOUND;
+    }
     out->state = gr_group_state_str(grp->state);
     out->protocol_type = grp->protocol_type ? adup(a, grp->protocol_type) : "";
     if (grp->state == GR_GROUP_STABLE && grp->protocol_name)
@@ -1431,6 +1460,8 @@ gr_group_delete(gr_groups_t *g, const gr_str_t *group_id)
     grp = gr_groups_find(g, group_id);
     if (grp == NULL || grp->state == GR_GROUP_DEAD)
         return GR_KERR_GROUP_ID_NOT_FOUND;
+    if (grp->type == GR_GROUP_TYPE_CONSUMER)
+        return gr_cg_delete(grp);
     /* members count, not member ids handed out (MEMBER_ID_REQUIRED) */
     if (grp->state != GR_GROUP_EMPTY)
         return GR_KERR_NON_EMPTY_GROUP;

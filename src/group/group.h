@@ -41,7 +41,28 @@ typedef struct gr_groups_config {
     int32_t offset_metadata_max_bytes; /* offset.metadata.max.bytes */
     int64_t new_member_join_timeout_ms; /* Kafka's fixed 5 minutes */
     int32_t load_bytes_per_turn;        /* start-up load, per loop turn */
+    /* consumer groups (KIP-848): group.consumer.* */
+    int32_t consumer_session_timeout_ms;     /* session.timeout.ms */
+    int32_t consumer_heartbeat_interval_ms;  /* heartbeat.interval.ms */
+    int32_t consumer_max_size;               /* max.size */
+    int32_t consumer_assignment_interval_ms; /* assignment.interval.ms */
+    int32_t consumer_regex_refresh_interval_ms; /* regex.refresh.interval.ms */
+    /* assignors: "uniform", "range", in the order of
+     * group.consumer.assignors; the first is the default */
+    char consumer_assignors[2][8];
+    int32_t consumer_nassignors;
 } gr_groups_config_t;
+
+/* Fills cfg's group.consumer.* settings from conf: -1 (logged) when
+ * group.consumer.assignors names an assignor Gregor does not have, or the
+ * heartbeat interval is not below the session timeout (Kafka's
+ * GroupCoordinatorConfig checks). */
+struct gr_conf;
+int gr_groups_consumer_config(gr_groups_config_t *cfg,
+                              const struct gr_conf *conf);
+
+/* group.consumer.assignment.interval.ms changed (a dynamic config). */
+void gr_groups_set_assignment_interval(gr_groups_t *g, int32_t ms);
 
 /* What the coordinator needs from the broker. */
 typedef struct gr_groups_hooks {
@@ -218,6 +239,7 @@ typedef struct gr_group_commit_args {
     int64_t retention_ms;  /* v2-v4 retention_time_ms; -1: broker's */
     gr_group_commit_part_t *parts;
     int32_t nparts;
+    int16_t version; /* of the request (consumer groups: v9+) */
 } gr_group_commit_args_t;
 
 /* OffsetCommit: every part's error is set before this returns (parts are
@@ -242,6 +264,7 @@ typedef struct gr_group_txn_commit_args {
     int16_t producer_epoch;
     gr_group_commit_part_t *parts;
     int32_t nparts;
+    int16_t version; /* of the request (STALE_MEMBER_EPOCH from v6) */
 } gr_group_txn_commit_args_t;
 bool gr_group_txn_commit_offsets(gr_groups_t *g,
                                  const gr_group_txn_commit_args_t *a,
@@ -266,6 +289,13 @@ typedef struct gr_group_offset {
     gr_str_t metadata;    /* "" when none; valid until the next change */
     gr_kerr_t error;      /* NONE or UNSTABLE_OFFSET_COMMIT */
 } gr_group_offset_t;
+
+/* OffsetFetch v9+ names the member (KIP-848): for a consumer group,
+ * UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH unless it is a member at that
+ * epoch; NONE for other groups or when no member is named (member_id
+ * null and epoch < 0). */
+gr_kerr_t gr_group_check_member(gr_groups_t *g, const gr_str_t *group_id,
+                                const gr_str_t *member_id, int32_t epoch);
 
 /* The committed offset of one partition (after gr_group_check()). */
 void gr_group_offset_get(gr_groups_t *g, const gr_str_t *group_id,
@@ -310,6 +340,7 @@ typedef struct gr_group_summary {
     const char *protocol;               /* "" unless Stable */
     gr_group_member_summary_t *members; /* in the arena given */
     int32_t nmembers;
+    const char *message; /* GROUP_ID_NOT_FOUND of a group not classic */
 } gr_group_summary_t;
 
 /* DescribeGroups of one group: NONE with the summary, GROUP_ID_NOT_FOUND
@@ -322,6 +353,7 @@ typedef struct gr_group_overview {
     const char *group_id;
     const char *protocol_type; /* "" when none */
     const char *state;
+    const char *type; /* "classic" or "consumer" */
 } gr_group_overview_t;
 
 /* ListGroups: every group this broker coordinates (copied into a).
@@ -333,6 +365,88 @@ gr_kerr_t gr_groups_list(gr_groups_t *g, gr_arena_t *a,
 /* DeleteGroups of one group: NONE, GROUP_ID_NOT_FOUND, NON_EMPTY_GROUP or
  * a coordinator error. Writes the tombstones of its metadata and offsets. */
 gr_kerr_t gr_group_delete(gr_groups_t *g, const gr_str_t *group_id);
+
+/* --- consumer groups (KIP-848: ConsumerGroupHeartbeat, ConsumerGroupDescribe)
+ *
+ * Each call answers at once: the records of its outcome are appended to
+ * the group's partition (a flush the log asks for is started, not waited
+ * for, as for the classic group metadata), then applied. */
+
+typedef struct gr_cg_partitions {
+    gr_uuid_t topic_id;
+    const char *topic_name; /* ConsumerGroupDescribe only */
+    int32_t *partitions;    /* ascending */
+    int32_t npartitions;
+} gr_cg_partitions_t;
+
+/* A heartbeat's fields (consumer_group_heartbeat.schema); slices are the
+ * caller's, valid during the call. Null means "unchanged since the last
+ * heartbeat". */
+typedef struct gr_cg_heartbeat_args {
+    int16_t version;
+    gr_str_t group_id;
+    gr_str_t member_id;
+    int32_t member_epoch; /* 0 join, -1 leave, -2 static member leaves */
+    gr_str_t instance_id;
+    gr_str_t rack_id;
+    int32_t rebalance_timeout_ms; /* -1: unchanged */
+    const gr_str_t *topic_names;
+    int32_t ntopic_names; /* -1: null */
+    gr_str_t topic_regex;
+    gr_str_t server_assignor;
+    const gr_cg_partitions_t *owned;
+    int32_t nowned; /* -1: null */
+    gr_str_t client_id;
+    gr_str_t client_host; /* "/127.0.0.1" as Kafka prints it */
+} gr_cg_heartbeat_args_t;
+
+typedef struct gr_cg_heartbeat_result {
+    gr_kerr_t error;
+    const char *message;   /* NULL: none */
+    const char *member_id; /* NULL on error */
+    int32_t member_epoch;
+    int32_t heartbeat_interval_ms;
+    bool has_assignment; /* the partitions to use (else unchanged) */
+    gr_cg_partitions_t *assignment;
+    int32_t nassignment;
+} gr_cg_heartbeat_result_t;
+
+/* ConsumerGroupHeartbeat. The result's strings and arrays live in a. */
+void gr_cg_heartbeat(gr_groups_t *g, const gr_cg_heartbeat_args_t *a,
+                     gr_arena_t *arena, gr_cg_heartbeat_result_t *out);
+
+typedef struct gr_cg_member_desc {
+    const char *member_id;
+    const char *instance_id; /* NULL: none */
+    const char *rack_id;     /* NULL: none */
+    int32_t member_epoch;
+    const char *client_id;
+    const char *client_host;
+    const char **topics;
+    int32_t ntopics;
+    const char *regex; /* NULL: none */
+    gr_cg_partitions_t *assigned; /* incl. pending revocation */
+    int32_t nassigned;
+    gr_cg_partitions_t *target;
+    int32_t ntarget;
+    bool classic; /* uses the classic protocol (MemberType 0) */
+} gr_cg_member_desc_t;
+
+typedef struct gr_cg_group_desc {
+    const char *state; /* "Empty", "Assigning", "Reconciling", "Stable" */
+    int32_t group_epoch;
+    int32_t assignment_epoch;
+    const char *assignor;
+    gr_cg_member_desc_t *members;
+    int32_t nmembers;
+} gr_cg_group_desc_t;
+
+/* ConsumerGroupDescribe of one group: NONE with the description,
+ * GROUP_ID_NOT_FOUND with *message (unknown, or not a consumer group), or
+ * a coordinator error (INVALID_GROUP_ID for ""). Strings live in a. */
+gr_kerr_t gr_cg_describe(gr_groups_t *g, const gr_str_t *group_id,
+                         gr_arena_t *a, gr_cg_group_desc_t *out,
+                         const char **message);
 
 /* The state name of a group ("Dead" when unknown); for tests and logs. */
 const char *gr_group_state_name(gr_groups_t *g, const gr_str_t *group_id);

@@ -94,6 +94,14 @@ typedef enum gr_group_state {
 
 typedef struct gr_group gr_group_t;
 typedef struct gr_member gr_member_t;
+typedef struct gr_cgroup gr_cgroup_t;
+
+/* What protocol a group follows (Kafka's Group.GroupType); one table holds
+ * both, and a group keeps its committed offsets when it changes type. */
+typedef enum gr_group_type {
+    GR_GROUP_TYPE_CLASSIC = 0,
+    GR_GROUP_TYPE_CONSUMER, /* KIP-848: grp->cg, consumer.c */
+} gr_group_type_t;
 
 /* A protocol a member supports, with its metadata (owned copies). */
 typedef struct gr_member_proto {
@@ -153,6 +161,8 @@ struct gr_group {
     gr_groups_t *g;
     char *id;
     int32_t partition; /* of __consumer_offsets */
+    gr_group_type_t type;
+    gr_cgroup_t *cg; /* consumer groups; the classic fields stay Empty */
     gr_group_state_t state;
     int64_t state_ts; /* wall ms of the last transition, -1 */
     int32_t generation;
@@ -328,5 +338,281 @@ void gr_offsets_free_all(gr_group_t *grp);
 /* The group's offsets in a new array (caller frees), sorted. */
 gr_offset_t **gr_offsets_sorted(const gr_group_t *grp, int32_t *n);
 void gr_offset_free(gr_offset_t *o);
+
+/*
+ * --- consumer groups (KIP-848): consumer.c (the state machine), cg_store.c
+ * (its records), assignor.c
+ *
+ * Kafka's ConsumerGroup, ConsumerGroupMember and GroupMetadataManager.
+ * As in Kafka, state changes only by records: an operation reads the
+ * current state, builds the records of its outcome (gr_cg_recs_t), appends
+ * them to the group's partition of __consumer_offsets, and only then
+ * replays them onto the state (gr_cg_replay), which is also what the
+ * start-up load does with every record it reads. A failed append changes
+ * nothing.
+ *
+ * Group state (Kafka's ConsumerGroupState), derived, never stored:
+ *   Empty        no member
+ *   Assigning    the group epoch is ahead of the target assignment's
+ *   Reconciling  some member is not Stable at the assignment epoch
+ *   Stable       every member has its target assignment
+ *
+ * Member states (MemberState, in the CurrentMemberAssignment record):
+ *   STABLE       owns its target assignment's partitions it may have
+ *                transition: a newer target -> UNREVOKED (it must first
+ *                give up partitions) or a new epoch (STABLE/UNRELEASED)
+ *   UNREVOKED    must revoke partitions_pending_revocation first; keeps
+ *                its epoch; fenced if it takes longer than its rebalance
+ *                timeout
+ *                transition: it no longer reports owning them -> next
+ *   UNRELEASED   at the target epoch, but waits for partitions another
+ *                member still owns
+ *                transition: they are released -> STABLE
+ *   UNKNOWN      a value this version does not know: the member must
+ *                rejoin with no partitions (FENCED_MEMBER_EPOCH)
+ *
+ * Requests by group type (an unknown group: ConsumerGroupHeartbeat with
+ * epoch 0 creates a consumer group; other epochs GROUP_ID_NOT_FOUND):
+ *   request                 classic group               consumer group
+ *   ConsumerGroupHeartbeat  Empty: becomes a consumer   heartbeat
+ *                           group; else GROUP_ID_NOT_FOUND
+ *   JoinGroup               classic protocol            Empty: becomes a
+ *                                                       classic group; else
+ *                                                       INCONSISTENT_GROUP_
+ *                                                       PROTOCOL
+ *   SyncGroup, Heartbeat,   classic protocol            UNKNOWN_MEMBER_ID
+ *   LeaveGroup
+ *   OffsetCommit/Fetch      generation                  member epoch
+ *   DescribeGroups          described                   Dead,
+ *                                                       GROUP_ID_NOT_FOUND
+ *   ConsumerGroupDescribe   GROUP_ID_NOT_FOUND          described
+ *   ListGroups              type "classic"              type "consumer"
+ *   DeleteGroups            Empty                       Empty
+ */
+
+/* Kafka's MemberState values (the record's State byte). */
+enum {
+    GR_CM_STABLE = 0,
+    GR_CM_UNREVOKED = 1,
+    GR_CM_UNRELEASED = 2,
+    GR_CM_UNKNOWN = 127,
+};
+
+/* The partitions of one topic, ascending; epochs (the epoch each was
+ * assigned at) is parallel to parts, or NULL in a target assignment. */
+typedef struct gr_cg_tp {
+    gr_uuid_t id;
+    int32_t n;
+    int32_t *parts;
+    int32_t *epochs;
+} gr_cg_tp_t;
+
+/* An assignment: topics ascending by id (memcmp). Heap copies in the
+ * state, arena copies while an operation computes. */
+typedef struct gr_cg_assign {
+    gr_cg_tp_t *t;
+    int32_t n;
+} gr_cg_assign_t;
+
+typedef struct gr_cmember gr_cmember_t;
+
+/* A member (Kafka's ConsumerGroupMember). The same struct serves as a
+ * value while an operation computes the member's next state: such a copy
+ * points into the state or an arena and is never freed. */
+struct gr_cmember {
+    gr_cmember_t *next; /* the group's members, in join order */
+    gr_cmember_t *hnext;
+    gr_cgroup_t *cg;
+    char *id;
+    bool in_group; /* Kafka's members map (MemberMetadata or Current) */
+    bool has_target;
+    /* ConsumerGroupMemberMetadata */
+    char *instance_id; /* NULL: dynamic */
+    char *rack_id;
+    char *client_id;
+    char *client_host;
+    char **topics; /* subscribed names, sorted, unique */
+    int32_t ntopics;
+    char *regex;    /* NULL or "": none */
+    char *assignor; /* ServerAssignor, NULL: none */
+    int32_t rebalance_timeout_ms;
+    /* ConsumerGroupCurrentMemberAssignment */
+    int32_t epoch;
+    int32_t prev_epoch;
+    int8_t state;
+    gr_cg_assign_t assigned; /* with epochs */
+    gr_cg_assign_t pending;  /* pending revocation, with epochs */
+    /* ConsumerGroupTargetAssignmentMember */
+    gr_cg_assign_t target;
+    /* timers (state members only) */
+    gr_timer_t session_timer;
+    gr_timer_t rebalance_timer;
+    int32_t rebalance_epoch; /* the epoch the rebalance timer is for */
+};
+
+/* A subscribed regular expression and what it resolved to. */
+typedef struct gr_cg_regex {
+    struct gr_cg_regex *next;
+    char *regex;
+    char **topics;
+    int32_t ntopics;
+    int64_t version;
+    int64_t ts;
+} gr_cg_regex_t;
+
+/* How many members subscribe to a topic name (Kafka's SubscriptionCount). */
+typedef struct gr_cg_sub {
+    char *name;
+    int32_t by_name;
+    int32_t by_regex;
+} gr_cg_sub_t;
+
+/* (topic, partition) -> the epoch of the member owning it (Kafka's
+ * currentPartitionEpoch), open addressing. */
+typedef struct gr_cg_pe {
+    gr_uuid_t id;
+    int32_t part; /* -1: empty slot */
+    int32_t epoch;
+} gr_cg_pe_t;
+
+struct gr_cgroup {
+    gr_group_t *grp;
+    int32_t epoch;         /* group epoch; 1 before any record */
+    int64_t metadata_hash; /* of the subscribed topics */
+    bool has_epoch_record;
+    bool has_partition_metadata; /* a pre-4.0 record to tombstone */
+    int32_t assignment_epoch;    /* 1 before any record, -1 tombstoned */
+    int64_t assignment_ts;       /* wall ms, 0: never */
+    gr_cmember_t *members;       /* structs, in_group or not */
+    gr_cmember_t **mtab;         /* by member id */
+    uint32_t msize;
+    uint32_t mcount;  /* structs */
+    int32_t nmembers; /* in_group */
+    gr_cg_pe_t *pe;
+    uint32_t pecap;
+    uint32_t pecount;
+    gr_cg_regex_t *regexes;
+    gr_cg_sub_t *subs; /* sorted by name */
+    int32_t nsubs;
+    int32_t subscap;
+    int64_t regex_refresh_ts; /* wall ms of the last resolution */
+    int64_t regex_fp;         /* the topics' fingerprint it saw */
+    gr_timer_t regex_timer;   /* a resolution due (Kafka's executor) */
+};
+
+/* One record of an operation's outcome, its value a generated struct in
+ * the operation's arena (cg_store.c). */
+typedef struct gr_cg_rec {
+    int16_t type; /* the key version: 3, 4, 5, 6, 7, 8 or 16 */
+    const char *key2; /* member id, or the regex of type 16 */
+    bool tomb;
+    void *value; /* gr_consumer_group_*_value_t, NULL for a tombstone */
+} gr_cg_rec_t;
+
+typedef struct gr_cg_recs {
+    gr_arena_t *a;
+    gr_cg_rec_t *r;
+    int32_t n;
+    int32_t cap;
+} gr_cg_recs_t;
+
+#define GR_CG_REC_CLASSIC_GROUP      2 /* GroupMetadata: tombstone only */
+#define GR_CG_REC_METADATA           3
+#define GR_CG_REC_PARTITION_METADATA 4
+#define GR_CG_REC_MEMBER             5
+#define GR_CG_REC_TARGET_METADATA    6
+#define GR_CG_REC_TARGET_MEMBER      7
+#define GR_CG_REC_CURRENT            8
+#define GR_CG_REC_REGEX              16
+
+/* cg_store.c: building records (values copied into recs->a) */
+void gr_cg_rec_epoch(gr_cg_recs_t *rs, int32_t epoch, int64_t hash);
+void gr_cg_rec_member(gr_cg_recs_t *rs, const gr_cmember_t *m);
+void gr_cg_rec_target(gr_cg_recs_t *rs, const char *member_id,
+                      const gr_cg_assign_t *a);
+void gr_cg_rec_target_meta(gr_cg_recs_t *rs, int32_t epoch, int64_t ts);
+void gr_cg_rec_current(gr_cg_recs_t *rs, const gr_cmember_t *m);
+void gr_cg_rec_regex(gr_cg_recs_t *rs, const char *regex, char **topics,
+                     int32_t ntopics, int64_t version, int64_t ts);
+/* A tombstone of type (key2 for the member and regex types). */
+void gr_cg_rec_tomb(gr_cg_recs_t *rs, int16_t type, const char *key2);
+/* Appends rs (if any) to grp's partition and replays it: NONE, or the
+ * append's error with nothing changed. grp may be freed meanwhile (a
+ * group epoch tombstone of an empty group removes it): *gone says so. */
+gr_kerr_t gr_cg_commit(gr_group_t *grp, gr_cg_recs_t *rs, bool *gone);
+/* Replays one record onto grp (loaded or committed). */
+void gr_cg_replay(gr_group_t *grp, const gr_cg_rec_t *r);
+/* The start-up load: a KIP-848 record (key version 3-16) of partition. */
+void gr_cg_store_apply(gr_groups_t *g, int32_t partition, int16_t kver,
+                       const gr_record_t *r);
+
+/* consumer.c */
+gr_cgroup_t *gr_cg_new(gr_group_t *grp);
+void gr_cg_free(gr_cgroup_t *cg);
+/* Makes grp a consumer group (it must hold no classic member). */
+void gr_cg_convert(gr_group_t *grp);
+gr_cmember_t *gr_cg_member(gr_cgroup_t *cg, const char *id, size_t len);
+/* The member struct of id, created (not in_group) when absent. */
+gr_cmember_t *gr_cg_member_get(gr_cgroup_t *cg, const char *id);
+/* Frees m's struct (unlinked). */
+void gr_cg_member_drop(gr_cgroup_t *cg, gr_cmember_t *m);
+void gr_cg_assign_free(gr_cg_assign_t *a);
+/* A heap copy of src; epochs copied when given, or set to fill_epoch
+ * (when >= 0), or none. */
+void gr_cg_assign_copy(gr_cg_assign_t *dst, const gr_cg_assign_t *src,
+                       int32_t fill_epoch);
+void gr_cg_pe_add(gr_cgroup_t *cg, const gr_cg_assign_t *a, int32_t epoch);
+void gr_cg_pe_remove(gr_cgroup_t *cg, const gr_cg_assign_t *a, int32_t epoch);
+/* Adjusts the counts of subscribed topic names by d for each of names. */
+void gr_cg_subs_add(gr_cgroup_t *cg, char *const *names, int32_t n, int d,
+                    bool regex);
+const char *gr_cg_state_str(const gr_cgroup_t *cg);
+/* After a load: timers of the members, placeholder structs dropped. */
+void gr_cg_loaded(gr_group_t *grp);
+/* Whether the group subscribes to topic (offset retention, OffsetDelete). */
+bool gr_cg_subscribed_to(const gr_cgroup_t *cg, const char *topic);
+/* OffsetCommit (txn: TxnOffsetCommit) of a consumer group (Kafka's
+ * ConsumerGroup.validateOffsetCommit): NONE, UNKNOWN_MEMBER_ID,
+ * STALE_MEMBER_EPOCH, UNSUPPORTED_VERSION (OffsetCommit below v9 from a
+ * member of the consumer protocol), with Kafka's message in *msg (static
+ * or in a). With NONE and *m set (an older epoch), each partition must
+ * then pass gr_cg_validate_commit_part: the epoch must be at least the
+ * one the partition was assigned at. */
+gr_kerr_t gr_cg_validate_commit(gr_group_t *grp, const gr_str_t *member_id,
+                                const gr_str_t *instance_id, int32_t epoch,
+                                bool txn, int16_t version, gr_cmember_t **m,
+                                gr_arena_t *a, const char **msg);
+gr_kerr_t gr_cg_validate_commit_part(const gr_cmember_t *m, int32_t epoch,
+                                     const char *topic, int32_t partition);
+/* The commit of n parts to consumer group grp, validated as Kafka does
+ * (gr_cg_validate_commit, then per part): NONE or the error of the whole
+ * request. */
+gr_kerr_t gr_cg_check_commit(gr_group_t *grp, const gr_str_t *member_id,
+                             const gr_str_t *instance_id, int32_t epoch,
+                             bool txn, int16_t version,
+                             const gr_group_commit_part_t *parts, int32_t n);
+/* OffsetFetch v9+ of a consumer group: NONE (no member named),
+ * UNKNOWN_MEMBER_ID or STALE_MEMBER_EPOCH. */
+gr_kerr_t gr_cg_validate_fetch(gr_group_t *grp, const gr_str_t *member_id,
+                               int32_t epoch);
+/* A classic JoinGroup on consumer group grp: an Empty one is tombstoned
+ * (it becomes an empty classic group, or goes when it holds no offsets)
+ * and NONE is returned; otherwise INCONSISTENT_GROUP_PROTOCOL (no online
+ * migration). */
+gr_kerr_t gr_cg_to_classic(gr_group_t *grp);
+/* SyncGroup/Heartbeat of a classic member on consumer group grp:
+ * UNKNOWN_MEMBER_ID (or FENCED_INSTANCE_ID), as no member uses it. */
+gr_kerr_t gr_cg_classic_member_check(gr_group_t *grp,
+                                     const gr_str_t *member_id,
+                                     const gr_str_t *instance_id);
+/* LeaveGroup on a consumer group (Kafka's classicGroupLeaveToConsumerGroup:
+ * the admin's removal of members): per-member errors in l[i].error. */
+gr_kerr_t gr_cg_leave_members(gr_group_t *grp, gr_group_leaver_t *l,
+                              int32_t n);
+/* DeleteGroups of a consumer group: NON_EMPTY_GROUP, or its offsets' and
+ * its own tombstones written and the group gone. */
+gr_kerr_t gr_cg_delete(gr_group_t *grp);
+/* DeleteGroups of an Empty consumer group: its tombstones added to rs. */
+void gr_cg_tombstones(gr_group_t *grp, gr_cg_recs_t *rs);
 
 #endif

@@ -271,13 +271,28 @@ commit_offsets(gr_groups_t *g, const gr_group_commit_args_t *a,
     grp = gr_groups_find(g, &a->group_id);
     if (grp == NULL) {
         if (a->generation_id >= 0) {
-            /* a commit of an older generation of a group gone */
-            fail_all(a, GR_KERR_ILLEGAL_GENERATION);
+            /* a commit of an older generation of a group gone: from v9
+             * GROUP_ID_NOT_FOUND, which both protocols understand */
+            fail_all(a, a->version >= 9 ? GR_KERR_GROUP_ID_NOT_FOUND
+                                        : GR_KERR_ILLEGAL_GENERATION);
             gr_waiter_now(w, &none);
             return;
         }
         /* a simple consumer: the group exists for its offsets only */
         grp = gr_groups_create(g, &a->group_id, part);
+    }
+    if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+        /* KIP-848: member epochs rather than generations */
+        err = gr_cg_check_commit(grp, &a->member_id, &a->group_instance_id,
+                                 a->generation_id, false, a->version, a->parts,
+                                 a->nparts);
+        if (err != GR_KERR_NONE) {
+            fail_all(a, err);
+            gr_waiter_now(w, &none);
+            return;
+        }
+        commit_store(g, grp, a, w);
+        return;
     }
     err = validate_commit(grp, a);
     if (err != GR_KERR_NONE) {
@@ -329,6 +344,23 @@ gr_group_check(gr_groups_t *g, const gr_str_t *group_id, bool allow_empty)
 {
     int32_t part;
     return gr_groups_validate(g, group_id, allow_empty, &part);
+}
+
+gr_kerr_t
+gr_group_check_member(gr_groups_t *g, const gr_str_t *group_id,
+                      const gr_str_t *member_id, int32_t epoch)
+{
+    gr_group_t *grp = gr_groups_find(g, group_id);
+    gr_kerr_t err;
+    if (grp == NULL || grp->type != GR_GROUP_TYPE_CONSUMER)
+        return GR_KERR_NONE;
+    err = gr_cg_validate_fetch(grp, member_id, epoch);
+    if (err != GR_KERR_NONE)
+        GR_LOG_INFO("group %s: offset fetch of member %.*s at epoch %d: %s",
+                    grp->id, member_id->len > 0 ? (int)member_id->len : 0,
+                    member_id->len > 0 ? member_id->ptr : "", (int)epoch,
+                    gr_kerr_name(err));
+    return err;
 }
 
 void
@@ -384,6 +416,49 @@ gr_group_offsets_foreach(gr_groups_t *g, const gr_str_t *group_id,
 
 /* --- OffsetDelete */
 
+/* Kafka's ConsumerGroup.validateOffsetDelete allows any state; a topic
+ * the group subscribes to is GROUP_SUBSCRIBED_TO_TOPIC. */
+static gr_kerr_t
+delete_consumer_offsets(gr_group_t *grp, gr_group_delete_part_t *parts,
+                        int32_t n)
+{
+    gr_offset_t **del = malloc(sizeof(*del) * (size_t)(n > 0 ? n : 1));
+    int32_t ndel = 0;
+    gr_kerr_t err = GR_KERR_NONE;
+    GR_ASSERT(del != NULL);
+    for (int32_t i = 0; i < n; i++) {
+        gr_group_delete_part_t *p = &parts[i];
+        gr_offset_t *o;
+        char *topic;
+        bool dup = false;
+        if (p->error != GR_KERR_NONE || p->topic.len < 0)
+            continue;
+        topic = gr_group_strdup(&p->topic);
+        GR_ASSERT(topic != NULL);
+        if (gr_cg_subscribed_to(grp->cg, topic)) {
+            p->error = GR_KERR_GROUP_SUBSCRIBED_TO_TOPIC;
+            free(topic);
+            continue;
+        }
+        free(topic);
+        o = gr_offsets_find(grp, p->topic.ptr, p->topic.len, p->partition);
+        for (int32_t k = 0; o && k < ndel; k++)
+            dup |= del[k] == o;
+        if (o && !dup)
+            del[ndel++] = o;
+    }
+    if (ndel > 0) {
+        err = gr_store_tombstones(grp, del, ndel, false);
+        if (err == GR_KERR_NONE)
+            for (int32_t k = 0; k < ndel; k++)
+                gr_offsets_del(grp, del[k]->topic,
+                               (int32_t)strlen(del[k]->topic),
+                               del[k]->partition);
+    }
+    free(del);
+    return err;
+}
+
 gr_kerr_t
 gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
                         gr_group_delete_part_t *parts, int32_t n)
@@ -405,6 +480,8 @@ gr_group_delete_offsets(gr_groups_t *g, const gr_str_t *group_id,
         return GR_KERR_GROUP_ID_NOT_FOUND;
     consumer = grp->protocol_type != NULL &&
                strcmp(grp->protocol_type, "consumer") == 0;
+    if (grp->type == GR_GROUP_TYPE_CONSUMER)
+        return delete_consumer_offsets(grp, parts, n);
     if (grp->state != GR_GROUP_EMPTY && !consumer)
         return GR_KERR_NON_EMPTY_GROUP;
     del = malloc(sizeof(*del) * (size_t)(n > 0 ? n : 1));

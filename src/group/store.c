@@ -315,6 +315,13 @@ static void
 load_group_value(gr_group_t *grp, const gr_group_metadata_value_t *v)
 {
     gr_member_t *m, *next, **tail = &grp->members;
+    if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+        /* Kafka's replay puts a classic group in the place of whatever
+         * had the id (a consumer group tombstones itself first) */
+        gr_cg_free(grp->cg);
+        grp->cg = NULL;
+        grp->type = GR_GROUP_TYPE_CLASSIC;
+    }
     for (m = grp->members; m; m = next) {
         next = m->next;
         gr_member_free(m);
@@ -434,7 +441,7 @@ gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r,
             goto bad;
         grp = gr_groups_find(g, &k.group);
         if (r->value.len < 0) {
-            if (grp != NULL)
+            if (grp != NULL && grp->type == GR_GROUP_TYPE_CLASSIC)
                 clear_group_metadata(grp);
             return;
         }
@@ -450,7 +457,11 @@ gr_store_apply(gr_groups_t *g, int32_t partition, const gr_record_t *r,
         load_group_value(grp, &v);
         return;
     }
-    /* other record types (KIP-848 and share groups) are not ours */
+    if (kver >= 3) {
+        /* KIP-848 records (share and streams groups are skipped there) */
+        gr_cg_store_apply(g, partition, kver, r);
+        return;
+    }
     return;
 bad:
     GR_LOG_WARN("__consumer_offsets-%d offset %lld: undecodable record "

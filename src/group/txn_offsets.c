@@ -170,7 +170,16 @@ txn_commit(gr_groups_t *g, const gr_group_txn_commit_args_t *a,
     grp = gr_groups_find(g, &a->group_id);
     if (grp == NULL) /* Kafka: an Empty group is made for the offsets */
         grp = gr_groups_create(g, &a->group_id, part);
-    err = validate(grp, a);
+    if (grp->type == GR_GROUP_TYPE_CONSUMER) {
+        err = gr_cg_check_commit(grp, &a->member_id, &a->group_instance_id,
+                                 a->generation_id, true, a->version, a->parts,
+                                 a->nparts);
+        /* STALE_MEMBER_EPOCH exists for TxnOffsetCommit from v6 */
+        if (err == GR_KERR_STALE_MEMBER_EPOCH && a->version < 6)
+            err = GR_KERR_ILLEGAL_GENERATION;
+    } else {
+        err = validate(grp, a);
+    }
     if (err != GR_KERR_NONE) {
         fail_all(a, err);
         gr_waiter_now(w, &none);

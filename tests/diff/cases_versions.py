@@ -36,7 +36,6 @@ UNSERVED = {
     "OffsetForLeaderEpoch": 22,
     "AlterReplicaLogDirs": 23, "AlterPartitionReassignments": 23,
     "ListPartitionReassignments": 23,
-    "ConsumerGroupHeartbeat": 24, "ConsumerGroupDescribe": 24,
     "ShareGroupHeartbeat": 24, "ShareGroupDescribe": 24, "ShareFetch": 24,
     "ShareAcknowledge": 24, "InitializeShareGroupState": 24,
     "ReadShareGroupState": 24, "WriteShareGroupState": 24,
@@ -173,12 +172,6 @@ def unserved_apis(b):
         "validate_only": True},
         conn=b.conn(), deliberate="client-quotas",
         expect=dict(deny, kafka=lambda s: s.resp["entries"][0]["error_code"] == 0))
-    b.req("ConsumerGroupHeartbeat", 1, {
-        "group_id": b.t("g"), "member_id": "", "member_epoch": 0,
-        "rebalance_timeout_ms": 30000, "subscribed_topic_names": [b.t("t")],
-        "topic_partitions": []},
-        conn=b.conn(), deliberate="unserved-apis",
-        expect=dict(deny, kafka=lambda s: s.outcome == "answer"))
     b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": []},
           conn=b.conn(), deliberate="unserved-apis",
           expect=dict(deny, kafka=lambda s: s.outcome == "answer"))

@@ -118,7 +118,7 @@ def _push_telemetry_response(j):
 
 
 def _cg_heartbeat_request(j):
-    # KIP-848, for the answers to an API Gregor does not serve (issue 24)
+    # KIP-848 (kafka-python 3.0.12 has neither API)
     return {"apiKey": 68, "type": "request", "name": "ConsumerGroupHeartbeatRequest",
             "validVersions": "0-1", "flexibleVersions": "0+",
             "fields": [f("GroupId", "string", "0+"),
@@ -150,6 +150,43 @@ def _cg_heartbeat_response(j):
                                            f("Partitions", "[]int32", "0+")])])]}
 
 
+def _cg_describe_request(j):
+    return {"apiKey": 69, "type": "request", "name": "ConsumerGroupDescribeRequest",
+            "validVersions": "0-1", "flexibleVersions": "0+",
+            "fields": [f("GroupIds", "[]string", "0+"),
+                       f("IncludeAuthorizedOperations", "bool", "0+")]}
+
+
+def _cg_describe_response(j):
+    tps = lambda: f("TopicPartitions", "[]TopicPartitions", "0+",
+                    fields=[f("TopicId", "uuid", "0+"), f("TopicName", "string", "0+"),
+                            f("Partitions", "[]int32", "0+")])
+    member = [f("MemberId", "string", "0+"),
+              f("InstanceId", "string", "0+", nullable="0+", default="null"),
+              f("RackId", "string", "0+", nullable="0+", default="null"),
+              f("MemberEpoch", "int32", "0+"),
+              f("ClientId", "string", "0+"),
+              f("ClientHost", "string", "0+"),
+              f("SubscribedTopicNames", "[]string", "0+"),
+              f("SubscribedTopicRegex", "string", "0+", nullable="0+", default="null"),
+              f("Assignment", "Assignment", "0+", fields=[tps()]),
+              f("TargetAssignment", "Assignment", "0+", fields=[tps()]),
+              f("MemberType", "int8", "1+", default="-1", ignorable=True)]
+    group = [f("ErrorCode", "int16", "0+"),
+             f("ErrorMessage", "string", "0+", nullable="0+", default="null"),
+             f("GroupId", "string", "0+"),
+             f("GroupState", "string", "0+"),
+             f("GroupEpoch", "int32", "0+"),
+             f("AssignmentEpoch", "int32", "0+"),
+             f("AssignorName", "string", "0+"),
+             f("Members", "[]Member", "0+", fields=member),
+             f("AuthorizedOperations", "int32", "0+", default="-2147483648")]
+    return {"apiKey": 69, "type": "response", "name": "ConsumerGroupDescribeResponse",
+            "validVersions": "0-1", "flexibleVersions": "0+",
+            "fields": [f("ThrottleTimeMs", "int32", "0+"),
+                       f("Groups", "[]DescribedGroup", "0+", fields=group)]}
+
+
 HAND = {
     "ApiVersionsRequest": _api_versions_request,
     "ApiVersionsResponse": _api_versions_response,
@@ -163,6 +200,8 @@ HAND = {
     "PushTelemetryResponse": _push_telemetry_response,
     "ConsumerGroupHeartbeatRequest": _cg_heartbeat_request,
     "ConsumerGroupHeartbeatResponse": _cg_heartbeat_response,
+    "ConsumerGroupDescribeRequest": _cg_describe_request,
+    "ConsumerGroupDescribeResponse": _cg_describe_response,
 }
 
 _orig_load_json = _api_data.load_json
@@ -210,6 +249,8 @@ class PushTelemetryRequest(ApiMessage): pass
 class PushTelemetryResponse(ApiMessage): pass
 class ConsumerGroupHeartbeatRequest(ApiMessage): pass
 class ConsumerGroupHeartbeatResponse(ApiMessage): pass
+class ConsumerGroupDescribeRequest(ApiMessage): pass
+class ConsumerGroupDescribeResponse(ApiMessage): pass
 
 
 _registry._response_class_registry.clear()
@@ -226,7 +267,8 @@ for _c in (ApiVersionsRequest, ApiVersionsResponse, DeleteGroupsRequest,
            DeleteGroupsResponse, TxnOffsetCommitRequest, TxnOffsetCommitResponse,
            GetTelemetrySubscriptionsRequest, GetTelemetrySubscriptionsResponse,
            PushTelemetryRequest, PushTelemetryResponse,
-           ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse):
+           ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse,
+           ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse):
     (REQUESTS if _c.type == "request" else RESPONSES)[_c.API_KEY] = _c
 
 

@@ -47,9 +47,18 @@ DELIBERATE = {
         "Broker defaults Gregor chose: socket buffers left to the kernel's "
         "autotuning (-1; Kafka 102400) and queued.max.request.bytes bounded "
         "at 500 MiB (Kafka -1, no bound)."),
+    "no-online-migration": (
+        "A group does not move between the classic and the consumer "
+        "protocol while it has members (KIP-848's online migration, "
+        "group.consumer.migration.policy): Gregor answers as Kafka does with "
+        "the policy disabled (a consumer join of a classic group with "
+        "members is GROUP_ID_NOT_FOUND, a classic join of a consumer group "
+        "with members INCONSISTENT_GROUP_PROTOCOL); empty groups change "
+        "type as in Kafka."),
     "group-configs": (
-        "GROUP config resources (KIP-848 and share group settings) are "
-        "refused until Gregor has those group protocols (issue 24)."),
+        "GROUP config resources (KIP-848 and share group settings per "
+        "group) are refused: Gregor has the broker-wide group.consumer.* "
+        "settings only (issue 24)."),
     "telemetry-file": (
         "Client telemetry (KIP-714) is written to a file "
         "(gregor.client.telemetry.file) instead of an exporter plugin; "

@@ -166,6 +166,18 @@ LEGIT = [
     ("ApiVersions", "finalized_features", (UNORDERED, "name"), "a map in Kafka"),
     ("ListConfigResources", "config_resources", (UNORDERED, "resource_type", "resource_name"),
      "a map in Kafka"),
+    ("OffsetFetch", "groups[].topics[].partitions", (UNORDERED, "partition_index"),
+     "a map in Kafka (a group's offsets of a topic, by partition)"),
+    ("ConsumerGroupDescribe", "groups[].members", (UNORDERED, "member_id"),
+     "a map in Kafka (its members by id)"),
+    ("ConsumerGroupDescribe", "topic_partitions", (UNORDERED, "topic_name"),
+     "a map in Kafka (an assignment by topic id)"),
+    ("ConsumerGroupDescribe", "subscribed_topic_names", (UNORDERED,),
+     "a set in Kafka"),
+    ("ConsumerGroupHeartbeat", "assignment.topic_partitions", (UNORDERED, "topic_id"),
+     "a map in Kafka (an assignment by topic id)"),
+    ("ConsumerGroupHeartbeat:v0 names the member", "member_id", KIND,
+     "v0 lets the coordinator make the member id (Kafka's Uuid, base64)"),
 ]
 
 

@@ -40,6 +40,8 @@ static const suite_entry_t suites[] = {
     { "txn/txn", suite_txn_txn },
     { "txn/coordinator", suite_txn_coordinator },
     { "group/group", suite_group_group },
+    { "group/assignor", suite_group_assignor },
+    { "group/consumer", suite_group_consumer },
     { "api/fetch_session", suite_api_fetch_session },
     { "api/fetch", suite_api_fetch },
     { "net/conn", suite_net_conn },

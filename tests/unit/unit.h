@@ -32,6 +32,8 @@ Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);
 Suite *suite_txn_coordinator(void);
 Suite *suite_group_group(void);
+Suite *suite_group_assignor(void);
+Suite *suite_group_consumer(void);
 Suite *suite_api_fetch_session(void);
 Suite *suite_api_fetch(void);
 Suite *suite_net_conn(void);

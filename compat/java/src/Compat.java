@@ -51,6 +51,8 @@ public class Compat {
             case "producer-errors": Producers.errors(); break;
             case "txn": Txns.run(); break;
             case "group": Groups.run(); break;
+            case "consumer-group": ConsumerGroups.run(); break;
+            case "consumer-group-child": ConsumerGroups.child(); break;
             case "positions": Positions.run(); break;
             case "admin": Admins.run(); break;
             default: throw new Fail("unknown test " + args[0]);

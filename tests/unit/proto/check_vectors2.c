@@ -38,6 +38,23 @@
  *   AlterUserScramCredentials    rs 0fV
  *   ApiVersions                  rq 0HG 3fHG 5T
  *   ApiVersions                  rs 0HG 1HG 3fVH
+ *   ConsumerGroupCurrentMemberAssignmentKey    8T
+ *   ConsumerGroupCurrentMemberAssignmentValue  0fT
+ *   ConsumerGroupDescribe        rq 0fT
+ *   ConsumerGroupDescribe        rs 0fT 1T
+ *   ConsumerGroupHeartbeat       rq 0fT 1T
+ *   ConsumerGroupHeartbeat       rs 0fT
+ *   ConsumerGroupMemberMetadataKey             5T
+ *   ConsumerGroupMemberMetadataValue           0fT
+ *   ConsumerGroupMetadataKey                   3T
+ *   ConsumerGroupMetadataValue                 0fT
+ *   ConsumerGroupPartitionMetadataKey          4T
+ *   ConsumerGroupRegularExpressionKey          16T
+ *   ConsumerGroupRegularExpressionValue        0fT
+ *   ConsumerGroupTargetAssignmentMemberKey     7T
+ *   ConsumerGroupTargetAssignmentMemberValue   0fT
+ *   ConsumerGroupTargetAssignmentMetadataKey   6T
+ *   ConsumerGroupTargetAssignmentMetadataValue 0fT
  *   ConsumerProtocolAssignment      0V 1V 2V 3V
  *   ConsumerProtocolSubscription    0V 1V 2V 3V
  *   CreateAcls                   rq 0G 1G 2fV

@@ -7,7 +7,8 @@
  * Metadata v13, OffsetCommit v10, OffsetFetch v10, Produce v13,
  * TxnOffsetCommit v6, WriteTxnMarkers v2) and the APIs added with them
  * (GetTelemetrySubscriptions, PushTelemetry, ListConfigResources,
- * DescribeTopicPartitions). TxnOffsetCommit v5, which has v3's shape, has
+ * DescribeTopicPartitions, ConsumerGroupHeartbeat, ConsumerGroupDescribe
+ * and the KIP-848 records of __consumer_offsets, key and value of each). TxnOffsetCommit v5, which has v3's shape, has
  * vectors too, to pin Name down to the last version before TopicId.
  *
  * The conventions are those of check_vectors2.c, whose COVERAGE list marks
@@ -42,7 +43,7 @@ typedef void (*check_fn)(const void *m);
 typedef struct vec {
     const char *id;   /* the array's name, for failure messages */
     int key;          /* API key */
-    const char *data; /* data type name when key is -1 (none here yet) */
+    const char *data; /* data type name when key is -1 */
     int response;     /* 0: request, 1: response */
     int16_t ver;
     const uint8_t *b;
@@ -1290,6 +1291,382 @@ CHECK(describe_topic_partitions_rs_v0_null,
 
 /* ---- the table ---- */
 
+/* ---- ConsumerGroupHeartbeat (68, KIP-848): v1 adds SubscribedTopicRegex
+ * to the request; flexible from v0 ---- */
+
+#define TID_A                                                            \
+    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb,    \
+        0xcc, 0xdd, 0xee, 0xff, 0x01 /* a topic id */
+
+static const uint8_t cg_heartbeat_rq_v0[] = {
+    0x02, 'g',              /* GroupId: "g" */
+    0x02, 'm',              /* MemberId: "m" */
+    0x00, 0x00, 0x00, 0x05, /* MemberEpoch: 5 */
+    0x00,                   /* InstanceId: null */
+    0x02, 'r',              /* RackId: "r" */
+    0xff, 0xff, 0xff, 0xff, /* RebalanceTimeoutMs: -1 */
+    0x02,                   /* SubscribedTopicNames: 1 */
+    0x02, 't',              /*   "t" */
+    0x00,                   /* ServerAssignor: null */
+    0x02,                   /* TopicPartitions: 1 */
+    TID_A,                  /*   TopicId */
+    0x03,                   /*   Partitions: 2 */
+    0x00, 0x00, 0x00, 0x01, /*     1 */
+    0x00, 0x00, 0x00, 0x02, /*     2 */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_heartbeat_rq_v0, gr_consumer_group_heartbeat_request_t)
+{
+    CK_STR(m->group_id, "g");
+    CK_INT(m->member_epoch, 5);
+    CK_NULL(m->instance_id);
+    CK_STR(m->rack_id, "r");
+    CK_INT(m->rebalance_timeout_ms, -1);
+    CK_INT(m->subscribed_topic_names_cnt, 1);
+    CK_NULL(m->subscribed_topic_regex); /* 1+: default */
+    CK_NULL(m->server_assignor);
+    CK_INT(m->topic_partitions_cnt, 1);
+    CK_INT(m->topic_partitions[0].topic_id.b[0], 0x11);
+    CK_INT(m->topic_partitions[0].partitions_cnt, 2);
+    CK_INT(m->topic_partitions[0].partitions[1], 2);
+}
+
+static const uint8_t cg_heartbeat_rq_v1[] = {
+    0x02, 'g',              /* GroupId: "g" */
+    0x02, 'm',              /* MemberId: "m" */
+    0x00, 0x00, 0x00, 0x00, /* MemberEpoch: 0 */
+    0x03, 'i',  '1',        /* InstanceId: "i1" */
+    0x00,                   /* RackId: null */
+    0x00, 0x00, 0x75, 0x30, /* RebalanceTimeoutMs: 30000 */
+    0x00,                   /* SubscribedTopicNames: null */
+    0x04, 'a',  '.',  '*',  /* SubscribedTopicRegex: "a.*" */
+    0x06, 'r',  'a',  'n',  /* ServerAssignor: "range" */
+    'g',  'e',              /*  */
+    0x01,                   /* TopicPartitions: empty */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_heartbeat_rq_v1, gr_consumer_group_heartbeat_request_t)
+{
+    CK_INT(m->member_epoch, 0);
+    CK_STR(m->instance_id, "i1");
+    CK_NULL(m->rack_id);
+    CK_INT(m->rebalance_timeout_ms, 30000);
+    CK_INT(m->subscribed_topic_names_cnt, -1);
+    CK_STR(m->subscribed_topic_regex, "a.*");
+    CK_STR(m->server_assignor, "range");
+    CK_INT(m->topic_partitions_cnt, 0);
+}
+
+static const uint8_t cg_heartbeat_rs_v0[] = {
+    0x00, 0x00, 0x00, 0x00, /* ThrottleTimeMs: 0 */
+    0x00, 0x00,             /* ErrorCode: 0 */
+    0x00,                   /* ErrorMessage: null */
+    0x02, 'm',              /* MemberId: "m" */
+    0x00, 0x00, 0x00, 0x03, /* MemberEpoch: 3 */
+    0x00, 0x00, 0x13, 0x88, /* HeartbeatIntervalMs: 5000 */
+    0x01,                   /* Assignment: present */
+    0x02,                   /*   TopicPartitions: 1 */
+    TID_A,                  /*     TopicId */
+    0x02,                   /*     Partitions: 1 */
+    0x00, 0x00, 0x00, 0x00, /*       0 */
+    0x00,                   /*     tags: none */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_heartbeat_rs_v0, gr_consumer_group_heartbeat_response_t)
+{
+    CK_INT(m->error_code, 0);
+    CK_NULL(m->error_message);
+    CK_STR(m->member_id, "m");
+    CK_INT(m->member_epoch, 3);
+    CK_INT(m->heartbeat_interval_ms, 5000);
+    ck_assert(!m->assignment_null);
+    CK_INT(m->assignment.topic_partitions_cnt, 1);
+    CK_INT(m->assignment.topic_partitions[0].partitions[0], 0);
+}
+
+static const uint8_t cg_heartbeat_rs_v1[] = {
+    0x00, 0x00, 0x00, 0x00, /* ThrottleTimeMs: 0 */
+    0x00, 0x6e,             /* ErrorCode: 110 (FENCED_MEMBER_EPOCH) */
+    0x02, 'x',              /* ErrorMessage: "x" */
+    0x00,                   /* MemberId: null */
+    0x00, 0x00, 0x00, 0x00, /* MemberEpoch: 0 */
+    0x00, 0x00, 0x00, 0x00, /* HeartbeatIntervalMs: 0 */
+    0xff,                   /* Assignment: null */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_heartbeat_rs_v1, gr_consumer_group_heartbeat_response_t)
+{
+    CK_INT(m->error_code, 110);
+    CK_STR(m->error_message, "x");
+    CK_NULL(m->member_id);
+    ck_assert(m->assignment_null);
+}
+
+/* ---- ConsumerGroupDescribe (69, KIP-848): v1 adds MemberType (KIP-1099)
+ * to the response; the request is the same in both ---- */
+
+static const uint8_t cg_describe_rq_v0[] = {
+    0x02,      /* GroupIds: 1 */
+    0x02, 'g', /*   "g" */
+    0x01,      /* IncludeAuthorizedOperations: true */
+    0x00,      /* tags: none */
+};
+CHECK(cg_describe_rq_v0, gr_consumer_group_describe_request_t)
+{
+    CK_INT(m->group_ids_cnt, 1);
+    CK_STR(m->group_ids[0], "g");
+    CK_INT(m->include_authorized_operations, 1);
+}
+
+#define CG_DESCRIBED_MEMBER_HEAD                                              \
+    0x02, 'm',                   /* MemberId: "m" */                          \
+        0x00,                    /* InstanceId: null */                       \
+        0x00,                    /* RackId: null */                           \
+        0x00, 0x00, 0x00, 0x02,  /* MemberEpoch: 2 */                         \
+        0x02, 'c',               /* ClientId: "c" */                          \
+        0x03, '/', 'h',          /* ClientHost: "/h" */                       \
+        0x02, 0x02, 't',         /* SubscribedTopicNames: ["t"] */            \
+        0x01,                    /* SubscribedTopicRegex: "" */               \
+        0x02,                    /* Assignment.TopicPartitions: 1 */          \
+        TID_A,                   /*   TopicId */                              \
+        0x02, 't',               /*   TopicName: "t" */                       \
+        0x02, 0x00, 0x00, 0x00, 0x00, /* Partitions: [0] */                   \
+        0x00,                    /*   tags: none */                           \
+        0x00,                    /* Assignment tags: none */                  \
+        0x01,                    /* TargetAssignment.TopicPartitions: empty */ \
+        0x00                     /* TargetAssignment tags: none */
+
+#define CG_DESCRIBED_GROUP_HEAD                                               \
+    0x00, 0x00, 0x00, 0x00,      /* ThrottleTimeMs: 0 */                      \
+        0x02,                    /* Groups: 1 */                              \
+        0x00, 0x00,              /*   ErrorCode: 0 */                         \
+        0x00,                    /*   ErrorMessage: null */                   \
+        0x02, 'g',               /*   GroupId: "g" */                         \
+        0x07, 'S', 't', 'a', 'b', 'l', 'e', /* GroupState: "Stable" */        \
+        0x00, 0x00, 0x00, 0x02,  /*   GroupEpoch: 2 */                        \
+        0x00, 0x00, 0x00, 0x02,  /*   AssignmentEpoch: 2 */                   \
+        0x08, 'u', 'n', 'i', 'f', 'o', 'r', 'm', /* AssignorName */           \
+        0x02                     /*   Members: 1 */
+
+static const uint8_t cg_describe_rs_v0[] = {
+    CG_DESCRIBED_GROUP_HEAD,
+    CG_DESCRIBED_MEMBER_HEAD,
+    0x00,                   /* member tags: none */
+    0x80, 0x00, 0x00, 0x00, /* AuthorizedOperations: INT32_MIN */
+    0x00,                   /* group tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_describe_rs_v0, gr_consumer_group_describe_response_t)
+{
+    CK_INT(m->groups_cnt, 1);
+    CK_STR(m->groups[0].group_state, "Stable");
+    CK_STR(m->groups[0].assignor_name, "uniform");
+    CK_INT(m->groups[0].members_cnt, 1);
+    CK_STR(m->groups[0].members[0].client_host, "/h");
+    CK_STR(m->groups[0].members[0].subscribed_topic_regex, "");
+    CK_INT(m->groups[0].members[0].assignment.topic_partitions_cnt, 1);
+    CK_INT(m->groups[0].members[0].target_assignment.topic_partitions_cnt, 0);
+    CK_INT(m->groups[0].members[0].member_type, -1); /* 1+: default */
+    CK_INT(m->groups[0].authorized_operations, INT32_MIN);
+}
+
+static const uint8_t cg_describe_rs_v1[] = {
+    CG_DESCRIBED_GROUP_HEAD,
+    CG_DESCRIBED_MEMBER_HEAD,
+    0x01,                   /* MemberType: 1 (consumer) */
+    0x00,                   /* member tags: none */
+    0x00, 0x00, 0x0d, 0x48, /* AuthorizedOperations: 3400 */
+    0x00,                   /* group tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_describe_rs_v1, gr_consumer_group_describe_response_t)
+{
+    CK_INT(m->groups[0].members[0].member_type, 1);
+    CK_INT(m->groups[0].authorized_operations, 3400);
+}
+
+/* ---- KIP-848 records of __consumer_offsets (data types): the keys (one
+ * version each, the record type) and values (v0, flexible) ---- */
+
+static const uint8_t cg_metadata_key_v3[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+};
+CHECK(cg_metadata_key_v3, gr_consumer_group_metadata_key_t)
+{
+    CK_STR(m->group_id, "g");
+}
+
+static const uint8_t cg_partition_metadata_key_v4[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+};
+CHECK(cg_partition_metadata_key_v4, gr_consumer_group_partition_metadata_key_t)
+{
+    CK_STR(m->group_id, "g");
+}
+
+static const uint8_t cg_member_metadata_key_v5[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+    0x00, 0x01, 'm', /* MemberId: STRING "m" */
+};
+CHECK(cg_member_metadata_key_v5, gr_consumer_group_member_metadata_key_t)
+{
+    CK_STR(m->group_id, "g");
+    CK_STR(m->member_id, "m");
+}
+
+static const uint8_t cg_target_metadata_key_v6[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+};
+CHECK(cg_target_metadata_key_v6,
+      gr_consumer_group_target_assignment_metadata_key_t)
+{
+    CK_STR(m->group_id, "g");
+}
+
+static const uint8_t cg_target_member_key_v7[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+    0x00, 0x01, 'm', /* MemberId: STRING "m" */
+};
+CHECK(cg_target_member_key_v7, gr_consumer_group_target_assignment_member_key_t)
+{
+    CK_STR(m->member_id, "m");
+}
+
+static const uint8_t cg_current_key_v8[] = {
+    0x00, 0x01, 'g', /* GroupId: STRING "g" */
+    0x00, 0x01, 'm', /* MemberId: STRING "m" */
+};
+CHECK(cg_current_key_v8, gr_consumer_group_current_member_assignment_key_t)
+{
+    CK_STR(m->member_id, "m");
+}
+
+static const uint8_t cg_regex_key_v16[] = {
+    0x00, 0x01, 'g',           /* GroupId: STRING "g" */
+    0x00, 0x03, 'a', '.', '*', /* RegularExpression: STRING "a.*" */
+};
+CHECK(cg_regex_key_v16, gr_consumer_group_regular_expression_key_t)
+{
+    CK_STR(m->regular_expression, "a.*");
+}
+
+static const uint8_t cg_metadata_value_v0[] = {
+    0x00, 0x00, 0x00, 0x07, /* Epoch: 7 */
+    0x01,                   /* tags: 1 field */
+    0x00, 0x08,             /*   tag 0 (MetadataHash), 8 bytes */
+    0x01, 0x02, 0x03, 0x04, /*     INT64 0x0102030405060708 */
+    0x05, 0x06, 0x07, 0x08, /*  */
+};
+CHECK(cg_metadata_value_v0, gr_consumer_group_metadata_value_t)
+{
+    CK_INT(m->epoch, 7);
+    ck_assert(m->metadata_hash == 0x0102030405060708LL);
+}
+
+static const uint8_t cg_member_metadata_value_v0[] = {
+    0x00,                   /* InstanceId: null */
+    0x03, 'r',  '1',        /* RackId: "r1" */
+    0x02, 'c',              /* ClientId: "c" */
+    0x03, '/',  'h',        /* ClientHost: "/h" */
+    0x03,                   /* SubscribedTopicNames: 2 */
+    0x02, 'a',              /*   "a" */
+    0x02, 'b',              /*   "b" */
+    0x01,                   /* SubscribedTopicRegex: "" */
+    0x00, 0x04, 0x93, 0xe0, /* RebalanceTimeoutMs: 300000 */
+    0x00,                   /* ServerAssignor: null */
+    0x00,                   /* tags: none (ClassicMemberMetadata absent) */
+};
+CHECK(cg_member_metadata_value_v0, gr_consumer_group_member_metadata_value_t)
+{
+    CK_NULL(m->instance_id);
+    CK_STR(m->rack_id, "r1");
+    CK_INT(m->subscribed_topic_names_cnt, 2);
+    CK_STR(m->subscribed_topic_names[1], "b");
+    CK_STR(m->subscribed_topic_regex, "");
+    CK_INT(m->rebalance_timeout_ms, 300000);
+    CK_NULL(m->server_assignor);
+}
+
+static const uint8_t cg_target_metadata_value_v0[] = {
+    0x00, 0x00, 0x00, 0x04, /* AssignmentEpoch: 4 */
+    0x01,                   /* tags: 1 field */
+    0x00, 0x08,             /*   tag 0 (AssignmentTimestamp), 8 bytes */
+    0x00, 0x00, 0x01, 0x90, /*     INT64 1720000000000 */
+    0x77, 0xfd, 0x30, 0x00, /*  */
+};
+CHECK(cg_target_metadata_value_v0,
+      gr_consumer_group_target_assignment_metadata_value_t)
+{
+    CK_INT(m->assignment_epoch, 4);
+    ck_assert(m->assignment_timestamp == 1720000000000LL);
+}
+
+static const uint8_t cg_target_member_value_v0[] = {
+    0x02,                   /* TopicPartitions: 1 */
+    TID_A,                  /*   TopicId */
+    0x03,                   /*   Partitions: 2 */
+    0x00, 0x00, 0x00, 0x00, /*     0 */
+    0x00, 0x00, 0x00, 0x03, /*     3 */
+    0x00,                   /*   tags: none */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_target_member_value_v0,
+      gr_consumer_group_target_assignment_member_value_t)
+{
+    CK_INT(m->topic_partitions_cnt, 1);
+    CK_INT(m->topic_partitions[0].partitions[1], 3);
+}
+
+static const uint8_t cg_current_value_v0[] = {
+    0x00, 0x00, 0x00, 0x05, /* MemberEpoch: 5 */
+    0x00, 0x00, 0x00, 0x04, /* PreviousMemberEpoch: 4 */
+    0x01,                   /* State: 1 (UNREVOKED_PARTITIONS) */
+    0x02,                   /* AssignedPartitions: 1 */
+    TID_A,                  /*   TopicId */
+    0x02,                   /*   Partitions: 1 */
+    0x00, 0x00, 0x00, 0x01, /*     1 */
+    0x01,                   /*   tags: 1 field */
+    0x00, 0x05,             /*     tag 0 (AssignmentEpochs), 5 bytes */
+    0x02,                   /*       1 */
+    0x00, 0x00, 0x00, 0x03, /*       3 */
+    0x02,                   /* PartitionsPendingRevocation: 1 */
+    TID_A,                  /*   TopicId */
+    0x02,                   /*   Partitions: 1 */
+    0x00, 0x00, 0x00, 0x02, /*     2 */
+    0x00,                   /*   tags: none (no epochs: a record before 4.4) */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_current_value_v0, gr_consumer_group_current_member_assignment_value_t)
+{
+    CK_INT(m->member_epoch, 5);
+    CK_INT(m->previous_member_epoch, 4);
+    CK_INT(m->state, 1);
+    CK_INT(m->assigned_partitions_cnt, 1);
+    CK_INT(m->assigned_partitions[0].assignment_epochs_cnt, 1);
+    CK_INT(m->assigned_partitions[0].assignment_epochs[0], 3);
+    CK_INT(m->partitions_pending_revocation[0].partitions[0], 2);
+    CK_INT(m->partitions_pending_revocation[0].assignment_epochs_cnt, 0);
+}
+
+static const uint8_t cg_regex_value_v0[] = {
+    0x03,                   /* Topics: 2 */
+    0x03, 'a',  '1',        /*   "a1" */
+    0x03, 'a',  '2',        /*   "a2" */
+    0x00, 0x00, 0x00, 0x00, /* Version: 9 */
+    0x00, 0x00, 0x00, 0x09, /*  */
+    0x00, 0x00, 0x00, 0x00, /* Timestamp: 10 */
+    0x00, 0x00, 0x00, 0x0a, /*  */
+    0x00,                   /* tags: none */
+};
+CHECK(cg_regex_value_v0, gr_consumer_group_regular_expression_value_t)
+{
+    CK_INT(m->topics_cnt, 2);
+    CK_STR(m->topics[1], "a2");
+    ck_assert(m->version == 9 && m->timestamp == 10);
+}
+
 #define V_RQ(key, ver, id)                                         \
     {                                                              \
 #id, GR_API_##key, NULL, 0, ver, id, sizeof id, check_##id \
@@ -1297,6 +1674,11 @@ CHECK(describe_topic_partitions_rs_v0_null,
 #define V_RS(key, ver, id)                                         \
     {                                                              \
 #id, GR_API_##key, NULL, 1, ver, id, sizeof id, check_##id \
+    }
+
+#define V_DT(name, ver, id)                               \
+    {                                                     \
+#id, -1, #name, 0, ver, id, sizeof id, check_##id \
     }
 
 static const vec_t vecs[] = {
@@ -1335,6 +1717,29 @@ static const vec_t vecs[] = {
     V_RQ(DESCRIBE_TOPIC_PARTITIONS, 0, describe_topic_partitions_rq_v0_null),
     V_RS(DESCRIBE_TOPIC_PARTITIONS, 0, describe_topic_partitions_rs_v0),
     V_RS(DESCRIBE_TOPIC_PARTITIONS, 0, describe_topic_partitions_rs_v0_null),
+    V_RQ(CONSUMER_GROUP_HEARTBEAT, 0, cg_heartbeat_rq_v0),
+    V_RQ(CONSUMER_GROUP_HEARTBEAT, 1, cg_heartbeat_rq_v1),
+    V_RS(CONSUMER_GROUP_HEARTBEAT, 0, cg_heartbeat_rs_v0),
+    V_RS(CONSUMER_GROUP_HEARTBEAT, 1, cg_heartbeat_rs_v1),
+    V_RQ(CONSUMER_GROUP_DESCRIBE, 0, cg_describe_rq_v0),
+    V_RS(CONSUMER_GROUP_DESCRIBE, 0, cg_describe_rs_v0),
+    V_RS(CONSUMER_GROUP_DESCRIBE, 1, cg_describe_rs_v1),
+    V_DT(consumer_group_metadata_key, 3, cg_metadata_key_v3),
+    V_DT(consumer_group_partition_metadata_key, 4, cg_partition_metadata_key_v4),
+    V_DT(consumer_group_member_metadata_key, 5, cg_member_metadata_key_v5),
+    V_DT(consumer_group_target_assignment_metadata_key, 6,
+         cg_target_metadata_key_v6),
+    V_DT(consumer_group_target_assignment_member_key, 7, cg_target_member_key_v7),
+    V_DT(consumer_group_current_member_assignment_key, 8, cg_current_key_v8),
+    V_DT(consumer_group_regular_expression_key, 16, cg_regex_key_v16),
+    V_DT(consumer_group_metadata_value, 0, cg_metadata_value_v0),
+    V_DT(consumer_group_member_metadata_value, 0, cg_member_metadata_value_v0),
+    V_DT(consumer_group_target_assignment_metadata_value, 0,
+         cg_target_metadata_value_v0),
+    V_DT(consumer_group_target_assignment_member_value, 0,
+         cg_target_member_value_v0),
+    V_DT(consumer_group_current_member_assignment_value, 0, cg_current_value_v0),
+    V_DT(consumer_group_regular_expression_value, 0, cg_regex_value_v0),
 };
 
 #define NVECS ((int)(sizeof vecs / sizeof vecs[0]))
