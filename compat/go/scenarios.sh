@@ -38,6 +38,15 @@ s_go_franz_group() {
     timeout 100 "$GO_BIN/franz" group
 }
 
+# franz-go with the KIP-848 protocol (kgo.ServerSideBalancer): the broker's
+# uniform assignor moves half the partitions to a second member, kadm's
+# DescribeConsumerGroups, commits with member epochs, a leave
+s_go_franz_group848() {
+    go_ready || return 1
+    start_broker --override auto.create.topics.enable=false || return 1
+    timeout 100 "$GO_BIN/franz" group848
+}
+
 # franz-go transactions: commit/abort/commit with read_committed and
 # read_uncommitted readers, DescribeTransactions/ListTransactions/
 # DescribeProducers and the LSO while one is open, a fenced producer
@@ -128,6 +137,6 @@ s_go_kafkago_admin() {
     timeout 100 "$GO_BIN/kafkago" admin
 }
 
-SCENARIOS+=(go_franz_data go_franz_group go_franz_txn go_franz_admin
+SCENARIOS+=(go_franz_data go_franz_group go_franz_group848 go_franz_txn go_franz_admin
             go_sarama_data go_sarama_group go_sarama_txn go_sarama_admin
             go_kafkago_data go_kafkago_group go_kafkago_txn go_kafkago_admin)

@@ -184,6 +184,50 @@ def check_console(outdir, datadir):
         fail("state: %r, Kafka's: kt-live 127.0.0.1:PORT (1) range Stable 1" % st[1:])
 
 
+# --- a group of the consumer protocol -------------------------------------------
+
+def check_consumer_protocol(outdir, datadir):
+    """What kafka-consumer-groups prints of a two-member consumer group
+    (KIP-848) against Kafka 4.4.0: member ids are the clients' own."""
+    hdr, rows = table(outdir, "members")
+    expect_eq("members: header", hdr, ["GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                                       "CURRENT-EPOCH", "CURRENT-ASSIGNMENT", "TARGET-EPOCH",
+                                       "TARGET-ASSIGNMENT"])
+    by_client = {r[3]: r for r in rows if len(r) == 9}
+    if sorted(by_client) != ["kt-cp-1", "kt-cp-2"]:
+        fail("members: rows %r, Kafka's: kt-cp-1 and kt-cp-2" % rows)
+        return
+    # the first member keeps two partitions, the second gets the third, at
+    # group epoch 3 (1 at the start, a bump per join)
+    expect_eq("members: kt-cp-1", [by_client["kt-cp-1"][i] for i in (0, 2, 4, 5, 6, 7, 8)],
+              ["kt-cp", "/127.0.0.1", "2", "3", "kt-cp:0,1", "3", "kt-cp:0,1"])
+    expect_eq("members: kt-cp-2", [by_client["kt-cp-2"][i] for i in (0, 2, 4, 5, 6, 7, 8)],
+              ["kt-cp", "/127.0.0.1", "1", "3", "kt-cp:2", "3", "kt-cp:2"])
+    for r in rows:
+        if not re.match(r"^[A-Za-z0-9_-]{22}$", r[1]):
+            fail("members: member id %r, Kafka's clients make a base64 UUID" % r[1])
+    st = [ln for ln in lines(outdir, "state") if ln.strip()]
+    expect_eq("state: header", st[:1], ["GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                #MEMBERS"])
+    if len(st) != 2 or not re.match(r"^kt-cp +127\.0\.0\.1:\d+ +\(1\) +uniform +Stable +2$", st[1]):
+        fail("state: %r, Kafka's: kt-cp 127.0.0.1:PORT (1) uniform Stable 2" % st[1:])
+    sv = [ln for ln in lines(outdir, "statev") if ln.strip()]
+    expect_eq("statev: header", sv[:1], ["GROUP           COORDINATOR (ID)          ASSIGNMENT-STRATEGY  STATE                GROUP-EPOCH     TARGET-ASSIGNMENT-EPOCH   #MEMBERS"])
+    if len(sv) != 2 or not re.match(r"^kt-cp +127\.0\.0\.1:\d+ +\(1\) +uniform +Stable +3 +3 +2$", sv[1]):
+        fail("statev: %r, Kafka's: kt-cp 127.0.0.1:PORT (1) uniform Stable 3 3 2" % sv[1:])
+    hdr, rows = table(outdir, "offsets")
+    expect_eq("offsets: header", hdr, ["GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET",
+                                       "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID"])
+    owners = {r[2]: r[8] for r in rows if len(r) == 9}
+    expect_eq("offsets: owners", owners, {"0": "kt-cp-1", "1": "kt-cp-1", "2": "kt-cp-2"})
+    expect_eq("offsets: every record read and committed",
+              sorted(int(r[3]) - int(r[4]) for r in rows if len(r) == 9), [0, 0, 0])
+    expect_eq("offsets: total", sum(int(r[4]) for r in rows if len(r) == 9), 6)
+    expect_eq("types", [ln.split() for ln in lines(outdir, "types") if ln.strip()],
+              [["GROUP", "TYPE"], ["kt-cp", "Consumer"]])
+    expect_eq("states", [ln.split() for ln in lines(outdir, "states") if ln.strip()],
+              [["GROUP", "STATE"], ["kt-cp", "Stable"]])
+
+
 # --- transactions and kafka-dump-log -------------------------------------------
 
 CODEC = {"gzip": "gzip", "snappy": "snappy", "lz4": "lz4", "zstd": "zstd"}
@@ -668,7 +712,8 @@ def check_txn(outdir, datadir):
 
 def main():
     mode, outdir, datadir = sys.argv[1:4]
-    {"console": check_console, "txn": check_txn}[mode](outdir, datadir)
+    {"console": check_console, "txn": check_txn,
+     "consumer-protocol": check_consumer_protocol}[mode](outdir, datadir)
     if FAILS:
         print("# check.py %s: %d checks failed" % (mode, FAILS))
         sys.exit(1)

@@ -418,6 +418,63 @@ LIMIT_kafka_tools_console_groups=180
 
 SCENARIOS+=(kafka_tools_topics_configs kafka_tools_console_groups)
 
+# --- kafka-consumer-groups on a group of the consumer protocol (KIP-848) ---
+# Two console consumers with group.protocol=consumer share a topic of three
+# partitions; kafka-consumer-groups lists the group's type and state and
+# describes its members (epochs, current and target assignments), its state
+# (the uniform assignor, group and target assignment epochs) and its
+# offsets, as it does against Kafka 4.4.0 (KT_REFERENCE=kafka)
+s_kafka_tools_consumer_protocol() {
+    local B c pids=() n
+    kt_start || return 1
+    B=$GR_BOOTSTRAP
+    ktr create topics --bootstrap-server "$B" --create --topic kt-cp --partitions 3
+    kt_rc create
+    printf '%s\n' a b c d e f >"$KT_OUT/in"
+    timeout 60 "$KT_BIN" console-producer --bootstrap-server "$B" --topic kt-cp \
+        <"$KT_OUT/in" >"$KT_OUT/prod.out" 2>"$KT_OUT/prod.err"
+    for c in 1 2; do
+        timeout 120 "$KT_BIN" console-consumer --bootstrap-server "$B" --topic kt-cp --group kt-cp \
+            --from-beginning --command-property group.protocol=consumer \
+            --command-property client.id=kt-cp-$c >"$KT_OUT/cons$c.out" 2>"$KT_OUT/cons$c.err" \
+            </dev/null &
+        pids+=($!)
+        # the second joins once the first has everything
+        for _ in $(seq 1 200); do
+            [ "$(wc -l <"$KT_OUT/cons1.out")" -ge 6 ] && break
+            sleep 0.1
+        done
+    done
+    # until both members have their target (each with a partition)
+    for _ in $(seq 1 60); do
+        timeout 60 "$KT_BIN" consumer-groups --bootstrap-server "$B" --describe --group kt-cp \
+            --members >"$KT_OUT/poll.out" 2>/dev/null
+        n=$(awk '$1 == "kt-cp" && $5 != "0" {n++} END {print n+0}' "$KT_OUT/poll.out")
+        [ "$n" = 2 ] && break
+        sleep 0.5
+    done
+    ktr members consumer-groups --bootstrap-server "$B" --describe --group kt-cp --members --verbose
+    kt_rc members
+    ktr state consumer-groups --bootstrap-server "$B" --describe --group kt-cp --state
+    kt_rc state
+    ktr statev consumer-groups --bootstrap-server "$B" --describe --group kt-cp --state --verbose
+    kt_rc statev
+    ktr offsets consumer-groups --bootstrap-server "$B" --describe --group kt-cp --offsets
+    kt_rc offsets
+    ktr types consumer-groups --bootstrap-server "$B" --list --type
+    kt_rc types
+    ktr states consumer-groups --bootstrap-server "$B" --list --state
+    kt_rc states
+    kill "${pids[@]}" 2>/dev/null
+    wait "${pids[@]}" 2>/dev/null
+    kt_stop
+    timeout 60 $PY "$KT_SRC/check.py" consumer-protocol "$KT_OUT" "$KT_DATA" ||
+        KT_FAILS=$((KT_FAILS + 1))
+    kt_done
+}
+LIMIT_kafka_tools_consumer_protocol=150
+SCENARIOS+=(kafka_tools_consumer_protocol)
+
 # --- kafka-transactions, then kafka-dump-log over gregor's own files -------
 # Kafka's Java producer (KtWriter.java) writes plain, compressed (every
 # codec) and transactional records (a commit, an abort, one left open) with

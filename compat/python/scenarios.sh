@@ -110,6 +110,35 @@ s_py_confluent_groups() {
 LIMIT_py_confluent_groups=180
 SCENARIOS+=(py_confluent_groups)
 
+# confluent-kafka consumer groups of the KIP-848 protocol
+# (group.protocol=consumer): three members joining and leaving with
+# incremental callbacks, a member SIGKILLed under load (nothing lost or
+# read twice by committed position), the broker SIGKILLed and restarted
+# under two members (the group, its members' assignments and commits
+# loaded again); the session timeout turned down
+s_py_confluent_consumer_groups() {
+    local d r opts=(--override group.consumer.session.timeout.ms=6000
+                    --override group.consumer.heartbeat.interval.ms=500)
+    pyc_ready || return 1
+    start_broker "${opts[@]}" || return 1
+    PYC_LIMIT=150 pyc ck_cgroup.py join,kill || return 1
+    # a SIGKILL and restart under two live members (same port)
+    d=$(mktemp -d "$COMPAT_TMP/pyccg.XXXXXX")
+    pyc ck_cgroup.py restart "$d" >"$d/out" 2>&1 &
+    r=$!
+    for _ in $(seq 1 600); do [ -f "$d/ready" ] && break; sleep 0.05; done
+    [ -f "$d/ready" ] || { cat "$d/out"; kill $r; return 1; }
+    stop_broker KILL
+    REUSE_DIR=1 start_broker "${opts[@]}" \
+        --override "listeners=PLAINTEXT://127.0.0.1:$GR_PORT" || { kill $r; return 1; }
+    touch "$d/go"
+    wait $r || { cat "$d/out"; return 1; }
+    cat "$d/out"
+}
+
+LIMIT_py_confluent_consumer_groups=180
+SCENARIOS+=(py_confluent_consumer_groups)
+
 # kafka-python 3: every codec with keys, headers, timestamps and murmur2
 # partitioning, 1 MB records, offsets by time, idempotence, transactions
 # (fencing, send_offsets_to_transaction, List/DescribeTransactions,

@@ -257,6 +257,9 @@ class ConsumerGroups extends Compat {
                 offs.put(new TopicPartition(T, r.partition()), new OffsetAndMetadata(r.offset() + 1));
             }
             if (!offs.isEmpty()) {
+                for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offs.entrySet())
+                    System.out.println("committing " + e.getKey().partition() + " " + e.getValue().offset());
+                System.out.flush();
                 c.commitSync(offs);
                 for (Map.Entry<TopicPartition, OffsetAndMetadata> e : offs.entrySet())
                     System.out.println("committed " + e.getKey().partition() + " " + e.getValue().offset());
@@ -279,6 +282,7 @@ class ConsumerGroups extends Compat {
         pb.environment().put("GR_CG_GROUP", g);
         Process child = pb.start();
         Map<Integer, Long> childCommitted = new ConcurrentHashMap<>();
+        Map<Integer, Long> childInflight = new ConcurrentHashMap<>();
         Map<Integer, Set<Long>> childRead = new ConcurrentHashMap<>();
         AtomicBoolean childHas = new AtomicBoolean();
         Thread reader = new Thread(() -> {
@@ -289,6 +293,8 @@ class ConsumerGroups extends Compat {
                     if (w[0].equals("read"))
                         childRead.computeIfAbsent(Integer.parseInt(w[1]), k -> ConcurrentHashMap.newKeySet())
                                 .add(Long.parseLong(w[2]));
+                    else if (w[0].equals("committing"))
+                        childInflight.put(Integer.parseInt(w[1]), Long.parseLong(w[2]));
                     else if (w[0].equals("committed"))
                         childCommitted.merge(Integer.parseInt(w[1]), Long.parseLong(w[2]), Math::max);
                     else if (w[0].equals("assigned") && !w[1].equals("0"))
@@ -325,32 +331,42 @@ class ConsumerGroups extends Compat {
         child.destroyForcibly();
         child.waitFor();
         ok("the child member killed (kill -9)");
+        int killAt = m1.consumed.size();
         waitFor("c1 takes every partition once the session expires", 60000, () -> m1.assignment.equals(all()));
         sleep(500);
         producing.set(false);
         load.join();
         reader.join(5000);
         ok("crash: " + produced + " records in the topic, the load stopped");
+        // where c1 resumed each partition: the child's last stored commit,
+        // or the one in flight when it died
+        Map<Integer, Long> resumed = new HashMap<>();
         waitFor("c1 reads to the end", 90000, () -> {
-            Set<String> seen = new HashSet<>();
-            for (ConsumerRecord<String, String> r : new ArrayList<>(m1.consumed))
-                seen.add(r.partition() + "/" + r.offset());
-            for (Map.Entry<Integer, Set<Long>> e : childRead.entrySet())
-                for (long o : e.getValue())
-                    if (o < childCommitted.getOrDefault(e.getKey(), 0L))
-                        seen.add(e.getKey() + "/" + o);
-            return seen.size() >= produced;
+            List<ConsumerRecord<String, String>> after;
+            synchronized (m1.consumed) {
+                after = new ArrayList<>(m1.consumed.subList(killAt, m1.consumed.size()));
+            }
+            resumed.clear();
+            for (ConsumerRecord<String, String> r : after)
+                resumed.merge(r.partition(), r.offset(), Math::min);
+            return byCommit(m1, childRead, childCommitted, resumed).size() >= produced;
         });
         sleep(500);
         m1.stop();
-        // by committed position: the child's records up to its last commit
-        // of each partition, and everything c1 read, are every record
-        // exactly once; what the child read past its commits c1 reads again
+        for (Map.Entry<Integer, Long> e : resumed.entrySet()) {
+            int p = e.getKey();
+            if (childCommitted.containsKey(p) || childInflight.containsKey(p))
+                check(e.getValue().equals(childCommitted.get(p)) || e.getValue().equals(childInflight.get(p)),
+                        "crash: partition " + p + " resumed at " + e.getValue() + ", the child's commit "
+                                + childCommitted.get(p) + " (in flight " + childInflight.get(p) + ")");
+        }
+        // by committed position: the child's records below where c1 resumed,
+        // and everything c1 read, are every record exactly once
         Set<String> seen = new HashSet<>();
         int childCounted = 0;
         for (Map.Entry<Integer, Set<Long>> e : childRead.entrySet())
             for (long o : e.getValue())
-                if (o < childCommitted.getOrDefault(e.getKey(), 0L)) {
+                if (o < resumed.getOrDefault(e.getKey(), childCommitted.getOrDefault(e.getKey(), 0L))) {
                     seen.add(e.getKey() + "/" + o);
                     childCounted++;
                 }
@@ -360,6 +376,18 @@ class ConsumerGroups extends Compat {
         check(childCounted > 0, "crash: the child read and committed " + childCounted + " record(s)");
         eq(produced, seen.size(), "crash: every record read once by committed position");
         ok("crash: records " + start + ".." + produced + " across the crash");
+    }
+
+    static Set<String> byCommit(Member m, Map<Integer, Set<Long>> childRead, Map<Integer, Long> committed,
+                                Map<Integer, Long> resumed) {
+        Set<String> seen = new HashSet<>();
+        for (ConsumerRecord<String, String> r : new ArrayList<>(m.consumed))
+            seen.add(r.partition() + "/" + r.offset());
+        for (Map.Entry<Integer, Set<Long>> e : childRead.entrySet())
+            for (long o : e.getValue())
+                if (o < resumed.getOrDefault(e.getKey(), committed.getOrDefault(e.getKey(), 0L)))
+                    seen.add(e.getKey() + "/" + o);
+        return seen;
     }
 
     static void range() throws Exception {

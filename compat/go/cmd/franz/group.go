@@ -264,3 +264,68 @@ func group() {
 	ck.Check(len(keys) == 750, "%d distinct keys of 750", len(keys))
 	ck.Okf("group: 750 records each processed once across joins, a leave and a restart; committed offsets, lag 0, states Stable then Empty")
 }
+
+// group848 is group() with the KIP-848 protocol (kgo.ServerSideBalancer):
+// the broker assigns; a second member's join moves half the partitions
+// cooperatively (a keeps the other half throughout), kadm's
+// DescribeConsumerGroups (ConsumerGroupDescribe) shows the group, the
+// members' commits carry member epochs, a leave gives everything back.
+func group848() {
+	adm, acl := admin()
+	defer acl.Close()
+	versions(acl, 8, 9, 68, 69)
+	topic, grp := "fz-848", "fz-848-g"
+	createTopic(adm, topic, 4, nil)
+	produceKeyed(topic, 0, 400)
+	l := &ledger{seen: map[pos]string{}, recs: map[pos]*kgo.Record{}}
+
+	ck.Stage("one member of the consumer protocol takes every partition")
+	a := newMember("a", grp, topic, l, kgo.ServerSideBalancer())
+	waitFor("a to own 4 partitions", 20*time.Second, func() bool { return len(a.owned()) == 4 })
+	waitFor("a to process 100", 20*time.Second, func() bool { return l.count() >= 100 })
+
+	ck.Stage("a second member joins: the broker moves two partitions")
+	b := newMember("b", grp, topic, l, kgo.ServerSideBalancer())
+	waitFor("b to be assigned", 40*time.Second, func() bool { return len(b.owned()) == 2 && len(a.owned()) == 2 })
+	ap, bp := a.owned(), b.owned()
+	ck.Okf("rebalance: a owns %v, b owns %v", ap, bp)
+	waitFor("400 processed", 30*time.Second, func() bool { return l.count() == 400 })
+	ds, err := adm.DescribeConsumerGroups(ctx, grp)
+	ck.Must(err, "DescribeConsumerGroups")
+	d := ds[grp]
+	ck.Must(d.Err, "DescribeConsumerGroups "+grp)
+	ck.Check(d.State == "Stable" && d.AssignorName == "uniform" && len(d.Members) == 2 && d.Epoch == 3,
+		"described %s: state %s, assignor %s, %d members, epoch %d", grp, d.State, d.AssignorName, len(d.Members), d.Epoch)
+	ck.Okf("DescribeConsumerGroups: Stable, uniform, two members, group epoch 3")
+
+	produceKeyed(topic, 400, 200)
+	waitFor("600 processed", 30*time.Second, func() bool { return l.count() == 600 })
+	waitFor("commits settle", 10*time.Second, func() bool {
+		offs, err := adm.FetchOffsets(ctx, grp)
+		if err != nil || offs.Error() != nil {
+			return false
+		}
+		ends, _ := adm.ListEndOffsets(ctx, topic)
+		for p := int32(0); p < 4; p++ {
+			e, _ := ends.Lookup(topic, p)
+			o, ok := offs.Lookup(topic, p)
+			if !ok || o.At != e.Offset {
+				return false
+			}
+		}
+		return true
+	})
+	checkCommitted(adm, grp, topic, 4)
+
+	ck.Stage("b leaves: a takes everything back")
+	b.stop()
+	waitFor("a to own 4 again", 30*time.Second, func() bool { return len(a.owned()) == 4 })
+	produceKeyed(topic, 600, 100)
+	waitFor("700 processed", 30*time.Second, func() bool { return l.count() == 700 })
+	a.stop()
+	ds, err = adm.DescribeConsumerGroups(ctx, grp)
+	ck.Must(err, "DescribeConsumerGroups")
+	ck.Check(ds[grp].State == "Empty", "after both left: state %s", ds[grp].State)
+	checkCommitted(adm, grp, topic, 4)
+	ck.Okf("group848: 700 records each processed once across a join and a leave; committed offsets = end offsets")
+}

@@ -118,7 +118,7 @@ func str(s string) *string { return &s }
 func main() {
 	ck.Prefix = "franz"
 	if len(os.Args) < 2 {
-		ck.Fatalf("usage: franz data|group|txn|admin")
+		ck.Fatalf("usage: franz data|group|group848|txn|admin")
 	}
 	ck.Watchdog(90 * time.Second)
 	switch os.Args[1] {
@@ -126,6 +126,8 @@ func main() {
 		data()
 	case "group":
 		group()
+	case "group848":
+		group848()
 	case "txn":
 		txn()
 	case "admin":
