@@ -544,6 +544,7 @@ replay_member(gr_cgroup_t *cg, const char *id, const member_v_t *v)
             return;
         }
         gr_cg_subs_add(cg, m->topics, m->ntopics, -1, false);
+        gr_cg_index(cg, m, -1);
         m->in_group = false;
         cg->nmembers--;
         gr_cg_pe_remove(cg, &m->assigned, m->epoch);
@@ -553,6 +554,7 @@ replay_member(gr_cgroup_t *cg, const char *id, const member_v_t *v)
     }
     topics = names_dup(v->subscribed_topic_names, v->subscribed_topic_names_cnt,
                        &ntopics);
+    gr_cg_index(cg, m, -1);
     if (m->in_group)
         gr_cg_subs_add(cg, m->topics, m->ntopics, -1, false);
     names_free(m->topics, m->ntopics);
@@ -578,6 +580,7 @@ replay_member(gr_cgroup_t *cg, const char *id, const member_v_t *v)
         m->in_group = true;
         cg->nmembers++;
     }
+    gr_cg_index(cg, m, 1);
 }
 
 static void
@@ -611,6 +614,7 @@ replay_current(gr_cgroup_t *cg, const char *id, const current_v_t *v)
     if (!m->in_group) {
         m->in_group = true;
         cg->nmembers++;
+        gr_cg_index(cg, m, 1);
     }
 }
 

@@ -510,6 +510,10 @@ gr_cg_free(gr_cgroup_t *cg)
     free(cg->subs);
     free(cg->mtab);
     free(cg->pe);
+    for (int32_t i = 0; i < cg->nrcounts; i++)
+        free(cg->rcounts[i].regex);
+    free(cg->rcounts);
+    free(cg->itab);
     free(cg);
 }
 
@@ -559,7 +563,7 @@ mrehash(gr_cgroup_t *cg)
 gr_cmember_t *
 gr_cg_member_get(gr_cgroup_t *cg, const char *id)
 {
-    gr_cmember_t *m = gr_cg_member(cg, id, strlen(id)), **pp;
+    gr_cmember_t *m = gr_cg_member(cg, id, strlen(id));
     uint32_t b;
     if (m != NULL)
         return m;
@@ -575,25 +579,171 @@ gr_cg_member_get(gr_cgroup_t *cg, const char *id)
     m->rebalance_timeout_ms = -1;
     gr_timer_init(&m->session_timer, session_expired, m);
     gr_timer_init(&m->rebalance_timer, rebalance_expired, m);
-    for (pp = &cg->members; *pp; pp = &(*pp)->next)
-        ;
-    *pp = m;
+    /* last in the join order */
+    m->prev = cg->mlast;
+    if (cg->mlast)
+        cg->mlast->next = m;
+    else
+        cg->members = m;
+    cg->mlast = m;
     cg->mcount++;
-    if (cg->mcount > cg->msize)
-        mrehash(cg);
+    if (cg->mcount > cg->msize) {
+        mrehash(cg); /* puts m in its bucket too */
+        return m;
+    }
     b = mhash(m->id, strlen(m->id)) & (cg->msize - 1);
     m->hnext = cg->mtab[b];
     cg->mtab[b] = m;
     return m;
 }
 
+/* --- the group's indexes: regexes, assignors, instance ids */
+
+/* The slot of regex in cg->rcounts (sorted), or where it would go. */
+static int32_t
+rcount_slot(const gr_cgroup_t *cg, const char *regex, bool *found)
+{
+    int32_t lo = 0, hi = cg->nrcounts - 1;
+    *found = false;
+    while (lo <= hi) {
+        int32_t mid = (lo + hi) / 2;
+        int c = strcmp(cg->rcounts[mid].regex, regex);
+        if (c == 0) {
+            *found = true;
+            return mid;
+        }
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The in_group members whose regex is regex. */
+static int32_t
+rcount(const gr_cgroup_t *cg, const char *regex)
+{
+    bool found;
+    int32_t at;
+    if (regex == NULL || !*regex)
+        return 0;
+    at = rcount_slot(cg, regex, &found);
+    return found ? cg->rcounts[at].n : 0;
+}
+
+static void
+rcount_adj(gr_cgroup_t *cg, const char *regex, int d)
+{
+    bool found;
+    int32_t at = rcount_slot(cg, regex, &found);
+    if (!found) {
+        GR_ASSERT(d > 0);
+        if (cg->nrcounts == cg->rcountcap) {
+            int32_t cap = cg->rcountcap ? cg->rcountcap * 2 : 4;
+            struct gr_cg_rcount *v =
+                realloc(cg->rcounts, sizeof(*v) * (size_t)cap);
+            GR_ASSERT(v != NULL);
+            cg->rcounts = v;
+            cg->rcountcap = cap;
+        }
+        memmove(cg->rcounts + at + 1, cg->rcounts + at,
+                sizeof(*cg->rcounts) * (size_t)(cg->nrcounts - at));
+        cg->rcounts[at].regex = strdup(regex);
+        GR_ASSERT(cg->rcounts[at].regex != NULL);
+        cg->rcounts[at].n = 0;
+        cg->nrcounts++;
+    }
+    cg->rcounts[at].n += d;
+    if (cg->rcounts[at].n == 0) {
+        free(cg->rcounts[at].regex);
+        memmove(cg->rcounts + at, cg->rcounts + at + 1,
+                sizeof(*cg->rcounts) * (size_t)(cg->nrcounts - at - 1));
+        cg->nrcounts--;
+    }
+}
+
+/* The slot in assignor_users of the assignor named a, or -1. */
+static int
+assignor_slot(const char *a)
+{
+    if (a == NULL)
+        return -1;
+    if (strcmp(a, "uniform") == 0)
+        return 0;
+    if (strcmp(a, "range") == 0)
+        return 1;
+    return -1;
+}
+
+static uint32_t
+ihash(const char *iid)
+{
+    return gr_hash(iid, strlen(iid));
+}
+
+static void
+irehash(gr_cgroup_t *cg, uint32_t n)
+{
+    gr_cmember_t **t = calloc(n, sizeof(*t));
+    GR_ASSERT(t != NULL);
+    for (uint32_t b = 0; b < cg->isize; b++) {
+        gr_cmember_t *m = cg->itab[b], *next;
+        for (; m; m = next) {
+            uint32_t nb = ihash(m->instance_id) & (n - 1);
+            next = m->inext;
+            m->inext = t[nb];
+            t[nb] = m;
+        }
+    }
+    free(cg->itab);
+    cg->itab = t;
+    cg->isize = n;
+}
+
+void
+gr_cg_index(gr_cgroup_t *cg, gr_cmember_t *m, int d)
+{
+    int slot;
+    if ((d > 0) == m->indexed || (d > 0 && !m->in_group))
+        return;
+    m->indexed = d > 0;
+    if (m->regex && *m->regex)
+        rcount_adj(cg, m->regex, d);
+    slot = assignor_slot(m->assignor);
+    if (slot >= 0)
+        cg->assignor_users[slot] += d;
+    if (m->instance_id == NULL)
+        return;
+    if (d > 0) {
+        uint32_t b;
+        if (cg->isize == 0 || (uint32_t)cg->nmembers > cg->isize)
+            irehash(cg, cg->isize ? cg->isize * 2 : 16);
+        b = ihash(m->instance_id) & (cg->isize - 1);
+        m->inext = cg->itab[b];
+        cg->itab[b] = m;
+    } else {
+        gr_cmember_t **pp = &cg->itab[ihash(m->instance_id) & (cg->isize - 1)];
+        while (*pp != m)
+            pp = &(*pp)->inext;
+        *pp = m->inext;
+        m->inext = NULL;
+    }
+}
+
 void
 gr_cg_member_drop(gr_cgroup_t *cg, gr_cmember_t *m)
 {
     gr_cmember_t **pp;
-    for (pp = &cg->members; *pp != m; pp = &(*pp)->next)
-        GR_ASSERT(*pp != NULL);
-    *pp = m->next;
+    gr_cg_index(cg, m, -1);
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        cg->members = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    else
+        cg->mlast = m->prev;
     pp = &cg->mtab[mhash(m->id, strlen(m->id)) & (cg->msize - 1)];
     while (*pp != m)
         pp = &(*pp)->hnext;
@@ -605,10 +755,11 @@ gr_cg_member_drop(gr_cgroup_t *cg, gr_cmember_t *m)
 static gr_cmember_t *
 static_member(const gr_cgroup_t *cg, const char *iid)
 {
-    if (iid == NULL)
+    gr_cmember_t *m;
+    if (iid == NULL || cg->isize == 0)
         return NULL;
-    for (gr_cmember_t *m = cg->members; m; m = m->next)
-        if (m->in_group && m->instance_id && strcmp(m->instance_id, iid) == 0)
+    for (m = cg->itab[ihash(iid) & (cg->isize - 1)]; m; m = m->inext)
+        if (strcmp(m->instance_id, iid) == 0)
             return m;
     return NULL;
 }
@@ -1019,10 +1170,7 @@ subview(op_t *op, const gr_cmember_t *m, const gr_cmember_t *upd)
     /* a regex whose last subscriber goes takes its topics with it */
     if (m && m->regex && *m->regex &&
         !str_eq(m->regex, upd ? upd->regex : NULL)) {
-        int32_t users = 0;
-        for (const gr_cmember_t *x = op->cg->members; x; x = x->next)
-            users += x->in_group && str_eq(x->regex, m->regex);
-        if (users == 1) {
+        if (rcount(op->cg, m->regex) == 1) {
             const gr_cg_regex_t *re = regex_find(op->cg, m->regex);
             for (int32_t i = 0; re && i < re->ntopics; i++)
                 for (int32_t j = 0; j < s.n; j++)
@@ -1072,41 +1220,53 @@ metadata_hash(op_t *op, const subview_t *s)
     return any ? (int64_t)h : 0;
 }
 
+static const char *
+nonempty(const char *r)
+{
+    return r && *r ? r : NULL;
+}
+
+/* The distinct regexes in use once one member's counted regex from (or
+ * NULL) becomes to (or NULL), and one of them (the only one when 1). */
+static int32_t
+regex_count_swap(const gr_cgroup_t *cg, const char *from, const char *to,
+                 const char **one)
+{
+    int32_t n = cg->nrcounts;
+    bool gone;
+    from = nonempty(from);
+    to = nonempty(to);
+    gone = from && !str_eq(from, to) && rcount(cg, from) == 1;
+    n -= gone;
+    if (to && !str_eq(from, to) && rcount(cg, to) == 0)
+        n++;
+    *one = to;
+    for (int32_t i = 0; *one == NULL && i < cg->nrcounts; i++)
+        if (!(gone && strcmp(cg->rcounts[i].regex, from) == 0))
+            *one = cg->rcounts[i].regex;
+    return n;
+}
+
+/* The members whose regex is regex once m becomes upd (either NULL). */
+static int32_t
+regex_users_after(const gr_cgroup_t *cg, const char *regex,
+                  const gr_cmember_t *m, const gr_cmember_t *upd)
+{
+    int32_t n = rcount(cg, regex);
+    if (m && m->indexed && str_eq(nonempty(m->regex), regex))
+        n--;
+    if (upd && str_eq(nonempty(upd->regex), regex))
+        n++;
+    return n;
+}
+
 static int32_t
 regex_count(const gr_cgroup_t *cg, const gr_cmember_t *m,
             const gr_cmember_t *upd, const char **one)
 {
-    /* distinct regexes in use once m becomes upd, and one of them */
-    int32_t n = 0;
-    const char *seen[64];
-    *one = NULL;
-    for (const gr_cmember_t *x = cg->members; x; x = x->next) {
-        const char *r;
-        bool dup = false;
-        if (!x->in_group)
-            continue;
-        r = m && x == m ? (upd ? upd->regex : NULL) : x->regex;
-        if (r == NULL || !*r)
-            continue;
-        for (int32_t i = 0; i < n && i < 64; i++)
-            dup |= strcmp(seen[i], r) == 0;
-        if (!dup) {
-            if (n < 64)
-                seen[n] = r;
-            n++;
-            *one = r;
-        }
-    }
-    if (upd && (m == NULL || !m->in_group) && upd->regex && *upd->regex) {
-        bool dup = false;
-        for (int32_t i = 0; i < n && i < 64; i++)
-            dup |= strcmp(seen[i], upd->regex) == 0;
-        if (!dup) {
-            n++;
-            *one = upd->regex;
-        }
-    }
-    return n;
+    /* distinct regexes in use once m becomes upd */
+    return regex_count_swap(cg, m && m->indexed ? m->regex : NULL,
+                            upd ? upd->regex : NULL, one);
 }
 
 /* Kafka's ConsumerGroup.subscriptionType. */
@@ -1123,14 +1283,7 @@ homogeneous(const gr_cgroup_t *cg, const subview_t *s, const gr_cmember_t *m,
         return true;
     }
     if (nregex == 1) {
-        int32_t users = 0;
-        for (const gr_cmember_t *x = cg->members; x; x = x->next)
-            if (x->in_group)
-                users += str_eq(
-                    m && x == m ? (upd ? upd->regex : NULL) : x->regex, one);
-        if (upd && (m == NULL || !m->in_group))
-            users += str_eq(upd->regex, one);
-        if (users != nmembers)
+        if (regex_users_after(cg, one, m, upd) != nmembers)
             return false;
         for (int32_t i = 0; i < s->n; i++)
             if (!(s->v[i].by_regex == 1 && s->v[i].by_name <= 0))
@@ -1152,10 +1305,10 @@ preferred_assignor(const op_t *op, const gr_cmember_t *m,
     const char *name = NULL;
     for (int32_t i = 0; i < cfg->consumer_nassignors; i++) {
         const char *a = cfg->consumer_assignors[i];
-        int32_t n = 0;
-        for (const gr_cmember_t *x = op->cg->members; x; x = x->next)
-            if (x->in_group && x != m)
-                n += str_eq(x->assignor, a);
+        int slot = assignor_slot(a);
+        int32_t n = slot >= 0 ? op->cg->assignor_users[slot] : 0;
+        if (m && m->indexed && str_eq(m->assignor, a))
+            n--;
         if (upd)
             n += str_eq(upd->assignor, a);
         if (n > best) {
@@ -1408,9 +1561,7 @@ fence_records(op_t *op, gr_cmember_t *const *ms, int32_t n)
     }
     /* regexes no remaining member uses */
     for (const gr_cg_regex_t *re = cg->regexes; re; re = re->next) {
-        int32_t users = 0, leaving = 0;
-        for (const gr_cmember_t *x = cg->members; x; x = x->next)
-            users += x->in_group && str_eq(x->regex, re->regex);
+        int32_t users = rcount(cg, re->regex), leaving = 0;
         for (int32_t i = 0; i < n; i++)
             leaving += str_eq(ms[i]->regex, re->regex);
         if (users == leaving) {
@@ -1550,15 +1701,6 @@ topics_fp(const gr_groups_t *g)
     return (int64_t)(h >> 1);
 }
 
-static int32_t
-regex_users(const gr_cgroup_t *cg, const char *regex, const gr_cmember_t *skip)
-{
-    int32_t n = 0;
-    for (const gr_cmember_t *x = cg->members; x; x = x->next)
-        n += x->in_group && x != skip && str_eq(x->regex, regex);
-    return n;
-}
-
 static bool
 names_eq(char *const *a, int32_t na, char *const *b, int32_t nb)
 {
@@ -1568,15 +1710,6 @@ names_eq(char *const *a, int32_t na, char *const *b, int32_t nb)
         if (strcmp(a[i], b[i]) != 0)
             return false;
     return true;
-}
-
-static int32_t
-regex_users_any(const gr_cgroup_t *cg)
-{
-    int32_t n = 0;
-    for (const gr_cmember_t *x = cg->members; x; x = x->next)
-        n += x->in_group && x->regex && *x->regex;
-    return n;
 }
 
 static int
@@ -1660,10 +1793,10 @@ regex_update(op_t *op, const gr_cmember_t *cur, const char *old_regex,
     *status = REGEX_NO_CHANGE;
     if (changed) {
         *status = REGEX_UPDATED;
-        if (old_regex && *old_regex && regex_users(cg, old_regex, NULL) == 1)
+        if (old_regex && *old_regex && rcount(cg, old_regex) == 1)
             gr_cg_rec_tomb(&op->rs, GR_CG_REC_REGEX, old_regex);
         if (new_regex && *new_regex) {
-            if (regex_users(cg, new_regex, NULL) == 0) {
+            if (rcount(cg, new_regex) == 0) {
                 const char *why = regex_invalid(op->a, new_regex);
                 if (why != NULL) {
                     fail(op, GR_KERR_INVALID_REGULAR_EXPRESSION,
@@ -1682,27 +1815,11 @@ regex_update(op_t *op, const gr_cmember_t *cur, const char *old_regex,
     }
     /* the regexes in use once cur's changes */
     {
-        const char **set = az(op->a, sizeof(*set) * (size_t)(cg->mcount + 2));
-        for (const gr_cmember_t *x = cg->members; x; x = x->next) {
-            const char *r = x == cur && changed ? new_regex : x->regex;
-            bool dup = false;
-            if (!x->in_group || r == NULL || !*r)
-                continue;
-            for (int32_t i = 0; i < nset && !dup; i++)
-                dup = strcmp(set[i], r) == 0;
-            if (!dup)
-                set[nset++] = r;
-        }
-        if (changed && new_regex && *new_regex &&
-            (cur == NULL || !cur->in_group)) {
-            bool dup = false;
-            for (int32_t i = 0; i < nset && !dup; i++)
-                dup = strcmp(set[i], new_regex) == 0;
-            if (!dup)
-                set[nset++] = new_regex;
-        }
+        const char *from = cur && cur->indexed ? cur->regex : NULL;
+        const char *one;
+        nset = regex_count_swap(cg, from, changed ? new_regex : from, &one);
     }
-    if (!require && regex_users_any(cg) == 0)
+    if (!require && cg->nrcounts == 0)
         return true;
     if (gr_timer_armed(&cg->regex_timer))
         return true;
@@ -1743,21 +1860,17 @@ regex_resolve(gr_loop_t *loop, gr_timer_t *t)
     (void)loop;
     GR_ASSERT(a != NULL);
     op_init(&op, grp->g, grp, a);
-    set = az(a, sizeof(*set) * (size_t)(cg->mcount + 1));
-    for (const gr_cmember_t *x = cg->members; x; x = x->next) {
-        bool dup = false;
-        if (!x->in_group || x->regex == NULL || !*x->regex)
-            continue;
-        for (int32_t i = 0; i < nset && !dup; i++)
-            dup = strcmp(set[i], x->regex) == 0;
-        if (!dup)
-            set[nset++] = x->regex;
-    }
+    set = az(a, sizeof(*set) * (size_t)(cg->nrcounts + 1));
+    for (int32_t i = 0; i < cg->nrcounts; i++)
+        set[nset++] = cg->rcounts[i].regex;
     /* the subscribed names: by name, and through the regexes as
      * resolved now */
-    for (const gr_cmember_t *x = cg->members; x; x = x->next)
-        if (x->in_group)
-            subview_adj(&op, &sv, x->topics, x->ntopics, 1);
+    sv.v = az(a, sizeof(*sv.v) * (size_t)(cg->nsubs + 1));
+    for (int32_t i = 0; i < cg->nsubs; i++)
+        if (cg->subs[i].by_name > 0) {
+            sv.v[sv.n] = cg->subs[i];
+            sv.v[sv.n++].by_regex = 0;
+        }
     for (int32_t i = 0; i < nset; i++) {
         const gr_cg_regex_t *old = regex_find(cg, set[i]);
         char **names =

@@ -421,7 +421,10 @@ typedef struct gr_cmember gr_cmember_t;
  * points into the state or an arena and is never freed. */
 struct gr_cmember {
     gr_cmember_t *next; /* the group's members, in join order */
+    gr_cmember_t *prev;
     gr_cmember_t *hnext;
+    gr_cmember_t *inext; /* by instance id */
+    bool indexed;        /* counted in the group's indexes below */
     gr_cgroup_t *cg;
     char *id;
     bool in_group; /* Kafka's members map (MemberMetadata or Current) */
@@ -484,7 +487,8 @@ struct gr_cgroup {
     int32_t assignment_epoch;    /* 1 before any record, -1 tombstoned */
     int64_t assignment_ts;       /* wall ms, 0: never */
     gr_cmember_t *members;       /* structs, in_group or not */
-    gr_cmember_t **mtab;         /* by member id */
+    gr_cmember_t *mlast;
+    gr_cmember_t **mtab; /* by member id */
     uint32_t msize;
     uint32_t mcount;  /* structs */
     int32_t nmembers; /* in_group */
@@ -497,13 +501,24 @@ struct gr_cgroup {
     int32_t subscap;
     int64_t regex_refresh_ts; /* wall ms of the last resolution */
     int64_t regex_fp;         /* the topics' fingerprint it saw */
-    gr_timer_t regex_timer;   /* a resolution due (Kafka's executor) */
+    /* the members' regexes, assignors and instance ids, counted, so that
+     * a heartbeat's work does not grow with the group */
+    struct gr_cg_rcount {
+        char *regex;
+        int32_t n;
+    } * rcounts;
+    int32_t nrcounts;
+    int32_t rcountcap;
+    int32_t assignor_users[2]; /* uniform, range */
+    gr_cmember_t **itab;       /* by instance id */
+    uint32_t isize;
+    gr_timer_t regex_timer; /* a resolution due (Kafka's executor) */
 };
 
 /* One record of an operation's outcome, its value a generated struct in
  * the operation's arena (cg_store.c). */
 typedef struct gr_cg_rec {
-    int16_t type; /* the key version: 3, 4, 5, 6, 7, 8 or 16 */
+    int16_t type;     /* the key version: 3, 4, 5, 6, 7, 8 or 16 */
     const char *key2; /* member id, or the regex of type 16 */
     bool tomb;
     void *value; /* gr_consumer_group_*_value_t, NULL for a tombstone */
@@ -556,6 +571,9 @@ gr_cmember_t *gr_cg_member(gr_cgroup_t *cg, const char *id, size_t len);
 gr_cmember_t *gr_cg_member_get(gr_cgroup_t *cg, const char *id);
 /* Frees m's struct (unlinked). */
 void gr_cg_member_drop(gr_cgroup_t *cg, gr_cmember_t *m);
+/* Counts m's regex, assignor and instance id in the group's indexes (d 1)
+ * or takes them out (-1); a no-op when already so. */
+void gr_cg_index(gr_cgroup_t *cg, gr_cmember_t *m, int d);
 void gr_cg_assign_free(gr_cg_assign_t *a);
 /* A heap copy of src; epochs copied when given, or set to fill_epoch
  * (when >= 0), or none. */
@@ -602,13 +620,11 @@ gr_kerr_t gr_cg_validate_fetch(gr_group_t *grp, const gr_str_t *member_id,
 gr_kerr_t gr_cg_to_classic(gr_group_t *grp);
 /* SyncGroup/Heartbeat of a classic member on consumer group grp:
  * UNKNOWN_MEMBER_ID (or FENCED_INSTANCE_ID), as no member uses it. */
-gr_kerr_t gr_cg_classic_member_check(gr_group_t *grp,
-                                     const gr_str_t *member_id,
+gr_kerr_t gr_cg_classic_member_check(gr_group_t *grp, const gr_str_t *member_id,
                                      const gr_str_t *instance_id);
 /* LeaveGroup on a consumer group (Kafka's classicGroupLeaveToConsumerGroup:
  * the admin's removal of members): per-member errors in l[i].error. */
-gr_kerr_t gr_cg_leave_members(gr_group_t *grp, gr_group_leaver_t *l,
-                              int32_t n);
+gr_kerr_t gr_cg_leave_members(gr_group_t *grp, gr_group_leaver_t *l, int32_t n);
 /* DeleteGroups of a consumer group: NON_EMPTY_GROUP, or its offsets' and
  * its own tombstones written and the group gone. */
 gr_kerr_t gr_cg_delete(gr_group_t *grp);

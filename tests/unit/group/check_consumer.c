@@ -467,16 +467,123 @@ START_TEST(test_static_members)
 }
 END_TEST
 
+/* The group's counts of regexes, assignors and instance ids against its
+ * members, counted the long way. */
+static void
+check_indexes(gr_cgroup_t *cg)
+{
+    int32_t users[2] = { 0, 0 }, total = 0, inst = 0, indexed = 0;
+    for (gr_cmember_t *m = cg->members; m; m = m->next) {
+        if (!m->in_group)
+            continue;
+        ck_assert(m->indexed);
+        indexed++;
+        users[0] += m->assignor && strcmp(m->assignor, "uniform") == 0;
+        users[1] += m->assignor && strcmp(m->assignor, "range") == 0;
+        if (m->regex && *m->regex) {
+            int32_t n = 0;
+            bool found = false;
+            for (gr_cmember_t *x = cg->members; x; x = x->next)
+                n += x->in_group && x->regex && strcmp(x->regex, m->regex) == 0;
+            for (int32_t i = 0; i < cg->nrcounts; i++)
+                if (strcmp(cg->rcounts[i].regex, m->regex) == 0) {
+                    ck_assert_int_eq(cg->rcounts[i].n, n);
+                    found = true;
+                }
+            ck_assert(found);
+        }
+        if (m->instance_id) {
+            gr_cmember_t *x = NULL;
+            inst++;
+            ck_assert_uint_gt(cg->isize, 0);
+            x = cg->itab[gr_hash(m->instance_id, strlen(m->instance_id)) &
+                         (cg->isize - 1)];
+            while (x && x != m)
+                x = x->inext;
+            ck_assert_ptr_eq(x, m);
+        }
+    }
+    for (int32_t i = 0; i < cg->nrcounts; i++)
+        total += cg->rcounts[i].n;
+    for (gr_cmember_t *m = cg->members; m; m = m->next)
+        total -= m->in_group && m->regex && *m->regex;
+    ck_assert_int_eq(total, 0);
+    ck_assert_int_eq(indexed, cg->nmembers);
+    ck_assert_int_eq(users[0], cg->assignor_users[0]);
+    ck_assert_int_eq(users[1], cg->assignor_users[1]);
+    for (uint32_t b = 0; b < cg->isize; b++)
+        for (gr_cmember_t *x = cg->itab[b]; x; x = x->inext)
+            inst--;
+    ck_assert_int_eq(inst, 0);
+}
+
+/* Past the first sizes of the member and instance tables: 60 members, a
+ * third static, a third on regexes, half on range; the counts follow
+ * joins, leaves, fencing and a restart. */
+START_TEST(test_many_members)
+{
+    gt_t t;
+    hbr_t r;
+    char id[16], iid[16], re[16];
+    cg_init(&t);
+    for (int i = 0; i < 60; i++) {
+        snprintf(id, sizeof id, "m%02d", i);
+        snprintf(iid, sizeof iid, "i%02d", i);
+        snprintf(re, sizeof re, "t|x%d", i % 4);
+        hb_full(&t, 1, "g", id, 0, i % 3 == 0 ? iid : NULL,
+                i % 3 == 1 ? NULL : "t", 0, 30000, i % 2 ? "range" : NULL,
+                i % 3 == 1 ? re : NULL, &r);
+        ck_assert_msg(r.err == GR_KERR_NONE, "%s: %s", id, r.msg);
+    }
+    check_indexes(cgroup(&t, "g"));
+    ck_assert_int_eq(cgroup(&t, "g")->nrcounts, 4);
+    ck_assert_int_eq(cgroup(&t, "g")->assignor_users[1], 30);
+    /* every instance id is found taken */
+    for (int i = 0; i < 60; i += 3) {
+        snprintf(iid, sizeof iid, "i%02d", i);
+        hb_full(&t, 1, "g", "other", 0, iid, "t", 0, 30000, NULL, NULL, &r);
+        ck_assert_int_eq(r.err, GR_KERR_UNRELEASED_INSTANCE_ID);
+    }
+    /* leaves of every kind: dynamic, static for good, static for now */
+    for (int i = 0; i < 60; i += 2) {
+        snprintf(id, sizeof id, "m%02d", i);
+        snprintf(iid, sizeof iid, "i%02d", i);
+        hb_full(&t, 1, "g", id, i % 4 == 0 ? -1 : -2, i % 3 == 0 ? iid : NULL,
+                NULL, -1, -1, NULL, NULL, &r);
+        ck_assert_int_eq(r.err, i % 4 != 0 && i % 3 != 0
+                                    ? GR_KERR_INVALID_REQUEST
+                                    : GR_KERR_NONE);
+    }
+    check_indexes(cgroup(&t, "g"));
+    /* a static member back under a new id takes its own place */
+    hb_full(&t, 1, "g", "back", 0, "i06", "t", 0, 30000, NULL, NULL, &r);
+    ck_assert_int_eq(r.err, GR_KERR_NONE);
+    ck_assert_ptr_null(gr_cg_member(cgroup(&t, "g"), "m06", 3));
+    check_indexes(cgroup(&t, "g"));
+    gt_reopen(&t, true);
+    t.g->cfg.consumer_assignment_interval_ms = 0;
+    check_indexes(cgroup(&t, "g"));
+    hb_full(&t, 1, "g", "other", 0, "i06", "t", 0, 30000, NULL, NULL, &r);
+    ck_assert_int_eq(r.err, GR_KERR_UNRELEASED_INSTANCE_ID);
+    ck_assert_str_eq(r.msg, "Static member other with instance id i06 cannot "
+                            "join the group because the instance id is owned "
+                            "by back member.");
+    gt_fini(&t);
+}
+END_TEST
+
 START_TEST(test_session_timeout)
 {
     gt_t t;
     hbr_t r;
     cg_init(&t);
-    t.g->cfg.consumer_session_timeout_ms = 100;
+    /* b's heartbeats 100 ms apart, well within its session on a loaded
+     * host; a's silence twice as long as its session */
+    t.g->cfg.consumer_session_timeout_ms = 400;
     join(&t, "g", "a", &r);
     join(&t, "g", "b", &r);
-    for (int i = 0, e = 3; i < 6; i++) {
-        gr_loop_run_for(t.loop, 50);
+    for (int i = 0, e = 3; i < 8; i++) {
+        gr_loop_run_for(t.loop, 100);
         hb(&t, "g", "b", e, -1, &r); /* b stays alive */
         ck_assert_int_eq(r.err, GR_KERR_NONE);
         e = r.epoch;
@@ -485,7 +592,7 @@ START_TEST(test_session_timeout)
     ck_assert_int_eq(r.err, GR_KERR_UNKNOWN_MEMBER_ID);
     ck_assert_int_eq(cgroup(&t, "g")->nmembers, 1);
     ck_assert_int_ge(cgroup(&t, "g")->epoch, 4);
-    gr_loop_run_for(t.loop, 300);
+    gr_loop_run_for(t.loop, 800);
     ck_assert_str_eq(state(&t, "g"), "Empty");
     gt_fini(&t);
 }
@@ -816,6 +923,7 @@ suite_group_consumer(void)
     tcase_add_test(tc, test_revocation_before_reassignment);
     tcase_add_test(tc, test_request_errors);
     tcase_add_test(tc, test_static_members);
+    tcase_add_test(tc, test_many_members);
     tcase_add_test(tc, test_session_timeout);
     tcase_add_test(tc, test_rebalance_timeout);
     tcase_add_test(tc, test_topic_changes);
