@@ -226,6 +226,7 @@ open_partition(gr_broker_t *b, gr_partition_t *p)
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
     p->high_watermark = gr_log_end_offset(p->log);
+    p->stats.leo_base = p->high_watermark; /* messages in count from here */
     p->pstate = gr_pstate_new(p->topic->name, p->id);
     if (p->pstate == NULL || gr_pstate_load(p->pstate, p->log) != 0)
         GR_LOG_WARN("%s-%d: producer state could not be rebuilt; idempotent "
@@ -547,6 +548,7 @@ partition_deleted(void *arg, gr_partition_t *p)
     }
     if (b->groups != NULL)
         gr_groups_partition_removed(b->groups, p);
+    gr_control_partition_gone(b, p); /* its counters into the totals */
     gr_partition_gone(b, p);
     gr_pstate_destroy(p->pstate);
     p->pstate = NULL;
@@ -862,6 +864,8 @@ gr_broker_run(gr_broker_t *b)
                b->listeners[i].adv_host, b->listeners[i].port);
     if (gr_control_url(b) != NULL)
         printf("gregor: control on %s\n", gr_control_url(b));
+    if (gr_control_metrics_url(b) != NULL)
+        printf("gregor: metrics on %s/metrics\n", gr_control_metrics_url(b));
     printf("gregor: started (node %d, cluster %s, data %s) in %.1f ms\n",
            b->node_id, b->cluster->cluster_id, b->log_dir,
            (double)(gr_mono_us() - b->start_us) / 1000.0);

@@ -114,6 +114,7 @@ mark_dirty(gr_broker_t *b, fetch_ctx_t *ctx)
 void
 gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes)
 {
+    p->stats.bytes_in += (int64_t)bytes; /* BytesInPerSec (metrics) */
     p->high_watermark = gr_log_end_offset(p->log);
     for (gr_waiter_t *w = p->waiters; w; w = w->next) {
         w->ctx->accumulated += (int64_t)bytes;

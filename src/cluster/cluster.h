@@ -64,6 +64,18 @@ typedef struct gr_config_resource {
     gr_topic_config_t *configs; /* never empty */
 } gr_config_resource_t;
 
+/* What the metrics count of a partition since this broker opened its
+ * log (src/control/metrics.c; Kafka's BrokerTopicMetrics per topic are
+ * their sums): messages in are the log end offset less leo_base. Plain
+ * adds on the loop thread, read at scrape time. */
+typedef struct gr_partition_stats {
+    int64_t bytes_in;  /* appended, by any path (gr_partition_appended) */
+    int64_t bytes_out; /* records in Fetch answers */
+    int64_t produce_total, produce_failed; /* Produce partitions answered */
+    int64_t fetch_total, fetch_failed;     /* Fetch partitions answered */
+    int64_t leo_base; /* the log end offset when the log was opened */
+} gr_partition_stats_t;
+
 struct gr_partition {
     gr_topic_t *topic;
     int32_t id;
@@ -78,6 +90,7 @@ struct gr_partition {
     struct gr_pstate *pstate; /* producer state (log/producer_state.h) */
     struct gr_waiter *waiters; /* requests waiting for data (api/fetch.c) */
     bool opening; /* its directory is being made: no leader yet (broker.c) */
+    gr_partition_stats_t stats;
 };
 
 struct gr_topic {

@@ -511,6 +511,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(GREGOR_CONTROL_ALLOW_REMOTE, BOOL, RO,
       "Gregor only: lets the control listener, which has no "
       "authentication, bind an address that is not a loopback one."),
+    B(GREGOR_METRICS_LISTENER, STRING, RO,
+      "Gregor only: a listener serving only GET /metrics (Prometheus), "
+      "http://host:port; unset: none (the control listener serves "
+      "/metrics too)."),
 };
 #undef B
 #undef BC

@@ -13,6 +13,7 @@
 #include "control/control_int.h"
 #include "control/http.h"
 #include "control/json.h"
+#include "control/prom.h"
 
 #include "api/dispatch.h"
 #include "cluster/cluster.h"
@@ -20,6 +21,7 @@
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
 #include "telemetry/otlp.h"
+#include "telemetry/telemetry.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -46,6 +48,9 @@ struct gr_ctl_conn {
     size_t out_off;
     bool close_after;   /* close once out is written */
     bool sent_continue; /* "100 Continue" sent for the request in rbuf */
+    bool metrics_only;  /* accepted on the metrics listener: /metrics */
+    gr_scrape_t *scrape; /* GET /metrics being written (on a worker) */
+    bool scrape_head;    /* it was a HEAD */
     int64_t active_us;
     char peer[INET6_ADDRSTRLEN + 8];
 };
@@ -56,6 +61,7 @@ static void
 conn_close(gr_ctl_conn_t *k)
 {
     gr_control_t *c = k->c;
+    gr_metrics_scrape_forget(k->scrape);
     gr_loop_io_del(c->b->loop, &k->io);
     close(k->io.fd);
     if (k->prev != NULL)
@@ -102,29 +108,39 @@ conn_flush(gr_ctl_conn_t *k)
     return true;
 }
 
-/* Queues a response with a JSON body. */
+/* Queues a response: a JSON body followed by a newline, or with ctype
+ * (the metrics' text) the body as it is. */
 static void
-respond(gr_ctl_conn_t *k, int status, const gr_buf_t *body)
+respond_as(gr_ctl_conn_t *k, int status, const gr_buf_t *body,
+           const char *ctype)
 {
     size_t n = body ? body->len : 0;
     gr_buf_printf(&k->out,
-                  "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
                   "Content-Length: %zu\r\nCache-Control: no-store\r\n%s\r\n",
-                  status, gr_http_reason(status), n + 1,
+                  status, gr_http_reason(status),
+                  ctype ? ctype : "application/json", n + (ctype ? 0 : 1),
                   k->close_after ? "Connection: close\r\n" : "");
     if (n > 0)
         gr_buf_append(&k->out, body->ptr, n);
-    gr_buf_putc(&k->out, '\n');
+    if (ctype == NULL)
+        gr_buf_putc(&k->out, '\n');
+}
+
+static void
+error_json(gr_buf_t *b, const char *msg)
+{
+    gr_buf_puts(b, "{\"error\":");
+    gr_json_put_str(b, msg, strlen(msg));
+    gr_buf_putc(b, '}');
 }
 
 static void
 respond_error(gr_ctl_conn_t *k, int status, const char *msg)
 {
     gr_buf_t b = GR_BUF_INIT;
-    gr_buf_puts(&b, "{\"error\":");
-    gr_json_put_str(&b, msg, strlen(msg));
-    gr_buf_putc(&b, '}');
-    respond(k, status, &b);
+    error_json(&b, msg);
+    respond_as(k, status, &b, NULL);
     gr_buf_fini(&b);
 }
 
@@ -134,6 +150,9 @@ typedef struct rctx {
     gr_control_t *c;
     gr_arena_t *a;
     const gr_http_req_t *hr;
+    bool metrics_only; /* the metrics listener: nothing but /metrics */
+    bool scrape;       /* GET /metrics: answered once its text is made */
+    const char *ctype; /* the answer's type when not JSON */
     char err[256];
 } rctx_t;
 
@@ -562,15 +581,25 @@ info_json(gr_control_t *c, gr_buf_t *o)
     }
     gr_buf_puts(o, "],\"control\":");
     gr_json_put_str(o, c->url, strlen(c->url));
+    gr_buf_puts(o, ",\"metrics\":");
+    if (c->metrics_url[0]) {
+        gr_buf_putc(o, '"');
+        gr_buf_puts(o, c->metrics_url);
+        gr_buf_puts(o, "/metrics\"");
+    } else {
+        gr_buf_putc(o, '"');
+        gr_buf_puts(o, c->url);
+        gr_buf_puts(o, "/metrics\"");
+    }
     gr_buf_printf(o, ",\"connections\":%d,\"requests\":%lld,\"injected\":%lld}",
                   b->nconns, (long long)c->stat_requests,
                   (long long)c->stat_injected);
 }
 
 static int
-route(gr_ctl_conn_t *k, const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
+route(const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
 {
-    gr_control_t *c = k->c;
+    gr_control_t *c = r->c;
     const char *p = hr->target;
     size_t n = gr_http_path_len(hr->target, hr->target_len);
     bool get = method_is(hr, "GET"), post = method_is(hr, "POST"),
@@ -585,6 +614,14 @@ route(gr_ctl_conn_t *k, const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
         if (body == NULL)
             return 400;
     }
+    if (path_is(p, n, "/metrics")) {
+        if (!get && !method_is(hr, "HEAD"))
+            return 405;
+        r->scrape = true;
+        return 200;
+    }
+    if (r->metrics_only)
+        return 404;
     if (gr_http_query_get(hr->target, hr->target_len, "api", q, sizeof q)) {
         api = gr_ctl_api_parse(q);
         if (api < 0) {
@@ -695,42 +732,107 @@ route(gr_ctl_conn_t *k, const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
     return 404;
 }
 
-static void
-handle(gr_ctl_conn_t *k, const gr_http_req_t *hr)
+/* Answers hr into o (JSON, or *ctype's type): the HTTP status. With
+ * *scrape set, the answer is GET /metrics's text, to be made by
+ * gr_metrics_scrape(). */
+static int
+answer(gr_control_t *c, const gr_http_req_t *hr, bool metrics_only,
+       const char *peer, gr_buf_t *o, const char **ctype, bool *scrape)
 {
     gr_arena_t *a = gr_arena_new(16 * 1024);
-    gr_buf_t o = GR_BUF_INIT;
     rctx_t r;
     int status;
+    *ctype = NULL;
+    *scrape = false;
     if (a == NULL) {
-        k->close_after = true;
-        respond_error(k, 500, "out of memory");
-        return;
+        error_json(o, "out of memory");
+        return 500;
     }
     memset(&r, 0, sizeof r);
-    r.c = k->c;
+    r.c = c;
     r.a = a;
     r.hr = hr;
-    status = route(k, hr, &o, &r);
-    if (o.oom) {
-        gr_buf_reset(&o);
+    r.metrics_only = metrics_only;
+    status = route(hr, o, &r);
+    if (o->oom) {
+        gr_buf_reset(o);
+        o->oom = 0;
         status = 500;
+        r.ctype = NULL;
         snprintf(r.err, sizeof r.err, "out of memory");
     }
     GR_LOG_DEBUG("control: %.*s %.*s from %s: %d", (int)hr->method_len,
-                 hr->method, (int)hr->target_len, hr->target, k->peer, status);
+                 hr->method, (int)hr->target_len, hr->target, peer, status);
     if (status >= 400) {
         const char *m = r.err[0] ? r.err : gr_http_reason(status);
         if (status == 400)
             GR_LOG_INFO("control: %.*s %.*s from %s refused: %s",
                         (int)hr->method_len, hr->method, (int)hr->target_len,
-                        hr->target, k->peer, m);
-        respond_error(k, status, m);
+                        hr->target, peer, m);
+        gr_buf_reset(o);
+        error_json(o, m);
+        r.ctype = NULL;
+    }
+    *ctype = r.ctype;
+    *scrape = r.scrape && status == 200;
+    gr_arena_destroy(a);
+    return status;
+}
+
+/* Queues an answer; HEAD: the headers of the GET, no body. */
+static void
+respond_to(gr_ctl_conn_t *k, bool head, int status, const gr_buf_t *o,
+           const char *ctype)
+{
+    if (head && status < 400) {
+        size_t n = o->len;
+        gr_buf_printf(&k->out,
+                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+                      "Content-Length: %zu\r\nCache-Control: no-store\r\n"
+                      "%s\r\n",
+                      status, gr_http_reason(status),
+                      ctype ? ctype : "application/json", n + (ctype ? 0 : 1),
+                      k->close_after ? "Connection: close\r\n" : "");
     } else {
-        respond(k, status, &o);
+        respond_as(k, status, o, ctype);
+    }
+}
+
+static bool conn_flush(gr_ctl_conn_t *k);
+static bool conn_process(gr_ctl_conn_t *k);
+
+/* The text of a GET /metrics is made: the answer goes, and the requests
+ * behind it follow. */
+static void
+conn_scraped(void *arg, int status, gr_buf_t *text)
+{
+    gr_ctl_conn_t *k = arg;
+    bool later = k->scrape != NULL; /* else within gr_metrics_scrape() */
+    k->scrape = NULL;
+    respond_to(k, k->scrape_head, status, text, GR_PROM_CONTENT_TYPE);
+    if (later && conn_flush(k) && k->out.len == 0)
+        conn_process(k);
+}
+
+static void
+handle(gr_ctl_conn_t *k, const gr_http_req_t *hr)
+{
+    gr_buf_t o = GR_BUF_INIT;
+    const char *ctype;
+    bool scrape;
+    int status =
+        answer(k->c, hr, k->metrics_only, k->peer, &o, &ctype, &scrape);
+    if (scrape) {
+        k->scrape_head = method_is(hr, "HEAD");
+        if (gr_metrics_scrape(k->c, conn_scraped, k, &k->scrape) != 0) {
+            gr_buf_reset(&o);
+            error_json(&o, "out of memory");
+            respond_as(k, 500, &o, NULL);
+        }
+    } else {
+        respond_to(k, method_is(hr, "HEAD"), status, &o, ctype);
     }
     gr_buf_fini(&o);
-    gr_arena_destroy(a);
 }
 
 /* Parses and answers what rbuf holds, one request at a time (the next
@@ -741,7 +843,7 @@ conn_process(gr_ctl_conn_t *k)
     for (;;) {
         gr_http_req_t hr;
         long rc;
-        if (k->rlen == 0)
+        if (k->rlen == 0 || k->scrape != NULL)
             return true;
         rc = gr_http_parse(k->rbuf, k->rlen, &hr);
         if (rc < 0) {
@@ -766,6 +868,8 @@ conn_process(gr_ctl_conn_t *k)
         handle(k, &hr);
         memmove(k->rbuf, k->rbuf + rc, k->rlen - (size_t)rc);
         k->rlen -= (size_t)rc;
+        if (k->scrape != NULL)
+            return true; /* answered when its text is made */
         /* written at once, go on with the next; else when writable */
         if (!conn_flush(k))
             return false;
@@ -859,6 +963,7 @@ accept_io(gr_loop_t *loop, gr_io_t *io, uint32_t events)
                      ntohs(in6->sin6_port));
         }
         k->c = c;
+        k->metrics_only = io == &c->mio;
         k->io.fd = fd;
         k->io.cb = conn_io;
         k->io.data = k;
@@ -950,8 +1055,12 @@ parse_url(const char *url, char *host, size_t hsz, char *port, size_t psz)
     return atoi(port) <= 65535 ? 0 : -1;
 }
 
+/* Binds url (setting: the key it came from, for messages) on io; its
+ * URL with the port bound goes to shown_url. A non-loopback host needs
+ * allow_remote. */
 static int
-listen_on(gr_control_t *c, const char *url, bool allow_remote)
+listen_on(gr_control_t *c, gr_io_t *io, const char *setting, const char *url,
+          bool allow_remote, char *shown_url, size_t shown_sz)
 {
     char host[256], port[8], shown[INET6_ADDRSTRLEN];
     struct addrinfo hints, *res = NULL;
@@ -960,8 +1069,7 @@ listen_on(gr_control_t *c, const char *url, bool allow_remote)
     int fd = -1, one = 1, rc;
 
     if (parse_url(url, host, sizeof host, port, sizeof port) != 0) {
-        GR_LOG_ERROR("gregor.control.listener=%s: expected http://host:port",
-                     url);
+        GR_LOG_ERROR("%s=%s: expected http://host:port", setting, url);
         return -1;
     }
     memset(&hints, 0, sizeof hints);
@@ -969,16 +1077,16 @@ listen_on(gr_control_t *c, const char *url, bool allow_remote)
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE;
     if ((rc = getaddrinfo(host, port, &hints, &res)) != 0 || res == NULL) {
-        GR_LOG_ERROR("gregor.control.listener=%s: cannot resolve %s: %s", url,
-                     host, gai_strerror(rc));
+        GR_LOG_ERROR("%s=%s: cannot resolve %s: %s", setting, url, host,
+                     gai_strerror(rc));
         return -1;
     }
     if (!is_loopback(res->ai_addr) && !allow_remote) {
-        GR_LOG_ERROR("gregor.control.listener=%s: %s is not a loopback "
+        GR_LOG_ERROR("%s=%s: %s is not a loopback "
                      "address; the control interface has no authentication, "
                      "so it listens on another address only with "
                      "gregor.control.allow.remote=true",
-                     url, host);
+                     setting, url, host);
         freeaddrinfo(res);
         return -1;
     }
@@ -987,7 +1095,7 @@ listen_on(gr_control_t *c, const char *url, bool allow_remote)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
         bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 16) != 0 ||
         getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-        GR_LOG_ERROR("gregor.control.listener=%s: %s", url, strerror(errno));
+        GR_LOG_ERROR("%s=%s: %s", setting, url, strerror(errno));
         if (fd >= 0)
             close(fd);
         freeaddrinfo(res);
@@ -997,49 +1105,74 @@ listen_on(gr_control_t *c, const char *url, bool allow_remote)
     if (ss.ss_family == AF_INET6) {
         struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
         inet_ntop(AF_INET6, &in6->sin6_addr, shown, sizeof shown);
-        snprintf(c->url, sizeof c->url, "http://[%s]:%d", shown,
+        snprintf(shown_url, shown_sz, "http://[%s]:%d", shown,
                  ntohs(in6->sin6_port));
     } else {
         struct sockaddr_in *in = (struct sockaddr_in *)&ss;
         inet_ntop(AF_INET, &in->sin_addr, shown, sizeof shown);
-        snprintf(c->url, sizeof c->url, "http://%s:%d", shown,
+        snprintf(shown_url, shown_sz, "http://%s:%d", shown,
                  ntohs(in->sin_port));
     }
-    c->lio.fd = fd;
-    c->lio.cb = accept_io;
-    c->lio.data = c;
-    if (gr_loop_io_add(c->b->loop, &c->lio, GR_IO_READ) != 0) {
+    io->fd = fd;
+    io->cb = accept_io;
+    io->data = c;
+    if (gr_loop_io_add(c->b->loop, io, GR_IO_READ) != 0) {
         close(fd);
+        io->fd = -1;
         return -1;
     }
-    if (!is_loopback((struct sockaddr *)&ss))
+    if (!is_loopback((struct sockaddr *)&ss) && io == &c->lio)
         GR_LOG_WARN("control listener on %s, not a loopback address: anyone "
                     "who reaches it can inject faults (no authentication)",
-                    c->url);
+                    shown_url);
     return 0;
+}
+
+static void
+listener_close(gr_control_t *c, gr_io_t *io)
+{
+    if (io->fd >= 0) {
+        gr_loop_io_del(c->b->loop, io);
+        close(io->fd);
+        io->fd = -1;
+    }
 }
 
 int
 gr_control_open(gr_broker_t *b)
 {
     const char *url = gr_conf_str(b->conf, GR_CONF_GREGOR_CONTROL_LISTENER);
+    const char *murl = gr_conf_str(b->conf, GR_CONF_GREGOR_METRICS_LISTENER);
     gr_control_t *c;
-    if (url == NULL || *url == '\0')
+    if (url != NULL && *url == '\0')
+        url = NULL;
+    if (murl != NULL && *murl == '\0')
+        murl = NULL;
+    if (url == NULL && murl == NULL)
         return 0;
     if ((c = calloc(1, sizeof *c)) == NULL)
         return -1;
     c->b = b;
     c->lio.fd = -1;
+    c->mio.fd = -1;
     c->log = calloc(GR_CTL_LOG_SIZE, sizeof *c->log);
-    if (c->log == NULL) {
+    if (c->log == NULL || gr_metrics_init(c) != 0) {
+        free(c->log);
         free(c);
         return -1;
     }
     for (int i = 0; i < GR_API__MAX; i++)
         c->caps[i][0] = c->caps[i][1] = -2;
-    if (listen_on(c, url,
-                  gr_conf_bool(b->conf, GR_CONF_GREGOR_CONTROL_ALLOW_REMOTE)) !=
-        0) {
+    if ((url != NULL &&
+         listen_on(c, &c->lio, "gregor.control.listener", url,
+                   gr_conf_bool(b->conf, GR_CONF_GREGOR_CONTROL_ALLOW_REMOTE),
+                   c->url, sizeof c->url) != 0) ||
+        /* read-only: any address, as Kafka's JMX exporter binds */
+        (murl != NULL &&
+         listen_on(c, &c->mio, "gregor.metrics.listener", murl, true,
+                   c->metrics_url, sizeof c->metrics_url) != 0)) {
+        listener_close(c, &c->lio);
+        gr_metrics_fini(c);
         free(c->log);
         free(c);
         return -1;
@@ -1048,14 +1181,27 @@ gr_control_open(gr_broker_t *b)
     gr_timer_start(b->loop, &c->idle_timer, IDLE_MS / 4);
     b->control = c;
     b->request_hook = gr_ctl_request;
-    GR_LOG_INFO("control listener on %s (no authentication)", c->url);
+    /* what clients push (KIP-714) shows in the metrics */
+    gr_telemetry_keep_latest(b->telemetry, true);
+    if (url != NULL)
+        GR_LOG_INFO("control listener on %s (no authentication)", c->url);
+    if (murl != NULL)
+        GR_LOG_INFO("metrics listener on %s/metrics", c->metrics_url);
     return 0;
 }
 
 const char *
 gr_control_url(const gr_broker_t *b)
 {
-    return b->control != NULL ? b->control->url : NULL;
+    return b->control != NULL && b->control->url[0] ? b->control->url : NULL;
+}
+
+const char *
+gr_control_metrics_url(const gr_broker_t *b)
+{
+    return b->control != NULL && b->control->metrics_url[0]
+               ? b->control->metrics_url
+               : NULL;
 }
 
 void
@@ -1075,12 +1221,12 @@ gr_control_close(gr_broker_t *b)
         conn_close(c->conns);
     if (gr_timer_armed(&c->idle_timer))
         gr_timer_stop(b->loop, &c->idle_timer);
-    if (c->lio.fd >= 0) {
-        gr_loop_io_del(b->loop, &c->lio);
-        close(c->lio.fd);
-    }
+    listener_close(c, &c->lio);
+    listener_close(c, &c->mio);
+    gr_telemetry_keep_latest(b->telemetry, false);
     gr_ctl_faults_clear(c, 0, -1);
     gr_ctl_delays_clear(c, 0, -1);
+    gr_metrics_fini(c);
     free(c->log);
     free(c);
     b->control = NULL;

@@ -33,6 +33,12 @@ typedef struct gr_control gr_control_t;
 int gr_control_open(gr_broker_t *b);
 /* The listener's URL ("http://127.0.0.1:39123"), or NULL when off. */
 const char *gr_control_url(const gr_broker_t *b);
+/* The metrics listener's URL (gregor.metrics.listener), or NULL. */
+const char *gr_control_metrics_url(const gr_broker_t *b);
+struct gr_partition;
+/* Partition p is being deleted: its counters go into the all-topics
+ * totals of the metrics (nothing when the control module is off). */
+void gr_control_partition_gone(gr_broker_t *b, struct gr_partition *p);
 /* Closes the listener and its connections and drops every injection
  * (after the Kafka connections are closed, at shutdown). */
 void gr_control_close(gr_broker_t *b);

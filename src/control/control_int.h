@@ -2,6 +2,7 @@
 #ifndef GR_CONTROL_CONTROL_INT_H
 #define GR_CONTROL_CONTROL_INT_H
 
+#include "cluster/cluster.h"
 #include "control/control.h"
 #include "core/buf.h"
 #include "net/conn.h"
@@ -81,9 +82,35 @@ typedef struct gr_ctl_logent {
 typedef struct gr_ctl_conn gr_ctl_conn_t;
 typedef struct gr_ctl_hold gr_ctl_hold_t;
 
+/* What metrics.c counts per API, from the requests the hooks see. */
+#define GR_METRICS_VERSIONS 32  /* versions 0..31 counted apart */
+#define GR_METRICS_BUCKETS  16  /* latency buckets, the last one +Inf */
+#define GR_METRICS_ERRORS   160 /* error codes -1..158, by code + 1 */
+typedef struct gr_api_metrics {
+    int64_t requests[GR_METRICS_VERSIONS];
+    int64_t latency[GR_METRICS_BUCKETS]; /* not cumulative */
+    int64_t latency_count;
+    int64_t latency_sum_us;
+    int64_t *errors; /* GR_METRICS_ERRORS counts; NULL until the first */
+} gr_api_metrics_t;
+
+typedef struct gr_metrics {
+    gr_api_metrics_t api[GR_API__MAX];
+    /* the counters of partitions deleted since the start, so that the
+     * all-topics totals never go down */
+    gr_partition_stats_t gone;
+    int64_t gone_messages;
+    int64_t scrapes;
+    int64_t scrape_us; /* the last scrape's text's time (on a worker) */
+    struct gr_scrape *scrapes_inflight; /* texts being written */
+} gr_metrics_t;
+
 struct gr_control {
     gr_broker_t *b;
-    char url[128];
+    char url[128];         /* "": no control listener (metrics only) */
+    char metrics_url[128]; /* gregor.metrics.listener, or "" */
+    gr_io_t mio;           /* its listening socket (fd -1: none) */
+    gr_metrics_t *metrics;
     gr_io_t lio;          /* the listening socket */
     gr_ctl_conn_t *conns; /* HTTP connections */
     int nconns;
@@ -153,6 +180,28 @@ int16_t gr_ctl_api_parse(const char *s);
  * unknown. */
 bool gr_ctl_error_parse(const char *s, gr_kerr_t *out);
 
+/* metrics.c */
+int gr_metrics_init(gr_control_t *c);
+void gr_metrics_fini(gr_control_t *c);
+/* A request decoded (the request hook), and its answer on its way out
+ * (the reply hook, once per request, when it is encoded; wait_us: how
+ * long a delay holds its write still, part of its latency). */
+void gr_metrics_request(gr_control_t *c, gr_req_t *req);
+void gr_metrics_reply(gr_control_t *c, gr_req_t *req, int64_t wait_us);
+/* A scrape: a snapshot of everything, taken now, whose Prometheus text
+ * (format 0.0.4) is written on a worker; cb(arg, 200, text) runs once on the
+ * loop with it (text is the scrape's, valid during the call), at once
+ * when there is no worker, unless the scrape is forgotten first. *sc is
+ * the scrape in flight (NULL once cb ran). 0, or -1 when out of memory
+ * (cb is not called). */
+typedef struct gr_scrape gr_scrape_t;
+typedef void (*gr_scrape_cb)(void *arg, int status, gr_buf_t *text);
+int gr_metrics_scrape(gr_control_t *c, gr_scrape_cb cb, void *arg,
+                      gr_scrape_t **sc);
+/* cb will not be called (the connection that asked is gone); the text
+ * is still written and then freed. */
+void gr_metrics_scrape_forget(gr_scrape_t *sc);
+
 /* shapes.c: where each API's topics, partitions, groups and errors are */
 /* Whether req names topic (and partition, -1: any) / group. */
 bool gr_shape_has_topic(gr_req_t *req, const char *topic, int32_t partition);
@@ -172,6 +221,12 @@ void gr_shape_metadata_error(gr_req_t *req, gr_kerr_t err, const char *topic,
 /* The response's first error: top-level, else the first element's that
  * is not NONE. */
 gr_kerr_t gr_shape_first_error(gr_req_t *req);
+/* Calls cb(arg, err) for the response's top-level error, where the API
+ * has one, and for every element's error (partitions, topics, groups
+ * ...), as Kafka's AbstractResponse.errorCounts counts them (NONE
+ * included). An API without a shape counts one NONE. */
+void gr_shape_errors_foreach(gr_req_t *req,
+                             void (*cb)(void *arg, gr_kerr_t err), void *arg);
 /* Sets the response's throttle_time_ms (when larger). */
 void gr_shape_set_throttle(gr_req_t *req, int32_t ms);
 

@@ -380,6 +380,9 @@ reply_hook(gr_req_t *req)
         e->delay_ms = h->delay_ms;
     }
     wait_ms = (req->start_us + (int64_t)h->delay_ms * 1000 - now + 999) / 1000;
+    /* counted now; its latency is when it will be written */
+    gr_metrics_reply(c, req,
+                     h->delay_ms > 0 && wait_ms > 0 ? wait_ms * 1000 : 0);
     if (h->delay_ms <= 0 || wait_ms <= 0)
         return 0;
     /* held: the connection stays muted; a close aborts the wait */
@@ -428,6 +431,7 @@ gr_ctl_request(gr_req_t *req)
     if (h == NULL)
         return 0; /* out of memory: the request goes as if unseen */
     c->stat_requests++;
+    gr_metrics_request(c, req);
     h->ctl = c;
     h->req = req;
     h->seq = log_new(c, req);

@@ -3,6 +3,7 @@
 #include "control/json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct jp {
@@ -11,6 +12,7 @@ typedef struct jp {
     char *err;
     size_t errsz;
     int depth;
+    bool floats; /* gr_json_parse_floats() */
 } jp_t;
 
 static bool value(jp_t *j, gr_json_t *out);
@@ -172,9 +174,50 @@ string(jp_t *j, const char **s, size_t *slen)
     return true;
 }
 
+/* A number with a fraction or an exponent, or an integer beyond int64,
+ * from b (its sign included) on: RFC 8259's grammar, then strtod. */
 static bool
-number(jp_t *j, int64_t *out)
+number_double(jp_t *j, const char *b, gr_json_t *out)
 {
+    const char *q = b;
+    char tmp[64];
+    if (q < j->end && *q == '-')
+        q++;
+    while (q < j->end && *q >= '0' && *q <= '9')
+        q++;
+    if (q < j->end && *q == '.') {
+        const char *d = ++q;
+        while (q < j->end && *q >= '0' && *q <= '9')
+            q++;
+        if (q == d)
+            return fail(j, "expected a digit after '.'");
+    }
+    if (q < j->end && (*q == 'e' || *q == 'E')) {
+        const char *d;
+        q++;
+        if (q < j->end && (*q == '+' || *q == '-'))
+            q++;
+        d = q;
+        while (q < j->end && *q >= '0' && *q <= '9')
+            q++;
+        if (q == d)
+            return fail(j, "expected a digit in the exponent");
+    }
+    if ((size_t)(q - b) >= sizeof tmp)
+        return fail(j, "number too long");
+    memcpy(tmp, b, (size_t)(q - b));
+    tmp[q - b] = '\0';
+    out->type = GR_JSON_DBL;
+    out->d = strtod(tmp, NULL);
+    j->p = q;
+    return true;
+}
+
+static bool
+number(jp_t *j, gr_json_t *jv)
+{
+    int64_t *out = &jv->i;
+    const char *start = j->p;
     bool neg = false;
     uint64_t v = 0, lim;
     const char *b;
@@ -186,8 +229,11 @@ number(jp_t *j, int64_t *out)
     lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
     while (j->p < j->end && *j->p >= '0' && *j->p <= '9') {
         unsigned d = (unsigned)(*j->p - '0');
-        if (v > (lim - d) / 10)
+        if (v > (lim - d) / 10) {
+            if (j->floats && (*b != '0' || j->p == b))
+                return number_double(j, start, jv);
             return fail(j, "number out of range");
+        }
         v = v * 10 + d;
         j->p++;
     }
@@ -195,8 +241,11 @@ number(jp_t *j, int64_t *out)
         return fail(j, "expected a value");
     if (*b == '0' && j->p - b > 1)
         return fail(j, "leading zero");
-    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E'))
+    if (j->p < j->end && (*j->p == '.' || *j->p == 'e' || *j->p == 'E')) {
+        if (j->floats)
+            return number_double(j, start, jv);
         return fail(j, "numbers must be integers");
+    }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return true;
 }
@@ -295,14 +344,15 @@ value(jp_t *j, gr_json_t *out)
         return lit(j, "null");
     default:
         out->type = GR_JSON_INT;
-        return number(j, &out->i);
+        return number(j, out);
     }
 }
 
-gr_json_t *
-gr_json_parse(gr_arena_t *a, const char *p, size_t n, char *err, size_t errsz)
+static gr_json_t *
+parse(gr_arena_t *a, const char *p, size_t n, char *err, size_t errsz,
+      bool floats)
 {
-    jp_t j = { a, p, p + n, err, errsz, 0 };
+    jp_t j = { a, p, p + n, err, errsz, 0, floats };
     gr_json_t *v = gr_arena_zalloc(a, sizeof *v);
     if (errsz > 0)
         err[0] = '\0';
@@ -325,6 +375,19 @@ bad:
         snprintf(err + len, errsz - len, " at byte %zu", (size_t)(j.p - p));
     }
     return NULL;
+}
+
+gr_json_t *
+gr_json_parse(gr_arena_t *a, const char *p, size_t n, char *err, size_t errsz)
+{
+    return parse(a, p, n, err, errsz, false);
+}
+
+gr_json_t *
+gr_json_parse_floats(gr_arena_t *a, const char *p, size_t n, char *err,
+                     size_t errsz)
+{
+    return parse(a, p, n, err, errsz, true);
 }
 
 const gr_json_t *

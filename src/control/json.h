@@ -20,6 +20,7 @@ typedef enum gr_json_type {
     GR_JSON_NULL,
     GR_JSON_BOOL,
     GR_JSON_INT,
+    GR_JSON_DBL, /* gr_json_parse_floats() only */
     GR_JSON_STR,
     GR_JSON_ARR,
     GR_JSON_OBJ
@@ -30,6 +31,7 @@ struct gr_json {
     gr_json_type_t type;
     bool b;
     int64_t i;
+    double d;      /* GR_JSON_DBL */
     const char *s; /* GR_JSON_STR: decoded, NUL-terminated (may hold NULs:
                     * slen counts them) */
     size_t slen;
@@ -42,6 +44,11 @@ struct gr_json {
  * NULL on error with a reason in err. */
 gr_json_t *gr_json_parse(gr_arena_t *a, const char *p, size_t n, char *err,
                          size_t errsz);
+/* As gr_json_parse, with numbers that have a fraction or an exponent, and
+ * integers beyond int64, as GR_JSON_DBL: for JSON the broker wrote itself
+ * (client telemetry lines, src/control/metrics.c). */
+gr_json_t *gr_json_parse_floats(gr_arena_t *a, const char *p, size_t n,
+                                char *err, size_t errsz);
 /* The first member of object o named key, or NULL (also when o is not an
  * object). */
 const gr_json_t *gr_json_get(const gr_json_t *o, const char *key);

@@ -1088,6 +1088,36 @@ gr_shape_first_error(gr_req_t *req)
     return s->nrs > 0 ? first_in(s, 0, req->resp) : GR_KERR_NONE;
 }
 
+static void
+errors_in(const shape_t *s, int depth, const void *parent,
+          void (*cb)(void *arg, gr_kerr_t err), void *arg)
+{
+    const lvl_t *l = &s->rs[depth];
+    int32_t n = count_of(parent, l);
+    for (int32_t i = 0; i < n; i++) {
+        const void *e = elem_of(parent, l, i);
+        if (l->err)
+            cb(arg, *(const int16_t *)CAT(e, l->err));
+        if (depth + 1 < s->nrs)
+            errors_in(s, depth + 1, e, cb, arg);
+    }
+}
+
+void
+gr_shape_errors_foreach(gr_req_t *req, void (*cb)(void *arg, gr_kerr_t err),
+                        void *arg)
+{
+    const shape_t *s = shape_of(req->hdr.api_key, req->version);
+    if (s == NULL || req->resp == NULL) {
+        cb(arg, GR_KERR_NONE);
+        return;
+    }
+    if (s->top_err)
+        cb(arg, *(const int16_t *)CAT(req->resp, s->top_err));
+    if (s->nrs > 0)
+        errors_in(s, 0, req->resp, cb, arg);
+}
+
 void
 gr_shape_set_throttle(gr_req_t *req, int32_t ms)
 {

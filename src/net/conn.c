@@ -1158,3 +1158,11 @@ gr_req_set_client_software(gr_req_t *req, const gr_str_t *name,
     conn->sw_version = v;
     return 0;
 }
+
+void
+gr_conn_foreach(gr_broker_t *b, gr_conn_visit_cb cb, void *arg)
+{
+    for (gr_conn_t *c = b->conns; c != NULL; c = c->next)
+        if (!c->closing)
+            cb(arg, c->listener != NULL ? c->listener->name : "", c->req);
+}

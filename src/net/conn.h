@@ -114,6 +114,11 @@ int gr_conn_close_clients(gr_broker_t *broker, const char *why);
  * lowestPriorityChannel), on any listener but the protected inter-broker
  * one; false when there is none. */
 bool gr_conn_close_lru(gr_broker_t *broker, const char *why);
+/* For the metrics (src/control/): cb(arg, listener name, the request in
+ * flight or NULL) for every open connection. Loop thread only. */
+typedef void (*gr_conn_visit_cb)(void *arg, const char *listener,
+                                 const gr_req_t *req);
+void gr_conn_foreach(gr_broker_t *broker, gr_conn_visit_cb cb, void *arg);
 /* Starts enforcing connections.max.idle.ms, queued.max.request.bytes
  * (see conn.c) and the connection quotas (quota.h); -1 when the
  * configuration is inconsistent (logged). */

@@ -4,8 +4,10 @@
  * CompressionType framings, core/compress.h), decoded from OTLP (otlp.c)
  * into JSON lines and appended to gregor.client.telemetry.file with one
  * write(2) on an O_APPEND descriptor, so the lines of concurrent exports
- * never interleave. A failure anywhere is the exporter failing, which
- * Kafka answers INVALID_RECORD. Runs on a worker; touches only its job.
+ * never interleave; with gr_telemetry_keep_latest() the lines also go back
+ * to the loop, the instance's latest values for the metrics. A failure anywhere
+ * is the exporter failing, which Kafka answers INVALID_RECORD. Runs on a
+ * worker; touches only its job.
  */
 #include "telemetry/telemetry_int.h"
 #include "core/compress.h"
@@ -27,6 +29,7 @@ void
 gr_telemetry_export_run(gr_telemetry_job_t *job)
 {
     gr_buf_t raw = GR_BUF_INIT, out = GR_BUF_INIT;
+    const gr_buf_t *lines;
     const uint8_t *data = job->payload;
     size_t len = job->len;
     int64_t t0 = gr_mono_us();
@@ -52,7 +55,7 @@ gr_telemetry_export_run(gr_telemetry_job_t *job)
         len = raw.len;
     }
     job->decompressed = len;
-    if (job->sink_fd < 0)
+    if (job->sink_fd < 0 && !job->keep)
         goto out; /* no sink: as Kafka without an exporter, decompressed only */
     {
         char why[120];
@@ -62,8 +65,15 @@ gr_telemetry_export_run(gr_telemetry_job_t *job)
             goto out;
         }
     }
-    for (size_t off = 0; off < out.len;) {
-        ssize_t w = write(job->sink_fd, out.ptr + off, out.len - off);
+    if (job->keep && out.len <= GR_TELEMETRY_LATEST_MAX) {
+        /* the lines are the metrics' too: the loop takes them */
+        job->latest = out;
+        job->latest_ok = true;
+        memset(&out, 0, sizeof out);
+    }
+    lines = job->latest_ok ? &job->latest : &out;
+    for (size_t off = 0; job->sink_fd >= 0 && off < lines->len;) {
+        ssize_t w = write(job->sink_fd, lines->ptr + off, lines->len - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {

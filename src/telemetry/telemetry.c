@@ -44,6 +44,8 @@ typedef struct instance {
     gr_kerr_t last_error;
     gr_timer_t expiry;
     uint64_t expiry_conn; /* the connection of the timer's request */
+    char *latest;         /* its latest push's lines (keep_latest), or NULL */
+    size_t latest_len;
     struct instance *hnext;
     struct instance *lru_prev, *lru_next;
 } instance_t;
@@ -70,6 +72,8 @@ struct gr_telemetry {
     uint32_t csize;
     int nconn;
     int jobs; /* exports on workers */
+    bool keep_latest;
+    int64_t latest_bytes, latest_dropped;
 };
 
 /* Kafka's SUPPORTED_COMPRESSION_TYPES, in its order: zstd, lz4, gzip,
@@ -134,7 +138,44 @@ gr_telemetry_destroy(gr_telemetry_t *t)
 bool
 gr_telemetry_exporting(const gr_telemetry_t *t)
 {
-    return t != NULL && t->sink_fd >= 0;
+    /* kept for the metrics: advertised once a subscription asks clients
+     * for metrics (without one they would push nothing) */
+    return t != NULL && (t->sink_fd >= 0 || (t->keep_latest && t->nsubs > 0));
+}
+
+void
+gr_telemetry_keep_latest(gr_telemetry_t *t, bool on)
+{
+    if (t != NULL)
+        t->keep_latest = on;
+}
+
+int64_t
+gr_telemetry_latest_dropped(const gr_telemetry_t *t)
+{
+    return t != NULL ? t->latest_dropped : 0;
+}
+
+int64_t
+gr_telemetry_latest_bytes(const gr_telemetry_t *t)
+{
+    return t != NULL ? t->latest_bytes : 0;
+}
+
+void
+gr_telemetry_latest_foreach(gr_telemetry_t *t, gr_telemetry_latest_cb cb,
+                            void *arg)
+{
+    if (t == NULL)
+        return;
+    for (instance_t *in = t->lru_head; in != NULL; in = in->lru_next) {
+        char b64[23];
+        const char *cid = in->attrs[GR_CM_CLIENT_ID];
+        if (in->latest == NULL)
+            continue;
+        gr_uuid_to_base64(&in->id, b64);
+        cb(arg, b64, cid != NULL ? cid : "", in->latest, in->latest_len);
+    }
 }
 
 void
@@ -233,6 +274,8 @@ instance_free(instance_t *in)
     if (in == NULL)
         return;
     gr_timer_stop(in->t->loop, &in->expiry);
+    in->t->latest_bytes -= (int64_t)in->latest_len;
+    free(in->latest);
     for (int i = 0; i < GR_CM_NATTRS; i++)
         free(in->attrs[i]);
     for (int i = 0; i < in->nmetrics; i++)
@@ -677,6 +720,7 @@ push_check(gr_telemetry_t *t, instance_t *in, const gr_telemetry_push_t *p,
 static void
 job_free(gr_telemetry_job_t *job)
 {
+    gr_buf_fini(&job->latest);
     free(job->payload);
     free(job->prefix);
     free(job->client_id);
@@ -700,6 +744,25 @@ job_finish(gr_telemetry_job_t *job)
                 break;
     if (in != NULL)
         in->last_error = job->err;
+    if (in != NULL && job->keep && job->err == GR_KERR_NONE) {
+        size_t n = job->latest.len;
+        if (!job->latest_ok) {
+            t->latest_dropped++; /* over GR_TELEMETRY_LATEST_MAX */
+        } else if (t->latest_bytes - (int64_t)in->latest_len + (int64_t)n >
+                   GR_TELEMETRY_LATEST_TOTAL) {
+            t->latest_dropped++;
+        } else {
+            t->latest_bytes += (int64_t)n - (int64_t)in->latest_len;
+            free(in->latest);
+            in->latest = (char *)job->latest.ptr; /* taken over */
+            in->latest_len = n;
+            if (n == 0) {
+                free(in->latest);
+                in->latest = NULL;
+            }
+            memset(&job->latest, 0, sizeof job->latest);
+        }
+    }
     if (job->err != GR_KERR_NONE)
         GR_LOG_WARN("client telemetry: cannot export the metrics of client "
                     "instance %s (client %s, %s): %s; INVALID_RECORD",
@@ -759,6 +822,7 @@ job_new(gr_telemetry_t *t, const gr_telemetry_push_t *p,
     job->codec = p->compression_type;
     job->max_bytes = (size_t)t->max_bytes;
     job->sink_fd = t->sink_fd;
+    job->keep = t->keep_latest;
     job->len = p->metrics_len;
     gr_uuid_to_base64(&p->client_instance_id, b64);
     gr_buf_puts(&prefix, "\"client_instance_id\":\"");

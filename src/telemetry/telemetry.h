@@ -76,6 +76,30 @@ void gr_telemetry_destroy(gr_telemetry_t *t);
 /* Whether pushes go somewhere (a sink is configured): the telemetry APIs
  * are advertised then. false for NULL. */
 bool gr_telemetry_exporting(const gr_telemetry_t *t);
+/* Keeps each client instance's latest pushed data points for the metrics
+ * (src/control/metrics.c): pushes are decoded even without a sink, and
+ * once a CLIENT_METRICS subscription exists the telemetry APIs are
+ * advertised (gr_telemetry_exporting()), as Kafka advertises them with a
+ * telemetry receiver (clients ask at their connection's ApiVersions: a
+ * subscription made later reaches the clients that connect later). A
+ * push's points are kept up
+ * to GR_TELEMETRY_LATEST_MAX bytes of lines, all instances' together up
+ * to GR_TELEMETRY_LATEST_TOTAL; beyond, the push's are not kept (counted
+ * by gr_telemetry_latest_dropped()). */
+#define GR_TELEMETRY_LATEST_MAX   (64 * 1024)
+#define GR_TELEMETRY_LATEST_TOTAL (4 * 1024 * 1024)
+void gr_telemetry_keep_latest(gr_telemetry_t *t, bool on);
+/* For each instance with points kept: cb(arg, the instance id in
+ * base64, its client id ("" if null), the lines of its latest push in
+ * otlp.h's JSON line form, their length). Loop thread only. */
+typedef void (*gr_telemetry_latest_cb)(void *arg, const char *instance_id,
+                                       const char *client_id, const char *lines,
+                                       size_t len);
+void gr_telemetry_latest_foreach(gr_telemetry_t *t, gr_telemetry_latest_cb cb,
+                                 void *arg);
+/* Pushes whose points were not kept (over the bounds above); bytes kept. */
+int64_t gr_telemetry_latest_dropped(const gr_telemetry_t *t);
+int64_t gr_telemetry_latest_bytes(const gr_telemetry_t *t);
 /* Tests: the cache's expiry (Kafka's cacheExpiryMs, 60000). */
 void gr_telemetry_set_cache_expiry(gr_telemetry_t *t, int32_t ms);
 

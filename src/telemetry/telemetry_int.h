@@ -17,7 +17,8 @@ struct gr_telemetry_job {
     size_t len;
     int codec;             /* CompressionType id, 0-4 */
     size_t max_bytes;      /* telemetry.max.bytes: decompressed bound */
-    int sink_fd;           /* -1: check and drop */
+    int sink_fd;           /* -1: check and drop (unless keep) */
+    bool keep;             /* decode, and keep the lines in latest */
     char *prefix;          /* the JSON members each line starts with */
     char *client_id;       /* for log lines */
     char *peer;
@@ -30,6 +31,8 @@ struct gr_telemetry_job {
     gr_otlp_stats_t st;
     size_t decompressed;   /* bytes of OTLP */
     int64_t us;            /* the export's time */
+    gr_buf_t latest;       /* keep: the lines (taken over by the loop) */
+    bool latest_ok;        /* latest holds them (not over the bound) */
 };
 
 /* Decompresses job's payload (at most max_bytes out, as Kafka's

@@ -3,8 +3,9 @@
  * JSON parser (src/control/http.c, json.c) on hostile bytes. Input: a
  * stream of requests as a connection delivers it; each complete request
  * is taken off the front (pipelining) and its body parsed as JSON. The
- * whole input is also parsed as JSON once, so the JSON parser sees
- * bytes that are not a request body too.
+ * whole input is also parsed as JSON once, strictly and with fractions
+ * (gr_json_parse_floats), so the JSON parser sees bytes that are not a
+ * request body too.
  *
  * Checks: a parse takes no more bytes than given, and exactly its
  * header section plus Content-Length; method, target and body lie in
@@ -41,6 +42,7 @@ check_json(const gr_json_t *v, int depth)
     case GR_JSON_NULL:
     case GR_JSON_BOOL:
     case GR_JSON_INT:
+    case GR_JSON_DBL:
         break;
     }
 }
@@ -58,6 +60,17 @@ json(const uint8_t *p, size_t n)
         check_json(v, 0);
     else
         GR_FUZZ_CHECK(strstr(err, " at byte ") != NULL);
+    /* with fractions (the telemetry lines' parse): accepts what the
+     * strict parse accepts, and more */
+    {
+        gr_json_t *f =
+            gr_json_parse_floats(a, (const char *)p, n, err, sizeof err);
+        GR_FUZZ_CHECK(v == NULL || f != NULL);
+        if (f != NULL)
+            check_json(f, 0);
+        else
+            GR_FUZZ_CHECK(strstr(err, " at byte ") != NULL);
+    }
     gr_arena_destroy(a);
 }
 

@@ -59,6 +59,7 @@ static const suite_entry_t suites[] = {
     { "api/groups", suite_api_groups },
     { "control/http", suite_control_http },
     { "control/inject", suite_control_inject },
+    { "control/metrics", suite_control_metrics },
 };
 
 int

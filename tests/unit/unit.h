@@ -51,5 +51,6 @@ Suite *suite_api_telemetry(void);
 Suite *suite_api_groups(void);
 Suite *suite_control_http(void);
 Suite *suite_control_inject(void);
+Suite *suite_control_metrics(void);
 
 #endif
