@@ -859,17 +859,20 @@ gr_broker_run(gr_broker_t *b)
         return -1;
     if (write_listeners_file(b) != 0)
         return -1;
-    for (int i = 0; i < b->nlisteners; i++)
-        printf("gregor: listening on %s://%s:%d\n", b->listeners[i].name,
-               b->listeners[i].adv_host, b->listeners[i].port);
-    if (gr_control_url(b) != NULL)
-        printf("gregor: control on %s\n", gr_control_url(b));
-    if (gr_control_metrics_url(b) != NULL)
-        printf("gregor: metrics on %s/metrics\n", gr_control_metrics_url(b));
-    printf("gregor: started (node %d, cluster %s, data %s) in %.1f ms\n",
-           b->node_id, b->cluster->cluster_id, b->log_dir,
-           (double)(gr_mono_us() - b->start_us) / 1000.0);
-    fflush(stdout);
+    if (!b->embedded) {
+        for (int i = 0; i < b->nlisteners; i++)
+            printf("gregor: listening on %s://%s:%d\n", b->listeners[i].name,
+                   b->listeners[i].adv_host, b->listeners[i].port);
+        if (gr_control_url(b) != NULL)
+            printf("gregor: control on %s\n", gr_control_url(b));
+        if (gr_control_metrics_url(b) != NULL)
+            printf("gregor: metrics on %s/metrics\n",
+                   gr_control_metrics_url(b));
+        printf("gregor: started (node %d, cluster %s, data %s) in %.1f ms\n",
+               b->node_id, b->cluster->cluster_id, b->log_dir,
+               (double)(gr_mono_us() - b->start_us) / 1000.0);
+        fflush(stdout);
+    }
     GR_LOG_INFO("serving as node %d of cluster %s", b->node_id,
                 b->cluster->cluster_id);
     gr_loop_run(b->loop);

@@ -81,6 +81,7 @@ struct gr_broker {
     int (*request_hook)(struct gr_req *req);
     const int16_t (*api_caps)[2];
     bool stopping;            /* gr_broker_destroy: late work is dropped */
+    bool embedded;            /* libgregor: nothing printed on stdout */
     /* deleted partitions' directories wait until the deletion is stored */
     bool deletions_unsynced, deleted_since_sync;
     /* what one Produce request's records may take once inflated or

@@ -523,7 +523,8 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
 #undef DY
 #undef I
 
-static uint32_t settings_generation = 1;
+/* atomic: brokers of one process (libgregor) may bump it at once */
+static _Atomic uint32_t settings_generation = 1;
 
 const gr_topic_config_def_t *
 gr_topic_config_def_at(int i)
@@ -847,7 +848,7 @@ static const char *
 check_value(const char *name, gr_tcfg_type_t type, int64_t min, int64_t max,
             const char *const *choices, enum special sp, const char *value)
 {
-    static char msg[768];
+    static _Thread_local char msg[768];
     char why[256], num[48];
     const char *p;
     size_t len;
@@ -1022,7 +1023,7 @@ message_format_version_valid(const char *v)
 const char *
 gr_topic_config_check(const char *name, const char *value)
 {
-    static char msg[512];
+    static _Thread_local char msg[512];
     const gr_topic_config_def_t *d = gr_topic_config_def_find(name);
     const char *why, *p;
     size_t len;
@@ -1081,7 +1082,7 @@ static const struct {
 const char *
 gr_broker_config_check(gr_conf_id_t id, const char *value)
 {
-    static char msg[512];
+    static _Thread_local char msg[512];
     const gr_broker_config_def_t *d = &bdefs[id];
     const char *name = gr_conf_name(id), *why;
     int64_t min = ranges[id].min, max = ranges[id].max;

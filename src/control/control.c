@@ -835,6 +835,52 @@ handle(gr_ctl_conn_t *k, const gr_http_req_t *hr)
     gr_buf_fini(&o);
 }
 
+void
+gr_control_call(gr_broker_t *b, const char *method, const char *target,
+                const char *body, gr_control_cb cb, void *arg)
+{
+    gr_http_req_t hr;
+    gr_buf_t out = GR_BUF_INIT;
+    const char *ctype;
+    bool scrape = false;
+    gr_scrape_t *sc;
+    int status;
+    if (b->control == NULL) {
+        error_json(&out, "the control interface is off "
+                         "(gregor.control.listener)");
+        status = 503;
+    } else {
+        memset(&hr, 0, sizeof hr);
+        hr.method = method;
+        hr.method_len = strlen(method);
+        hr.target = target;
+        hr.target_len = strlen(target);
+        hr.minor = 1;
+        hr.keep_alive = true;
+        hr.headers_done = true;
+        hr.body = (const uint8_t *)body;
+        hr.body_len = body ? strlen(body) : 0;
+        if (hr.body_len > GR_HTTP_MAX_BODY) {
+            error_json(&out, "the body is larger than 64 KiB");
+            status = 413;
+        } else {
+            status = answer(b->control, &hr, false, "libgregor", &out, &ctype,
+                            &scrape);
+        }
+    }
+    if (scrape && gr_metrics_scrape(b->control, cb, arg, &sc) == 0) {
+        gr_buf_fini(&out);
+        return; /* cb runs with the text */
+    }
+    if (scrape) {
+        gr_buf_reset(&out);
+        error_json(&out, "out of memory");
+        status = 500;
+    }
+    cb(arg, status, &out);
+    gr_buf_fini(&out);
+}
+
 /* Parses and answers what rbuf holds, one request at a time (the next
  * once the answer is written). Returns false when k is gone. */
 static bool

@@ -35,6 +35,17 @@ int gr_control_open(gr_broker_t *b);
 const char *gr_control_url(const gr_broker_t *b);
 /* The metrics listener's URL (gregor.metrics.listener), or NULL. */
 const char *gr_control_metrics_url(const gr_broker_t *b);
+/* One control operation without HTTP, for libgregor (src/embed.c): the
+ * route of method and target ("/v1/faults?api=Produce") with body (JSON,
+ * or NULL) answered as the listener would: cb(arg, HTTP status, the
+ * answer's body: JSON, or the metrics' text for GET /metrics) runs once,
+ * before this returns, except for GET /metrics, whose text is made on a
+ * worker: then on the loop later (never when the control interface
+ * closes first). 503 when the control interface is off. Loop thread
+ * only. */
+typedef void (*gr_control_cb)(void *arg, int status, gr_buf_t *answer);
+void gr_control_call(gr_broker_t *b, const char *method, const char *target,
+                     const char *body, gr_control_cb cb, void *arg);
 struct gr_partition;
 /* Partition p is being deleted: its counters go into the all-topics
  * totals of the metrics (nothing when the control module is off). */
@@ -48,6 +59,12 @@ void gr_control_close(gr_broker_t *b);
  * (err says why) when there is no answer. Any thread (tests, ctl). */
 int gr_ctl_http(const char *url, const char *method, const char *path,
                 const char *body, gr_buf_t *out, char *err, size_t errsz);
+
+/* "key=value" as a JSON member appended to o, with a leading comma unless
+ * first: integers, true, false and null as such, anything else a string
+ * (gregor ctl's arguments, libgregor's options). 0, or -1 when kv has no
+ * '=' or an empty key. */
+int gr_ctl_kv_json(gr_buf_t *o, const char *kv, size_t len, bool first);
 
 /* `gregor ctl URL OP [key=value...]`: argv[0] is "ctl". Returns the
  * process exit code. */

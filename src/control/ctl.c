@@ -206,24 +206,35 @@ is_int(const char *s)
     return true;
 }
 
-/* "k=v" as a JSON member (with a leading comma unless first). */
-static int
-put_kv(gr_buf_t *o, const char *kv, bool first)
+int
+gr_ctl_kv_json(gr_buf_t *o, const char *kv, size_t len, bool first)
 {
-    const char *eq = strchr(kv, '=');
+    const char *eq = memchr(kv, '=', len);
+    char v[1024];
+    size_t vn;
     if (eq == NULL || eq == kv)
         return -1;
+    vn = len - (size_t)(eq + 1 - kv);
+    if (vn >= sizeof v)
+        return -1;
+    memcpy(v, eq + 1, vn);
+    v[vn] = '\0';
     if (!first)
         gr_buf_putc(o, ',');
     gr_json_put_str(o, kv, (size_t)(eq - kv));
     gr_buf_putc(o, ':');
-    eq++;
-    if (is_int(eq) || strcmp(eq, "true") == 0 || strcmp(eq, "false") == 0 ||
-        strcmp(eq, "null") == 0)
-        gr_buf_puts(o, eq);
+    if (is_int(v) || strcmp(v, "true") == 0 || strcmp(v, "false") == 0 ||
+        strcmp(v, "null") == 0)
+        gr_buf_puts(o, v);
     else
-        gr_json_put_str(o, eq, strlen(eq));
+        gr_json_put_str(o, v, vn);
     return 0;
+}
+
+static int
+put_kv(gr_buf_t *o, const char *kv, bool first)
+{
+    return gr_ctl_kv_json(o, kv, strlen(kv), first);
 }
 
 /* {extra..., k=v...} from args; NULL on a malformed pair. */

@@ -625,7 +625,7 @@ gr_conf_node_id(const gr_conf_t *conf)
 const char *
 gr_conf_log_dir(const gr_conf_t *conf)
 {
-    static char first[4096];
+    static _Thread_local char first[4096]; /* brokers of one process */
     const char *v = gr_conf_str(conf, GR_CONF_LOG_DIRS);
     const char *items[1];
     if (v && gr_conf_list_split(v, first, sizeof first, items, 1) == 1)

@@ -40,8 +40,8 @@ str_is(const char *c, const gr_str_t *s)
 
 /* The waiter of the API call in progress (loop thread only; API calls do
  * not nest: callbacks only reply). */
-static gr_group_waiter_t *current;
-static bool current_fired;
+static _Thread_local gr_group_waiter_t *current; /* per loop thread */
+static _Thread_local bool current_fired;
 
 void
 gr_waiter_begin(gr_group_waiter_t *w)

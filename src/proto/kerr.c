@@ -32,7 +32,7 @@ find(gr_kerr_t e)
 const char *
 gr_kerr_name(gr_kerr_t e)
 {
-    static char unknown[32];
+    static _Thread_local char unknown[32];
     const kerr_info_t *k = find(e);
     if (k)
         return k->name;
