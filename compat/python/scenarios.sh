@@ -205,3 +205,58 @@ s_control_faults() {
 
 LIMIT_control_faults=180
 SCENARIOS+=(control_faults)
+
+# /metrics against what kafka-python 3 and confluent-kafka did
+# (compat/python/metrics_scrape.py: records and bytes per topic, a group's
+# lag and state, requests per API against the request log, an injected
+# error, pushed client telemetry); the same text on the metrics-only
+# listener, which serves nothing else; when Debian's
+# python3-prometheus-client is there, its parser reads the scrape too; and
+# every metric the Grafana dashboard (etc/grafana-dashboard.json) draws is
+# in the scrape
+s_metrics_scrape() {
+    local c m out
+    pyc_ready || return 1
+    start_broker --override num.partitions=3 \
+        --override gregor.control.listener=http://127.0.0.1:0 \
+        --override gregor.metrics.listener=http://127.0.0.1:0 || return 1
+    c=$(control_url) || return 1
+    m=$(sed -n 's|^gregor: metrics on \(.*\)/metrics$|\1|p' "$BROKER_DIR/stdout")
+    case "$m" in http://127.0.0.1:*) ;; *) echo "metrics on '$m'"; return 1 ;; esac
+    out=$BROKER_DIR/metrics.txt
+    GR_CONTROL=$c GR_METRICS=$m GR_METRICS_OUT=$out PYC_LIMIT=120 \
+        pyc metrics_scrape.py || return 1
+    # the metrics listener serves /metrics and nothing else
+    "$GREGOR" ctl "$m" get /metrics | grep -q '^# TYPE kafka_log_log_size gauge$' ||
+        return 1
+    "$GREGOR" ctl "$m" info >/dev/null 2>&1
+    [ $? = 1 ] || { echo "the metrics listener answered /v1"; return 1; }
+    if /usr/bin/python3 -c 'import prometheus_client' 2>/dev/null; then
+        /usr/bin/python3 - "$out" <<'PY' || return 1
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = list(text_string_to_metric_families(open(sys.argv[1]).read()))
+n = sum(len(f.samples) for f in fams)
+names = {f.name for f in fams}
+assert "kafka_server_brokertopicmetrics_messagesin" in names, sorted(names)[:20]
+assert any(f.type == "histogram" for f in fams)
+print("prometheus_client parsed %d families, %d samples" % (len(fams), n))
+PY
+    else
+        echo "# python3-prometheus-client not installed: no second parser"
+    fi
+    # every metric etc/grafana-dashboard.json draws is in the scrape
+    "$PYC" - "$COMPAT_SRC/../etc/grafana-dashboard.json" "$out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+have = {l.split("{")[0].split(" ")[0] for l in open(sys.argv[2]) if l[0] != "#"}
+want = {m for p in d["panels"] for t in p.get("targets", [])
+        for m in re.findall(r"\b(?:kafka|gregor|process)_[a-z0-9_]+", t["expr"])}
+missing = sorted(want - have)
+print("the dashboard draws %d metrics%s" % (len(want), ", missing: %s" % missing if missing else ""))
+sys.exit(1 if missing else 0)
+PY
+}
+
+LIMIT_metrics_scrape=150
+SCENARIOS+=(metrics_scrape)

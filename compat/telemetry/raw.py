@@ -437,4 +437,5 @@ def main():
         sys.exit(1 if FAILS else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()
