@@ -139,6 +139,22 @@ s_py_confluent_consumer_groups() {
 LIMIT_py_confluent_consumer_groups=180
 SCENARIOS+=(py_confluent_consumer_groups)
 
+# how long 20 members (librdkafka) take to form a group over 60
+# partitions, to take a 21st in and to let it go, by protocol: KIP-848
+# (the broker's defaults: heartbeat interval 5 s, assignment interval 1 s),
+# classic cooperative-sticky and classic range (eager). A figure; the
+# check is only that each settles within a minute
+s_py_confluent_rebalance_figures() {
+    pyc_ready || return 1
+    start_broker || return 1
+    for p in consumer cooperative eager; do
+        PYC_LIMIT=200 pyc ck_rebalance.py $p 20 60 || return 1
+    done
+}
+
+LIMIT_py_confluent_rebalance_figures=620
+SCENARIOS+=(py_confluent_rebalance_figures)
+
 # kafka-python 3: every codec with keys, headers, timestamps and murmur2
 # partitioning, 1 MB records, offsets by time, idempotence, transactions
 # (fencing, send_offsets_to_transaction, List/DescribeTransactions,
