@@ -188,10 +188,12 @@ static int32_t
 bal_init(balancer_t *b, const int32_t *members, int32_t n)
 {
     int32_t *sz = b->h->sizes;
-    memcpy(b->sorted, members, sizeof(*members) * (size_t)n);
+    if (n)
+        memcpy(b->sorted, members, sizeof(*members) * (size_t)n);
     b->nsorted = n;
     sort_h = b->h;
-    qsort(b->sorted, (size_t)n, sizeof(*b->sorted), member_cmp);
+    if (n > 1)
+        qsort(b->sorted, (size_t)n, sizeof(*b->sorted), member_cmp);
     b->least_end = 0;
     b->least_count = sz[b->sorted[0]] - 1;
     b->next_least = 0;
@@ -289,7 +291,8 @@ balance_topic(het_t *h, balancer_t *b, int32_t t, int32_t *parts,
     for (int32_t p = 0; p < n; p++)
         parts[p] = p;
     part_owner = topic->owner;
-    qsort(parts, (size_t)n, sizeof(*parts), part_cmp);
+    if (n > 1)
+        qsort(parts, (size_t)n, sizeof(*parts), part_cmp);
     for (int32_t m = 0; m < h->s->nmembers; m++)
         start[m] = end[m] = -1;
     for (int32_t i = 0; i < n; i++) {
@@ -364,7 +367,8 @@ uniform_heterogeneous(gr_asg_spec_t *s)
             order[norder++] = t;
     }
     sort_h = &h;
-    qsort(order, (size_t)norder, sizeof(*order), topic_cmp);
+    if (norder > 1)
+        qsort(order, (size_t)norder, sizeof(*order), topic_cmp);
     for (int32_t i = 0; i < norder; i++) {
         int32_t t = order[i];
         bal_init(&b, h.subs[t], h.nsubs[t]);
@@ -384,7 +388,8 @@ uniform_heterogeneous(gr_asg_spec_t *s)
         start = xcalloc((size_t)s->nmembers, sizeof(int32_t));
         end = xcalloc((size_t)s->nmembers, sizeof(int32_t));
         sort_h = &h;
-        qsort(order, (size_t)norder, sizeof(*order), topic_cmp);
+        if (norder > 1)
+            qsort(order, (size_t)norder, sizeof(*order), topic_cmp);
         for (int round = 0; round < 16; round++) {
             for (int32_t i = 0; i < norder; i++) {
                 if (i == last)
@@ -461,7 +466,8 @@ gr_assign_range(gr_asg_spec_t *s)
             rt[s->members[m].topics[i]].nmembers++;
     }
     range_s = s;
-    qsort(order, (size_t)s->nmembers, sizeof(*order), range_member_cmp);
+    if (s->nmembers > 1)
+        qsort(order, (size_t)s->nmembers, sizeof(*order), range_member_cmp);
     /* each member in order takes the next range of each of its topics:
      * the quota, plus one while the remainder lasts */
     for (int32_t k = 0; k < s->nmembers; k++) {

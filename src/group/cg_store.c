@@ -393,7 +393,8 @@ names_dup(const gr_str_t *names, int32_t n, int32_t *out_n)
         GR_ASSERT(v[k] != NULL);
         k++;
     }
-    qsort(v, (size_t)k, sizeof(*v), scmp);
+    if (k > 1)
+        qsort(v, (size_t)k, sizeof(*v), scmp);
     *out_n = 0;
     for (int32_t i = 0; i < k; i++) {
         if (*out_n > 0 && strcmp(v[i], v[*out_n - 1]) == 0)
@@ -461,7 +462,8 @@ assign_from(gr_cg_assign_t *dst, int32_t n, const gr_uuid_t *ids,
         tp->n = w;
         k++;
     }
-    qsort(dst->t, (size_t)k, sizeof(*dst->t), tp_cmp);
+    if (k > 1)
+        qsort(dst->t, (size_t)k, sizeof(*dst->t), tp_cmp);
     /* the same topic twice: keep the first (a malformed record) */
     dst->n = k > 0 ? 1 : 0;
     for (int32_t i = 1; i < k; i++) {

@@ -95,7 +95,8 @@ gr_cg_assign_copy(gr_cg_assign_t *dst, const gr_cg_assign_t *src,
         d->n = s->n;
         d->parts = malloc(sz);
         GR_ASSERT(d->parts != NULL);
-        memcpy(d->parts, s->parts, sizeof(int32_t) * (size_t)s->n);
+        if (s->n)
+            memcpy(d->parts, s->parts, sizeof(int32_t) * (size_t)s->n);
         d->epochs = NULL;
         if (s->epochs || fill_epoch >= 0) {
             d->epochs = malloc(sz);
@@ -229,7 +230,8 @@ ab_finish(ab_t *b)
 {
     gr_cg_assign_t out = { NULL, 0 };
     int32_t nt = 0;
-    qsort(b->v, (size_t)b->n, sizeof(*b->v), abe_cmp);
+    if (b->n > 1)
+        qsort(b->v, (size_t)b->n, sizeof(*b->v), abe_cmp);
     for (int32_t i = 0; i < b->n; i++)
         if (i == 0 || id_cmp(&b->v[i].id, &b->v[i - 1].id) != 0)
             nt++;
@@ -1144,8 +1146,11 @@ subview_adj(op_t *op, subview_t *s, char *const *names, int32_t n, int d)
             if (d < 0)
                 continue;
             v = az(op->a, sizeof(*v) * (size_t)(s->n + 1));
-            memcpy(v, s->v, sizeof(*v) * (size_t)at);
-            memcpy(v + at + 1, s->v + at, sizeof(*v) * (size_t)(s->n - at));
+            if (at)
+                memcpy(v, s->v, sizeof(*v) * (size_t)at);
+            if (s->n - at)
+                memcpy(v + at + 1, s->v + at,
+                       sizeof(*v) * (size_t)(s->n - at));
             v[at].name = names[i];
             v[at].by_name = v[at].by_regex = 0;
             s->v = v;
@@ -1162,7 +1167,8 @@ subview(op_t *op, const gr_cmember_t *m, const gr_cmember_t *upd)
     int32_t k = 0;
     s.n = op->cg->nsubs;
     s.v = az(op->a, sizeof(*s.v) * (size_t)(s.n ? s.n : 1));
-    memcpy(s.v, op->cg->subs, sizeof(*s.v) * (size_t)s.n);
+    if (s.n)
+        memcpy(s.v, op->cg->subs, sizeof(*s.v) * (size_t)s.n);
     if (m)
         subview_adj(op, &s, m->topics, m->ntopics, -1);
     if (upd)
@@ -1457,7 +1463,8 @@ compute_target(op_t *op, int32_t epoch, const gr_cmember_t *m,
         byid[j].id = topics[j].id;
         byid[j].ix = j;
     }
-    qsort(byid, (size_t)nt, sizeof(*byid), topic_ix_cmp);
+    if (nt > 1)
+        qsort(byid, (size_t)nt, sizeof(*byid), topic_ix_cmp);
     for (int32_t i = 0; i < nsm; i++) {
         const gr_cmember_t *x = sm[i].m;
         idset_t ids = member_topic_ids(op, x);
@@ -1552,7 +1559,8 @@ fence_records(op_t *op, gr_cmember_t *const *ms, int32_t n)
     subview_t s;
     s.n = cg->nsubs;
     s.v = az(op->a, sizeof(*s.v) * (size_t)(s.n ? s.n : 1));
-    memcpy(s.v, cg->subs, sizeof(*s.v) * (size_t)s.n);
+    if (s.n)
+        memcpy(s.v, cg->subs, sizeof(*s.v) * (size_t)s.n);
     for (int32_t i = 0; i < n; i++) {
         gr_cg_rec_tomb(&op->rs, GR_CG_REC_CURRENT, ms[i]->id);
         gr_cg_rec_tomb(&op->rs, GR_CG_REC_TARGET_MEMBER, ms[i]->id);
@@ -1889,7 +1897,8 @@ regex_resolve(gr_loop_t *loop, gr_timer_t *t)
                          "(%s): ignored",
                          grp->id, set[i], why);
         }
-        qsort(names, (size_t)n, sizeof(*names), cstr_qcmp);
+        if (n > 1)
+            qsort(names, (size_t)n, sizeof(*names), cstr_qcmp);
         if (old == NULL || !names_eq(old->topics, old->ntopics, names, n))
             bump = true;
         subview_adj(&op, &sv, names, n, 1);
