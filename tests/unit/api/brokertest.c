@@ -128,18 +128,17 @@ read_full(int fd, uint8_t *p, size_t n)
     }
 }
 
-void *
-gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
-                         const void *rq, const void *extra, size_t extra_len)
+/* Writes request rq (with extra_len bytes of extra after the body) and
+ * returns its correlation id. */
+static int32_t
+send_request(gr_brokertest_t *t, int key, int16_t ver, const void *rq,
+             const void *extra, size_t extra_len)
 {
     const gr_proto_api_t *api = gr_proto_api(key);
     gr_req_header_t h;
     size_t hsz, bsz;
-    uint8_t *buf, sz[4];
+    uint8_t *buf;
     gr_writer_t w;
-    gr_reader_t r;
-    int32_t len;
-    void *rs;
 
     ck_assert_ptr_nonnull(api);
     memset(&h, 0, sizeof h);
@@ -159,18 +158,45 @@ gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
         memcpy(buf + 4 + hsz + bsz - extra_len, extra, extra_len);
     ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
                      (ssize_t)(4 + hsz + bsz));
+    return t->corr;
+}
+
+int32_t
+gr_brokertest_send(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
+{
+    return send_request(t, key, ver, rq, NULL, 0);
+}
+
+void *
+gr_brokertest_recv(gr_brokertest_t *t, int key, int16_t ver, int32_t corr)
+{
+    const gr_proto_api_t *api = gr_proto_api(key);
+    uint8_t *buf, sz[4];
+    gr_reader_t r;
+    int32_t len;
+    void *rs;
+
+    ck_assert_ptr_nonnull(api);
     read_full(t->fd, sz, 4);
     len = (int32_t)gr_get_u32(sz);
     buf = gr_arena_alloc(t->a, (size_t)len);
     read_full(t->fd, buf, (size_t)len);
     r = gr_reader_init(buf, (size_t)len);
-    ck_assert_int_eq(gr_rd_i32(&r), t->corr);
+    ck_assert_int_eq(gr_rd_i32(&r), corr);
     if (gr_proto_resp_header_version((int16_t)key, ver) == 1)
         gr_rd_skip_tags(&r);
     rs = gr_arena_zalloc(t->a, api->response.struct_size);
     ck_assert_int_eq(api->response.decode(&r, ver, t->a, rs), 0);
     ck_assert_int_eq(gr_reader_remaining(&r), 0);
     return rs;
+}
+
+void *
+gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
+                         const void *rq, const void *extra, size_t extra_len)
+{
+    int32_t corr = send_request(t, key, ver, rq, extra, extra_len);
+    return gr_brokertest_recv(t, key, ver, corr);
 }
 
 void *
@@ -183,33 +209,43 @@ bool
 gr_brokertest_call_closed(gr_brokertest_t *t, int key, int16_t ver,
                           const void *rq)
 {
-    const gr_proto_api_t *api = gr_proto_api(key);
-    gr_req_header_t h;
-    size_t hsz, bsz;
-    uint8_t *buf, b;
-    gr_writer_t w;
+    uint8_t b;
     ssize_t n;
 
-    ck_assert_ptr_nonnull(api);
-    memset(&h, 0, sizeof h);
-    h.api_key = (int16_t)key;
-    h.api_version = ver;
-    h.correlation_id = ++t->corr;
-    h.client_id = gr_str_c("brokertest");
-    hsz = gr_req_header_size(&h);
-    bsz = api->request.size(rq, ver);
-    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
-    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
-    gr_wr_i32(&w, (int32_t)(hsz + bsz));
-    gr_req_header_encode(&w, &h);
-    api->request.encode(&w, rq, ver);
-    ck_assert_int_eq(w.err, 0);
-    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
-                     (ssize_t)(4 + hsz + bsz));
+    send_request(t, key, ver, rq, NULL, 0);
     do
         n = read(t->fd, &b, 1);
     while (n < 0 && errno == EINTR);
     return n == 0 || (n < 0 && errno == ECONNRESET);
+}
+
+gr_uuid_t
+gr_brokertest_create_topic(gr_brokertest_t *t, const char *name, int32_t nparts,
+                           const char *key, const char *value)
+{
+    gr_create_topics_request_t rq;
+    gr_create_topics_request_creatable_topic_t tp;
+    gr_create_topics_request_creatable_topic_config_t c;
+    gr_create_topics_response_t *rs;
+
+    gr_create_topics_request_init(&rq);
+    gr_create_topics_request_creatable_topic_init(&tp);
+    tp.name = gr_str_c(name);
+    tp.num_partitions = nparts;
+    tp.replication_factor = 1;
+    if (key != NULL) {
+        c.name = gr_str_c(key);
+        c.value = gr_str_c(value);
+        tp.configs = &c;
+        tp.configs_cnt = 1;
+    }
+    rq.topics = &tp;
+    rq.topics_cnt = 1;
+    rq.timeout_ms = 10000;
+    rs = gr_brokertest_call(t, GR_API_CREATE_TOPICS, 7, &rq);
+    ck_assert_int_eq(rs->topics_cnt, 1);
+    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
+    return rs->topics[0].topic_id;
 }
 
 void

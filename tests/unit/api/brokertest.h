@@ -9,6 +9,7 @@
 
 #include "broker.h"
 #include "core/arena.h"
+#include "core/str.h"
 
 typedef struct gr_brokertest {
     char dir[64]; /* a fresh directory under /tmp */
@@ -48,5 +49,18 @@ void gr_brokertest_coordinator(gr_brokertest_t *t, const char *key,
 void *gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
                                const void *rq, const void *extra,
                                size_t extra_len);
+/* The two halves of a call, for requests sent without waiting: writes
+ * rq and returns its correlation id; reads the next response, which must
+ * carry correlation id corr, and returns it decoded (in t->a). */
+int32_t gr_brokertest_send(gr_brokertest_t *t, int key, int16_t ver,
+                           const void *rq);
+void *gr_brokertest_recv(gr_brokertest_t *t, int key, int16_t ver,
+                         int32_t corr);
+/* CreateTopics v7 of one topic (replication factor 1) with one config
+ * key=value (key may be NULL); fails the test unless it is created.
+ * Returns the topic's id. */
+gr_uuid_t gr_brokertest_create_topic(gr_brokertest_t *t, const char *name,
+                                     int32_t nparts, const char *key,
+                                     const char *value);
 
 #endif

@@ -20,25 +20,6 @@
 
 typedef gr_create_topics_request_creatable_topic_t ctopic_t;
 
-static void
-create_topic(gr_brokertest_t *bt, const char *name, int32_t np)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_response_t *rs;
-    ctopic_t t;
-
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = np;
-    t.replication_factor = 1;
-    gr_create_topics_request_init(&rq);
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-}
-
 /* Random names from a small alphabet (many repeats), empty ones and null
  * ones: each maps to its first equal, as a quadratic search finds it. */
 START_TEST(test_first_of)
@@ -87,7 +68,7 @@ START_TEST(test_metadata_repeats_once)
     gr_metadata_request_topic_t t[5];
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "m", 1);
+    gr_brokertest_create_topic(&bt, "m", 1, NULL, NULL);
     for (int i = 0; i < 5; i++) {
         gr_metadata_request_topic_init(&t[i]);
         t[i].name = GR_STR_NULL;
@@ -132,7 +113,7 @@ START_TEST(test_log_dirs_set)
     int32_t p1[] = { 0, 0, 1 }, p2[] = { 1, 0, 5 }, p3[] = { 0 };
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "d", 2);
+    gr_brokertest_create_topic(&bt, "d", 2, NULL, NULL);
     for (int i = 0; i < 3; i++)
         gr_describe_log_dirs_request_describable_log_dir_topic_init(&t[i]);
     t[0].topic = gr_str_c("d");
@@ -171,7 +152,7 @@ START_TEST(test_configs_repeated)
     char names[40][16];
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "c", 1);
+    gr_brokertest_create_topic(&bt, "c", 1, NULL, NULL);
     for (int i = 0; i < 3; i++) {
         gr_describe_configs_request_describe_configs_resource_init(&r[i]);
         r[i].resource_type = 2; /* TOPIC */

@@ -19,26 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gr_uuid_t
-create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_request_creatable_topic_t t;
-    gr_create_topics_response_t *rs;
-
-    gr_create_topics_request_init(&rq);
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = nparts;
-    t.replication_factor = 1;
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-    return rs->topics[0].topic_id;
-}
-
 /* One batch of n records of vlen-byte values. */
 static void
 batch(gr_buf_t *out, int n, size_t vlen)
@@ -165,7 +145,7 @@ START_TEST(test_fetch_max_bytes_bounds_answer)
     int got = 0;
 
     gr_brokertest_start(&bt, over);
-    create_topic(&bt, "fm", 3);
+    gr_brokertest_create_topic(&bt, "fm", 3, NULL, NULL);
     batch(&recs, 1, 1000);
     for (int p = 0; p < 3; p++)
         for (int i = 0; i < 10; i++)
@@ -211,7 +191,7 @@ START_TEST(test_fetch_first_batch_whole)
     const gr_fetch_response_partition_data_t *d;
 
     gr_brokertest_start(&bt, over);
-    create_topic(&bt, "fw", 2);
+    gr_brokertest_create_topic(&bt, "fw", 2, NULL, NULL);
     batch(&recs, 5, 1000); /* one batch of about 5 KB */
     produce(&bt, "fw", 0, &recs);
     produce(&bt, "fw", 0, &recs);
@@ -254,7 +234,7 @@ START_TEST(test_fetch_negative_max_bytes)
     gr_fetch_response_t *rs;
 
     gr_brokertest_start(&bt, over);
-    create_topic(&bt, "fn", 4);
+    gr_brokertest_create_topic(&bt, "fn", 4, NULL, NULL);
     batch(&recs, 1, 1000);
     for (int p = 0; p < 4; p++)
         for (int k = 0; k < 20; k++)
@@ -297,7 +277,7 @@ START_TEST(test_fetch_long_poll_converted)
     int64_t t0;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "fl", 1);
+    gr_brokertest_create_topic(&bt, "fl", 1, NULL, NULL);
     batch(&recs, 3, 100);
     produce(&bt, "fl", 0, &recs);
     /* 1 MiB asked: not there, answered after max_wait_ms with what is */
@@ -327,7 +307,7 @@ START_TEST(test_fetch_more_partitions_than_held_files)
     /* read by the loop thread at the next Fetch, which the socket orders
      * after this */
     bt.b->max_held_files = 8;
-    create_topic(&bt, "fh", 20);
+    gr_brokertest_create_topic(&bt, "fh", 20, NULL, NULL);
     batch(&recs, 2, 100);
     for (int p = 0; p < 20; p++)
         produce(&bt, "fh", p, &recs);
@@ -382,7 +362,7 @@ START_TEST(test_fetch_alternating_topics)
 
     ck_assert(t != NULL && fp != NULL);
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "fa", 2);
+    gr_brokertest_create_topic(&bt, "fa", 2, NULL, NULL);
     batch(&recs, 1, 10);
     produce(&bt, "fa", 0, &recs);
     produce(&bt, "fa", 1, &recs);
@@ -485,7 +465,7 @@ START_TEST(test_fetch_session_rules)
 
     memset(&none, 0, sizeof none);
     gr_brokertest_start(&bt, NULL);
-    id = create_topic(&bt, "fs", 6);
+    id = gr_brokertest_create_topic(&bt, "fs", 6, NULL, NULL);
     /* read by the loop thread at the next Fetch, which the socket orders
      * after this */
     gr_fsessions_set_limits(bt.b->fetch_sessions, GR_FSESS_EVICTION_MS, 3);

@@ -27,25 +27,6 @@
 
 typedef gr_list_offsets_response_list_offsets_partition_response_t lo_part_t;
 
-static void
-create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_request_creatable_topic_t t;
-    gr_create_topics_response_t *rs;
-
-    gr_create_topics_request_init(&rq);
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = nparts;
-    t.replication_factor = 1;
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-}
-
 /* NREC records of vlen bytes each, timestamps t0, t0 + 10, ... */
 static void
 ts_batch(gr_buf_t *out, int codec, size_t vlen, int64_t t0)
@@ -153,7 +134,7 @@ START_TEST(test_search_large_batch)
     lo_part_t *p;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "big", 2);
+    gr_brokertest_create_topic(&bt, "big", 2, NULL, NULL);
     ts_batch(&big, GR_CODEC_ZSTD, MIB, t0);
     ts_batch(&small, GR_CODEC_NONE, 10, t0);
     ck_assert_int_lt(big.len, MIB / 4);
@@ -198,65 +179,6 @@ END_TEST
 
 /* --- a request written without waiting, its answer read apart */
 
-static void
-send_only(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
-{
-    const gr_proto_api_t *api = gr_proto_api(key);
-    gr_req_header_t h;
-    size_t hsz, bsz;
-    uint8_t *buf;
-    gr_writer_t w;
-
-    memset(&h, 0, sizeof h);
-    h.api_key = (int16_t)key;
-    h.api_version = ver;
-    h.correlation_id = ++t->corr;
-    h.client_id = gr_str_c("list_offsets");
-    hsz = gr_req_header_size(&h);
-    bsz = api->request.size(rq, ver);
-    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
-    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
-    gr_wr_i32(&w, (int32_t)(hsz + bsz));
-    gr_req_header_encode(&w, &h);
-    api->request.encode(&w, rq, ver);
-    ck_assert_int_eq(w.err, 0);
-    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
-                     (ssize_t)(4 + hsz + bsz));
-}
-
-static void
-read_full(int fd, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = read(fd, p, n);
-        ck_assert_int_gt(r, 0);
-        p += r;
-        n -= (size_t)r;
-    }
-}
-
-static gr_list_offsets_response_t *
-recv_list(gr_brokertest_t *t, int16_t ver, int32_t corr)
-{
-    const gr_proto_api_t *api = gr_proto_api(GR_API_LIST_OFFSETS);
-    gr_list_offsets_response_t *rs;
-    uint8_t sz[4], *buf;
-    gr_reader_t r;
-    int32_t len;
-
-    read_full(t->fd, sz, 4);
-    len = (int32_t)gr_get_u32(sz);
-    buf = gr_arena_alloc(t->a, (size_t)len);
-    read_full(t->fd, buf, (size_t)len);
-    r = gr_reader_init(buf, (size_t)len);
-    ck_assert_int_eq(gr_rd_i32(&r), corr);
-    if (gr_proto_resp_header_version(GR_API_LIST_OFFSETS, ver) == 1)
-        gr_rd_skip_tags(&r);
-    rs = gr_arena_zalloc(t->a, api->response.struct_size);
-    ck_assert_int_eq(api->response.decode(&r, ver, t->a, rs), 0);
-    return rs;
-}
-
 /* Searches of eight 24 MiB batches under way while another connection
  * deletes their topic (its segments with it): each partition is answered
  * with the offset found or UNKNOWN_TOPIC_OR_PARTITION, the broker goes on,
@@ -280,14 +202,14 @@ START_TEST(test_topic_deleted_in_flight)
     lo_part_t *p;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "gone", NP);
+    gr_brokertest_create_topic(&bt, "gone", NP, NULL, NULL);
     ts_batch(&big, GR_CODEC_ZSTD, MIB, t0);
     for (int i = 0; i < NP; i++) {
         produce(&bt, "gone", i, &big);
         ts[i] = t0 + 205;
     }
     lo_init(&rq, &t, qp, "gone", ts, NP);
-    send_only(&bt, GR_API_LIST_OFFSETS, 7, &rq);
+    gr_brokertest_send(&bt, GR_API_LIST_OFFSETS, 7, &rq);
 
     /* the deletion, on a second connection */
     lo_fd = bt.fd;
@@ -304,7 +226,7 @@ START_TEST(test_topic_deleted_in_flight)
     close(bt.fd);
     bt.fd = lo_fd;
 
-    rs = recv_list(&bt, 7, bt.corr - 1);
+    rs = gr_brokertest_recv(&bt, GR_API_LIST_OFFSETS, 7, bt.corr - 1);
     ck_assert_int_eq(rs->topics_cnt, 1);
     ck_assert_int_eq(rs->topics[0].partitions_cnt, NP);
     for (int i = 0; i < NP; i++) {
@@ -338,7 +260,7 @@ START_TEST(test_rounds)
     lo_part_t *p;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "many", NP);
+    gr_brokertest_create_topic(&bt, "many", NP, NULL, NULL);
     ts_batch(&b[0], GR_CODEC_NONE, 100, t0);
     ts_batch(&b[1], GR_CODEC_GZIP, 4096, t0);
     for (int i = 0; i < NP; i++) {

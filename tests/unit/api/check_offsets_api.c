@@ -13,27 +13,6 @@
 static const char md_bytes[] = "Hello\0world!"; /* 12 bytes */
 static const gr_str_t md = { md_bytes, 12 };
 
-static gr_uuid_t
-create_topic(gr_brokertest_t *bt, const char *name)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_request_creatable_topic_t t;
-    gr_create_topics_response_t *rs;
-
-    gr_create_topics_request_init(&rq);
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = 2;
-    t.replication_factor = 1;
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics_cnt, 1);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-    return rs->topics[0].topic_id;
-}
-
 /* A simple consumer's commit of (topic or id, partition 1) at version v. */
 static int16_t
 commit(gr_brokertest_t *bt, int16_t v, const char *topic, gr_uuid_t id,
@@ -117,7 +96,7 @@ START_TEST(test_metadata_byte_for_byte)
 
     gr_brokertest_start(&bt, NULL);
     gr_brokertest_coordinator(&bt, "g", 0);
-    create_topic(&bt, "t");
+    gr_brokertest_create_topic(&bt, "t", 2, NULL, NULL);
     ck_assert_int_eq(commit(&bt, 2, "t", zero, 42, md), GR_KERR_NONE);
     for (int round = 0; round < 2; round++) {
         /* v1: the old shape */
@@ -156,8 +135,8 @@ START_TEST(test_topic_ids_v10)
 
     gr_brokertest_start(&bt, NULL);
     gr_brokertest_coordinator(&bt, "g", 0);
-    id = create_topic(&bt, "t");
-    create_topic(&bt, "u");
+    id = gr_brokertest_create_topic(&bt, "t", 2, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "u", 2, NULL, NULL);
     ck_assert_int_eq(commit(&bt, 10, "", id, 7, GR_STR("m")), GR_KERR_NONE);
     ck_assert_int_eq(commit(&bt, 10, "", other, 7, GR_STR("m")),
                      GR_KERR_UNKNOWN_TOPIC_ID);

@@ -15,38 +15,6 @@
 
 #include <string.h>
 
-static gr_uuid_t
-create_topic_n(gr_brokertest_t *bt, const char *name, const char *policy,
-               int32_t nparts)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_request_creatable_topic_t t;
-    gr_create_topics_request_creatable_topic_config_t c;
-    gr_create_topics_response_t *rs;
-
-    gr_create_topics_request_init(&rq);
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = nparts;
-    t.replication_factor = 1;
-    c.name = gr_str_c("cleanup.policy");
-    c.value = gr_str_c(policy);
-    t.configs = &c;
-    t.configs_cnt = 1;
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-    return rs->topics[0].topic_id;
-}
-
-static gr_uuid_t
-create_topic(gr_brokertest_t *bt, const char *name, const char *policy)
-{
-    return create_topic_n(bt, name, policy, 1);
-}
-
 /* One batch of n records, every tenth (from index 3) without a key. */
 static void
 batch(gr_buf_t *out, int n)
@@ -111,7 +79,8 @@ START_TEST(test_record_errors_by_version)
     int16_t v = (int16_t)_i;
 
     gr_brokertest_start(&bt, NULL);
-    id = create_topic(&bt, "compacted", "compact");
+    id = gr_brokertest_create_topic(&bt, "compacted", 1, "cleanup.policy",
+                                    "compact");
     batch(&recs, 100);
     p = produce(&bt, v, "compacted", id, &recs);
     ck_assert_int_eq(p->error_code, GR_KERR_INVALID_RECORD);
@@ -159,7 +128,8 @@ START_TEST(test_topic_ids_v13)
     gr_uuid_t id, other = { { 9, 9, 9 } };
 
     gr_brokertest_start(&bt, NULL);
-    id = create_topic(&bt, "plain", "delete");
+    id =
+        gr_brokertest_create_topic(&bt, "plain", 1, "cleanup.policy", "delete");
     batch(&recs, 5); /* keys are optional here */
     p = produce(&bt, 13, "", id, &recs);
     ck_assert_int_eq(p->error_code, GR_KERR_NONE);
@@ -194,7 +164,7 @@ START_TEST(test_fetch_no_cut_first_batch)
     size_t batch_size;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic_n(&bt, "big", "delete", 2);
+    gr_brokertest_create_topic(&bt, "big", 2, "cleanup.policy", "delete");
     gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
     gr_batch_builder_add(&bb, gr_wall_ms(), &k, &v, 0, NULL, 0);
     ck_assert_int_eq(gr_batch_builder_finish(&bb, 0, &recs), 0);
@@ -258,7 +228,7 @@ START_TEST(test_fetch_error_offsets)
     const int32_t aborted[3] = { 0, -1, 0 };
 
     gr_brokertest_start(&bt, NULL);
-    create_topic_n(&bt, "fe", "delete", 2);
+    gr_brokertest_create_topic(&bt, "fe", 2, "cleanup.policy", "delete");
     batch(&recs, 2);
     ck_assert_int_eq(produce(&bt, 7, "fe", (gr_uuid_t){ { 0 } }, &recs)
                          ->error_code,
@@ -320,7 +290,7 @@ START_TEST(test_fetch_replica_and_duplicates)
     gr_uuid_t id;
 
     gr_brokertest_start(&bt, NULL);
-    id = create_topic(&bt, "fr", "delete");
+    id = gr_brokertest_create_topic(&bt, "fr", 1, "cleanup.policy", "delete");
     batch(&recs, 2);
     ck_assert_int_eq(produce(&bt, 7, "fr", id, &recs)->error_code,
                      GR_KERR_NONE);
@@ -460,7 +430,7 @@ START_TEST(test_produce_stages)
     int64_t now = gr_wall_ms();
 
     gr_brokertest_start(&bt, NULL);
-    create_topic_n(&bt, "ps", "delete", 2);
+    gr_brokertest_create_topic(&bt, "ps", 2, "cleanup.policy", "delete");
 
     /* a transactional batch without a transactional id fails every
      * partition (KafkaApis: TRANSACTIONAL_ID_AUTHORIZATION_FAILED) */
@@ -537,7 +507,7 @@ START_TEST(test_duplicate_answer)
     gr_pid_t pid;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "pd", "delete");
+    gr_brokertest_create_topic(&bt, "pd", 1, "cleanup.policy", "delete");
     gr_init_producer_id_request_init(&ip);
     ip.transactional_id = GR_STR_NULL;
     ip.transaction_timeout_ms = 60000;
@@ -615,7 +585,7 @@ START_TEST(test_txn_verification)
     int64_t now = gr_wall_ms();
 
     gr_brokertest_start(&bt, NULL);
-    create_topic_n(&bt, "tv", "delete", 2);
+    gr_brokertest_create_topic(&bt, "tv", 2, "cleanup.policy", "delete");
     pid = init_txn_pid(&bt, "tvx");
     batch_of(&a, GR_ATTR_TRANSACTIONAL, pid, 0, 1, now);
     assert_refused(produce_one(&bt, 9, "tvx", "tv", &a),
@@ -669,13 +639,13 @@ START_TEST(test_txn_verification_disabled)
     gr_pid_t pid;
 
     gr_brokertest_start(&bt, off);
-    create_topic(&bt, "tv", "delete");
+    gr_brokertest_create_topic(&bt, "tv", 1, "cleanup.policy", "delete");
     gr_brokertest_coordinator(&bt, "tog", 0);
     pid = init_txn_pid(&bt, "tvx");
     batch_of(&a, GR_ATTR_TRANSACTIONAL, pid, 0, 1, gr_wall_ms());
     ck_assert_int_eq(produce_one(&bt, 9, "tvx", "tv", &a)->error_code,
                      GR_KERR_NONE);
-    create_topic(&bt, "to", "delete");
+    gr_brokertest_create_topic(&bt, "to", 1, "cleanup.policy", "delete");
     ck_assert_int_eq(txn_offset_commit(&bt, 3, "tvx", pid), GR_KERR_NONE);
     gr_buf_fini(&a);
     gr_brokertest_stop(&bt);
@@ -720,7 +690,7 @@ START_TEST(test_txn_offset_commit_verified)
     gr_pid_t pid, other;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "to", "delete");
+    gr_brokertest_create_topic(&bt, "to", 1, "cleanup.policy", "delete");
     gr_brokertest_coordinator(&bt, "tog", 0);
     pid = init_txn_pid(&bt, "toc");
     other = init_txn_pid(&bt, "toc2");
@@ -816,7 +786,7 @@ START_TEST(test_tv2_produce_adds_partitions)
     int64_t base;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "tp", "delete");
+    gr_brokertest_create_topic(&bt, "tp", 1, "cleanup.policy", "delete");
     gr_brokertest_coordinator(&bt, "tv2", 1);
     gr_init_producer_id_request_init(&ip);
     ip.transactional_id = gr_str_c("tv2");

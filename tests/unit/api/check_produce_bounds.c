@@ -30,33 +30,6 @@
 
 typedef gr_produce_response_partition_produce_response_t part_rs_t;
 
-static void
-create_topic(gr_brokertest_t *bt, const char *name, int32_t nparts,
-             const char *key, const char *value)
-{
-    gr_create_topics_request_t rq;
-    gr_create_topics_request_creatable_topic_t t;
-    gr_create_topics_request_creatable_topic_config_t c;
-    gr_create_topics_response_t *rs;
-
-    gr_create_topics_request_init(&rq);
-    gr_create_topics_request_creatable_topic_init(&t);
-    t.name = gr_str_c(name);
-    t.num_partitions = nparts;
-    t.replication_factor = 1;
-    if (key != NULL) {
-        c.name = gr_str_c(key);
-        c.value = gr_str_c(value);
-        t.configs = &c;
-        t.configs_cnt = 1;
-    }
-    rq.topics = &t;
-    rq.topics_cnt = 1;
-    rq.timeout_ms = 10000;
-    rs = gr_brokertest_call(bt, GR_API_CREATE_TOPICS, 7, &rq);
-    ck_assert_int_eq(rs->topics[0].error_code, GR_KERR_NONE);
-}
-
 /* A batch of one record whose value is vlen zero bytes, in codec, from
  * producer pid (-1: none) at sequence seq. */
 static void
@@ -170,63 +143,12 @@ assert_too_large(const part_rs_t *p)
 
 /* --- requests written without waiting, answers read apart */
 
-static void
-send_only(gr_brokertest_t *t, int key, int16_t ver, const void *rq)
-{
-    const gr_proto_api_t *api = gr_proto_api(key);
-    gr_req_header_t h;
-    size_t hsz, bsz;
-    uint8_t *buf;
-    gr_writer_t w;
-
-    memset(&h, 0, sizeof h);
-    h.api_key = (int16_t)key;
-    h.api_version = ver;
-    h.correlation_id = ++t->corr;
-    h.client_id = gr_str_c("bounds");
-    hsz = gr_req_header_size(&h);
-    bsz = api->request.size(rq, ver);
-    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
-    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
-    gr_wr_i32(&w, (int32_t)(hsz + bsz));
-    gr_req_header_encode(&w, &h);
-    api->request.encode(&w, rq, ver);
-    ck_assert_int_eq(w.err, 0);
-    ck_assert_int_eq(write(t->fd, buf, 4 + hsz + bsz),
-                     (ssize_t)(4 + hsz + bsz));
-}
-
-static void
-read_full(int fd, uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t r = read(fd, p, n);
-        ck_assert_int_gt(r, 0);
-        p += r;
-        n -= (size_t)r;
-    }
-}
-
 /* The next Produce answer (v ver), of correlation id corr. */
 static part_rs_t *
 recv_produce(gr_brokertest_t *t, int16_t ver, int32_t corr)
 {
-    const gr_proto_api_t *api = gr_proto_api(GR_API_PRODUCE);
     gr_produce_response_t *rs;
-    uint8_t sz[4], *buf;
-    gr_reader_t r;
-    int32_t len;
-
-    read_full(t->fd, sz, 4);
-    len = (int32_t)gr_get_u32(sz);
-    buf = gr_arena_alloc(t->a, (size_t)len);
-    read_full(t->fd, buf, (size_t)len);
-    r = gr_reader_init(buf, (size_t)len);
-    ck_assert_int_eq(gr_rd_i32(&r), corr);
-    if (gr_proto_resp_header_version(GR_API_PRODUCE, ver) == 1)
-        gr_rd_skip_tags(&r);
-    rs = gr_arena_zalloc(t->a, api->response.struct_size);
-    ck_assert_int_eq(api->response.decode(&r, ver, t->a, rs), 0);
+    rs = gr_brokertest_recv(t, GR_API_PRODUCE, ver, corr);
     return rs->responses[0].partition_responses;
 }
 
@@ -268,7 +190,7 @@ START_TEST(test_v2_inflate_bound)
     part_rs_t *p;
 
     gr_brokertest_start(&bt, small_bound);
-    create_topic(&bt, "z", 2, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "z", 2, NULL, NULL);
     /* one record: its length, attributes, deltas, key and value lengths
      * and header count take 13 bytes besides the value: exactly 4 MiB */
     zero_batch(&b[0], GR_CODEC_ZSTD, 4 * MIB - 13, -1, -1);
@@ -308,7 +230,7 @@ START_TEST(test_legacy_bounds)
     part_rs_t *p;
 
     gr_brokertest_start(&bt, small_bound);
-    create_topic(&bt, "l", 1, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "l", 1, NULL, NULL);
     gzip_wrapper(&set, 3 * MIB);
     gzip_wrapper(&set, 3 * MIB);
     assert_too_large(produce1(&bt, 2, "l", &set));
@@ -343,8 +265,9 @@ START_TEST(test_recompressed_bound)
     part_rs_t *p;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "plain", 1, "compression.type", "uncompressed");
-    create_topic(&bt, "gz", 1, "compression.type", "gzip");
+    gr_brokertest_create_topic(&bt, "plain", 1, "compression.type",
+                               "uncompressed");
+    gr_brokertest_create_topic(&bt, "gz", 1, "compression.type", "gzip");
     zero_batch(&b, GR_CODEC_ZSTD, 2 * MIB, -1, -1);
     assert_too_large(produce1(&bt, 9, "plain", &b));
     p = produce1(&bt, 9, "gz", &b);
@@ -374,7 +297,7 @@ START_TEST(test_down_convert_agrees)
     size_t vlen = 66 * MIB;
 
     gr_brokertest_start(&bt, ov);
-    create_topic(&bt, "dc", 1, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "dc", 1, NULL, NULL);
     zero_batch(&b, GR_CODEC_ZSTD, vlen, -1, -1);
     ck_assert_int_eq(produce1(&bt, 7, "dc", &b)->error_code, GR_KERR_NONE);
     gr_fetch_request_init(&rq);
@@ -417,7 +340,7 @@ START_TEST(test_order_kept)
     part_rs_t *p;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "o", 1, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "o", 1, NULL, NULL);
     gr_init_producer_id_request_init(&ip);
     ip.transactional_id = GR_STR_NULL;
     ip.transaction_timeout_ms = 60000;
@@ -430,7 +353,7 @@ START_TEST(test_order_kept)
     zero_batch(&b[3], GR_CODEC_LZ4, 1000, pid, 3);     /* the loop's */
     for (int i = 0; i < 4; i++) {
         produce_init(&rq, &td, &pd, "o", &b[i], 1, i == 2 ? 0 : -1);
-        send_only(&bt, GR_API_PRODUCE, 9, &rq);
+        gr_brokertest_send(&bt, GR_API_PRODUCE, 9, &rq);
         corr[i] = bt.corr;
     }
     for (int i = 0; i < 4; i++) {
@@ -461,11 +384,11 @@ START_TEST(test_client_gone)
     int64_t hw = 0;
 
     gr_brokertest_start(&bt, NULL);
-    create_topic(&bt, "gone", 1, NULL, NULL);
+    gr_brokertest_create_topic(&bt, "gone", 1, NULL, NULL);
     zero_batch(&b, GR_CODEC_GZIP, 32 * MIB, -1, -1);
     produce_init(&rq, &td, &pd, "gone", &b, 1, (int16_t)_i);
     ck_assert_int_eq(getpeername(bt.fd, (struct sockaddr *)&sa, &salen), 0);
-    send_only(&bt, GR_API_PRODUCE, 9, &rq);
+    gr_brokertest_send(&bt, GR_API_PRODUCE, 9, &rq);
     close(bt.fd);
     bt.fd = socket(AF_INET, SOCK_STREAM, 0);
     ck_assert_int_eq(connect(bt.fd, (struct sockaddr *)&sa, salen), 0);
