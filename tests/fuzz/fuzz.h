@@ -18,7 +18,8 @@
  * to a running broker: framing, dispatch and every handler), otlp (the
  * OTLP metrics a PushTelemetry carries, decoded to JSON lines), fsess
  * (the fetch session cache under a script of Fetch v7+ operations),
- * http (the control listener's HTTP requests and JSON bodies).
+ * http (the control listener's HTTP requests and JSON bodies), oauth
+ * (SASL/OAUTHBEARER first messages, unsecured JWTs, JWKS and signed JWS).
  */
 #ifndef GR_TESTS_FUZZ_H
 #define GR_TESTS_FUZZ_H
@@ -45,6 +46,7 @@ int gr_fuzz_broker(const uint8_t *data, size_t n);
 int gr_fuzz_otlp(const uint8_t *data, size_t n);
 int gr_fuzz_fsess(const uint8_t *data, size_t n);
 int gr_fuzz_http(const uint8_t *data, size_t n);
+int gr_fuzz_oauth(const uint8_t *data, size_t n);
 
 /* One-time set-up shared by the targets (quiet logs). */
 void gr_fuzz_init(void);

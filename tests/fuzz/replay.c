@@ -37,6 +37,7 @@ static const struct {
     { "otlp", gr_fuzz_otlp, NULL },
     { "fsess", gr_fuzz_fsess, NULL },
     { "http", gr_fuzz_http, NULL },
+    { "oauth", gr_fuzz_oauth, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

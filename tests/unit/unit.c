@@ -47,6 +47,7 @@ static const suite_entry_t suites[] = {
     { "net/conn", suite_net_conn },
     { "net/quota", suite_net_quota },
     { "net/tls", suite_net_tls },
+    { "net/sasl_oauth", suite_net_sasl_oauth },
     { "api/dispatch", suite_api_dispatch },
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },
