@@ -996,8 +996,64 @@ echo "1..${#SCENARIOS[@]}"
 LIMIT_crash_loop=$((60 + ${GR_CRASH_CYCLES:-10} * 3))
 LIMIT_torn_tails=$((60 + ${GR_TORN_ROUNDS:-10} * 3))
 LIMIT_bench_harness=200
+# Scenarios run COMPAT_JOBS at a time (default 3: most of a scenario's
+# time is a client or broker waiting on a timer, not CPU), each in its own
+# temp directory with its own broker on its own port. Those that measure
+# latency or load, or load the machine themselves, run alone afterwards.
+# TAP lines come out in the order of SCENARIOS, each with its duration.
+serial_scenario() {
+    case $1 in
+    attack_* | bench_harness | resource_limits | *_figures | crash_loop | \
+        torn_tails | storage_faults | many_partitions) return 0 ;;
+    esac
+    return 1
+}
+jobs_max=${COMPAT_JOBS:-3}
+[ -n "$COMPAT_SERIAL" ] && jobs_max=1
+order=()
 for s in "${SCENARIOS[@]}"; do
-    limit=LIMIT_$s
-    run_scenario "$s" "s_$s" "${!limit:-120}"
+    serial_scenario "$s" || order+=("$s")
+done
+for s in "${SCENARIOS[@]}"; do
+    serial_scenario "$s" && order+=("$s")
+done
+res=$COMPAT_TMP/results
+mkdir -p "$res"
+# one scenario in the background: its TAP line and diagnostics go to
+# res/N, then res/N.done marks it complete
+start_scenario() { # index name
+    local i=$1 s=$2 limit=LIMIT_$2
+    (
+        t0=$(date +%s)
+        T_N=$((i - 1)) T_FAILED=0
+        run_scenario "$s" "s_$s" "${!limit:-120}"
+        echo "# $s: $(( $(date +%s) - t0 )) s"
+    ) >"$res/$i" 2>&1 </dev/null &
+    running[$i]=$!
+}
+declare -A running=()
+next=0 printed=0 total=${#order[@]}
+while [ "$printed" -lt "$total" ]; do
+    # a serial scenario starts only when nothing else runs
+    while [ "$next" -lt "$total" ] && [ ${#running[@]} -lt "$jobs_max" ]; do
+        if serial_scenario "${order[$next]}" && [ ${#running[@]} -gt 0 ]; then
+            break
+        fi
+        start_scenario $((next + 1)) "${order[$next]}"
+        next=$((next + 1))
+        serial_scenario "${order[$((next - 1))]}" && break
+    done
+    wait -n 2>/dev/null
+    for i in "${!running[@]}"; do
+        kill -0 "${running[$i]}" 2>/dev/null && continue
+        wait "${running[$i]}" 2>/dev/null
+        unset "running[$i]"
+    done
+    # print, in order, every result that is complete
+    while [ "$printed" -lt "$next" ] && [ -z "${running[$((printed + 1))]}" ]; do
+        printed=$((printed + 1))
+        cat "$res/$printed"
+        grep -q '^not ok ' "$res/$printed" && T_FAILED=$((T_FAILED + 1))
+    done
 done
 [ "$T_FAILED" = 0 ]

@@ -12,7 +12,9 @@ GO_BIN=$GR_CLIENTS/go/bin
 
 # the programs, rebuilt from the module cache if a source changed
 go_ready() {
-    sh "$COMPAT_SRC/go/install.sh" --offline || {
+    # scenarios run in parallel: one rebuilds, the others wait for it
+    mkdir -p "$GR_CLIENTS/go" &&
+        flock "$GR_CLIENTS/go/.lock" sh "$COMPAT_SRC/go/install.sh" --offline || {
         echo "the Go clients are not built: run compat/go/install.sh"
         return 1
     }

@@ -19,8 +19,10 @@ java_build() {
         echo "kafka-clients $v is not installed: run sh compat/java/install.sh"; return 1; }
     hash=$(cat "$COMPAT_SRC"/java/src/*.java "$jars/jars.sha256" | sha256sum | cut -c1-16)
     dir=$COMPAT_BIN/java/build/$v-$hash
+    mkdir -p "$COMPAT_BIN/java/build" || return 1
+    # scenarios run in parallel: one builds, the others wait for it
+    exec 8>"$COMPAT_BIN/java/build/.lock" && flock 8 || return 1
     if [ ! -f "$dir/.built" ]; then
-        mkdir -p "$COMPAT_BIN/java/build" || return 1
         tmp=$(mktemp -d "$COMPAT_BIN/java/build/tmp.XXXXXX") || return 1
         javac -nowarn -XDsuppressNotes -encoding UTF-8 -d "$tmp" -cp "$jars/*" "$COMPAT_SRC"/java/src/*.java || {
             rm -rf "$tmp"; return 1; }
@@ -28,6 +30,7 @@ java_build() {
         rm -rf "$COMPAT_BIN/java/build/$v"-*
         mv -T "$tmp" "$dir" 2>/dev/null || rm -rf "$tmp"
     fi
+    exec 8>&-
     JAVA_CP=$dir:$jars/*
 }
 
