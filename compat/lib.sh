@@ -87,6 +87,12 @@ broker_alive() {
 
 show_broker_log() {
     if [ -n "$BROKER_DIR" ] && [ -f "$BROKER_DIR/broker.log" ]; then
+        # what the broker refused or warned of, which the last lines may
+        # no longer show
+        if grep -qE ' (WARN|ERROR) |refused' "$BROKER_DIR/broker.log"; then
+            echo "--- broker log: warnings, errors and refusals (last 30) ---"
+            grep -E ' (WARN|ERROR) |refused' "$BROKER_DIR/broker.log" | tail -n 30
+        fi
         echo "--- broker log (last 40 lines) ---"
         tail -n 40 "$BROKER_DIR/broker.log"
     fi

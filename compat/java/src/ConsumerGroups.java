@@ -173,8 +173,19 @@ class ConsumerGroups extends Compat {
         Set<String> seen = new HashSet<>();
         for (Member m : ms)
             for (ConsumerRecord<String, String> r : new ArrayList<>(m.consumed))
-                if (!seen.add(r.partition() + "/" + r.offset()))
+                if (!seen.add(r.partition() + "/" + r.offset())) {
+                    // who read the partition from where, and what each saw
+                    // of the rebalances: the diagnosis of a duplicate
+                    for (Member x : ms) {
+                        Map<Integer, List<Long>> runs = new TreeMap<>();
+                        for (ConsumerRecord<String, String> y : new ArrayList<>(x.consumed))
+                            if (y.partition() == r.partition())
+                                runs.computeIfAbsent(y.partition(), k -> new ArrayList<>()).add(y.offset());
+                        System.out.println("# " + x.name + ": offsets of partition " + r.partition()
+                                + " " + runs.getOrDefault(r.partition(), List.of()) + ", events " + x.events);
+                    }
                     throw new Fail(what + ": " + r.partition() + "/" + r.offset() + " read twice");
+                }
         eq(produced, seen.size(), what + ": every record read once across the members");
     }
 
