@@ -3,6 +3,7 @@
  * metadata -> serve -> orderly shutdown. See broker.h.
  */
 #include "broker.h"
+#include "auth/acl.h"
 #include "control/control.h"
 #include "api/api_int.h"
 #include "api/configs.h"
@@ -65,6 +66,68 @@ mkdirs(const char *path)
     return 0;
 }
 
+/* authorizer.class.name: Kafka's StandardAuthorizer (KRaft) or
+ * AclAuthorizer (ZooKeeper) turns Gregor's on, with their super.users and
+ * allow.everyone.if.no.acl.found; any other class is one Gregor cannot
+ * run, and starting without it would leave open what the configuration
+ * closes: start-up stops. 0 or -1 (logged). */
+static int
+authorizer_new(gr_broker_t *b)
+{
+    const char *cls = gr_conf_str(b->conf, GR_CONF_AUTHORIZER_CLASS_NAME);
+    if (cls == NULL || *cls == '\0')
+        return 0;
+    if (strcmp(cls, "org.apache.kafka.metadata.authorizer.StandardAuthorizer") !=
+            0 &&
+        strcmp(cls, "kafka.security.authorizer.AclAuthorizer") != 0) {
+        GR_LOG_ERROR("authorizer.class.name=%s: Gregor runs Kafka's "
+                     "StandardAuthorizer (org.apache.kafka.metadata."
+                     "authorizer.StandardAuthorizer, or kafka.security."
+                     "authorizer.AclAuthorizer) and no other; not starting "
+                     "without the authorization it asks for",
+                     cls);
+        return -1;
+    }
+    b->acls = gr_acls_new(gr_conf_str(b->conf, GR_CONF_SUPER_USERS),
+                          gr_conf_bool(b->conf,
+                                       GR_CONF_ALLOW_EVERYONE_IF_NO_ACL_FOUND));
+    if (b->acls == NULL)
+        return -1;
+    GR_LOG_INFO("authorizer on (%s): super.users=%s, "
+                "allow.everyone.if.no.acl.found=%s",
+                cls,
+                gr_conf_str(b->conf, GR_CONF_SUPER_USERS)
+                    ? gr_conf_str(b->conf, GR_CONF_SUPER_USERS)
+                    : "",
+                gr_conf_bool(b->conf, GR_CONF_ALLOW_EVERYONE_IF_NO_ACL_FOUND)
+                    ? "true"
+                    : "false");
+    return 0;
+}
+
+/* The ACLs the cluster stored, into the authorizer. 0 or -1 (logged: a
+ * file that cannot be read stops start-up, as it would leave ACLs out). */
+static int
+authorizer_load(gr_broker_t *b)
+{
+    char *data = NULL, why[256];
+    size_t len = 0;
+    int rc = 0;
+    if (b->acls == NULL)
+        return 0;
+    if (gr_cluster_load_acls(b->cluster, &data, &len) != 0)
+        return -1;
+    if (data != NULL && gr_acls_parse(b->acls, data, len, why, sizeof why) !=
+                            0) {
+        GR_LOG_ERROR("cannot load the ACLs: %s", why);
+        rc = -1;
+    }
+    free(data);
+    if (rc == 0)
+        GR_LOG_INFO("authorizer: %zu ACLs loaded", gr_acls_count(b->acls));
+    return rc;
+}
+
 gr_broker_t *
 gr_broker_new(gr_conf_t *conf, const char *listeners_file,
               const char *dump_frames_dir)
@@ -109,7 +172,7 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     if (b->dump_frames_dir)
         mkdirs(b->dump_frames_dir);
     b->loop = gr_loop_new();
-    if (b->loop == NULL) {
+    if (b->loop == NULL || authorizer_new(b) != 0) {
         gr_broker_destroy(b);
         return NULL;
     }
@@ -826,7 +889,8 @@ gr_broker_run(gr_broker_t *b)
         b->cluster = gr_cluster_local_new(b->log_dir, b->node_id, eps,
                                           b->nlisteners, &hooks);
     }
-    if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0)
+    if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0 ||
+        authorizer_load(b) != 0)
         return -1;
     /* client telemetry, with the subscriptions the cluster loaded */
     b->telemetry = gr_telemetry_new(
@@ -932,6 +996,7 @@ gr_broker_destroy(gr_broker_t *b)
         gr_loop_drain_posts(b->loop);
     }
     gr_telemetry_destroy(b->telemetry); /* its exports' posts have run */
+    gr_acls_destroy(b->acls);
     b->telemetry = NULL;
     gr_fsessions_destroy(b->fetch_sessions);
     gr_pids_close(b->pids);

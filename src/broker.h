@@ -68,6 +68,7 @@ struct gr_broker {
     struct gr_txn_coord *txn; /* transaction coordinator (txn/txn.h) */
     gr_groups_t *groups;      /* the group coordinator (src/group/) */
     struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
+    struct gr_acls *acls;     /* the authorizer (src/auth/); NULL: off */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     struct gr_fetch_job *fetch_jobs; /* Fetch reads for a worker, the
                                         running one first (api/fetch.c) */

@@ -8,6 +8,7 @@
  * (java hashCode of the group id over the topic's partitions).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "txn/txn.h"
 
@@ -39,6 +40,19 @@ add(gr_req_t *req)
 int
 gr_api_add_offsets_to_txn(gr_req_t *req)
 {
+    const gr_add_offsets_to_txn_request_t *rq = req->body;
+    gr_add_offsets_to_txn_response_t *rs = req->resp;
+
+    /* WRITE on the transactional id, READ on the group */
+    if (!gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                  GR_OP_WRITE)) {
+        rs->error_code = GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return gr_req_reply(req);
+    }
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        return gr_req_reply(req);
+    }
     /* the group's partition of __consumer_offsets, made on first use (a
      * client that skipped FindCoordinator for the group) */
     return gr_topics_internal_then(req, GR_TOPIC_CONSUMER_OFFSETS, add);

@@ -8,6 +8,7 @@
  * partitions exist and words the answer per version.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "txn/txn.h"
 
 typedef gr_add_partitions_to_txn_request_add_partitions_to_txn_topic_t
@@ -51,12 +52,28 @@ one_txn(gr_req_t *req, const gr_str_t *txn_id, gr_pid_t pid, bool verify_only,
     *out = gr_arena_zalloc(req->a, (size_t)(ntopics + 1) * sizeof(**out));
     if (tps == NULL || errs == NULL || *out == NULL)
         return -1;
+    /* below v4 a client's request: WRITE on the transactional id (else
+     * every partition TRANSACTIONAL_ID_AUTHORIZATION_FAILED) and on each
+     * topic (TOPIC_AUTHORIZATION_FAILED, failing the transaction as an
+     * unknown partition does); v4+ comes from a broker, checked for
+     * CLUSTER_ACTION as a whole */
+    if (req->version < 4 &&
+        !gr_authz(req, GR_RES_TRANSACTIONAL_ID, txn_id, GR_OP_WRITE)) {
+        for (k = 0; k < n; k++)
+            errs[k] = GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        err = GR_KERR_NONE;
+        goto answer;
+    }
     for (int32_t i = 0; i < ntopics; i++)
         for (int32_t j = 0; j < topics[i].partitions_cnt; j++, k++) {
             tps[k].topic = topics[i].name;
             tps[k].partition = topics[i].partitions[j];
-            if (gr_cluster_partition(b->cluster, &tps[k].topic,
-                                     tps[k].partition) == NULL) {
+            if (req->version < 4 &&
+                !gr_authz(req, GR_RES_TOPIC, &tps[k].topic, GR_OP_WRITE)) {
+                errs[k] = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+                bad = true;
+            } else if (gr_cluster_partition(b->cluster, &tps[k].topic,
+                                            tps[k].partition) == NULL) {
                 errs[k] = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
                 bad = true;
             }
@@ -76,6 +93,7 @@ one_txn(gr_req_t *req, const gr_str_t *txn_id, gr_pid_t pid, bool verify_only,
         err = gr_txn_add_partitions(b->txn, txn_id, pid, tps, n,
                                     req->version >= 4 ? 2 : 0);
     }
+answer:
     for (k = 0; k < n; k++)
         errs[k] =
             for_version(err != GR_KERR_NONE ? err : errs[k], req->version);
@@ -113,6 +131,11 @@ gr_api_add_partitions_to_txn(gr_req_t *req)
                     &rs->results_by_topic_v3_and_below,
                     &rs->results_by_topic_v3_and_below_cnt) != 0)
             return gr_req_close(req, "out of memory");
+        return gr_req_reply(req);
+    }
+    if (!gr_authz_cluster(req, GR_OP_CLUSTER_ACTION)) {
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        rs->results_by_transaction_cnt = 0;
         return gr_req_reply(req);
     }
     rs->results_by_transaction = gr_arena_zalloc(

@@ -9,6 +9,7 @@
  * once.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/configs.h"
 
 /* The resource's configs as changes, in the arena; NULL on ENOMEM. */
@@ -93,6 +94,11 @@ gr_api_alter_configs(gr_req_t *req)
         }
         if (err != GR_KERR_NONE) {
             /* answered below */
+        } else if ((err = gr_authz_config(req, r->resource_type,
+                                          &r->resource_name,
+                                          GR_OP_ALTER_CONFIGS)) !=
+                   GR_KERR_NONE) {
+            msg = gr_kerr_msg(err); /* ALTER_CONFIGS on the resource */
         } else if (r->resource_type == GR_RESOURCE_TOPIC) {
             err = gr_configs_alter_topic_named(b, &r->resource_name, ch, nch,
                                                true, rq->validate_only,

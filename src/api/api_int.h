@@ -58,6 +58,10 @@ int gr_api_create_partitions(gr_req_t *req);
 int gr_api_elect_leaders(gr_req_t *req);
 int gr_api_incremental_alter_configs(gr_req_t *req);
 int gr_api_describe_cluster(gr_req_t *req);
+/* the authorizer's ACLs (src/auth/) */
+int gr_api_create_acls(gr_req_t *req);
+int gr_api_describe_acls(gr_req_t *req);
+int gr_api_delete_acls(gr_req_t *req);
 int gr_api_describe_topic_partitions(gr_req_t *req);
 int gr_api_list_config_resources(gr_req_t *req);
 int gr_api_get_telemetry_subscriptions(gr_req_t *req);

@@ -4,14 +4,26 @@
  * (partitions pending revocation included) and its target. A classic or
  * unknown group is GROUP_ID_NOT_FOUND with Kafka's message, "" is
  * INVALID_GROUP_ID. v1 adds MemberType (KIP-1099: 1 for a member of the
- * consumer protocol). AuthorizedOperations, when asked for, is every
- * operation of a group resource: Gregor has no authorizer (as
- * describe_groups.c).
+ * consumer protocol). AuthorizedOperations, when asked for, are the
+ * group operations the client may do. With an authorizer (Kafka's
+ * handleConsumerGroupDescribe): DESCRIBE on each group, and a group whose
+ * members hold (or are to get) a topic the client may not DESCRIBE is
+ * TOPIC_AUTHORIZATION_FAILED without members.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
-#define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
+/* Whether every topic of v may be described by req. */
+static bool
+topics_described(gr_req_t *req, const gr_cg_partitions_t *v, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (v[i].topic_name != NULL &&
+            !gr_authz_cstr(req, GR_RES_TOPIC, v[i].topic_name, GR_OP_DESCRIBE))
+            return false;
+    return true;
+}
 
 typedef gr_consumer_group_describe_response_topic_partitions_t tps_t;
 
@@ -58,6 +70,13 @@ gr_api_consumer_group_describe(gr_req_t *req)
         gr_kerr_t err;
 
         gr_consumer_group_describe_response_described_group_init(rg);
+        if (!gr_authz(req, GR_RES_GROUP, &rq->group_ids[i], GR_OP_DESCRIBE)) {
+            rg->group_id = rq->group_ids[i];
+            rg->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+            rg->group_state = GR_STR("");
+            rg->assignor_name = GR_STR("");
+            continue;
+        }
         err = gr_cg_describe(req->broker->groups, &rq->group_ids[i], req->a, &d,
                              &msg);
         rg->group_id = rq->group_ids[i];
@@ -69,12 +88,31 @@ gr_api_consumer_group_describe(gr_req_t *req)
             rg->assignor_name = GR_STR("");
             continue;
         }
+        {
+            bool ok = true;
+            for (int32_t k = 0; k < d.nmembers && ok; k++)
+                ok = topics_described(req, d.members[k].assigned,
+                                      d.members[k].nassigned) &&
+                     topics_described(req, d.members[k].target,
+                                      d.members[k].ntarget);
+            if (!ok) {
+                rg->error_code = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+                rg->error_message =
+                    GR_STR("The group has described topic(s) that the client "
+                           "is not authorized to describe.");
+                rg->group_state = GR_STR("");
+                rg->assignor_name = GR_STR("");
+                rg->members_cnt = 0;
+                continue;
+            }
+        }
         rg->group_state = gr_str_c(d.state);
         rg->group_epoch = d.group_epoch;
         rg->assignment_epoch = d.assignment_epoch;
         rg->assignor_name = gr_str_c(d.assignor);
         if (rq->include_authorized_operations)
-            rg->authorized_operations = GROUP_OPS;
+            rg->authorized_operations =
+                gr_authz_ops(req, GR_RES_GROUP, &rq->group_ids[i]);
         rg->members_cnt = d.nmembers;
         rg->members = gr_arena_zalloc(req->a, sizeof(*rg->members) *
                                                   (size_t)(d.nmembers + 1));

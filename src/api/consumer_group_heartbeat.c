@@ -9,6 +9,7 @@
  * heartbeat.schema).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 #include <string.h>
@@ -44,6 +45,17 @@ gr_api_consumer_group_heartbeat(gr_req_t *req)
     gr_cg_heartbeat_result_t r;
     gr_cg_heartbeat_args_t a;
 
+    /* READ on the group, DESCRIBE on every subscribed topic name */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        return gr_req_reply(req);
+    }
+    for (int32_t i = 0; i < rq->subscribed_topic_names_cnt; i++)
+        if (!gr_authz(req, GR_RES_TOPIC, &rq->subscribed_topic_names[i],
+                      GR_OP_DESCRIBE)) {
+            rs->error_code = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+            return gr_req_reply(req);
+        }
     if (rq->topic_partitions_cnt > 0) {
         owned = gr_arena_zalloc(req->a, sizeof(*owned) *
                                             (size_t)rq->topic_partitions_cnt);

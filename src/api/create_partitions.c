@@ -5,6 +5,7 @@
  * logs at once (the cluster's partition_created hook).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 
 typedef gr_create_partitions_request_create_partitions_topic_t ptopic_t;
@@ -106,20 +107,28 @@ gr_api_create_partitions(gr_req_t *req)
     int64_t added = 0; /* partitions the request adds */
     gr_topic_waits_t w;
     int32_t *firsts;
-    bool *dup;
+    bool *dup, *denied;
 
     rs->results = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->results));
     firsts = gr_topics_first_of(req->a, n ? &rq->topics[0].name : NULL,
                                 sizeof(rq->topics[0]), n);
     dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
                          sizeof(rq->topics[0]), n);
-    if ((n && rs->results == NULL) || firsts == NULL || dup == NULL)
+    denied = gr_arena_zalloc(req->a, (size_t)(n + 1) * sizeof(*denied));
+    if ((n && rs->results == NULL) || firsts == NULL || dup == NULL ||
+        denied == NULL)
         return gr_req_close(req, "out of memory");
+    /* ALTER on each topic (ControllerApis.createPartitions): the others
+     * TOPIC_AUTHORIZATION_FAILED after the duplicates, not counted */
+    for (int32_t i = 0; i < n; i++)
+        denied[i] = !dup[i] && !gr_authz(req, GR_RES_TOPIC, &rq->topics[i].name,
+                                         GR_OP_ALTER);
     /* validateTotalNumberOfPartitions: what the known topics listed once
      * would gain */
     for (int32_t i = 0; i < n; i++) {
         const ptopic_t *qt = &rq->topics[i];
-        gr_topic_t *t = dup[i] ? NULL : gr_cluster_topic(c, &qt->name);
+        gr_topic_t *t =
+            dup[i] || denied[i] ? NULL : gr_cluster_topic(c, &qt->name);
         if (t != NULL && qt->count > t->nparts)
             added += (int64_t)qt->count - t->nparts;
     }
@@ -148,6 +157,16 @@ gr_api_create_partitions(gr_req_t *req)
         res->error_code = GR_KERR_INVALID_REQUEST;
         res->error_message = gr_str_c("Duplicate topic name.");
     }
+    for (int32_t i = 0; i < n; i++) {
+        gr_create_partitions_response_create_partitions_topic_result_t *res;
+        if (!denied[i])
+            continue;
+        res = &rs->results[k++];
+        gr_create_partitions_response_create_partitions_topic_result_init(res);
+        res->name = rq->topics[i].name;
+        res->error_code = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+        res->error_message = GR_STR_NULL;
+    }
     /* the new partitions' directories are made on a worker; the answer
      * waits for them */
     if (gr_topic_waits_init(req, &w, n) != 0)
@@ -160,7 +179,7 @@ gr_api_create_partitions(gr_req_t *req)
         const char *msg;
         gr_kerr_t err;
 
-        if (dup[i])
+        if (dup[i] || denied[i])
             continue;
         res = &rs->results[k++];
         gr_create_partitions_response_create_partitions_topic_result_init(res);

@@ -8,6 +8,7 @@
  * the topic (with sources); v7+ with the topic id.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/configs.h"
 #include "api/topics.h"
 
@@ -111,12 +112,22 @@ check_assignment(gr_req_t *req, const ctopic_t *qt, int32_t *nparts,
     return GR_KERR_NONE;
 }
 
-/* v5+: every config of the (new or would-be) topic, with its source. */
+/* v5+: every config of the (new or would-be) topic, with its source;
+ * without DESCRIBE_CONFIGS on the topic none, nor its partition count and
+ * replication factor, and topic_config_error_code TOPIC_AUTHORIZATION_
+ * FAILED (Kafka's ReplicationControlManager.createTopic). */
 static int
 fill_configs(gr_req_t *req, const gr_topic_t *t, cresult_t *res)
 {
     const gr_topic_config_def_t *d;
     int n = 0;
+    if (!gr_authz(req, GR_RES_TOPIC, &res->name, GR_OP_DESCRIBE_CONFIGS)) {
+        res->configs_cnt = 0;
+        res->num_partitions = -1;
+        res->replication_factor = -1;
+        res->topic_config_error_code = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+        return 0;
+    }
     while (gr_topic_config_def_at(n) != NULL)
         n++;
     res->configs = gr_arena_zalloc(req->a, (size_t)n * sizeof(*res->configs));
@@ -364,22 +375,31 @@ gr_api_create_topics(gr_req_t *req)
     int32_t n = rq->topics_cnt > 0 ? rq->topics_cnt : 0, k = 0;
     int64_t total = 0;
     int32_t *firsts;
-    bool *dup;
+    bool *dup, *denied;
+    /* CREATE on the cluster, else on each topic (ControllerApis) */
+    bool cluster_create = gr_authz_cluster(req, GR_OP_CREATE);
 
     rs->topics = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->topics));
     firsts = gr_topics_first_of(req->a, n ? &rq->topics[0].name : NULL,
                                 sizeof(rq->topics[0]), n);
     dup = gr_str_repeats(req->a, n ? &rq->topics[0].name : NULL,
                          sizeof(rq->topics[0]), n);
-    if ((n && rs->topics == NULL) || firsts == NULL || dup == NULL)
+    denied = gr_arena_zalloc(req->a, (size_t)(n + 1) * sizeof(*denied));
+    if ((n && rs->topics == NULL) || firsts == NULL || dup == NULL ||
+        denied == NULL)
         return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < n; i++)
+        denied[i] = !cluster_create && !dup[i] &&
+                    !is_metadata_log(&rq->topics[i].name) &&
+                    !gr_authz(req, GR_RES_TOPIC, &rq->topics[i].name,
+                              GR_OP_CREATE);
 
     /* counted as the controller's validateTotalNumberOfPartitions counts,
      * before any other check: each partition is a directory and files
      * made on the event loop */
     for (int32_t i = 0; i < n; i++) {
         const ctopic_t *qt = &rq->topics[i];
-        if (dup[i] || is_metadata_log(&qt->name))
+        if (dup[i] || denied[i] || is_metadata_log(&qt->name))
             continue;
         if (qt->assignments_cnt > 0)
             total += qt->assignments_cnt;
@@ -404,7 +424,7 @@ gr_api_create_topics(gr_req_t *req)
         const ctopic_t *qt = &rq->topics[i];
         cresult_t *res;
 
-        if (dup[i] || is_metadata_log(&qt->name))
+        if (dup[i] || denied[i] || is_metadata_log(&qt->name))
             continue;
         res = &rs->topics[k++];
         gr_create_topics_response_creatable_topic_result_init(res);
@@ -425,6 +445,10 @@ gr_api_create_topics(gr_req_t *req)
             refuse(&rs->topics[k++], &rq->topics[i], GR_KERR_INVALID_REQUEST,
                    "Creation of internal topic __cluster_metadata is "
                    "prohibited.");
+    for (int32_t i = 0; i < n; i++)
+        if (denied[i])
+            refuse(&rs->topics[k++], &rq->topics[i],
+                   GR_KERR_TOPIC_AUTHORIZATION_FAILED, "Authorization failed.");
     rs->topics_cnt = k;
     if (rq->validate_only)
         return gr_req_reply(req);

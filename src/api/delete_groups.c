@@ -6,6 +6,7 @@
  * distinct names); no result carries a message (v3+: null, as Kafka's).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 /* Whether names[i] is among names[0..i-1] (a request names a handful of
@@ -38,8 +39,11 @@ gr_api_delete_groups(gr_req_t *req)
         r = &rs->results[rs->results_cnt++];
         gr_delete_groups_response_deletable_group_result_init(r);
         r->group_id = rq->groups_names[i];
+        /* DELETE on the group */
         r->error_code =
-            gr_group_delete(req->broker->groups, &rq->groups_names[i]);
+            !gr_authz(req, GR_RES_GROUP, &rq->groups_names[i], GR_OP_DELETE)
+                ? GR_KERR_GROUP_AUTHORIZATION_FAILED
+                : gr_group_delete(req->broker->groups, &rq->groups_names[i]);
     }
     return gr_req_reply(req);
 }

@@ -10,6 +10,7 @@
  * them does.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "cluster/topic_config.h"
 #include "log/log.h"
@@ -17,7 +18,7 @@
 typedef gr_delete_records_response_delete_records_partition_result_t presult_t;
 
 static void
-delete_partition(gr_req_t *req, gr_topic_t *t,
+delete_partition(gr_req_t *req, gr_topic_t *t, bool denied,
                  const gr_delete_records_request_delete_records_partition_t *qp,
                  presult_t *res)
 {
@@ -28,6 +29,10 @@ delete_partition(gr_req_t *req, gr_topic_t *t,
     gr_delete_records_response_delete_records_partition_result_init(res);
     res->partition_index = qp->partition_index;
     res->low_watermark = -1;
+    if (denied) {
+        res->error_code = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+        return;
+    }
     if (t == NULL || qp->partition_index < 0 ||
         qp->partition_index >= t->nparts) {
         res->error_code = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
@@ -159,13 +164,15 @@ gr_api_delete_records(gr_req_t *req)
         gr_delete_records_response_delete_records_topic_result_t *rt =
             &rs->topics[slot[i]];
         gr_topic_t *t = gr_cluster_topic(req->broker->cluster, &qt->name);
+        /* DELETE on the topic, before whether it exists */
+        bool denied = !gr_authz(req, GR_RES_TOPIC, &qt->name, GR_OP_DELETE);
         for (int32_t k = 0; k < qt->partitions_cnt; k++, e++) {
             gr_delete_records_request_delete_records_partition_t qp =
                 qt->partitions[k];
             if (pfirst[e] != e)
                 continue;
             qp.offset = offset[e];
-            delete_partition(req, t, &qp,
+            delete_partition(req, t, denied, &qp,
                              &rt->partitions[rt->partitions_cnt++]);
         }
     }

@@ -9,6 +9,7 @@
  * transaction coordinators keep their state there).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 
 #include <stdlib.h>
@@ -118,6 +119,8 @@ gr_api_delete_topics(gr_req_t *req)
     bool *dup_name, *dup_id;
     gr_uuid_t *twice; /* the ids given more than once, sorted */
     victim_t *v;
+    /* DELETE on the cluster, else DESCRIBE and DELETE on each topic */
+    bool cluster_delete = gr_authz_cluster(req, GR_OP_DELETE);
 
     if (n < 0)
         n = 0;
@@ -187,7 +190,16 @@ gr_api_delete_topics(gr_req_t *req)
         if (t == NULL)
             add(rs, &null, &rq->topics[i].topic_id, GR_KERR_UNKNOWN_TOPIC_ID,
                 gr_kerr_msg(GR_KERR_UNKNOWN_TOPIC_ID));
-        else
+        else if (!cluster_delete &&
+                 !gr_authz_cstr(req, GR_RES_TOPIC, t->name, GR_OP_DELETE)) {
+            gr_str_t name = gr_str_c(t->name);
+            /* the name only to a client that may describe the topic */
+            add(rs,
+                gr_authz(req, GR_RES_TOPIC, &name, GR_OP_DESCRIBE) ? &name
+                                                                   : &null,
+                &rq->topics[i].topic_id, GR_KERR_TOPIC_AUTHORIZATION_FAILED,
+                gr_kerr_msg(GR_KERR_TOPIC_AUTHORIZATION_FAILED));
+        } else
             v[nv++] = (victim_t){ t, false };
     }
     qsort(v, (size_t)nv, sizeof(*v), cmp_victim);
@@ -199,7 +211,19 @@ gr_api_delete_topics(gr_req_t *req)
         bool id_twice;
         if (names[i].len < 0 || dup_name[i])
             continue;
+        if (!cluster_delete &&
+            !gr_authz(req, GR_RES_TOPIC, &names[i], GR_OP_DESCRIBE)) {
+            add(rs, &names[i], &zero_id, GR_KERR_TOPIC_AUTHORIZATION_FAILED,
+                gr_kerr_msg(GR_KERR_TOPIC_AUTHORIZATION_FAILED));
+            continue;
+        }
         t = gr_cluster_topic(c, &names[i]);
+        if (t != NULL && !cluster_delete &&
+            !gr_authz(req, GR_RES_TOPIC, &names[i], GR_OP_DELETE)) {
+            add(rs, &names[i], &zero_id, GR_KERR_TOPIC_AUTHORIZATION_FAILED,
+                gr_kerr_msg(GR_KERR_TOPIC_AUTHORIZATION_FAILED));
+            continue;
+        }
         if (t == NULL) {
             add(rs, &names[i], &zero_id, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION,
                 gr_kerr_msg(GR_KERR_UNKNOWN_TOPIC_OR_PARTITION));

@@ -6,13 +6,8 @@
  * another type UNSUPPORTED_ENDPOINT_TYPE.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 
-/* AclOperation bits without an authorizer: all a cluster supports
- * (CREATE 5 ... DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12,
- * as Metadata gives them) */
-#define CLUSTER_OPS                                                      \
-    ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | (1 << 11) | \
-     (1 << 12))
 
 int
 gr_api_describe_cluster(gr_req_t *req)
@@ -21,6 +16,7 @@ gr_api_describe_cluster(gr_req_t *req)
     gr_describe_cluster_response_t *rs = req->resp;
     gr_cluster_t *c = req->broker->cluster;
     const char *listener = gr_req_listener_name(req);
+    gr_str_t cl = gr_str_c(GR_ACL_CLUSTER_NAME);
     int n = 0;
 
     /* endpoint_type is a v1 field; the decoder gives 1 (brokers) before.
@@ -64,6 +60,9 @@ gr_api_describe_cluster(gr_req_t *req)
     }
     rs->brokers_cnt = n;
     rs->cluster_authorized_operations =
-        rq->include_cluster_authorized_operations ? CLUSTER_OPS : INT32_MIN;
+        !rq->include_cluster_authorized_operations ? INT32_MIN
+        : gr_authz_cluster(req, GR_OP_DESCRIBE)
+            ? gr_authz_ops(req, GR_RES_CLUSTER, &cl)
+            : 0;
     return gr_req_reply(req);
 }

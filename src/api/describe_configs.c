@@ -13,6 +13,7 @@
  * would be gigabytes).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/configs.h"
 #include "api/topics.h"
 
@@ -280,6 +281,35 @@ known_type(int8_t type)
            type == GR_RESOURCE_CLIENT_METRICS || type == GR_RESOURCE_GROUP;
 }
 
+/* One resource the client may describe, by its type. 0 or -1 (out of
+ * memory). */
+static int
+describe_one(gr_req_t *req,
+             const gr_describe_configs_request_describe_configs_resource_t *r,
+             gr_nameset_t *keys,
+             gr_describe_configs_response_describe_configs_result_t *res)
+{
+    switch (r->resource_type) {
+    case GR_RESOURCE_TOPIC:
+        return describe_topic(req, r, keys, res);
+    case GR_RESOURCE_BROKER:
+        return describe_broker(req, r, keys, res);
+    case GR_RESOURCE_BROKER_LOGGER:
+        return describe_logger(req, r, keys, res);
+    case GR_RESOURCE_CLIENT_METRICS:
+        return describe_client_metrics(req, r, keys, res);
+    default:
+        res->error_code = GR_KERR_INVALID_REQUEST;
+        res->error_message =
+            gr_str_c(gr_arena_printf(req->a,
+                                     "Unsupported resource type: "
+                                     "%d",
+                                     r->resource_type));
+        break;
+    }
+    return 0;
+}
+
 int
 gr_api_describe_configs(gr_req_t *req)
 {
@@ -350,27 +380,16 @@ gr_api_describe_configs(gr_req_t *req)
         /* Kafka's DescribeConfigsResult has "" where no message is set:
          * on success and for an unknown topic */
         res->error_message = GR_STR("");
-        switch (r->resource_type) {
-        case GR_RESOURCE_TOPIC:
-            rc = describe_topic(req, r, keys, res);
-            break;
-        case GR_RESOURCE_BROKER:
-            rc = describe_broker(req, r, keys, res);
-            break;
-        case GR_RESOURCE_BROKER_LOGGER:
-            rc = describe_logger(req, r, keys, res);
-            break;
-        case GR_RESOURCE_CLIENT_METRICS:
-            rc = describe_client_metrics(req, r, keys, res);
-            break;
-        default:
-            res->error_code = GR_KERR_INVALID_REQUEST;
-            res->error_message =
-                gr_str_c(gr_arena_printf(req->a,
-                                         "Unsupported resource type: "
-                                         "%d",
-                                         r->resource_type));
-            break;
+        /* DESCRIBE_CONFIGS on the resource (ConfigHelper): the error with
+         * its default message, no configs */
+        res->error_code = gr_authz_config(req, r->resource_type,
+                                          &r->resource_name,
+                                          GR_OP_DESCRIBE_CONFIGS);
+        if (res->error_code != GR_KERR_NONE) {
+            res->error_message = gr_str_c(gr_kerr_msg(res->error_code));
+            res->configs_cnt = 0;
+        } else {
+            rc = describe_one(req, r, keys, res);
         }
         if (rc != 0)
             return gr_req_close(req, "out of memory");

@@ -14,10 +14,9 @@
  * times would be gigabytes).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "group/group.h"
-
-#define GROUP_OPS ((1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11))
 
 static gr_str_t
 cs(const char *s)
@@ -52,6 +51,17 @@ gr_api_describe_groups(gr_req_t *req)
             continue;
         }
         gr_describe_groups_response_described_group_init(rg);
+        /* DESCRIBE on the group (DescribeGroupsResponse.groupError) */
+        if (!gr_authz(req, GR_RES_GROUP, &rq->groups[i], GR_OP_DESCRIBE)) {
+            rg->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+            rg->group_id = rq->groups[i];
+            rg->group_state = GR_STR("");
+            rg->protocol_type = GR_STR("");
+            rg->protocol_data = GR_STR("");
+            rg->authorized_operations = INT32_MIN;
+            rg->members_cnt = 0;
+            continue;
+        }
         err =
             gr_group_describe(req->broker->groups, &rq->groups[i], req->a, &s);
         if (err == GR_KERR_GROUP_ID_NOT_FOUND) {
@@ -71,7 +81,7 @@ gr_api_describe_groups(gr_req_t *req)
         rg->protocol_data = gr_str_c(s.protocol);
         rg->authorized_operations =
             rq->include_authorized_operations && err == GR_KERR_NONE
-                ? GROUP_OPS
+                ? gr_authz_ops(req, GR_RES_GROUP, &rq->groups[i])
                 : INT32_MIN;
         rg->members_cnt = s.nmembers;
         rg->members = gr_arena_zalloc(req->a, sizeof(*rg->members) *

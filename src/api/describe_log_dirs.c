@@ -9,6 +9,7 @@
  * made an answer five times the request's size).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "log/log.h"
 
@@ -126,6 +127,13 @@ gr_api_describe_log_dirs(gr_req_t *req)
     gr_describe_log_dirs_response_describe_log_dirs_result_t *res;
     struct statvfs vfs;
     int32_t n = 0, cap;
+
+    /* DESCRIBE on the cluster (v3+ carries the error; before, nothing) */
+    if (!gr_authz_cluster(req, GR_OP_DESCRIBE)) {
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        rs->results_cnt = 0;
+        return gr_req_reply(req);
+    }
 
     rs->results = res = gr_arena_zalloc(req->a, sizeof(*res));
     if (res == NULL)

@@ -7,6 +7,7 @@
  * Kafka does; the answer is bounded as it grows (gr_api_answer_max).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "log/producer_state.h"
 
 typedef gr_describe_producers_response_partition_response_t part_resp_t;
@@ -105,6 +106,9 @@ gr_api_describe_producers(gr_req_t *req)
          * error's default one */
         if (msg != NULL) {
             terr = GR_KERR_INVALID_TOPIC_EXCEPTION;
+        } else if (!gr_authz(req, GR_RES_TOPIC, &tq->name, GR_OP_READ)) {
+            terr = GR_KERR_TOPIC_AUTHORIZATION_FAILED; /* READ on it */
+            msg = gr_kerr_msg(terr);
         } else if ((t = gr_cluster_topic(req->broker->cluster, &tq->name)) ==
                    NULL) {
             terr = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;

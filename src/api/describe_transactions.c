@@ -8,6 +8,7 @@
  * (gr_api_answer_max).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "txn/txn.h"
 
@@ -24,11 +25,18 @@ fill_topics(gr_req_t *req, const gr_txn_info_t *info, state_t *st)
         return -1;
     st->topics_cnt = 0;
     for (int i = 0; i < info->nparts;) {
-        topic_data_t *td = &st->topics[st->topics_cnt++];
+        topic_data_t *td;
         int j = i;
         while (j < info->nparts &&
                gr_str_eq(&info->parts[j].topic, &info->parts[i].topic))
             j++;
+        /* the topics the client may DESCRIBE */
+        if (!gr_authz(req, GR_RES_TOPIC, &info->parts[i].topic,
+                      GR_OP_DESCRIBE)) {
+            i = j;
+            continue;
+        }
+        td = &st->topics[st->topics_cnt++];
         td->topic = info->parts[i].topic;
         td->partitions =
             gr_arena_alloc(req->a, (size_t)(j - i) * sizeof(int32_t));
@@ -66,8 +74,13 @@ gr_api_describe_transactions(gr_req_t *req)
         if (firsts[i] != i) {
             *st = rs->transaction_states[firsts[i]]; /* listed before */
         } else {
-            kerr = gr_txn_describe(req->broker->txn, &rq->transactional_ids[i],
-                                   req->a, &info);
+            /* DESCRIBE on the transactional id */
+            kerr = !gr_authz(req, GR_RES_TRANSACTIONAL_ID,
+                             &rq->transactional_ids[i], GR_OP_DESCRIBE)
+                       ? GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+                       : gr_txn_describe(req->broker->txn,
+                                         &rq->transactional_ids[i], req->a,
+                                         &info);
             gr_describe_transactions_response_transaction_state_init(st);
             st->transactional_id = rq->transactional_ids[i];
             st->error_code = kerr;

@@ -10,6 +10,7 @@
  * controller answers a past deadline.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 
 typedef gr_elect_leaders_response_replica_election_result_t eresult_t;
 
@@ -49,7 +50,11 @@ gr_api_elect_leaders(gr_req_t *req)
      * unknown one fails the controller's request (InvalidRequestException
      * "Unknown election type N"): the request's getErrorResponse gives it
      * to the request and to each partition asked for */
-    if (rq->election_type != 0 && rq->election_type != 1) {
+    /* ALTER on the cluster first (ControllerApis.handleElectLeaders) */
+    if (!gr_authz_cluster(req, GR_OP_ALTER)) {
+        all = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        all_msg = "Request ElectLeaders needs ALTER permission.";
+    } else if (rq->election_type != 0 && rq->election_type != 1) {
         all = GR_KERR_INVALID_REQUEST;
         all_msg = gr_arena_printf(req->a, "Unknown election type %d",
                                   rq->election_type);

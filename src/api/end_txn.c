@@ -9,6 +9,7 @@
  * goes on with.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "txn/txn.h"
 
 int
@@ -18,6 +19,15 @@ gr_api_end_txn(gr_req_t *req)
     gr_end_txn_response_t *rs = req->resp;
     gr_pid_t next;
     gr_kerr_t kerr;
+
+    /* WRITE on the transactional id */
+    if (!gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                  GR_OP_WRITE)) {
+        rs->error_code = GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        rs->producer_id = -1;
+        rs->producer_epoch = -1;
+        return gr_req_reply(req);
+    }
 
     kerr = gr_txn_end(req->broker->txn, &rq->transactional_id,
                       (gr_pid_t){ rq->producer_id, rq->producer_epoch },

@@ -16,6 +16,7 @@
  * Fetch sessions (KIP-227, fetch_session.c) from v7.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/fetch_session.h"
 #include "core/time.h"
 #include "log/log.h"
@@ -577,6 +578,19 @@ read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
     gr_fetch_response_partition_data_init(rp);
     rp->partition_index = fp->partition;
     rp->records.len = 0; /* never null: librdkafka 2.0.2 rejects it */
+    /* Kafka's handleFetchRequest: a follower needs CLUSTER_ACTION, a
+     * consumer READ on the topic (after an unknown topic id, before an
+     * unknown topic or partition) */
+    if (kerr != GR_KERR_UNKNOWN_TOPIC_ID) {
+        int32_t replica = req->version >= 15 ? rq->replica_state.replica_id
+                                             : rq->replica_id;
+        gr_str_t name = p != NULL ? gr_str_c(p->topic->name) : fp->topic;
+        if (replica >= 0 ? !gr_authz_cluster(req, GR_OP_CLUSTER_ACTION)
+                         : !gr_authz(req, GR_RES_TOPIC, &name, GR_OP_READ)) {
+            part_error(rp, GR_KERR_TOPIC_AUTHORIZATION_FAILED, false);
+            return 0;
+        }
+    }
     if (p == NULL) {
         part_error(rp, kerr, false);
         return 0;

@@ -15,6 +15,7 @@
  * message (FindCoordinatorResponse.prepareErrorResponse).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 
 typedef struct coord_answer {
@@ -38,6 +39,17 @@ lookup(gr_req_t *req, int8_t key_type, const gr_str_t *key, coord_answer_t *ans)
     ans->node_id = -1; /* Kafka's Node.noNode() */
     ans->host = GR_STR("");
     ans->port = -1;
+    /* DESCRIBE on the group or the transactional id first */
+    if (key_type == GR_COORD_GROUP &&
+        !gr_authz(req, GR_RES_GROUP, key, GR_OP_DESCRIBE)) {
+        ans->error = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        return;
+    }
+    if (key_type == GR_COORD_TRANSACTION &&
+        !gr_authz(req, GR_RES_TRANSACTIONAL_ID, key, GR_OP_DESCRIBE)) {
+        ans->error = GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        return;
+    }
     switch (key_type) {
     case GR_COORD_GROUP:
         internal = GR_TOPIC_CONSUMER_OFFSETS;

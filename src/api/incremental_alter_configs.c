@@ -8,6 +8,7 @@
  * api/client_metrics_configs.c).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/configs.h"
 
 typedef gr_incremental_alter_configs_request_alter_configs_resource_t
@@ -136,6 +137,11 @@ gr_api_incremental_alter_configs(gr_req_t *req)
         res->resource_name = r->resource_name;
         if (err != GR_KERR_NONE) {
             /* answered below */
+        } else if ((err = gr_authz_config(req, r->resource_type,
+                                          &r->resource_name,
+                                          GR_OP_ALTER_CONFIGS)) !=
+                   GR_KERR_NONE) {
+            msg = gr_kerr_msg(err); /* ALTER_CONFIGS on the resource */
         } else if (controller_fails && forwarded(r->resource_type)) {
             err = GR_KERR_UNKNOWN_SERVER_ERROR;
             msg = NULL;

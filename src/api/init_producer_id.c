@@ -7,6 +7,7 @@
  * this file checks the request and words the answer per version.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "txn/txn.h"
 
@@ -48,6 +49,23 @@ gr_api_init_producer_id(gr_req_t *req)
      * has set both to their schema default, -1. Either both are -1 (a new
      * producer) or neither is (a producer resuming, KIP-360). */
     rs->producer_epoch = -1; /* an error's answer, as Kafka's */
+    /* WRITE on the transactional id (TWO_PHASE_COMMIT too for 2PC);
+     * without one, idempotence needs IDEMPOTENT_WRITE on the cluster or
+     * WRITE on some topic (authorizeByResourceType) */
+    if (!gr_str_is_null(&rq->transactional_id)) {
+        if (!gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                      GR_OP_WRITE) ||
+            (rq->enable2_pc &&
+             !gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                       GR_OP_TWO_PHASE_COMMIT))) {
+            rs->error_code = GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+            return gr_req_reply(req);
+        }
+    } else if (!gr_authz_cluster(req, GR_OP_IDEMPOTENT_WRITE) &&
+               !gr_authz_by_type(req, GR_RES_TOPIC, GR_OP_WRITE)) {
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        return gr_req_reply(req);
+    }
     if ((rq->producer_id == -1) != (rq->producer_epoch == -1)) {
         rs->error_code = GR_KERR_INVALID_REQUEST;
         return gr_req_reply(req);

@@ -7,6 +7,7 @@
  * handleJoinGroupRequest).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 #include <string.h>
@@ -106,6 +107,18 @@ gr_api_join_group(gr_req_t *req)
     protos = gr_arena_zalloc(req->a, sizeof(*protos) * (size_t)(n + 1));
     if (ctx == NULL || protos == NULL)
         return gr_req_close(req, "out of memory");
+    /* READ on the group (Kafka's JoinGroupRequest.getErrorResponse) */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        gr_join_group_response_t *rs = req->resp;
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        rs->generation_id = -1;
+        rs->protocol_type = GR_STR_NULL;
+        rs->protocol_name = req->version >= 7 ? GR_STR_NULL : GR_STR("");
+        rs->leader = GR_STR("");
+        rs->member_id = GR_STR("");
+        rs->members_cnt = 0;
+        return gr_req_reply(req);
+    }
     for (int32_t i = 0; i < n; i++) {
         protos[i].name = rq->protocols[i].name;
         protos[i].metadata = rq->protocols[i].metadata;

@@ -5,6 +5,7 @@
  * error at the top level, as Kafka's LeaveGroupResponse does.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 int
@@ -20,6 +21,12 @@ gr_api_leave_group(gr_req_t *req)
     l = gr_arena_zalloc(req->a, sizeof(*l) * (size_t)(n + 1));
     if (l == NULL)
         return gr_req_close(req, "out of memory");
+    /* READ on the group */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        rs->members_cnt = 0;
+        return gr_req_reply(req);
+    }
     if (req->version < 3) {
         l[0].member_id = rq->member_id;
         l[0].group_instance_id = GR_STR_NULL;

@@ -13,6 +13,7 @@
  * authorizer the cluster's DESCRIBE_CONFIGS is allowed.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/configs.h"
 #include "telemetry/client_metrics.h"
 
@@ -60,6 +61,12 @@ gr_api_list_config_resources(gr_req_t *req)
     const char **names;
     int *order;
     char *id;
+
+    /* DESCRIBE_CONFIGS on the cluster */
+    if (!gr_authz_cluster(req, GR_OP_DESCRIBE_CONFIGS)) {
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        return gr_req_reply(req);
+    }
 
     if (req->version >= 1)
         for (int32_t i = 0; i < rq->resource_types_cnt; i++) {

@@ -8,6 +8,7 @@
  * COORDINATOR_LOAD_IN_PROGRESS.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 #include <strings.h>
@@ -31,6 +32,8 @@ gr_api_list_groups(gr_req_t *req)
     gr_list_groups_response_t *rs = req->resp;
     gr_group_overview_t *v;
     int32_t n, k = 0;
+    /* without DESCRIBE on the cluster, the groups it may DESCRIBE */
+    bool all = gr_authz_cluster(req, GR_OP_DESCRIBE);
 
     rs->error_code = gr_groups_list(req->broker->groups, req->a, &v, &n);
     rs->groups = gr_arena_zalloc(req->a, sizeof(*rs->groups) * (size_t)(n + 1));
@@ -38,7 +41,9 @@ gr_api_list_groups(gr_req_t *req)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         if (!passes(rq->states_filter, rq->states_filter_cnt, v[i].state) ||
-            !passes(rq->types_filter, rq->types_filter_cnt, v[i].type))
+            !passes(rq->types_filter, rq->types_filter_cnt, v[i].type) ||
+            (!all && !gr_authz_cstr(req, GR_RES_GROUP, v[i].group_id,
+                                    GR_OP_DESCRIBE)))
             continue;
         gr_list_groups_response_listed_group_init(&rs->groups[k]);
         rs->groups[k].group_id = gr_str_c(v[i].group_id);

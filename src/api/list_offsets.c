@@ -10,6 +10,7 @@
  * Searches through records run on a worker (below).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "core/time.h"
 #include "core/worker.h"
@@ -629,6 +630,8 @@ gr_api_list_offsets(gr_req_t *req)
         gr_list_offsets_response_list_offsets_topic_response_t *rt =
             &rs->topics[slot[i]];
         gr_topic_t *t = gr_cluster_topic(req->broker->cluster, &qt->name);
+        /* DESCRIBE on the topic first (Kafka's partitionByAuthorized) */
+        bool denied = !gr_authz(req, GR_RES_TOPIC, &qt->name, GR_OP_DESCRIBE);
         for (int32_t k = 0; k < qt->partitions_cnt; k++, e++) {
             const gr_list_offsets_request_list_offsets_partition_t *qp =
                 &qt->partitions[k];
@@ -636,7 +639,9 @@ gr_api_list_offsets(gr_req_t *req)
             if (pfirst[e] != e)
                 continue;
             rp = &rt->partitions[rt->partitions_cnt++];
-            if (dup[e])
+            if (denied)
+                error_partition(qp, GR_KERR_TOPIC_AUTHORIZATION_FAILED, rp);
+            else if (dup[e])
                 error_partition(qp, GR_KERR_INVALID_REQUEST, rp);
             else if (timestamp_unsupported(qp->timestamp, req->version))
                 error_partition(qp, GR_KERR_UNSUPPORTED_VERSION, rp);

@@ -9,6 +9,7 @@
  * TransactionStateManager.listTransactionStates.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "core/regex.h"
 #include "txn/txn.h"
 
@@ -22,6 +23,7 @@ typedef struct collect {
     int32_t n, cap;
     bool oom;
     const gr_regex_t *pattern; /* NULL: any id */
+    gr_req_t *req;
 } collect_t;
 
 static void
@@ -29,6 +31,10 @@ add_state(void *arg, const char *txn_id, int64_t producer_id, const char *state)
 {
     collect_t *c = arg;
     if (c->pattern && !gr_regex_matches(c->pattern, txn_id, strlen(txn_id)))
+        return;
+    /* the transactional ids the client may DESCRIBE */
+    if (!gr_authz_cstr(c->req, GR_RES_TRANSACTIONAL_ID, txn_id,
+                       GR_OP_DESCRIBE))
         return;
     if (c->n == c->cap) {
         int32_t cap = c->cap ? c->cap * 2 : 16;
@@ -58,7 +64,7 @@ gr_api_list_transactions(gr_req_t *req)
     const gr_list_transactions_request_t *rq = req->body;
     gr_list_transactions_response_t *rs = req->resp;
     int32_t ns = rq->state_filters_cnt > 0 ? rq->state_filters_cnt : 0;
-    collect_t c = { req->a, NULL, 0, 0, false, NULL };
+    collect_t c = { req->a, NULL, 0, 0, false, NULL, req };
     uint32_t states = 0;
     bool unknown_only = false;
     gr_regex_t re;

@@ -4,14 +4,19 @@
  * missing topics when both the client (v4+ allow_auto_topic_creation) and
  * auto.create.topics.enable allow it. Topics are looked up by id from v12
  * (by_ids).
+ *
+ * With an authorizer (Kafka's handleTopicMetadataRequest): a topic the
+ * client may not DESCRIBE is left out of an all-topics answer and is
+ * TOPIC_AUTHORIZATION_FAILED when named (by id: with a null name);
+ * auto-creation needs CREATE on the cluster or on the topic (else
+ * TOPIC_AUTHORIZATION_FAILED); the authorized-operations fields are the
+ * bits of what the client may do (the cluster's only with DESCRIBE on it,
+ * else 0).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "cluster/cluster.h"
-
-/* AclOperation bits of the cluster, as GR_TOPIC_OPS */
-#define CLUSTER_OPS ((1 << 5) | (1 << 7) | (1 << 8) | (1 << 9) | (1 << 10) | \
-                     (1 << 11) | (1 << 12))
 
 static int
 fill_topic(gr_req_t *req, gr_metadata_response_topic_t *rt, gr_topic_t *t)
@@ -21,8 +26,11 @@ fill_topic(gr_req_t *req, gr_metadata_response_topic_t *rt, gr_topic_t *t)
     rt->name = gr_str_c(t->name);
     rt->topic_id = t->id;
     rt->is_internal = t->internal;
+    gr_str_t name = gr_str_c(t->name);
     rt->topic_authorized_operations =
-        rq->include_topic_authorized_operations ? GR_TOPIC_OPS : INT32_MIN;
+        rq->include_topic_authorized_operations
+            ? gr_authz_ops(req, GR_RES_TOPIC, &name)
+            : INT32_MIN;
     rt->partitions = gr_arena_zalloc(req->a, (size_t)t->nparts *
                                                  sizeof(*rt->partitions));
     if (t->nparts && rt->partitions == NULL)
@@ -148,10 +156,23 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
                         GR_KERR_UNKNOWN_TOPIC_ID);
             continue;
         }
+        if (!gr_authz(req, GR_RES_TOPIC, &qt->name, GR_OP_DESCRIBE)) {
+            topic_error(rt, &qt->name, NULL,
+                        GR_KERR_TOPIC_AUTHORIZATION_FAILED);
+            continue;
+        }
         t = gr_cluster_topic(c, &qt->name);
         if (t != NULL) {
             if (fill_topic(req, rt, t) != 0)
                 return -1;
+            continue;
+        }
+        if (allow_create &&
+            gr_conf_bool(b->conf, GR_CONF_AUTO_CREATE_TOPICS_ENABLE) &&
+            !gr_authz_cluster(req, GR_OP_CREATE) &&
+            !gr_authz(req, GR_RES_TOPIC, &qt->name, GR_OP_CREATE)) {
+            topic_error(rt, &qt->name, NULL,
+                        GR_KERR_TOPIC_AUTHORIZATION_FAILED);
             continue;
         }
         if (gr_topic_name_invalid(&qt->name) != NULL) {
@@ -277,6 +298,11 @@ by_ids(gr_req_t *req, const gr_metadata_request_t *rq,
         if (t == NULL) {
             gr_str_t null = GR_STR_NULL;
             topic_error(&rs->topics[n++], &null, id, GR_KERR_UNKNOWN_TOPIC_ID);
+        } else if (!gr_authz_cstr(req, GR_RES_TOPIC, t->name,
+                                  GR_OP_DESCRIBE)) {
+            gr_str_t null = GR_STR_NULL;
+            topic_error(&rs->topics[n++], &null, id,
+                        GR_KERR_TOPIC_AUTHORIZATION_FAILED);
         } else if (fill_topic(req, &rs->topics[n++], t) != 0) {
             return -1;
         }
@@ -319,8 +345,13 @@ gr_api_metadata(gr_req_t *req)
     rs->cluster_id = gr_str_c(c->cluster_id);
     rs->controller_id = c->controller_id;
     if (req->version >= 8 && req->version <= 10 &&
-        rq->include_cluster_authorized_operations)
-        rs->cluster_authorized_operations = CLUSTER_OPS;
+        rq->include_cluster_authorized_operations) {
+        gr_str_t cl = gr_str_c(GR_ACL_CLUSTER_NAME);
+        rs->cluster_authorized_operations =
+            gr_authz_cluster(req, GR_OP_DESCRIBE)
+                ? gr_authz_ops(req, GR_RES_CLUSTER, &cl)
+                : 0;
+    }
 
     if (all) {
         gr_topic_t *t;
@@ -330,7 +361,8 @@ gr_api_metadata(gr_req_t *req)
         if (c->ntopics && rs->topics == NULL)
             return gr_req_close(req, "out of memory");
         for (t = c->topics; t; t = t->lnext)
-            if (fill_topic(req, &rs->topics[n++], t) != 0)
+            if (gr_authz_cstr(req, GR_RES_TOPIC, t->name, GR_OP_DESCRIBE) &&
+                fill_topic(req, &rs->topics[n++], t) != 0)
                 return gr_req_close(req, "out of memory");
         rs->topics_cnt = n;
         return gr_req_reply(req);

@@ -11,6 +11,7 @@
  * id answers UNKNOWN_TOPIC_ID, as Kafka's KafkaApis).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 typedef struct commit_ctx {
@@ -86,6 +87,15 @@ gr_api_offset_commit(gr_req_t *req)
     ctx->parts = gr_arena_zalloc(req->a, sizeof(*ctx->parts) * (size_t)(n + 1));
     if (ctx->parts == NULL)
         return gr_req_close(req, "out of memory");
+    /* READ on the group: every partition GROUP_AUTHORIZATION_FAILED */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        gr_kerr_t none = GR_KERR_NONE;
+        for (int32_t i = 0; i < n; i++)
+            ctx->parts[i].error = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        gr_group_waiter_init(&ctx->w, commit_done, ctx);
+        commit_done(&ctx->w, &none);
+        return 0;
+    }
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_offset_commit_request_topic_t *qt = &rq->topics[i];
         gr_topic_t *t = req->version >= 10
@@ -101,7 +111,11 @@ gr_api_offset_commit(gr_req_t *req)
             p->metadata = qp->committed_metadata;
             p->commit_timestamp = qp->commit_timestamp; /* -1 but in v1 */
             p->error = GR_KERR_NONE;
-            if (t == NULL && req->version >= 10)
+            /* READ on the topic, before whether it exists */
+            if ((t != NULL || req->version < 10) &&
+                !gr_authz(req, GR_RES_TOPIC, &p->topic, GR_OP_READ))
+                p->error = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+            else if (t == NULL && req->version >= 10)
                 p->error = GR_KERR_UNKNOWN_TOPIC_ID;
             else if (t == NULL || qp->partition_index < 0 ||
                      qp->partition_index >= t->nparts)

@@ -7,6 +7,7 @@
  * comes with no topics.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 int
@@ -25,13 +26,21 @@ gr_api_offset_delete(gr_req_t *req)
     parts = gr_arena_zalloc(req->a, sizeof(*parts) * (size_t)(n + 1));
     if (parts == NULL)
         return gr_req_close(req, "out of memory");
+    /* DELETE on the group, then READ on each topic */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_DELETE)) {
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        rs->topics_cnt = 0;
+        return gr_req_reply(req);
+    }
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_offset_delete_request_topic_t *qt = &rq->topics[i];
         gr_topic_t *t = gr_cluster_topic(b->cluster, &qt->name);
         for (int32_t j = 0; j < qt->partitions_cnt; j++, k++) {
             parts[k].topic = qt->name;
             parts[k].partition = qt->partitions[j].partition_index;
-            if (t == NULL || parts[k].partition < 0 ||
+            if (!gr_authz(req, GR_RES_TOPIC, &qt->name, GR_OP_READ))
+                parts[k].error = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+            else if (t == NULL || parts[k].partition < 0 ||
                 parts[k].partition >= t->nparts)
                 parts[k].error = GR_KERR_UNKNOWN_TOPIC_OR_PARTITION;
         }

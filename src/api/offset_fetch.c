@@ -18,6 +18,7 @@
  * encoded size at the most (its fields, metadata and tags).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 #include <string.h>
@@ -111,7 +112,12 @@ all_cb(void *arg, const char *topic, int32_t partition,
 {
     all_ctx_t *c = arg;
     fetch_out_t *o = c->o;
-    if (o->oom || o->over || !count(o, part_bytes(go)))
+    if (o->oom || o->over)
+        return;
+    /* a group's full list leaves out the topics the client may not
+     * DESCRIBE (Kafka's fetchAllOffsetsForGroup) */
+    if (!gr_authz_cstr(o->req, GR_RES_TOPIC, topic, GR_OP_DESCRIBE) ||
+        !count(o, part_bytes(go)))
         return;
     if (c->cur == NULL || strcmp(c->cur->name.ptr, topic) != 0 ||
         c->cur->partitions_cnt == c->cur_cap) {
@@ -145,7 +151,11 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
             bool require_stable, fetch_out_t *o)
 {
     gr_groups_t *g = req->broker->groups;
-    gr_kerr_t err = gr_group_check(g, group_id, true);
+    gr_kerr_t err;
+    /* DESCRIBE on the group first */
+    if (!gr_authz(req, GR_RES_GROUP, group_id, GR_OP_DESCRIBE))
+        return GR_KERR_GROUP_AUTHORIZATION_FAILED;
+    err = gr_group_check(g, group_id, true);
     if (err != GR_KERR_NONE)
         return err;
     if (ntopics < 0) {
@@ -169,6 +179,10 @@ fetch_group(gr_req_t *req, const gr_str_t *group_id,
                 /* an id resolve_ids() did not find */
                 go = (gr_group_offset_t){ -1, -1, GR_STR(""),
                                           GR_KERR_UNKNOWN_TOPIC_ID };
+            } else if (!gr_authz(req, GR_RES_TOPIC, &topics[i].name,
+                                 GR_OP_DESCRIBE)) {
+                go = (gr_group_offset_t){ -1, -1, GR_STR(""),
+                                          GR_KERR_TOPIC_AUTHORIZATION_FAILED };
             } else {
                 gr_group_offset_get(g, group_id, &topics[i].name,
                                     topics[i].partition_indexes[k],
@@ -329,8 +343,10 @@ gr_api_offset_fetch(gr_req_t *req)
         }
         /* v9+ names the member: a consumer group checks its epoch
          * (KIP-848; member_id null and epoch -1 before v9) */
-        rg->error_code = gr_group_check(req->broker->groups, &qg->group_id,
-                                        true);
+        rg->error_code =
+            !gr_authz(req, GR_RES_GROUP, &qg->group_id, GR_OP_DESCRIBE)
+                ? GR_KERR_GROUP_AUTHORIZATION_FAILED
+                : gr_group_check(req->broker->groups, &qg->group_id, true);
         if (rg->error_code == GR_KERR_NONE)
             rg->error_code =
                 gr_group_check_member(req->broker->groups, &qg->group_id,

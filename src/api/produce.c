@@ -53,6 +53,7 @@
  * and the append happen in the same loop turn, as before.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "cluster/topic_config.h"
 #include "core/crc32c.h"
@@ -295,6 +296,10 @@ first_look(gr_req_t *req, const gr_produce_request_t *rq, const char **msg)
                              gr_req_peer(req));
                 return GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
             }
+            /* WRITE on the transactional id */
+            if (!gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                          GR_OP_WRITE))
+                return GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
             return GR_KERR_NONE;
         }
     }
@@ -316,6 +321,14 @@ check_partition(gr_req_t *req, part_t *pt)
     if (pt->t == NULL && req->version >= 13) {
         set_error(req, pt->prs, GR_KERR_UNKNOWN_TOPIC_ID, NULL);
         return GR_KERR_NONE;
+    }
+    /* WRITE on the topic, known or not (Kafka checks before it looks) */
+    {
+        gr_str_t name = pt->t != NULL ? gr_str_c(pt->t->name) : pt->td->name;
+        if (!gr_authz(req, GR_RES_TOPIC, &name, GR_OP_WRITE)) {
+            set_error(req, pt->prs, GR_KERR_TOPIC_AUTHORIZATION_FAILED, NULL);
+            return GR_KERR_NONE;
+        }
     }
     if (pt->t == NULL || pt->pd->index < 0 || pt->pd->index >= pt->t->nparts) {
         set_error(req, pt->prs, GR_KERR_UNKNOWN_TOPIC_OR_PARTITION, NULL);

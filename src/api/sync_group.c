@@ -6,6 +6,7 @@
  * (sync_group.schema, KIP-559).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "group/group.h"
 
 #include <string.h>
@@ -66,6 +67,16 @@ gr_api_sync_group(gr_req_t *req)
     as = gr_arena_zalloc(req->a, sizeof(*as) * (size_t)(n + 1));
     if (ctx == NULL || as == NULL)
         return gr_req_close(req, "out of memory");
+    /* READ on the group */
+    if (!gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)) {
+        gr_sync_group_response_t *rs = req->resp;
+        rs->error_code = GR_KERR_GROUP_AUTHORIZATION_FAILED;
+        rs->protocol_type = GR_STR_NULL;
+        rs->protocol_name = GR_STR_NULL;
+        rs->assignment.ptr = NULL;
+        rs->assignment.len = 0;
+        return gr_req_reply(req);
+    }
     /* from v5 both are mandatory (Kafka's
      * areMandatoryProtocolTypeAndNamePresent) */
     if (req->version >= 5 &&

@@ -19,6 +19,7 @@
  * here. A failure is every partition's answer.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "api/topics.h"
 #include "group/group.h"
 #include "txn/txn.h"
@@ -151,6 +152,25 @@ gr_api_txn_offset_commit(gr_req_t *req)
     ctx->parts = gr_arena_zalloc(req->a, sizeof(*ctx->parts) * (size_t)(n + 1));
     if (ctx->parts == NULL)
         return gr_req_close(req, "out of memory");
+    /* WRITE on the transactional id, READ on the group: every partition
+     * answered with the error (TxnOffsetCommitRequest.getErrorResponse) */
+    {
+        gr_kerr_t denied =
+            !gr_authz(req, GR_RES_TRANSACTIONAL_ID, &rq->transactional_id,
+                      GR_OP_WRITE)
+                ? GR_KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+            : !gr_authz(req, GR_RES_GROUP, &rq->group_id, GR_OP_READ)
+                ? GR_KERR_GROUP_AUTHORIZATION_FAILED
+                : GR_KERR_NONE;
+        if (denied != GR_KERR_NONE) {
+            gr_kerr_t res = GR_KERR_NONE;
+            for (int32_t i = 0; i < n; i++)
+                ctx->parts[i].error = denied;
+            gr_group_waiter_init(&ctx->w, commit_done, ctx);
+            commit_done(&ctx->w, &res);
+            return 0;
+        }
+    }
     for (int32_t i = 0; i < rq->topics_cnt; i++) {
         const gr_txn_offset_commit_request_topic_t *qt = &rq->topics[i];
         gr_topic_t *t = req->version >= 6
@@ -167,7 +187,11 @@ gr_api_txn_offset_commit(gr_req_t *req)
             p->metadata = qp->committed_metadata;
             p->commit_timestamp = -1;
             p->error = GR_KERR_NONE;
-            if (t == NULL && req->version >= 6)
+            /* READ on the topic, before whether it exists */
+            if ((t != NULL || req->version < 6) &&
+                !gr_authz(req, GR_RES_TOPIC, &p->topic, GR_OP_READ))
+                p->error = GR_KERR_TOPIC_AUTHORIZATION_FAILED;
+            else if (t == NULL && req->version >= 6)
                 p->error = GR_KERR_UNKNOWN_TOPIC_ID;
             else if (t == NULL || qp->partition_index < 0 ||
                      qp->partition_index >= t->nparts)

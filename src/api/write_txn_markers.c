@@ -6,6 +6,7 @@
  * tools and tests that drive markers by hand. Errors are per partition.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "txn/txn.h"
 
 typedef gr_write_txn_markers_request_writable_txn_marker_t marker_t;
@@ -16,7 +17,7 @@ typedef gr_write_txn_markers_response_writable_txn_marker_partition_result_t
     part_result_t;
 
 static int
-one_marker(gr_req_t *req, const marker_t *m, result_t *r)
+one_marker(gr_req_t *req, const marker_t *m, result_t *r, bool allowed)
 {
     gr_broker_t *b = req->broker;
     int32_t nt = m->topics_cnt > 0 ? m->topics_cnt : 0;
@@ -43,7 +44,8 @@ one_marker(gr_req_t *req, const marker_t *m, result_t *r)
                 gr_cluster_partition(b->cluster, &tr->name, idx);
             tr->partitions[k].partition_index = idx;
             tr->partitions[k].error_code =
-                p == NULL ? GR_KERR_UNKNOWN_TOPIC_OR_PARTITION
+                !allowed    ? GR_KERR_CLUSTER_AUTHORIZATION_FAILED
+                : p == NULL ? GR_KERR_UNKNOWN_TOPIC_OR_PARTITION
                           : gr_txn_write_marker(
                                 b->txn, p,
                                 (gr_pid_t){ m->producer_id, m->producer_epoch },
@@ -59,13 +61,17 @@ gr_api_write_txn_markers(gr_req_t *req)
     const gr_write_txn_markers_request_t *rq = req->body;
     gr_write_txn_markers_response_t *rs = req->resp;
     int32_t n = rq->markers_cnt > 0 ? rq->markers_cnt : 0;
+    /* ALTER or CLUSTER_ACTION on the cluster, else every partition
+     * CLUSTER_AUTHORIZATION_FAILED */
+    bool allowed = gr_authz_cluster(req, GR_OP_ALTER) ||
+                   gr_authz_cluster(req, GR_OP_CLUSTER_ACTION);
 
     rs->markers = gr_arena_zalloc(req->a, (size_t)(n + 1) * sizeof(result_t));
     if (rs->markers == NULL)
         return gr_req_close(req, "out of memory");
     rs->markers_cnt = n;
     for (int32_t i = 0; i < n; i++)
-        if (one_marker(req, &rq->markers[i], &rs->markers[i]) != 0)
+        if (one_marker(req, &rq->markers[i], &rs->markers[i], allowed) != 0)
             return gr_req_close(req, "out of memory");
     return gr_req_reply(req);
 }

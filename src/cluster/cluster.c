@@ -411,6 +411,18 @@ gr_cluster_store_client_metrics(gr_cluster_t *c)
     return c->ops->store_client_metrics(c);
 }
 
+gr_kerr_t
+gr_cluster_store_acls(gr_cluster_t *c, const char *data, size_t len)
+{
+    return c->ops->store_acls(c, data, len);
+}
+
+int
+gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len)
+{
+    return c->ops->load_acls(c, data, len);
+}
+
 void
 gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
 {

@@ -163,6 +163,11 @@ typedef struct gr_cluster_ops {
     /* Persists the client-metrics resources (c->client_metrics, already
      * changed), all of them, before it returns. */
     gr_kerr_t (*store_client_metrics)(gr_cluster_t *c);
+    /* Persists the authorizer's ACLs (their text, src/auth/acl.h), whole,
+     * before it returns; reads them back (*data malloc'd, NULL with 0
+     * when none were ever stored). */
+    gr_kerr_t (*store_acls)(gr_cluster_t *c, const char *data, size_t len);
+    int (*load_acls)(gr_cluster_t *c, char **data, size_t *len);
     /* Calls cb once the topic changes made so far are durable. The three
      * operations above change the model at once and persist the change in
      * the background; a request that must not be answered before that
@@ -258,6 +263,9 @@ gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
 gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
 gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
 gr_kerr_t gr_cluster_store_client_metrics(gr_cluster_t *c);
+gr_kerr_t gr_cluster_store_acls(gr_cluster_t *c, const char *data,
+                                size_t len);
+int gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len);
 void gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
 
 /* The topic-level override of key, or NULL. */

@@ -839,6 +839,75 @@ load_client_metrics(gr_cluster_t *c)
     return rc;
 }
 
+/* gregor-configs/acls: the authorizer's ACLs (Kafka keeps them in the
+ * metadata log as AccessControlEntryRecords), their text written whole on
+ * each change as the client-metrics file is: a crash leaves the old file
+ * or the new one. */
+static gr_kerr_t
+local_store_acls(gr_cluster_t *c, const char *data, size_t len)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX];
+    int rc;
+
+    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    snprintf(path, sizeof path, "%s/acls", l->configs);
+    rc = GR_FAULT("acls.store", path) ? (errno = EIO, -1)
+                                      : write_atomic(l->configs, path, data,
+                                                     len);
+    if (rc != 0)
+        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
+    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+static int
+local_load_acls(gr_cluster_t *c, char **data, size_t *len)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX];
+    FILE *f;
+    size_t cap = 0, n;
+    char buf[65536];
+
+    *data = NULL;
+    *len = 0;
+    snprintf(path, sizeof path, "%s/acls", l->configs);
+    f = fopen(path, "r");
+    if (f == NULL) {
+        if (errno == ENOENT)
+            return 0;
+        GR_LOG_ERROR("cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (*len + n + 1 > cap) {
+            char *p;
+            cap = (*len + n + 1) * 2;
+            if ((p = realloc(*data, cap)) == NULL) {
+                free(*data);
+                *data = NULL;
+                fclose(f);
+                return -1;
+            }
+            *data = p;
+        }
+        memcpy(*data + *len, buf, n);
+        *len += n;
+    }
+    if (ferror(f)) {
+        GR_LOG_ERROR("cannot read %s: %s", path, strerror(errno));
+        free(*data);
+        *data = NULL;
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
 /* Queues an fsync of path (in the log dir) and of the log dir without
  * starting it: the next change or gr_cluster_sync() runs it. 0 or -1
  * (ENOMEM). */
@@ -1232,6 +1301,8 @@ static const gr_cluster_ops_t local_ops = {
     .store_topic_config = local_store_topic_config,
     .store_broker_config = local_store_broker_config,
     .store_client_metrics = local_store_client_metrics,
+    .store_acls = local_store_acls,
+    .load_acls = local_load_acls,
     .sync = local_sync,
     .destroy = local_destroy,
 };

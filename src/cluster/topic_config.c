@@ -410,6 +410,16 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Java's random source; OpenSSL's is used."),
     B(SSL_PRINCIPAL_MAPPING_RULES, STRING, RO,
       "Rules mapping a client certificate's DN to a principal."),
+    /* the authorizer (src/auth/); Kafka lists only authorizer.class.name
+     * (the other two are the authorizer's keys, not KafkaConfig's) */
+    B(AUTHORIZER_CLASS_NAME, STRING, RO,
+      "The authorizer: org.apache.kafka.metadata.authorizer."
+      "StandardAuthorizer (or kafka.security.authorizer.AclAuthorizer) "
+      "turns ACLs on; empty: none."),
+    BU(SUPER_USERS, STRING, RO,
+      "Principals allowed everything, separated by semicolons."),
+    BU(ALLOW_EVERYONE_IF_NO_ACL_FOUND, BOOL, RO,
+      "Whether a resource without any ACL is open to everyone."),
     B(OFFSETS_TOPIC_REPLICATION_FACTOR, SHORT, RO,
       "Replication factor of __consumer_offsets (capped to the live "
       "brokers)."),

@@ -16,6 +16,7 @@ LEGACY_MIN = {
     "Produce": 3, "Fetch": 4, "ListOffsets": 1, "OffsetCommit": 2,
     "OffsetFetch": 1, "CreateTopics": 2, "DeleteTopics": 1,
     "DescribeConfigs": 1, "DescribeLogDirs": 1, "WriteTxnMarkers": 1,
+    "DescribeAcls": 1, "CreateAcls": 1, "DeleteAcls": 1,
 }
 
 # APIs Kafka 4.4 serves that Gregor does not serve yet, and the issue
@@ -31,7 +32,6 @@ UNSERVED = {
     # features are cluster metadata, kept by the controller (with ZooKeeper,
     # Kafka's /feature znode); one broker's come from its configuration
     "UpdateFeatures": 22,
-    "DescribeAcls": 20, "CreateAcls": 20, "DeleteAcls": 20,
     "DescribeClientQuotas": 20, "AlterClientQuotas": 20,
     "OffsetForLeaderEpoch": 22,
     "AlterReplicaLogDirs": 23, "AlterPartitionReassignments": 23,
@@ -146,23 +146,9 @@ def versions_past_newest(b):
 @case("unserved_apis")
 def unserved_apis(b):
     """An API Kafka serves and Gregor does not (yet): Kafka answers,
-    Gregor closes the connection. ACLs without an authorizer: Kafka's
-    SECURITY_DISABLED; client quotas: Kafka's empty answer."""
+    Gregor closes the connection. Client quotas: Kafka's empty answer
+    (the ACL APIs are served: cases_acl.py)."""
     deny = {"gregor": lambda s: s.outcome == "closed"}
-    b.req("DescribeAcls", 3, {"resource_type_filter": 1, "pattern_type_filter": 1,
-                               "operation": 1, "permission_type": 1},
-          conn=b.conn(), deliberate="acls-security-disabled",
-          expect=dict(deny, kafka=lambda s: s.resp["error_code"] == 54))
-    b.req("CreateAcls", 3, {"creations": [{
-        "resource_type": 2, "resource_name": "t", "resource_pattern_type": 3,
-        "principal": "User:alice", "host": "*", "operation": 3, "permission_type": 3}]},
-        conn=b.conn(), deliberate="acls-security-disabled",
-        expect=dict(deny, kafka=lambda s: s.resp["results"][0]["error_code"] == 54))
-    b.req("DeleteAcls", 3, {"filters": [{
-        "resource_type_filter": 1, "pattern_type_filter": 1, "operation": 1,
-        "permission_type": 1}]},
-        conn=b.conn(), deliberate="acls-security-disabled",
-        expect=dict(deny, kafka=lambda s: s.resp["filter_results"][0]["error_code"] == 54))
     b.req("DescribeClientQuotas", 1, {"components": [], "strict": False},
           conn=b.conn(), deliberate="client-quotas",
           expect=dict(deny, kafka=lambda s: s.resp["error_code"] == 0))

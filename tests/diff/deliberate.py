@@ -16,9 +16,6 @@ DELIBERATE = {
         "APIs Kafka 4.4 serves that Gregor does not serve yet, each with the "
         "issue that adds it; Gregor closes the connection of a request for "
         "an API it does not advertise, as Kafka does for an unknown API."),
-    "acls-security-disabled": (
-        "Without an authorizer Kafka answers the ACL APIs SECURITY_DISABLED; "
-        "Gregor does not serve them until it has an authorizer (issue 20)."),
     "client-quotas": (
         "Client quotas are not served until Gregor enforces them (issue 20)."),
     "message-format-version": (

@@ -36,6 +36,7 @@ import cases_txn  # noqa: E402,F401
 import cases_admin  # noqa: E402,F401
 import cases_clients  # noqa: E402,F401
 import cases_consumer_groups  # noqa: E402,F401
+import cases_acl  # noqa: E402,F401
 
 
 def hostport(s):

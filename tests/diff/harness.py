@@ -23,6 +23,7 @@ controller) and such polls would only compare timing.
 import copy
 import json
 import re
+import os
 import socket
 import struct
 import threading
@@ -51,10 +52,19 @@ class CaseError(Exception):
 
 # --- one connection -------------------------------------------------------
 
+# GR_DIFF_SOURCE: the local address connections come from (run.sh with
+# DIFF_AUTHORIZER=1 sets 127.0.0.2, so ACLs can name the cases' host apart
+# from the controller's 127.0.0.1); a connection may ask for another one
+SOURCE = os.environ.get("GR_DIFF_SOURCE") or None
+
+
 class Conn:
-    def __init__(self, host, port, timeout=15, client_id="gregor-diff"):
+    def __init__(self, host, port, timeout=15, client_id="gregor-diff",
+                 source=None):
         self.client_id = client_id
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+        src = source or SOURCE
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(src, 0) if src else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.cid = 0
         self.closed = False
@@ -132,11 +142,12 @@ class Side:
         self.conns = []
 
     # connections
-    def conn(self, client_id="gregor-diff"):
+    def conn(self, client_id="gregor-diff", source=None):
         """A new connection of this case to this broker, its requests
         sent with client_id (a group's second member: another one, so
-        that generated member ids tell the members apart)."""
-        c = Conn(self.host, self.port, client_id=client_id)
+        that generated member ids tell the members apart), from source
+        (a local address; default SOURCE)."""
+        c = Conn(self.host, self.port, client_id=client_id, source=source)
         self.conns.append(c)
         return c
 

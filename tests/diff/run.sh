@@ -48,6 +48,16 @@ SETTINGS=(group.initial.rebalance.delay.ms=0
           auto.create.topics.enable=true
           group.min.session.timeout.ms=500
           transaction.abort.timed.out.transaction.cleanup.interval.ms=1000)
+# DIFF_AUTHORIZER=1: both brokers run Kafka's StandardAuthorizer, open
+# where no ACL says otherwise (the KRaft controller, User:ANONYMOUS from
+# 127.0.0.1 like the cases, needs its cluster rights); the cases connect
+# from 127.0.0.2 (GR_DIFF_SOURCE), so the ACLs of cases_acl.py deny them
+# and not the controller. With --only acl.
+if [ "${DIFF_AUTHORIZER:-0}" = 1 ]; then
+    SETTINGS+=(authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+               allow.everyone.if.no.acl.found=true)
+    export GR_DIFF_SOURCE=127.0.0.2
+fi
 
 stop_all() {
     if [ -n "$gpid" ]; then

@@ -61,6 +61,7 @@ static const suite_entry_t suites[] = {
     { "control/http", suite_control_http },
     { "control/inject", suite_control_inject },
     { "control/metrics", suite_control_metrics },
+    { "auth/acl", suite_auth_acl },
 };
 
 int

@@ -5,6 +5,7 @@
 #include <check.h>
 
 Suite *suite_proto_wire(void);
+Suite *suite_auth_acl(void);
 Suite *suite_proto_arrays(void);
 Suite *suite_proto_codec(void);
 Suite *suite_proto_vectors(void);
