@@ -8,6 +8,7 @@
 #include "api/api_int.h"
 #include "api/configs.h"
 #include "api/fetch_session.h"
+#include "cluster/client_quotas.h"
 #include "cluster/cluster.h"
 #include "cluster/topic_config.h"
 #include "group/group.h"
@@ -900,6 +901,25 @@ gr_broker_run(gr_broker_t *b)
     if (b->telemetry == NULL)
         return -1;
     gr_configs_client_metrics_load(b);
+    /* client quotas, with the ones the cluster loaded; a quota callback
+     * of Java's would decide them otherwise: refused, not ignored */
+    {
+        const char *cb = gr_conf_extra_get(b->conf,
+                                           "client.quota.callback.class");
+        if (cb != NULL && *cb != '\0') {
+            GR_LOG_ERROR("client.quota.callback.class=%s: Gregor applies "
+                         "Kafka's default quotas (users and client-ids) and "
+                         "cannot load a Java quota callback (remove the "
+                         "setting)",
+                         cb);
+            return -1;
+        }
+    }
+    b->client_quotas = gr_client_quotas_new(
+        b->cluster, (int)gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_NUM),
+        gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_SIZE_SECONDS) * 1000);
+    if (b->client_quotas == NULL || gr_client_quotas_load(b->client_quotas) != 0)
+        return -1;
     finish_deletions(b);
     gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
     gr_timer_init(&b->start_sync_timer, start_sync, b);
@@ -1000,6 +1020,8 @@ gr_broker_destroy(gr_broker_t *b)
     b->telemetry = NULL;
     gr_fsessions_destroy(b->fetch_sessions);
     gr_pids_close(b->pids);
+    gr_client_quotas_destroy(b->client_quotas);
+    b->client_quotas = NULL;
     gr_cluster_destroy(b->cluster);
     gr_buf_fini(&b->scratch);
     gr_loop_destroy(b->loop);

@@ -56,6 +56,7 @@ struct gr_broker {
     gr_timer_t idle_timer;
     int64_t stat_idle_closed, stat_mem_waits;
     struct gr_quotas *quotas; /* connection quotas (net/quota.h) */
+    struct gr_client_quotas *client_quotas; /* cluster/client_quotas.h */
 
     gr_cluster_t *cluster;    /* metadata: brokers, topics, partitions */
     gr_logs_t *logs;          /* partition logs under log_dir */

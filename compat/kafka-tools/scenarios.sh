@@ -265,19 +265,11 @@ OUT
     # the clients' default quotas (DescribeClientQuotas, AlterClientQuotas)
     ktr cfg_cdef configs --bootstrap-server "$B" --alter --entity-type clients --entity-default \
         --add-config producer_byte_rate=1048576,consumer_byte_rate=2097152
-    if [ "${KT_REFERENCE:-gregor}" = kafka ]; then
-        kt_rc cfg_cdef && echo "Completed updating default config for clients in the cluster." |
-            kt_out cfg_cdef
-        ktr cfg_cdef_d configs --bootstrap-server "$B" --describe --entity-type clients --entity-default
-        kt_rc cfg_cdef_d && echo "Quota configs for the default client-id are consumer_byte_rate=2097152.0, producer_byte_rate=1048576.0" |
-            kt_out cfg_cdef_d
-    else
-        # Gregor does not serve the quota APIs until it enforces quotas
-        # (issue 20): the tool is told so, as by a broker without them
-        echo "# gregor: client quotas are not served yet (issue 20); kafka-configs --entity-type clients reports it"
-        kt_rc cfg_cdef 1 && grep -q 'UnsupportedVersionException' "$KT_OUT/cfg_cdef.err" ||
-            kt_fail "cfg_cdef: not the unsupported-API error"
-    fi
+    kt_rc cfg_cdef && echo "Completed updating default config for clients in the cluster." |
+        kt_out cfg_cdef
+    ktr cfg_cdef_d configs --bootstrap-server "$B" --describe --entity-type clients --entity-default
+    kt_rc cfg_cdef_d && echo "Quota configs for the default client-id are consumer_byte_rate=2097152.0, producer_byte_rate=1048576.0" |
+        kt_out cfg_cdef_d
     # kafka-leader-election: one replica each, so nothing to elect
     ktr elect_pref leader-election --bootstrap-server "$B" --election-type preferred \
         --all-topic-partitions

@@ -1296,6 +1296,8 @@ def gen_tables(schemas):
     c('#include "proto/proto.h"')
     c('#include "proto/gen/proto_table.h"')
     c()
+    c('#include <stddef.h>')
+    c()
 
     def ops(stem):
         return ('{ sizeof(gr_%s_t), (gr_proto_init_fn)gr_%s_init, '
@@ -1313,7 +1315,15 @@ def gen_tables(schemas):
         c('{ %d, "%s", %d, %d, %d, %d,' %
           (s.key, camel(s.name), s.valid.lo, hi, s.valid.hi, flex))
         c('  %s,' % ops(s.name + '_request'))
-        c('  %s },' % ops(s.name + '_response'))
+        c('  %s,' % ops(s.name + '_response'))
+        thr = [f for f in s.sections['response'].fields
+               if f.name == 'throttle_time_ms' and f.type == 'int32' and
+               not f.array and f.tag is None]
+        if thr:
+            c('  offsetof(gr_%s_response_t, throttle_time_ms), %d },' %
+              (s.name, thr[0].versions.lo))
+        else:
+            c('  -1, -1 },')
     c.ind -= 1
     c('};')
     c()

@@ -53,6 +53,8 @@ int gr_api_delete_topics(gr_req_t *req);
 int gr_api_delete_records(gr_req_t *req);
 int gr_api_describe_configs(gr_req_t *req);
 int gr_api_alter_configs(gr_req_t *req);
+int gr_api_describe_client_quotas(gr_req_t *req);
+int gr_api_alter_client_quotas(gr_req_t *req);
 int gr_api_describe_log_dirs(gr_req_t *req);
 int gr_api_create_partitions(gr_req_t *req);
 int gr_api_elect_leaders(gr_req_t *req);

@@ -42,6 +42,8 @@ static const gr_api_entry_t table[] = {
     {GR_API_ELECT_LEADERS, 0, 2, gr_api_elect_leaders},
     {GR_API_INCREMENTAL_ALTER_CONFIGS, 0, 1, gr_api_incremental_alter_configs},
     {GR_API_OFFSET_DELETE, 0, 0, gr_api_offset_delete},
+    {GR_API_DESCRIBE_CLIENT_QUOTAS, 0, 1, gr_api_describe_client_quotas},
+    {GR_API_ALTER_CLIENT_QUOTAS, 0, 1, gr_api_alter_client_quotas},
     {GR_API_DESCRIBE_CLUSTER, 0, 2, gr_api_describe_cluster},
     {GR_API_DESCRIBE_PRODUCERS, 0, 0, gr_api_describe_producers},
     {GR_API_DESCRIBE_TRANSACTIONS, 0, 0, gr_api_describe_transactions},

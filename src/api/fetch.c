@@ -18,6 +18,7 @@
 #include "api/api_int.h"
 #include "api/authz.h"
 #include "api/fetch_session.h"
+#include "cluster/client_quotas.h"
 #include "core/time.h"
 #include "log/log.h"
 #include "log/producer_state.h"
@@ -807,6 +808,38 @@ build_response(fetch_ctx_t *ctx, bool final)
 
 /* Answers with the response built last: at once, or once a worker has
  * read what it carries from memory. Returns 0. */
+/* The consumer_byte_rate, as KafkaApis.handleFetchRequest: the response's
+ * size is recorded; over the quota it is taken back and the answer is
+ * empty (FetchContext.getThrottledResponse: no partitions, the session
+ * kept), the client throttled. Fetches from replicas are exempt. */
+static void
+fetch_quota(fetch_ctx_t *ctx)
+{
+    gr_req_t *req = ctx->req;
+    const gr_fetch_request_t *rq = req->body;
+    gr_fetch_response_t *rs = req->resp;
+    gr_client_quotas_t *q = req->broker->client_quotas;
+    int64_t now_ms = gr_mono_us() / 1000, t;
+    double size;
+
+    if (!gr_client_quotas_enabled(q, GR_CQT_FETCH) || rq->replica_id >= 0 ||
+        (req->version >= 15 && rq->replica_state.replica_id >= 0))
+        return;
+    size = (double)(req->api->response.size(rs, req->version) +
+                    gr_resp_header_size(gr_proto_resp_header_version(
+                        req->hdr.api_key, req->version)));
+    t = gr_client_quotas_record(q, GR_CQT_FETCH, gr_req_user(req),
+                                &req->hdr.client_id, size, now_ms);
+    if (t <= 0)
+        return;
+    gr_client_quotas_unrecord(q, GR_CQT_FETCH, gr_req_user(req),
+                              &req->hdr.client_id, size, now_ms);
+    rs->responses_cnt = 0;
+    rs->error_code = GR_KERR_NONE;
+    req->file_bytes = 0;
+    req->throttle_ms = t;
+}
+
 static int
 reply(fetch_ctx_t *ctx)
 {
@@ -818,6 +851,7 @@ reply(fetch_ctx_t *ctx)
             job_queue(ctx);
         return 0;
     }
+    fetch_quota(ctx);
     /* the borrowed files go to the request, which keeps them until its
      * response is written */
     for (int i = 0; i < ctx->nfiles; i++)
@@ -1137,6 +1171,13 @@ gr_api_fetch(gr_req_t *req)
     max_bytes = gr_conf_int(req->broker->conf, GR_CONF_FETCH_MAX_BYTES);
     if (req->version >= 3 && rq->max_bytes < max_bytes)
         max_bytes = rq->max_bytes;
+    /* and what the consumer_byte_rate lets a quota window carry
+     * (maxValueInQuotaWindow) */
+    got = gr_client_quotas_window_max(req->broker->client_quotas,
+                                      GR_CQT_FETCH, gr_req_user(req),
+                                      &req->hdr.client_id);
+    if (got < max_bytes)
+        max_bytes = got;
     ctx->max_bytes = (int32_t)max_bytes;
     ctx->min_bytes = rq->min_bytes < ctx->max_bytes ? rq->min_bytes
                                                     : ctx->max_bytes;

@@ -65,6 +65,7 @@ gr_cluster_model_fini(gr_cluster_t *c)
     gr_config_list_free(&c->broker_configs);
     gr_config_list_free(&c->default_broker_configs);
     gr_config_resources_free(&c->client_metrics);
+    gr_config_resources_free(&c->client_quotas);
     free(c->htab);
     free(c->itab);
 }
@@ -421,6 +422,12 @@ int
 gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len)
 {
     return c->ops->load_acls(c, data, len);
+}
+
+gr_kerr_t
+gr_cluster_store_client_quotas(gr_cluster_t *c)
+{
+    return c->ops->store_client_quotas(c);
 }
 
 void

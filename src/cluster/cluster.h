@@ -168,6 +168,8 @@ typedef struct gr_cluster_ops {
      * when none were ever stored). */
     gr_kerr_t (*store_acls)(gr_cluster_t *c, const char *data, size_t len);
     int (*load_acls)(gr_cluster_t *c, char **data, size_t *len);
+    /* The same for the client quotas (c->client_quotas). */
+    gr_kerr_t (*store_client_quotas)(gr_cluster_t *c);
     /* Calls cb once the topic changes made so far are durable. The three
      * operations above change the model at once and persist the change in
      * the background; a request that must not be answered before that
@@ -212,6 +214,9 @@ struct gr_cluster {
     /* CLIENT_METRICS resources (KIP-714 subscriptions), by creation;
      * loaded by load() */
     gr_config_resource_t *client_metrics;
+    /* client quotas, one resource per entity (cluster/client_quotas.h);
+     * loaded by load() */
+    gr_config_resource_t *client_quotas;
     /* where the persisting is done (NULL: at once, on the loop) */
     struct gr_workers *workers;
     bool stopping; /* gr_broker_destroy(): nothing more is started */
@@ -266,6 +271,7 @@ gr_kerr_t gr_cluster_store_client_metrics(gr_cluster_t *c);
 gr_kerr_t gr_cluster_store_acls(gr_cluster_t *c, const char *data,
                                 size_t len);
 int gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len);
+gr_kerr_t gr_cluster_store_client_quotas(gr_cluster_t *c);
 void gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
 
 /* The topic-level override of key, or NULL. */

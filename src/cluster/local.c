@@ -731,14 +731,17 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
  * crash leaves the old file or the new one. A "[name]" line starts a
  * resource, "key=value" lines follow; names and values escaped. */
 static void
-client_metrics_path(gr_cluster_t *c, char *out, size_t n)
+resources_path(gr_cluster_t *c, const char *file, char *out, size_t n)
 {
     local_t *l = c->impl;
-    snprintf(out, n, "%s/client-metrics", l->configs);
+    snprintf(out, n, "%s/%s", l->configs, file);
 }
 
+/* Writes list whole to gregor-configs/<file>, a header line first; fault
+ * point fault. */
 static gr_kerr_t
-local_store_client_metrics(gr_cluster_t *c)
+store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
+                const char *file, const char *header, const char *fault)
 {
     local_t *l = c->impl;
     char path[PATH_MAX], *data = NULL;
@@ -753,9 +756,8 @@ local_store_client_metrics(gr_cluster_t *c)
     f = open_memstream(&data, &len);
     if (f == NULL)
         return GR_KERR_KAFKA_STORAGE_ERROR;
-    fprintf(f, "# Gregor client-metrics subscriptions (CLIENT_METRICS "
-               "config resources); written by the broker.\n");
-    for (const gr_config_resource_t *r = c->client_metrics; r; r = r->next) {
+    fprintf(f, "%s\n", header);
+    for (const gr_config_resource_t *r = list; r; r = r->next) {
         fputc('[', f);
         put_escaped(f, r->name);
         fputs("]\n", f);
@@ -769,8 +771,8 @@ local_store_client_metrics(gr_cluster_t *c)
         free(data);
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
-    client_metrics_path(c, path, sizeof path);
-    rc = GR_FAULT("client_metrics.store", path)
+    resources_path(c, file, path, sizeof path);
+    rc = GR_FAULT(fault, path)
              ? (errno = EIO, -1)
              : write_atomic(l->configs, path, data, len);
     if (rc != 0)
@@ -779,8 +781,30 @@ local_store_client_metrics(gr_cluster_t *c)
     return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
 }
 
+static gr_kerr_t
+local_store_client_metrics(gr_cluster_t *c)
+{
+    return store_resources(c, c->client_metrics, "client-metrics",
+                           "# Gregor client-metrics subscriptions "
+                           "(CLIENT_METRICS config resources); written by "
+                           "the broker.",
+                           "client_metrics.store");
+}
+
+/* gregor-configs/client-quotas: the client quotas (Kafka keeps them in
+ * the metadata log as ClientQuotaRecords), one resource per entity
+ * (cluster/client_quotas.h names them), in the same format. */
+static gr_kerr_t
+local_store_client_quotas(gr_cluster_t *c)
+{
+    return store_resources(c, c->client_quotas, "client-quotas",
+                           "# Gregor client quotas, one [entity] each; "
+                           "written by the broker.",
+                           "client_quotas.store");
+}
+
 static int
-load_client_metrics(gr_cluster_t *c)
+load_resources(gr_cluster_t *c, gr_config_resource_t **list, const char *file)
 {
     char path[PATH_MAX], *line = NULL, *name = NULL;
     gr_topic_config_t *configs = NULL;
@@ -789,7 +813,7 @@ load_client_metrics(gr_cluster_t *c)
     int rc = 0;
     FILE *f;
 
-    client_metrics_path(c, path, sizeof path);
+    resources_path(c, file, path, sizeof path);
     f = fopen(path, "r");
     if (f == NULL)
         return errno == ENOENT ? 0 : -1;
@@ -798,7 +822,7 @@ load_client_metrics(gr_cluster_t *c)
         n = getline(&line, &cap, f);
         if (n < 0 || (n > 1 && line[0] == '[')) {
             if (name != NULL && configs != NULL &&
-                gr_config_resource_set(&c->client_metrics, name, configs) !=
+                gr_config_resource_set(list, name, configs) !=
                     0)
                 rc = -1;
             else
@@ -993,9 +1017,14 @@ local_load(gr_cluster_t *c)
                      l->configs, strerror(errno));
         return -1;
     }
-    if (load_client_metrics(c) != 0) {
+    if (load_resources(c, &c->client_metrics, "client-metrics") != 0) {
         GR_LOG_ERROR("cannot read the client-metrics subscriptions in %s: %s",
                      l->configs, strerror(errno));
+        return -1;
+    }
+    if (load_resources(c, &c->client_quotas, "client-quotas") != 0) {
+        GR_LOG_ERROR("cannot read the client quotas in %s: %s", l->configs,
+                     strerror(errno));
         return -1;
     }
     if (mkdir(l->topics, 0755) != 0 && errno != EEXIST) {
@@ -1303,6 +1332,7 @@ static const gr_cluster_ops_t local_ops = {
     .store_client_metrics = local_store_client_metrics,
     .store_acls = local_store_acls,
     .load_acls = local_load_acls,
+    .store_client_quotas = local_store_client_quotas,
     .sync = local_sync,
     .destroy = local_destroy,
 };

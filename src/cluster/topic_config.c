@@ -377,6 +377,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "\"host:count,host:count\"."),
     B(MAX_CONNECTION_CREATION_RATE, INT, DY,
       "The most new connections a second; more wait (throttled)."),
+    B(QUOTA_WINDOW_NUM, INT, RO,
+      "The samples client quota rates are measured over."),
+    B(QUOTA_WINDOW_SIZE_SECONDS, INT, RO,
+      "The span of each sample of the client quota rates."),
     /* TLS (src/net/tls.c): read-only, the files reloaded when they change
      * (docs/compatibility.md, static-tls) */
     B(SSL_KEYSTORE_TYPE, STRING, RO,

@@ -68,6 +68,20 @@ typedef struct shape {
 #define RST(api)    gr_##api##_response_t
 #define RSI(api, s) gr_##api##_response_##s##_init
 
+/* AlterClientQuotas: an entry's entity pointer and count, in the request
+ * as in the response (the same layout, checked below) */
+#define ENTITY_COPY                                                         \
+    (offsetof(RQ(alter_client_quotas, entry_data), entity_cnt) +           \
+     sizeof(int32_t) - offsetof(RQ(alter_client_quotas, entry_data), entity))
+_Static_assert(offsetof(RQ(alter_client_quotas, entry_data), entity_cnt) -
+                       offsetof(RQ(alter_client_quotas, entry_data), entity) ==
+                   offsetof(RS(alter_client_quotas, entry_data), entity_cnt) -
+                       offsetof(RS(alter_client_quotas, entry_data), entity),
+               "AlterClientQuotas entity fields");
+_Static_assert(sizeof(RQ(alter_client_quotas, entity_data)) ==
+                   sizeof(RS(alter_client_quotas, entity_data)),
+               "AlterClientQuotas entity data");
+
 /* A request with a group id and only a top-level error. */
 #define GROUP_TOP(KEY, api)                          \
     {                                                \
@@ -582,6 +596,33 @@ static const shape_t shapes[] = {
                 .msg = OFF(RS(alter_configs, alter_configs_resource_response),
                            error_message) } },
       .throttle = OFF(RST(alter_configs), throttle_time_ms) },
+    /* KIP-546: a describe's top-level error and message; an alter's per
+     * entry, its entity copied (the request's entity array and count,
+     * laid out as the response's) */
+    { .key = GR_API_DESCRIBE_CLIENT_QUOTAS,
+      .vmin = 0,
+      .vmax = 99,
+      .top_err = OFF(RST(describe_client_quotas), error_code),
+      .top_msg = OFF(RST(describe_client_quotas), error_message),
+      .throttle = OFF(RST(describe_client_quotas), throttle_time_ms) },
+    { .key = GR_API_ALTER_CLIENT_QUOTAS,
+      .vmin = 0,
+      .vmax = 99,
+      .nrq = 1,
+      .nrs = 1,
+      .rq = { { LVL(RQT(alter_client_quotas), entries,
+                    RQ(alter_client_quotas, entry_data), R_OTHER),
+                .copy = OFF(RQ(alter_client_quotas, entry_data), entity),
+                .copy_size = ENTITY_COPY } },
+      .rs = { { SLVL(RST(alter_client_quotas), entries,
+                     RS(alter_client_quotas, entry_data), R_OTHER,
+                     RSI(alter_client_quotas, entry_data)),
+                .copy = OFF(RS(alter_client_quotas, entry_data), entity),
+                .copy_size = ENTITY_COPY,
+                .err = OFF(RS(alter_client_quotas, entry_data), error_code),
+                .msg = OFF(RS(alter_client_quotas, entry_data),
+                           error_message) } },
+      .throttle = OFF(RST(alter_client_quotas), throttle_time_ms) },
     { .key = GR_API_INCREMENTAL_ALTER_CONFIGS,
       .vmin = 0,
       .vmax = 99,

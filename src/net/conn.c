@@ -29,6 +29,8 @@
 #include "net/conn.h"
 #include "api/dispatch.h"
 #include "broker.h"
+#include "cluster/client_quotas.h"
+#include "proto/gen/api_keys.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "net/listener.h"
@@ -100,6 +102,11 @@ struct gr_conn {
     gr_ipaddr_t ip;      /* the peer, as the quotas count it */
     bool mem_wait;       /* in broker->mem_waiting: reading paused */
     gr_conn_t *mem_next; /* broker->mem_waiting */
+    /* client quotas (KIP-219): after a throttled response, no request is
+     * read or dispatched before throttle_until_us (the timer ends it) */
+    int64_t throttle_ms; /* of the response being written */
+    int64_t throttle_until_us;
+    gr_timer_t throttle_timer;
 };
 
 /* Idle connections hold no buffers: read buffers of the base size and
@@ -145,6 +152,7 @@ conn_park(gr_conn_t *conn)
 
 static void conn_io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events);
 static void conn_update_events(gr_conn_t *conn);
+static void mark_ready(gr_conn_t *conn);
 static void conn_process(gr_conn_t *conn);
 static void conn_read(gr_conn_t *conn);
 
@@ -267,6 +275,25 @@ java_host_address(const struct sockaddr *sa, char *out, size_t n)
     }
 }
 
+/* The throttle time is over: reading and dispatching go on. */
+static void
+throttle_end(gr_loop_t *loop, gr_timer_t *tm)
+{
+    gr_conn_t *conn = tm->data;
+    (void)loop;
+    conn->throttle_until_us = 0;
+    if (conn->closing)
+        return;
+    mark_ready(conn); /* frames read before the mute */
+    conn_update_events(conn);
+}
+
+static bool
+throttled(const gr_conn_t *conn)
+{
+    return conn->throttle_until_us != 0;
+}
+
 gr_conn_t *
 gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
             const struct sockaddr *sa, socklen_t salen)
@@ -311,6 +338,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     conn->io.data = conn;
     conn->broker = b;
     conn->listener = l;
+    gr_timer_init(&conn->throttle_timer, throttle_end, conn);
     if (l->tls != NULL)
         gr_tls_ctx_check_reload(l->tls, conn->io_us);
     if (l->tls != NULL &&
@@ -371,6 +399,8 @@ gr_conn_close(gr_conn_t *conn, const char *why)
         mem_unwait(b, conn);
     if (b->mem_forced == conn)
         b->mem_forced = NULL;
+    if (gr_timer_armed(&conn->throttle_timer))
+        gr_timer_stop(b->loop, &conn->throttle_timer);
     gr_loop_io_del(b->loop, &conn->io);
     list_remove(&b->conns, conn);
     list_push(&b->closing, conn);
@@ -421,7 +451,7 @@ gr_conn_reap(gr_broker_t *b)
         c->ready_next = NULL;
         c->in_ready = false;
         if (!c->closing && c->tls != NULL && c->req == NULL &&
-            gr_tls_pending(c->tls) > 0)
+            !throttled(c) && gr_tls_pending(c->tls) > 0)
             conn_read(c);
         else if (!c->closing)
             conn_process(c);
@@ -594,6 +624,8 @@ conn_update_events(gr_conn_t *conn)
             ev |= GR_IO_WRITE;
     } else if (conn->mem_wait) {
         ev = GR_IO_RDHUP; /* until queued request bytes are released */
+    } else if (throttled(conn)) {
+        ev = GR_IO_RDHUP; /* muted until the throttle time is over */
     } else {
         ev = GR_IO_READ;
         /* records OpenSSL already decrypted: the socket will not tell */
@@ -608,6 +640,21 @@ conn_update_events(gr_conn_t *conn)
         gr_tls_wants(conn->tls, true) == GR_TLS_WANT_READ)
         ev = (ev & ~GR_IO_WRITE) | GR_IO_READ;
     gr_loop_io_set(conn->broker->loop, &conn->io, ev);
+}
+
+/* A throttled response is out: the connection is muted for its throttle
+ * time, as Kafka's ThrottledChannel mutes it once the response is sent. */
+static void
+throttle_start(gr_conn_t *conn)
+{
+    int64_t ms = conn->throttle_ms;
+    conn->throttle_ms = 0;
+    if (ms <= 0 || conn->closing)
+        return;
+    conn->throttle_until_us = gr_mono_us() + ms * 1000;
+    if (gr_timer_armed(&conn->throttle_timer))
+        gr_timer_stop(conn->broker->loop, &conn->throttle_timer);
+    gr_timer_start(conn->broker->loop, &conn->throttle_timer, ms);
 }
 
 /* The response of the request in flight is queued: write it. When it is
@@ -626,6 +673,7 @@ conn_output_queued(gr_conn_t *conn)
         }
         request_end(conn);
         conn->active_us = gr_mono_us(); /* a response written whole */
+        throttle_start(conn);
         if (!conn->processing)
             mark_ready(conn);
     }
@@ -723,7 +771,7 @@ static void
 conn_process(gr_conn_t *conn)
 {
     conn->processing = true;
-    while (!conn->closing && conn->req == NULL) {
+    while (!conn->closing && conn->req == NULL && !throttled(conn)) {
         size_t avail = conn->rlen - conn->rpos;
         uint32_t size;
         gr_req_t *req;
@@ -754,7 +802,15 @@ conn_process(gr_conn_t *conn)
         {
             const uint8_t *frame = conn->rbuf + conn->rpos + 4;
             conn->rpos += 4 + (size_t)size;
+            req->frame_len = size;
+            req->in_dispatch = true;
             gr_dispatch(req, frame, size);
+            /* a request still in flight was deferred: the loop's time on
+             * it so far is what its quota counts */
+            if (conn->req == req) {
+                req->in_dispatch = false;
+                req->loop_us = gr_mono_us() - req->start_us;
+            }
         }
         /* the handler replied, deferred or closed; a reply already written
          * ended the request (conn->req == NULL) */
@@ -946,17 +1002,69 @@ gr_req_release(gr_req_t *req)
     conn_output_queued(conn);
 }
 
+/* Records a request being answered on its client quotas, as Kafka's
+ * KafkaApis and RequestHandlerHelper do: a Produce's request bytes on the
+ * producer_byte_rate, the loop's time on it as a percentage of one
+ * thread's second on the request_percentage (not for the cluster actions
+ * Kafka exempts: WriteTxnMarkers; nor for a Produce with acks=0, none:
+ * Kafka exempts its no-op response). The throttle time: the largest of
+ * those and what the handler set (Fetch's consumer_byte_rate). */
+static int64_t
+quota_account(gr_req_t *req, bool noreply)
+{
+    gr_client_quotas_t *q = req->broker->client_quotas;
+    int64_t now_us = gr_mono_us(), t = req->throttle_ms, x;
+    const gr_str_t *cid = &req->hdr.client_id;
+
+    if (q == NULL || req->api == NULL)
+        return t;
+    if (req->hdr.api_key == GR_API_PRODUCE &&
+        gr_client_quotas_enabled(q, GR_CQT_PRODUCE)) {
+        x = gr_client_quotas_record(q, GR_CQT_PRODUCE, gr_req_user(req), cid,
+                                    (double)req->frame_len, now_us / 1000);
+        t = x > t ? x : t;
+    }
+    if (!noreply && req->hdr.api_key != GR_API_WRITE_TXN_MARKERS &&
+        gr_client_quotas_enabled(q, GR_CQT_REQUEST)) {
+        int64_t us = req->in_dispatch ? now_us - req->start_us : req->loop_us;
+        /* nanos x 100 / 1e9 (NANOS_TO_PERCENTAGE_PER_SECOND) */
+        x = gr_client_quotas_record(q, GR_CQT_REQUEST, gr_req_user(req), cid,
+                                    (double)us / 1e4, now_us / 1000);
+        t = x > t ? x : t;
+    }
+    if (t > 0)
+        GR_LOG_DEBUG("%s (client %.*s): %s throttled for %lld ms",
+                     gr_req_peer(req), cid->len > 0 ? cid->len : 0,
+                     cid->ptr ? cid->ptr : "", req->api->name, (long long)t);
+    return t;
+}
+
 static int
 reply_encode(gr_req_t *req)
 {
     gr_conn_t *conn = req->conn;
     const gr_proto_api_t *api = req->api;
     int hver = gr_proto_resp_header_version(req->hdr.api_key, req->version);
-    size_t body = api->response.size(req->resp, req->version);
-    size_t total = gr_resp_header_size(hver) + body;
-    size_t mem = 4 + total - req->file_bytes;
+    int64_t throttle;
+    size_t body, total, mem;
     uint8_t *buf;
     gr_writer_t w;
+
+    GR_ASSERT(conn != NULL && !req->done);
+    throttle = quota_account(req, false);
+
+    /* KIP-219: the response says how long the client is throttled (every
+     * API with the field, from its version on) */
+    if (throttle > 0 && api->throttle_off >= 0 &&
+        req->version >= api->throttle_ver) {
+        int32_t *f = (int32_t *)((char *)req->resp + api->throttle_off);
+        if (*f < throttle)
+            *f = throttle < INT32_MAX ? (int32_t)throttle : INT32_MAX;
+    }
+    conn->throttle_ms = throttle;
+    body = api->response.size(req->resp, req->version);
+    total = gr_resp_header_size(hver) + body;
+    mem = 4 + total - req->file_bytes;
 
     GR_ASSERT(conn != NULL && !req->done);
     req->done = true;
@@ -1029,8 +1137,10 @@ gr_req_noreply(gr_req_t *req)
 {
     gr_conn_t *conn = req->conn;
     GR_ASSERT(conn != NULL && !req->done);
+    conn->throttle_ms = quota_account(req, true);
     req->done = true;
     request_end(conn);
+    throttle_start(conn);
     if (!conn->processing)
         mark_ready(conn);
     conn_update_events(conn);
@@ -1090,6 +1200,13 @@ gr_req_principal(const gr_req_t *req)
         gr_tls_handshake_done(req->conn->tls))
         return gr_tls_principal(req->conn->tls);
     return "User:ANONYMOUS";
+}
+
+const char *
+gr_req_user(const gr_req_t *req)
+{
+    const char *p = gr_req_principal(req), *colon = strchr(p, ':');
+    return colon ? colon + 1 : p;
 }
 
 uint64_t

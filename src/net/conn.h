@@ -40,6 +40,13 @@ struct gr_req {
     gr_file_t **held;        /* files kept open until the request ends */
     int nheld, held_cap;
     int64_t start_us;
+    /* client quotas: the frame's size (a Produce's bytes), the loop's time
+     * on the request while deferred (in_dispatch: still in gr_dispatch()),
+     * and a throttle time a handler decided (Fetch's consumer_byte_rate) */
+    uint32_t frame_len;
+    bool in_dispatch;
+    int64_t loop_us;
+    int64_t throttle_ms;
     gr_req_abort_cb abort_cb; /* set while deferred */
     void *owner;             /* for the deferring module */
     bool deferred;
@@ -77,6 +84,9 @@ const char *gr_req_peer(const gr_req_t *req);
  * client certificate on an SSL listener, else "User:ANONYMOUS", as
  * Kafka's). */
 const char *gr_req_principal(const gr_req_t *req);
+/* The principal's name ("ANONYMOUS"): the user client quotas know the
+ * request by (Kafka's Session.sanitizedUser, before sanitizing). */
+const char *gr_req_user(const gr_req_t *req);
 
 /* What Kafka's RequestContext knows of the client behind a request (its
  * ClientInformation and socket address), for client telemetry (KIP-714).

@@ -34,6 +34,11 @@ typedef struct gr_proto_api {
     int16_t flex_ver;   /* first flexible version, -1 if none */
     gr_proto_ops_t request;
     gr_proto_ops_t response;
+    /* the response's top-level throttle_time_ms (an int32_t at that
+     * offset of the response struct) and its first version; -1 when the
+     * response has none */
+    int32_t throttle_off;
+    int16_t throttle_ver;
 } gr_proto_api_t;
 
 typedef struct gr_proto_data {

@@ -32,7 +32,6 @@ UNSERVED = {
     # features are cluster metadata, kept by the controller (with ZooKeeper,
     # Kafka's /feature znode); one broker's come from its configuration
     "UpdateFeatures": 22,
-    "DescribeClientQuotas": 20, "AlterClientQuotas": 20,
     "OffsetForLeaderEpoch": 22,
     "AlterReplicaLogDirs": 23, "AlterPartitionReassignments": 23,
     "ListPartitionReassignments": 23,
@@ -146,18 +145,9 @@ def versions_past_newest(b):
 @case("unserved_apis")
 def unserved_apis(b):
     """An API Kafka serves and Gregor does not (yet): Kafka answers,
-    Gregor closes the connection. Client quotas: Kafka's empty answer
-    (the ACL APIs are served: cases_acl.py)."""
+    Gregor closes the connection (the ACL APIs are served: cases_acl.py;
+    client quotas: cases_quotas.py)."""
     deny = {"gregor": lambda s: s.outcome == "closed"}
-    b.req("DescribeClientQuotas", 1, {"components": [], "strict": False},
-          conn=b.conn(), deliberate="client-quotas",
-          expect=dict(deny, kafka=lambda s: s.resp["error_code"] == 0))
-    b.req("AlterClientQuotas", 1, {"entries": [{
-        "entity": [{"entity_type": "client-id", "entity_name": "diff"}],
-        "ops": [{"key": "producer_byte_rate", "value": 1024.0, "remove": False}]}],
-        "validate_only": True},
-        conn=b.conn(), deliberate="client-quotas",
-        expect=dict(deny, kafka=lambda s: s.resp["entries"][0]["error_code"] == 0))
     b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": []},
           conn=b.conn(), deliberate="unserved-apis",
           expect=dict(deny, kafka=lambda s: s.outcome == "answer"))

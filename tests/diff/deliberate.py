@@ -16,8 +16,6 @@ DELIBERATE = {
         "APIs Kafka 4.4 serves that Gregor does not serve yet, each with the "
         "issue that adds it; Gregor closes the connection of a request for "
         "an API it does not advertise, as Kafka does for an unknown API."),
-    "client-quotas": (
-        "Client quotas are not served until Gregor enforces them (issue 20)."),
     "message-format-version": (
         "Gregor accepts the topic configs Kafka 3.x accepted and 4.0 "
         "dropped (message.format.version, "

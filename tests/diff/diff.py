@@ -35,6 +35,7 @@ import cases_groups  # noqa: E402,F401
 import cases_txn  # noqa: E402,F401
 import cases_admin  # noqa: E402,F401
 import cases_clients  # noqa: E402,F401
+import cases_quotas  # noqa: E402,F401
 import cases_consumer_groups  # noqa: E402,F401
 import cases_acl  # noqa: E402,F401
 

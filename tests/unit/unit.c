@@ -28,6 +28,7 @@ static const suite_entry_t suites[] = {
     { "log/logs", suite_log_logs },
     { "log/cleaner", suite_log_cleaner },
     { "cluster/topic_config", suite_cluster_topic_config },
+    { "cluster/client_quotas", suite_cluster_client_quotas },
     { "cluster/store", suite_cluster_store },
     { "api/admin", suite_api_admin },
     { "api/answers", suite_api_answers },

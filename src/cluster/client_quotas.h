@@ -1,0 +1,161 @@
+/*
+ * Client quotas (KIP-13, KIP-55, KIP-124, KIP-219, KIP-599, KIP-612): the
+ * quotas stored by entity and the rates they bound, as Kafka 4.4's
+ * ClientQuotaControlManager (what AlterClientQuotas may set),
+ * ClientQuotasImage (what DescribeClientQuotas matches) and
+ * ClientQuotaManager with its DefaultQuotaCallback (which quota holds for
+ * a request, and the shared sensor it is measured on).
+ *
+ * An entity is a user, a client-id, both, or an IP; each name may be the
+ * default (null on the wire, <default> in Kafka's ZooKeeper paths). A
+ * request from user u (the principal's name: "ANONYMOUS" on PLAINTEXT)
+ * with client id c takes the first that has the key of:
+ *
+ *   user u + client-id c, user u + client-id <default>, user u,
+ *   user <default> + client-id c, user <default> + client-id <default>,
+ *   user <default>, client-id c, client-id <default>
+ *
+ * narrowed as Kafka narrows it: only the kinds of entity that hold the
+ * key (user+client, user, client) are searched. Every connection whose
+ * request resolves to the same (user, client-id) pair shares one rate:
+ * a client-id's quota bounds all its connections together.
+ *
+ * Persisted through the cluster (gr_cluster_store_client_quotas: one
+ * resource per entity, named users/<u>/clients/<c>, users/<u>,
+ * clients/<c> or ips/<ip> with names percent-encoded and <default> for
+ * the default). Loop thread only.
+ */
+#ifndef GR_CLUSTER_CLIENT_QUOTAS_H
+#define GR_CLUSTER_CLIENT_QUOTAS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/str.h"
+#include "proto/kerr.h"
+
+typedef struct gr_cluster gr_cluster_t;
+typedef struct gr_client_quotas gr_client_quotas_t;
+
+/* The keys, in the order Kafka 4.4 describes an entity's values. */
+typedef enum gr_cq_key {
+    GR_CQ_REQUEST_PERCENTAGE,
+    GR_CQ_PRODUCER_BYTE_RATE,
+    GR_CQ_CONSUMER_BYTE_RATE,
+    GR_CQ_CONTROLLER_MUTATION_RATE,
+    GR_CQ_CONNECTION_CREATION_RATE,
+    GR_CQ__N
+} gr_cq_key_t;
+
+const char *gr_cq_key_name(gr_cq_key_t k);
+
+/* One component of an entity as a request names it: type ("user",
+ * "client-id", "ip") and name (len -1: the default). Slices borrowed. */
+typedef struct gr_cq_comp {
+    gr_str_t type;
+    gr_str_t name;
+} gr_cq_comp_t;
+
+/* One change of an entry: key, value (remove: the key goes). */
+typedef struct gr_cq_op {
+    gr_str_t key;
+    double value;
+    bool remove;
+} gr_cq_op_t;
+
+/* quota.window.num samples of win_ms. */
+gr_client_quotas_t *gr_client_quotas_new(gr_cluster_t *c, int samples,
+                                         int64_t win_ms);
+void gr_client_quotas_destroy(gr_client_quotas_t *q);
+/* Takes the persisted quotas (c->client_quotas); what does not parse is
+ * logged and left out. 0, or -1 when out of memory. */
+int gr_client_quotas_load(gr_client_quotas_t *q);
+
+/* AlterClientQuotas for one entry, as Kafka's controller checks it:
+ * GR_KERR_NONE or INVALID_REQUEST with *msg (static or in a); applied
+ * at once unless validate_only, persisted by the commit that ends the
+ * request's changes (begin, alter..., commit: one write a request). */
+gr_kerr_t gr_client_quotas_alter(gr_client_quotas_t *q,
+                                 const gr_cq_comp_t *comps, int ncomps,
+                                 const gr_cq_op_t *ops, int nops,
+                                 bool validate_only, gr_arena_t *a,
+                                 const char **msg);
+/* Starts a request's changes: 0, or -1 when out of memory (change
+ * nothing then). */
+int gr_client_quotas_begin(gr_client_quotas_t *q);
+/* Persists the changes since begin: GR_KERR_NONE, or KAFKA_STORAGE_ERROR
+ * with every change undone (logged). */
+gr_kerr_t gr_client_quotas_commit(gr_client_quotas_t *q);
+/* Whether two entries name the same entity (as Kafka's HashMap of the
+ * components: a type named twice keeps the last name). */
+bool gr_client_quotas_same_entity(const gr_cq_comp_t *x, int nx,
+                                  const gr_cq_comp_t *y, int ny);
+/* Kafka's ClientQuotaEntity.toString of an entry's entity, in a. */
+const char *gr_client_quotas_entity_str(const gr_cq_comp_t *comps, int n,
+                                        gr_arena_t *a);
+
+/* DescribeClientQuotas: one filter component (match_type 0 exact, 1
+ * default, 2 any; match len -1: null). */
+typedef struct gr_cq_filter {
+    gr_str_t type;
+    int8_t match_type;
+    gr_str_t match;
+} gr_cq_filter_t;
+
+/* One entity found: its components (user before client-id, as Kafka's
+ * HashMap orders them; name NULL for the default) and its set values. */
+typedef struct gr_cq_found {
+    int ncomps;
+    const char *type[3];
+    const char *name[3];
+    int nvalues;
+    const char *key[GR_CQ__N];
+    double value[GR_CQ__N];
+} gr_cq_found_t;
+
+/* The entities matching the filter (*out in a, *nout of them, in the
+ * order they were created), or INVALID_REQUEST / UNSUPPORTED_VERSION
+ * with *msg as ClientQuotasImage.describe throws them. */
+gr_kerr_t gr_client_quotas_describe(gr_client_quotas_t *q,
+                                    const gr_cq_filter_t *f, int nf,
+                                    bool strict, gr_arena_t *a,
+                                    gr_cq_found_t **out, int *nout,
+                                    const char **msg);
+
+/* --- enforcement */
+
+/* The quota types with a rate (Kafka's QuotaType). */
+typedef enum gr_cq_type {
+    GR_CQT_PRODUCE, /* producer_byte_rate: request bytes */
+    GR_CQT_FETCH,   /* consumer_byte_rate: response bytes */
+    GR_CQT_REQUEST, /* request_percentage: loop time */
+    GR_CQT__N
+} gr_cq_type_t;
+
+/* Whether any entity holds a quota of type t (Kafka's quotasEnabled):
+ * when not, nothing is recorded. */
+bool gr_client_quotas_enabled(const gr_client_quotas_t *q, gr_cq_type_t t);
+/* Records v (bytes, or percent of a thread's second) for (user,
+ * client_id) at now_ms and returns the throttle time in ms (0: within
+ * its quota): QuotaUtils.throttleTime, bounded by the window for
+ * GR_CQT_REQUEST (ClientRequestQuotaManager). user: the principal's
+ * name; client_id len -1 or 0: none. */
+int64_t gr_client_quotas_record(gr_client_quotas_t *q, gr_cq_type_t t,
+                                const char *user, const gr_str_t *client_id,
+                                double v, int64_t now_ms);
+/* Takes v back (a throttled Fetch answers empty: unrecordQuotaSensor). */
+void gr_client_quotas_unrecord(gr_client_quotas_t *q, gr_cq_type_t t,
+                               const char *user, const gr_str_t *client_id,
+                               double v, int64_t now_ms);
+/* Kafka's maxValueInQuotaWindow: the most a window may carry under the
+ * quota that holds (quota x (samples - 1) x window seconds), or
+ * INT64_MAX when none holds; bounds a Fetch's max_bytes. */
+int64_t gr_client_quotas_window_max(gr_client_quotas_t *q, gr_cq_type_t t,
+                                    const char *user,
+                                    const gr_str_t *client_id);
+/* The quota that holds for (user, client_id) of type t, or -1. */
+double gr_client_quotas_bound(gr_client_quotas_t *q, gr_cq_type_t t,
+                              const char *user, const gr_str_t *client_id);
+
+#endif

@@ -1,0 +1,451 @@
+/* cluster/client_quotas: what AlterClientQuotas may set (Kafka's
+ * ClientQuotaControlManager messages), what DescribeClientQuotas matches
+ * (ClientQuotasImage), which quota holds for a (user, client-id)
+ * (DefaultQuotaCallback's order), the throttle times (QuotaUtils by hand),
+ * persistence over a reopen; and on a broker in this process: a throttled
+ * Produce answers throttle_time_ms, other APIs carry the request quota's,
+ * and the connection is muted for that time. */
+#include "../api/brokertest.h"
+#include "../log/logtest.h"
+#include "../unit.h"
+
+#include "cluster/client_quotas.h"
+#include "cluster/cluster.h"
+#include "core/time.h"
+#include "proto/gen/proto_table.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gr_cluster_t *
+cluster_open(gr_logtest_t *t)
+{
+    gr_endpoint_t ep = { "PLAINTEXT", "127.0.0.1", 9092 };
+    gr_cluster_hooks_t hooks = { 0 };
+    gr_cluster_t *c = gr_cluster_local_new(t->dir, 1, &ep, 1, &hooks);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_int_eq(gr_cluster_load(c), 0);
+    return c;
+}
+
+static gr_str_t
+s(const char *p)
+{
+    return p ? gr_str_c(p) : GR_STR_NULL;
+}
+
+/* alter(q, "user", "alice", "client-id", NULL, ..., NULL) then ops */
+static gr_kerr_t
+alter1(gr_client_quotas_t *q, gr_arena_t *a, const char *t1, const char *n1,
+       const char *t2, const char *n2, const char *key, double v, bool remove,
+       bool validate_only, const char **msg)
+{
+    gr_cq_comp_t comps[2] = { { s(t1), s(n1) }, { s(t2), s(n2) } };
+    gr_cq_op_t op = { s(key), v, remove };
+    gr_kerr_t err;
+    *msg = NULL;
+    ck_assert_int_eq(gr_client_quotas_begin(q), 0);
+    err = gr_client_quotas_alter(q, comps,
+                                 t1 == NULL ? 0
+                                 : t2       ? 2
+                                            : 1,
+                                 &op, 1, validate_only, a, msg);
+    ck_assert_int_eq(gr_client_quotas_commit(q), GR_KERR_NONE);
+    return err;
+}
+
+#define REFUSED(t1, n1, t2, n2, key, v, text)                        \
+    do {                                                             \
+        const char *m_;                                              \
+        ck_assert_int_eq(                                            \
+            alter1(q, a, t1, n1, t2, n2, key, v, false, false, &m_), \
+            GR_KERR_INVALID_REQUEST);                                \
+        ck_assert_str_eq(m_, text);                                  \
+    } while (0)
+
+START_TEST(test_alter_refusals)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    const char *msg;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    REFUSED("user", "alice", NULL, NULL, "bogus", 1,
+            "Invalid configuration key bogus");
+    REFUSED("user", "alice", NULL, NULL, "producer_byte_rate", 0,
+            "Quota producer_byte_rate must be greater than 0");
+    REFUSED("user", "alice", NULL, NULL, "request_percentage", -1,
+            "Quota request_percentage must be greater than 0");
+    REFUSED("user", "alice", NULL, NULL, "request_percentage", INFINITY,
+            "Quota request_percentage must be a finite number");
+    REFUSED("user", "alice", NULL, NULL, "producer_byte_rate", 1.5,
+            "producer_byte_rate cannot be a fractional value.");
+    REFUSED("user", "alice", NULL, NULL, "consumer_byte_rate", 1e19,
+            "Proposed value for consumer_byte_rate is too large for a LONG.");
+    REFUSED("ip", "10.0.0.1", NULL, NULL, "connection_creation_rate", 3e9,
+            "Proposed value for connection_creation_rate is too large for an "
+            "INT.");
+    REFUSED("user", "alice", NULL, NULL, "connection_creation_rate", 1,
+            "Invalid configuration key connection_creation_rate");
+    REFUSED("ip", NULL, NULL, NULL, "producer_byte_rate", 1,
+            "Invalid configuration key producer_byte_rate");
+    REFUSED("ip", "10.0.0.1", "user", "x", "connection_creation_rate", 1,
+            "Invalid quota entity combination, IP entity shouldnot be "
+            "combined with User or ClientId");
+    REFUSED("ip", "nope!", NULL, NULL, "connection_creation_rate", 1,
+            "nope! is not a valid IP or resolvable host.");
+    REFUSED("group", "g", NULL, NULL, "producer_byte_rate", 1,
+            "Unhandled client quota entity type: group");
+    REFUSED("client-id", "", NULL, NULL, "producer_byte_rate", 1,
+            "Empty client-id not supported");
+    REFUSED(NULL, NULL, NULL, NULL, "producer_byte_rate", 1,
+            "Invalid empty client quota entity");
+    /* removing what is not there, or a key no entity has: no error */
+    ck_assert_int_eq(
+        alter1(q, a, "user", "x", NULL, NULL, "bogus", 0, true, false, &msg),
+        GR_KERR_NONE);
+    /* nothing was stored by any of these */
+    ck_assert_ptr_null(c->client_quotas);
+    {
+        gr_cq_comp_t e[] = { { s("user"), s("a") },
+                             { s("client-id"), s("b") } };
+        gr_cq_comp_t f[] = { { s("client-id"), s("b") },
+                             { s("user"), s("x") },
+                             { s("user"), s("a") } };
+        ck_assert(gr_client_quotas_same_entity(e, 2, f, 3));
+        ck_assert(!gr_client_quotas_same_entity(e, 2, f, 2));
+        ck_assert_str_eq(gr_client_quotas_entity_str(e, 2, a),
+                         "ClientQuotaEntity(entries={client-id=b, user=a})");
+    }
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
+static void
+set(gr_client_quotas_t *q, gr_arena_t *a, const char *t1, const char *n1,
+    const char *t2, const char *n2, const char *key, double v)
+{
+    const char *msg;
+    ck_assert_int_eq(alter1(q, a, t1, n1, t2, n2, key, v, false, false, &msg),
+                     GR_KERR_NONE);
+}
+
+static double
+bound(gr_client_quotas_t *q, gr_cq_type_t t, const char *user,
+      const char *client)
+{
+    gr_str_t cid = s(client);
+    return gr_client_quotas_bound(q, t, user, &cid);
+}
+
+/* Kafka's order (DefaultQuotaCallback.quotaMetricTags, as its docs list
+ * it): user+client-id, user+<default>, user, <default>+client-id,
+ * <default>+<default>, <default> user, client-id, <default> client-id;
+ * each removed in turn uncovers the next. */
+START_TEST(test_precedence)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    const char *msg;
+    static const char *const P = "producer_byte_rate";
+    struct {
+        const char *t1, *n1, *t2, *n2;
+    } order[] = {
+        { "user", "u", "client-id", "c" },   { "user", "u", "client-id", NULL },
+        { "user", "u", NULL, NULL },         { "user", NULL, "client-id", "c" },
+        { "user", NULL, "client-id", NULL }, { "user", NULL, NULL, NULL },
+        { "client-id", "c", NULL, NULL },    { "client-id", NULL, NULL, NULL },
+    };
+    int n = (int)(sizeof order / sizeof order[0]);
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert(!gr_client_quotas_enabled(q, GR_CQT_PRODUCE));
+    for (int i = 0; i < n; i++)
+        set(q, a, order[i].t1, order[i].n1, order[i].t2, order[i].n2, P,
+            1000 * (i + 1));
+    ck_assert(gr_client_quotas_enabled(q, GR_CQT_PRODUCE));
+    ck_assert(!gr_client_quotas_enabled(q, GR_CQT_FETCH));
+    for (int i = 0; i < n; i++) {
+        ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "u", "c"), 1000 * (i + 1));
+        ck_assert_int_eq(alter1(q, a, order[i].t1, order[i].n1, order[i].t2,
+                                order[i].n2, P, 0, true, false, &msg),
+                         GR_KERR_NONE);
+    }
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "u", "c"), -1);
+    ck_assert(!gr_client_quotas_enabled(q, GR_CQT_PRODUCE));
+    /* only client-id quotas: users do not matter, an empty id has none */
+    set(q, a, "client-id", "c", NULL, NULL, P, 5);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "anyone", "c"), 5);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "anyone", "d"), -1);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "anyone", ""), -1);
+    /* a user quota for ANONYMOUS (PLAINTEXT's principal) */
+    set(q, a, "user", "ANONYMOUS", NULL, NULL, "consumer_byte_rate", 7);
+    ck_assert_double_eq(bound(q, GR_CQT_FETCH, "ANONYMOUS", "x"), 7);
+    ck_assert_double_eq(bound(q, GR_CQT_FETCH, "bob", "x"), -1);
+    /* validate_only changes nothing */
+    ck_assert_int_eq(alter1(q, a, "user", "ANONYMOUS", NULL, NULL,
+                            "consumer_byte_rate", 9, false, true, &msg),
+                     GR_KERR_NONE);
+    ck_assert_double_eq(bound(q, GR_CQT_FETCH, "ANONYMOUS", "x"), 7);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
+static int
+describe(gr_client_quotas_t *q, gr_arena_t *a, const gr_cq_filter_t *f, int nf,
+         bool strict, gr_cq_found_t **out)
+{
+    const char *msg = NULL;
+    int n = -1;
+    ck_assert_int_eq(
+        gr_client_quotas_describe(q, f, nf, strict, a, out, &n, &msg),
+        GR_KERR_NONE);
+    return n;
+}
+
+static void
+describe_error(gr_client_quotas_t *q, gr_arena_t *a, const gr_cq_filter_t *f,
+               int nf, gr_kerr_t err, const char *text)
+{
+    gr_cq_found_t *out;
+    const char *msg = NULL;
+    int n;
+    ck_assert_int_eq(
+        gr_client_quotas_describe(q, f, nf, false, a, &out, &n, &msg), err);
+    ck_assert_str_eq(msg, text);
+}
+
+/* ClientQuotasImage.describe, and the quotas back after a reopen */
+START_TEST(test_describe_and_reopen)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_cq_found_t *out;
+    gr_cq_filter_t f[2];
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    set(q, a, "user", "a/b c", NULL, NULL, "producer_byte_rate", 100);
+    set(q, a, "user", "a/b c", NULL, NULL, "request_percentage", 12.5);
+    set(q, a, "user", "a/b c", "client-id", "x", "consumer_byte_rate", 200);
+    set(q, a, "user", NULL, NULL, NULL, "controller_mutation_rate", 3);
+    set(q, a, "client-id", NULL, NULL, NULL, "producer_byte_rate", 4);
+    set(q, a, "ip", "10.1.2.3", NULL, NULL, "connection_creation_rate", 5);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_load(q), 0);
+    /* no component: everything (creation order); strict: nothing */
+    ck_assert_int_eq(describe(q, a, NULL, 0, false, &out), 5);
+    ck_assert_str_eq(out[0].name[0], "a/b c");
+    ck_assert_int_eq(out[0].nvalues, 2);
+    ck_assert_str_eq(out[0].key[0], "request_percentage");
+    ck_assert_double_eq(out[0].value[0], 12.5);
+    ck_assert_str_eq(out[1].type[0], "client-id"); /* before user */
+    ck_assert_str_eq(out[1].type[1], "user");
+    ck_assert_ptr_null(out[2].name[0]);
+    ck_assert_int_eq(describe(q, a, NULL, 0, true, &out), 0);
+    /* exact user: both entities with it; strict: only the user alone */
+    f[0] = (gr_cq_filter_t){ s("user"), 0, s("a/b c") };
+    ck_assert_int_eq(describe(q, a, f, 1, false, &out), 2);
+    ck_assert_int_eq(describe(q, a, f, 1, true, &out), 1);
+    /* default user; any user (defaults too) */
+    f[0] = (gr_cq_filter_t){ s("user"), 1, GR_STR_NULL };
+    ck_assert_int_eq(describe(q, a, f, 1, false, &out), 1);
+    ck_assert_double_eq(out[0].value[0], 3);
+    f[0] = (gr_cq_filter_t){ s("user"), 2, GR_STR_NULL };
+    ck_assert_int_eq(describe(q, a, f, 1, false, &out), 3);
+    ck_assert_int_eq(describe(q, a, f, 1, true, &out), 2);
+    f[1] = (gr_cq_filter_t){ s("client-id"), 2, GR_STR_NULL };
+    ck_assert_int_eq(describe(q, a, f, 2, false, &out), 1);
+    f[0] = (gr_cq_filter_t){ s("ip"), 2, GR_STR_NULL };
+    ck_assert_int_eq(describe(q, a, f, 1, false, &out), 1);
+    ck_assert_str_eq(out[0].name[0], "10.1.2.3");
+    /* refusals */
+    f[0] = (gr_cq_filter_t){ s(""), 2, GR_STR_NULL };
+    describe_error(q, a, f, 1, GR_KERR_INVALID_REQUEST,
+                   "Invalid empty entity type.");
+    f[0] = (gr_cq_filter_t){ s("group"), 2, GR_STR_NULL };
+    describe_error(q, a, f, 1, GR_KERR_UNSUPPORTED_VERSION,
+                   "Unsupported entity type group");
+    f[0] = (gr_cq_filter_t){ s("user"), 0, GR_STR_NULL };
+    describe_error(q, a, f, 1, GR_KERR_INVALID_REQUEST,
+                   "Request specified MATCH_TYPE_EXACT, but set match string "
+                   "to null.");
+    f[0] = (gr_cq_filter_t){ s("user"), 1, s("x") };
+    describe_error(q, a, f, 1, GR_KERR_INVALID_REQUEST,
+                   "Request specified MATCH_TYPE_DEFAULT, but also specified "
+                   "a match string.");
+    f[0] = (gr_cq_filter_t){ s("user"), 2, s("x") };
+    describe_error(q, a, f, 1, GR_KERR_INVALID_REQUEST,
+                   "Request specified MATCH_TYPE_SPECIFIED, but also "
+                   "specified a match string.");
+    f[0] = (gr_cq_filter_t){ s("user"), 7, GR_STR_NULL };
+    describe_error(q, a, f, 1, GR_KERR_INVALID_REQUEST, "Unknown match type 7");
+    f[0] = (gr_cq_filter_t){ s("user"), 2, GR_STR_NULL };
+    f[1] = (gr_cq_filter_t){ s("user"), 1, GR_STR_NULL };
+    describe_error(q, a, f, 2, GR_KERR_INVALID_REQUEST,
+                   "Entity type user cannot appear more than once in the "
+                   "filter.");
+    f[1] = (gr_cq_filter_t){ s("ip"), 2, GR_STR_NULL };
+    describe_error(q, a, f, 2, GR_KERR_INVALID_REQUEST,
+                   "Invalid entity filter component combination. IP filter "
+                   "component should not be used with user or clientId "
+                   "filter component.");
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
+/* QuotaUtils.throttleTime by hand: quota 1000 B/s, 11 samples of 1 s;
+ * the window is at least 10 s, so 10000 B pass at once. */
+START_TEST(test_throttle_numbers)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_str_t cid = s("c"), other = s("d");
+    int64_t now = 1000000;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    set(q, a, "client-id", "c", NULL, NULL, "producer_byte_rate", 1000);
+    set(q, a, "client-id", "c", NULL, NULL, "request_percentage", 10);
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_PRODUCE, "u", &cid, 10000, now), 0);
+    /* 12000 over a 10 s window: 1.2 x the quota, (0.2) x 10 s */
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_PRODUCE, "u", &cid, 2000, now), 2000);
+    /* the same client id under another user shares the sensor */
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_PRODUCE, "v", &cid, 1000, now + 500),
+        2500); /* 13000 over 10.5 s: 0.238 x 10500 */
+    /* another client id: no quota */
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_PRODUCE, "u", &other, 1e9, now), 0);
+    /* a Fetch's bytes taken back */
+    set(q, a, "client-id", "c", NULL, NULL, "consumer_byte_rate", 1000);
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_FETCH, "u", &cid, 20000, now), 10000);
+    gr_client_quotas_unrecord(q, GR_CQT_FETCH, "u", &cid, 20000, now);
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_FETCH, "u", &cid, 10000, now), 0);
+    ck_assert_int_eq(gr_client_quotas_window_max(q, GR_CQT_FETCH, "u", &cid),
+                     10000);
+    /* request_percentage: bounded by the window size (1000 ms) */
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_REQUEST, "u", &cid, 500, now), 1000);
+    gr_client_quotas_destroy(q);
+    /* quota.window.num 3: a window of at least 2 s */
+    q = gr_client_quotas_new(c, 3, 1000);
+    ck_assert_int_eq(gr_client_quotas_load(q), 0);
+    ck_assert_int_eq(
+        gr_client_quotas_record(q, GR_CQT_PRODUCE, "u", &cid, 3000, now), 1000);
+    ck_assert_int_eq(gr_client_quotas_window_max(q, GR_CQT_PRODUCE, "u", &cid),
+                     2000);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
+/* --- on a broker */
+
+static void
+quota_set(gr_brokertest_t *t, const char *cid, const char *key, double v)
+{
+    gr_alter_client_quotas_request_t rq;
+    gr_alter_client_quotas_request_entry_data_t e;
+    gr_alter_client_quotas_request_entity_data_t ent;
+    gr_alter_client_quotas_request_op_data_t op;
+    gr_alter_client_quotas_response_t *rs;
+
+    gr_alter_client_quotas_request_init(&rq);
+    gr_alter_client_quotas_request_entry_data_init(&e);
+    gr_alter_client_quotas_request_entity_data_init(&ent);
+    gr_alter_client_quotas_request_op_data_init(&op);
+    ent.entity_type = gr_str_c("client-id");
+    ent.entity_name = gr_str_c(cid);
+    op.key = gr_str_c(key);
+    op.value = v;
+    e.entity = &ent;
+    e.entity_cnt = 1;
+    e.ops = &op;
+    e.ops_cnt = 1;
+    rq.entries = &e;
+    rq.entries_cnt = 1;
+    rs = gr_brokertest_call(t, GR_API_ALTER_CLIENT_QUOTAS, 1, &rq);
+    ck_assert_int_eq(rs->entries_cnt, 1);
+    ck_assert_int_eq(rs->entries[0].error_code, 0);
+}
+
+/* The brokertest client's id is that of gr_brokertest_call ("brokertest"); a
+ * request_percentage far below one request's cost throttles every API:
+ * each answer carries the throttle time (bounded by the 1 s window) and
+ * the next request is not read before it is over. */
+START_TEST(test_request_quota_throttles)
+{
+    gr_brokertest_t bt;
+    gr_api_versions_request_t av;
+    gr_metadata_request_t md;
+    gr_api_versions_response_t *avr;
+    gr_metadata_response_t *mdr;
+    int64_t t0, t1;
+
+    gr_brokertest_start(&bt, NULL);
+    quota_set(&bt, "brokertest", "request_percentage", 0.0001);
+    gr_api_versions_request_init(&av);
+    avr = gr_brokertest_call(&bt, GR_API_API_VERSIONS, 3, &av);
+    ck_assert_int_gt(avr->throttle_time_ms, 0);
+    ck_assert_int_le(avr->throttle_time_ms, 1000);
+    gr_metadata_request_init(&md);
+    md.topics_cnt = 0;
+    t0 = gr_mono_us();
+    mdr = gr_brokertest_call(&bt, GR_API_METADATA, 12, &md);
+    t1 = gr_mono_us();
+    ck_assert_int_gt(mdr->throttle_time_ms, 0);
+    /* muted for the ApiVersions' throttle time before Metadata was read */
+    ck_assert_int_ge(t1 - t0, (int64_t)avr->throttle_time_ms * 1000 - 20000);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+Suite *
+suite_cluster_client_quotas(void)
+{
+    Suite *s = suite_create("cluster/client_quotas");
+    TCase *tc = tcase_create("client_quotas");
+    tcase_set_timeout(tc, 30);
+    tcase_add_test(tc, test_alter_refusals);
+    tcase_add_test(tc, test_precedence);
+    tcase_add_test(tc, test_describe_and_reopen);
+    tcase_add_test(tc, test_throttle_numbers);
+    tcase_add_test(tc, test_request_quota_throttles);
+    suite_add_tcase(s, tc);
+    return s;
+}
