@@ -7,10 +7,12 @@
  * one answer per entity: the later one replaces the first's, so both
  * answer that). validate_only checks and changes nothing. The changes
  * of a request are persisted together (one write) before it is answered
- * and take effect for the next request measured. Without an authorizer the
- * cluster's ALTER_CONFIGS is allowed.
+ * and take effect for the next request measured. It needs ALTER_CONFIGS
+ * on the cluster (ControllerApis); refused, every entry answers
+ * CLUSTER_AUTHORIZATION_FAILED and nothing changes.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "cluster/client_quotas.h"
 
 typedef gr_alter_client_quotas_request_entry_data_t rq_entry_t;
@@ -60,6 +62,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
     int32_t *first =
         gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*first));
     int32_t nout = 0;
+    bool denied = !gr_authz_cluster(req, GR_OP_ALTER_CONFIGS);
 
     if (first == NULL ||
         gr_client_quotas_begin(req->broker->client_quotas) != 0)
@@ -68,7 +71,8 @@ gr_api_alter_client_quotas(gr_req_t *req)
         if ((comps[i] = comps_of(&rq->entries[i], req->a, &ncomps[i])) == NULL)
             return gr_req_close(req, "out of memory");
         first[i] = i;
-        for (int32_t j = 0; j < i && first[i] == i; j++)
+        /* refused, every entry is answered, as they came */
+        for (int32_t j = 0; j < i && first[i] == i && !denied; j++)
             if (gr_client_quotas_same_entity(comps[i], ncomps[i], comps[j],
                                              ncomps[j]))
                 first[i] = first[j];
@@ -109,13 +113,18 @@ gr_api_alter_client_quotas(gr_req_t *req)
             ops[j].value = e->ops[j].value;
             ops[j].remove = e->ops[j].remove;
         }
-        if (dup_key(e))
-            err = GR_KERR_INVALID_REQUEST; /* "Duplicate quota key", then
-                                              replaced as a duplicate */
-        else
+        if (denied) {
+            /* AlterClientQuotasRequest.getErrorResponse: every entry */
+            err = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+            msg = gr_kerr_msg(err);
+        } else if (dup_key(e)) {
+            /* "Duplicate quota key", then replaced as a duplicate */
+            err = GR_KERR_INVALID_REQUEST;
+        } else {
             err = gr_client_quotas_alter(req->broker->client_quotas, comps[i],
                                          ncomps[i], ops, nops,
                                          rq->validate_only, req->a, &msg);
+        }
         if (dup_key(e))
             dup[i] = true;
         o->error_code = err;
@@ -125,7 +134,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
     for (int32_t i = 0; i < n; i++) {
         rs_entry_t *o;
         const char *msg;
-        if (first[i] < 0 || !dup[i])
+        if (first[i] < 0 || !dup[i] || denied)
             continue;
         o = &out[first[i]];
         msg = gr_arena_printf(

@@ -5,9 +5,11 @@
  * throws on (an empty or repeated type, a match type and match string
  * that disagree, an IP mixed with users or client-ids) answers its error
  * and message with null entries, an unknown type UNSUPPORTED_VERSION.
- * Without an authorizer the cluster's DESCRIBE_CONFIGS is allowed.
+ * It needs DESCRIBE_CONFIGS on the cluster (KafkaApis); refused, the
+ * answer is CLUSTER_AUTHORIZATION_FAILED, no message (as Kafka's).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "cluster/client_quotas.h"
 
 typedef gr_describe_client_quotas_response_entry_data_t entry_t;
@@ -28,6 +30,13 @@ gr_api_describe_client_quotas(gr_req_t *req)
 
     if (f == NULL)
         return gr_req_close(req, "out of memory");
+    if (!gr_authz_cluster(req, GR_OP_DESCRIBE_CONFIGS)) {
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        rs->error_message = GR_STR_NULL; /* ApiError: the default's */
+        rs->entries = NULL;
+        rs->entries_cnt = -1;
+        return gr_req_reply(req);
+    }
     for (int32_t i = 0; i < nf; i++) {
         f[i].type = rq->components[i].entity_type;
         f[i].match_type = rq->components[i].match_type;

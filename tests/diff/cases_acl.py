@@ -223,6 +223,15 @@ def acl_denials(b):
           label="DescribeCluster operations")
     e("DescribeTransactions", 0, {"transactional_ids": [tx]},
       ["transaction_states", "*", "error_code"], "DescribeTransactions denied")
+    # client quotas: the whole answers, messages with them
+    b.req("DescribeClientQuotas", 1, {"components": [], "strict": False},
+          label="DescribeClientQuotas denied")
+    b.req("AlterClientQuotas", 1, {"entries": [
+        {"entity": [{"entity_type": "client-id", "entity_name": "diffq-acl"}],
+         "ops": [{"key": "producer_byte_rate", "value": 1e12, "remove": False}]},
+        {"entity": [{"entity_type": "client-id", "entity_name": "diffq-acl"}],
+         "ops": [{"key": "consumer_byte_rate", "value": 1e12, "remove": False}]}],
+        "validate_only": False}, label="AlterClientQuotas denied")
     # the ACLs go: the same connection is allowed again
     b.req("DeleteAcls", 3, {"filters": [acl_filter(host=SOURCE)]}, conn=admin,
           filt=lambda r: errors_of(r, ["filter_results", "*", "error_code"]),
