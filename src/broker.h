@@ -71,8 +71,13 @@ struct gr_broker {
     struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
     struct gr_acls *acls;     /* the authorizer (src/auth/); NULL: off */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
-    struct gr_fetch_job *fetch_jobs; /* Fetch reads for a worker, the
-                                        running one first (api/fetch.c) */
+    /* Fetch reads for a worker (api/fetch.c): the job whose slice runs,
+     * the admitted ones in turn, those waiting for room in order, and the
+     * bytes the admitted ones' answers may take */
+    struct gr_fetch_job *fetch_running;
+    struct gr_fetch_job *fetch_active, *fetch_active_tail;
+    struct gr_fetch_job *fetch_pending, *fetch_pending_tail;
+    size_t fetch_active_bytes;
     gr_buf_t scratch;         /* decompression scratch, loop thread only */
     struct gr_open_batch *open_batch; /* partitions to make off the loop */
     /* the control interface for tests (src/control/), when on: dispatch

@@ -59,6 +59,38 @@ s_attack_fetch_partitions() {
 
 SCENARIOS+=(attack_fetch_partitions)
 
+# Fetch v0-v2 of everything from a 160 MiB partition on 8 connections, 3
+# times each, while a v1 consumer fetches 64 KiB of its own topic every
+# 20 ms: the conversions take turns by slices, so the consumer waits for
+# a slice of each, not for their answers of 55 MiB (measured, its worst:
+# 1816-2171 ms before, 69-209 ms after, as the steady client's own worst
+# on this loaded host)
+s_attack_fetch_queue() {
+    start_broker || return 1
+    ATTACK_LIMIT=200 attack_py fetch_queue.py fair 8 3 160
+}
+
+# Fetch v0 of 300 partitions of 192 KiB on 20 connections, twice each,
+# the broker's descriptors limited to 1024 (a response then holds the
+# files of 64 partitions, the others are read when the job comes to
+# them): the jobs waiting their turn hold no data; the peak RSS is the
+# two conversions under way and the answers on their way out, bound 640
+# MiB (measured: +967 MiB and the well-behaved client's worst 4.5 s
+# before, the queued jobs' reads done on the loop; +265-417 MiB and
+# 249-491 ms after; latency bound 500 ms: 40 answers of 300 partitions)
+s_attack_fetch_queue_held() {
+    local w=$COMPAT_TMP/gregor-nofile-1024
+    printf '#!/bin/sh\nexec prlimit --nofile=1024:1024 %s "$@"\n' "$GREGOR" >"$w"
+    chmod +x "$w"
+    GREGOR=$w start_broker || return 1
+    ATTACK_RSS_MB=640 ATTACK_LATENCY_MS=500 ATTACK_LIMIT=200 \
+        attack_py fetch_queue.py held 20 2 300
+}
+
+LIMIT_attack_fetch_queue=240
+LIMIT_attack_fetch_queue_held=240
+SCENARIOS+=(attack_fetch_queue attack_fetch_queue_held)
+
 # --- repeated names (issue 25): decoded arrays and answers
 
 # requests naming one thing many times (compat/attacks/repeat.py): Metadata

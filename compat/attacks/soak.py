@@ -31,6 +31,7 @@ ATTACKS = [
     ("inflate.py", "zstd", "2", "104857600"),
     ("fetch_memory.py", "64", "2", "2"),
     ("fetch_partitions.py", "50000", "1"),
+    ("fetch_queue.py", "fair", "3", "2", "16"),
     ("repeat.py", "metadata", "groups", "configs", "decode"),
     ("list_offsets.py", "16", "40", "2"),
     ("net.py", "trickle", "10000"),  # the soak's broker: idle 10 s

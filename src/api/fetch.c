@@ -4,10 +4,11 @@
  * aborted transactions overlapping what is sent, from the partition's
  * aborted-transaction index) and answers with file ranges that the
  * connection sends with sendfile. Fetch v0-v3 clients get their data
- * down-converted to legacy message sets in memory, by a worker thread, one
- * request at a time, while the loop serves the others (gr_fetch_job
- * below); a response past the files one response may hold copies the
- * rest. Every answer stays within fetch.max.bytes, as Kafka's.
+ * down-converted to legacy message sets in memory by a worker thread, the
+ * requests taking turns by slices, while the loop serves the others
+ * (gr_fetch_job below); a v4+ response past the files one response may
+ * hold copies the rest. Every answer stays within fetch.max.bytes, as
+ * Kafka's.
  *
  * Long polling: when less than min_bytes is available the request waits
  * (gr_req_defer) on every partition it reads, and is answered as soon as
@@ -229,51 +230,69 @@ fill_aborted(gr_req_t *req, const gr_partition_t *p, int64_t from,
  * Each partition with records becomes an item of the request's job. The
  * loop finds the slices (index lookups); a worker preads them, converts
  * them to legacy message sets and puts the records of every item back to
- * back in one buffer; its done() points each partition at its part and
- * replies. Past max_held_files partitions the loop reads the slices
- * itself (at most the response's bound) and the worker only converts
- * them, so that a job holds no more files open than a response of file
- * ranges does. Jobs run one at a time, in the order they come
- * (b->fetch_jobs, the running one first), so that the other worker stays
- * free for fsyncs and new partitions, and the memory they work in is one
- * job's: the raw slices (at most the response's bound and a first batch)
- * and the converted records (the same bound, and one batch the conversion
- * grew). The records are copied into the encoded response, then freed: a
- * connection holds one response. */
+ * back in one buffer, copied into the encoded response. The first
+ * max_held_files items hold
+ * their files from the start; the others (a fetch of thousands of
+ * partitions must not keep thousands of files open) are found again when
+ * the job comes to them, so that a queued job holds no data.
+ *
+ * A job runs in slices of about JOB_SLICE bytes read (or one batch), one
+ * slice at a time on one worker (the other stays free for fsyncs and new
+ * partitions), the jobs admitted taking turns (round-robin: a connection
+ * has one request, so one job, at a time): a small fetch waits for a slice
+ * of each job ahead, not for whole answers of 55 MiB. Jobs are admitted
+ * while the answers they may make (what they read, at most the response's
+ * bound) take no more than JOB_ACTIVE_ANSWERS times fetch.max.bytes in all;
+ * a job of at most one slice is admitted at once. The others wait in the
+ * order they came, holding nothing but the files of their first items. */
+
+#define JOB_SLICE (1 << 20)
+#define JOB_ACTIVE_ANSWERS 2
 
 typedef struct mem_item {
     gr_fetch_response_partition_data_t *rp; /* in the request arena */
-    gr_file_t *file;                        /* a reference, or NULL */
-    uint8_t *data;     /* or the slice, read on the loop (malloc) */
+    const fetch_part_t *fp; /* the partition asked (the request arena) */
+    gr_file_t *file;        /* a reference while held, or NULL */
+    bool deferred;          /* past max_held_files: read again at its turn */
     int64_t pos;
-    int32_t len;       /* bytes of the slice */
-    int32_t max_bytes; /* the partition's share (conversion) */
-    size_t out_off;    /* worker: where its records start in job->out */
-    size_t out_len;    /* and their length */
-    bool failed;       /* worker: the read or the conversion failed */
+    int32_t len;            /* bytes of the slice */
+    int64_t upper;          /* the read's upper offset (deferred) */
+    int32_t max_bytes;      /* the partition's share (conversion) */
+    /* the worker's (and the loop's between slices) */
+    bool started, finished, failed;
+    gr_kerr_t err;          /* failed: the partition's error */
+    int32_t done;           /* bytes of the slice converted */
+    int64_t limit;          /* what its records may take */
+    size_t out_off;         /* where its records start in job->out */
+    size_t out_len;         /* and their length */
 } mem_item_t;
 
+enum { JOB_NEW, JOB_PENDING, JOB_ACTIVE, JOB_RUNNING };
+
 typedef struct gr_fetch_job {
-    struct gr_fetch_job *next;  /* behind the running one in b->fetch_jobs */
+    struct gr_fetch_job *next; /* b->fetch_active or b->fetch_pending */
     gr_broker_t *b;
     fetch_ctx_t *ctx;        /* NULL once the request is gone */
     mem_item_t *items;
     int32_t nitems, cap;
-    int nfiles;              /* items with a file */
+    int nfiles;              /* items with a file from the start */
     int magic;               /* down-convert to 0 or 1 */
     int64_t budget;          /* the response's bytes left for the items */
     bool min_one;            /* the first records go whole (v3) */
+    int state;               /* JOB_* */
+    size_t reserve;          /* counted in b->fetch_active_bytes */
+    int32_t cur;             /* the first item not finished */
+    int32_t slice_end;       /* the next slice's items: [cur, slice_end) */
     gr_buf_t out;            /* worker: the items' records */
     int64_t took_us;         /* worker: time it took */
+    int slices;
 } fetch_job_t;
 
 static void
 job_clear(fetch_job_t *job)
 {
-    for (int32_t i = 0; i < job->nitems; i++) {
+    for (int32_t i = 0; i < job->nitems; i++)
         gr_file_unref(job->items[i].file);
-        free(job->items[i].data);
-    }
     job->nitems = 0;
     job->nfiles = 0;
     gr_buf_fini(&job->out);
@@ -290,12 +309,13 @@ job_free(fetch_job_t *job)
 }
 
 /* Adds rp's slice to the request's job (made on first use): by its file
- * while the response holds fewer than max_held_files (a fetch of thousands
- * of partitions must not keep thousands of files open), else read here
- * (the answer's build only; a plan just notes it). -1 on ENOMEM. */
+ * while the response holds fewer than max_held_files, else to be found
+ * again when the job comes to it (the answer's build only; a plan just
+ * notes it). -1 on ENOMEM. */
 static int
-job_add(fetch_ctx_t *ctx, gr_fetch_response_partition_data_t *rp,
-        const gr_log_slice_t *sl, int32_t max_bytes)
+job_add(fetch_ctx_t *ctx, const fetch_part_t *fp,
+        gr_fetch_response_partition_data_t *rp, const gr_log_slice_t *sl,
+        int32_t max_bytes)
 {
     fetch_job_t *job = ctx->job;
     mem_item_t *it;
@@ -321,176 +341,387 @@ job_add(fetch_ctx_t *ctx, gr_fetch_response_partition_data_t *rp,
     it = &job->items[job->nitems];
     memset(it, 0, sizeof(*it));
     it->rp = rp;
+    it->fp = fp;
     it->pos = sl->pos;
     it->len = sl->len;
+    it->upper = sl->upper_offset;
     it->max_bytes = max_bytes;
     if (ctx->nfiles + job->nfiles < ctx->req->broker->max_held_files) {
         it->file = gr_file_ref(sl->file);
         job->nfiles++;
     } else {
-        it->data = malloc((size_t)sl->len);
-        if (it->data == NULL)
-            return -1;
-        if (pread(sl->file->fd, it->data, (size_t)sl->len, sl->pos) !=
-            sl->len) {
-            free(it->data);
-            rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
-            rp->records.len = 0;
-            return 0;
-        }
+        it->deferred = true;
     }
     job->nitems++;
     return 0;
 }
 
-/* On a worker: reads every item, converting when asked. Touches only the
- * job (and the files it holds). */
+/* Worker: the item's records end here. */
+static void
+item_finish(fetch_job_t *job, mem_item_t *it)
+{
+    it->finished = true;
+    if (it->failed) {
+        job->out.len = it->out_off;
+        return;
+    }
+    it->out_len = job->out.len - it->out_off;
+    job->budget = job->budget > (int64_t)it->out_len
+                      ? job->budget - (int64_t)it->out_len
+                      : 0;
+    if (it->out_len > 0)
+        job->min_one = false;
+}
+
+/* Worker: converts up to *left bytes of the item's slice, a part at a
+ * time; the item is finished when its slice is, or its bound reached. */
+static void
+item_work(fetch_job_t *job, mem_item_t *it, uint8_t **raw, size_t *raw_cap,
+          int64_t *left)
+{
+    if (!it->started) {
+        it->started = true;
+        it->out_off = job->out.len;
+        it->limit = it->max_bytes < job->budget ? it->max_bytes : job->budget;
+        if (it->limit <= 0 && !job->min_one) {
+            item_finish(job, it); /* the response is full */
+            return;
+        }
+        if (it->limit < 0)
+            it->limit = 0;
+    }
+    while (!it->finished && *left > 0) {
+        size_t rest = (size_t)(it->len - it->done), want, whole = 0, used;
+        gr_batch_hdr_t h;
+        gr_kerr_t err;
+        want = rest < JOB_SLICE ? rest : JOB_SLICE;
+        for (int pass = 0; pass < 2; pass++) {
+            if (want > *raw_cap) {
+                uint8_t *p = realloc(*raw, want);
+                if (p == NULL) {
+                    it->failed = true;
+                    it->err = GR_KERR_KAFKA_STORAGE_ERROR;
+                    item_finish(job, it);
+                    return;
+                }
+                *raw = p;
+                *raw_cap = want;
+            }
+            if (pread(it->file->fd, *raw, want, it->pos + it->done) !=
+                (ssize_t)want) {
+                it->failed = true;
+                it->err = GR_KERR_KAFKA_STORAGE_ERROR;
+                item_finish(job, it);
+                return;
+            }
+            /* the whole batches read; a first batch larger than the part
+             * is read whole */
+            while (whole + GR_BATCH_HEADER_SIZE <= want) {
+                gr_batch_hdr_parse(*raw + whole, &h);
+                if (h.length < 0 || gr_batch_size(&h) > want - whole)
+                    break;
+                whole += gr_batch_size(&h);
+            }
+            if (whole > 0 || want < GR_BATCH_HEADER_SIZE || pass > 0)
+                break;
+            gr_batch_hdr_parse(*raw, &h);
+            if (h.length < 0 || gr_batch_size(&h) > rest)
+                break;
+            want = gr_batch_size(&h);
+        }
+        if (whole == 0) {
+            item_finish(job, it); /* a trailing partial batch */
+            return;
+        }
+        err = gr_records_down_convert_part(
+            *raw, whole, job->magic, it->out_off + (size_t)it->limit,
+            job->b->max_decompressed, job->out.len == it->out_off, &job->out,
+            &used);
+        if (err != GR_KERR_NONE) {
+            it->failed = true;
+            it->err = GR_KERR_KAFKA_STORAGE_ERROR;
+            item_finish(job, it);
+            return;
+        }
+        it->done += (int32_t)used;
+        *left -= used > 0 ? (int64_t)used : 1;
+        if (used < whole || it->done >= it->len)
+            item_finish(job, it);
+    }
+}
+
+/* On a worker: a slice of the job, items [cur, slice_end). Touches only
+ * the job (and the files its items hold). */
 static void
 job_work(void *arg)
 {
     fetch_job_t *job = arg;
-    int64_t t0 = gr_mono_us();
+    int64_t t0 = gr_mono_us(), left = JOB_SLICE;
     uint8_t *raw = NULL;
     size_t raw_cap = 0;
-    bool min_one = job->min_one;
-    size_t want = 0;
 
-    for (int32_t i = 0; i < job->nitems; i++)
-        want += (size_t)job->items[i].len;
-    if (gr_buf_reserve(&job->out, want ? want : 1) != 0)
+    if (job->out.cap == 0 && gr_buf_reserve(&job->out, job->reserve ? job->reserve : 1) != 0) {
         job->out.oom = 1;
-    for (int32_t i = 0; i < job->nitems && !job->out.oom; i++) {
-        mem_item_t *it = &job->items[i];
-        size_t before = job->out.len;
-        const uint8_t *in = it->data;
-        int64_t limit;
-        it->out_off = before;
-        limit = it->max_bytes < job->budget ? it->max_bytes : job->budget;
-        if (limit <= 0 && !min_one)
-            continue; /* the response is full */
-        if (in == NULL && (size_t)it->len > raw_cap) {
-            uint8_t *p = realloc(raw, (size_t)it->len);
-            if (p == NULL) {
-                it->failed = true;
-                continue;
-            }
-            raw = p;
-            raw_cap = (size_t)it->len;
-        }
-        if (in == NULL &&
-            pread(it->file->fd, raw, (size_t)it->len, it->pos) == it->len)
-            in = raw;
-        if (in == NULL ||
-            gr_records_down_convert(in, (size_t)it->len, job->magic,
-                                    before + (size_t)(limit > 0 ? limit : 0),
-                                    job->b->max_decompressed,
-                                    &job->out) != GR_KERR_NONE) {
-            job->out.len = before;
-            it->failed = true;
-            continue;
-        }
-        it->out_len = job->out.len - before;
-        job->budget = job->budget > (int64_t)it->out_len
-                          ? job->budget - (int64_t)it->out_len
-                          : 0;
-        if (it->out_len > 0)
-            min_one = false;
+    }
+    while (job->cur < job->slice_end && left > 0 && !job->out.oom) {
+        mem_item_t *it = &job->items[job->cur];
+        if (!it->finished)
+            item_work(job, it, &raw, &raw_cap, &left);
+        if (it->finished)
+            job->cur++;
     }
     free(raw);
-    job->took_us = gr_mono_us() - t0;
+    job->took_us += gr_mono_us() - t0;
 }
 
 static void job_done(gr_loop_t *loop, void *arg);
+static void on_abort(gr_req_t *req);
+static int reply(fetch_ctx_t *ctx);
 
-/* Starts the first queued job; on failure answers it (its partitions
- * with KAFKA_STORAGE_ERROR) and tries the next. */
 static void
-jobs_start(gr_broker_t *b)
+list_append(fetch_job_t **head, fetch_job_t **tail, fetch_job_t *job)
 {
-    fetch_job_t *job = b->fetch_jobs;
-    if (job == NULL)
-        return;
-    if (gr_workers_submit(b->workers, job_work, job_done, job) != 0) {
-        job->out.oom = 1; /* every item fails */
-        job_done(b->loop, job);
+    job->next = NULL;
+    if (*head == NULL)
+        *head = job;
+    else
+        (*tail)->next = job;
+    *tail = job;
+}
+
+static fetch_job_t *
+list_pop(fetch_job_t **head, fetch_job_t **tail)
+{
+    fetch_job_t *job = *head;
+    if (job != NULL) {
+        *head = job->next;
+        if (*head == NULL)
+            *tail = NULL;
+        job->next = NULL;
+    }
+    return job;
+}
+
+static void
+list_remove(fetch_job_t **head, fetch_job_t **tail, fetch_job_t *job)
+{
+    fetch_job_t **pp = head, *prev = NULL;
+    while (*pp != NULL && *pp != job) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    GR_ASSERT(*pp == job);
+    *pp = job->next;
+    if (*tail == job)
+        *tail = prev;
+    job->next = NULL;
+}
+
+/* Admits waiting jobs while the answers of those admitted leave room. */
+static void
+jobs_admit(gr_broker_t *b)
+{
+    size_t room = (size_t)gr_conf_int(b->conf, GR_CONF_FETCH_MAX_BYTES) *
+                  JOB_ACTIVE_ANSWERS;
+    while (b->fetch_pending != NULL &&
+           (b->fetch_active_bytes == 0 ||
+            b->fetch_active_bytes + b->fetch_pending->reserve <= room)) {
+        fetch_job_t *job = list_pop(&b->fetch_pending, &b->fetch_pending_tail);
+        job->state = JOB_ACTIVE;
+        b->fetch_active_bytes += job->reserve;
+        list_append(&b->fetch_active, &b->fetch_active_tail, job);
     }
 }
 
-static void on_abort(gr_req_t *req);
-static int reply(fetch_ctx_t *ctx);
+/* On the loop, before a slice: the files of the deferred items it will
+ * read (at most max_held_files), found again as the answer's build found
+ * them. Sets slice_end; false when every item is finished. */
+static bool
+slice_prepare(fetch_job_t *job)
+{
+    gr_broker_t *b = job->b;
+    gr_req_t *req = job->ctx->req;
+    int64_t bytes = 0;
+    int refs = 0, max_refs = b->max_held_files > 0 ? b->max_held_files : 1;
+    int32_t i;
+
+    while (job->cur < job->nitems && job->items[job->cur].finished)
+        job->cur++;
+    for (i = job->cur; i < job->nitems && bytes < JOB_SLICE; i++) {
+        mem_item_t *it = &job->items[i];
+        gr_partition_t *p;
+        gr_log_slice_t sl;
+        gr_kerr_t kerr;
+        gr_err_t rc = GR_ERR_NOT_FOUND;
+        if (it->finished)
+            continue;
+        if (it->deferred && it->file == NULL) {
+            if (refs >= max_refs)
+                break;
+            p = resolve(b, it->fp, req->version, &kerr);
+            if (p != NULL && p->log != NULL && !gr_log_offline(p->log))
+                rc = gr_log_read(p->log, it->fp->fetch_offset, it->len,
+                                 it->upper, false, &sl);
+            if (rc != 0 || sl.len <= 0) {
+                GR_LOG_ERROR("fetch from %s: %.*s-%d at %lld cannot be read "
+                             "again: %s",
+                             gr_req_peer(req), it->fp->topic.len,
+                             it->fp->topic.ptr ? it->fp->topic.ptr : "",
+                             it->fp->partition,
+                             (long long)it->fp->fetch_offset,
+                             rc != 0 ? gr_err_str(rc) : "no records");
+                it->started = it->finished = it->failed = true;
+                it->err = rc == GR_ERR_NOT_FOUND
+                              ? GR_KERR_OFFSET_OUT_OF_RANGE
+                              : GR_KERR_KAFKA_STORAGE_ERROR;
+                it->out_off = job->out.len;
+                continue;
+            }
+            it->file = gr_file_ref(sl.file);
+            it->pos = sl.pos;
+            if (sl.len < it->len)
+                it->len = sl.len;
+            refs++;
+        }
+        bytes += it->len - it->done;
+    }
+    job->slice_end = i;
+    while (job->cur < job->nitems && job->items[job->cur].finished)
+        job->cur++;
+    return job->cur < job->nitems;
+}
+
+/* Answers the job's request with what its items made. */
+static void
+job_finish(fetch_job_t *job)
+{
+    gr_broker_t *b = job->b;
+    fetch_ctx_t *ctx = job->ctx;
+    int nfailed = 0;
+
+    b->fetch_active_bytes -= job->reserve;
+    job->reserve = 0;
+    for (int32_t i = 0; i < job->nitems; i++) {
+        mem_item_t *it = &job->items[i];
+        gr_fetch_response_partition_data_t *rp = it->rp;
+        rp->records.file = NULL;
+        if (it->failed || job->out.oom || !it->finished) {
+            rp->error_code =
+                it->failed ? it->err : GR_KERR_KAFKA_STORAGE_ERROR;
+            rp->records.ptr = NULL;
+            rp->records.len = 0;
+            nfailed++;
+            continue;
+        }
+        rp->records.ptr = it->out_len ? job->out.ptr + it->out_off : NULL;
+        rp->records.len = (int32_t)it->out_len;
+    }
+    if (nfailed > 0)
+        GR_LOG_ERROR("fetch from %s: %d of %d partitions could not be "
+                     "read%s", gr_req_peer(ctx->req), nfailed,
+                     (int)job->nitems, job->out.oom ? " (out of memory)" : "");
+    GR_LOG_DEBUG("fetch from %s: %d partitions, %zu bytes read from memory "
+                 "in %lld us on a worker, %d slices",
+                 gr_req_peer(ctx->req), (int)job->nitems, job->out.len,
+                 (long long)job->took_us, job->slices);
+    ctx->job = NULL;
+    ctx->job_queued = false;
+    reply(ctx); /* copies the records into the response */
+    job_free(job);
+}
+
+/* Starts the next slice: the first admitted job's, which then goes behind
+ * the others. */
+static void
+jobs_run(gr_broker_t *b)
+{
+    while (b->fetch_running == NULL) {
+        fetch_job_t *job;
+        jobs_admit(b);
+        job = list_pop(&b->fetch_active, &b->fetch_active_tail);
+        if (job == NULL)
+            return;
+        if (!slice_prepare(job)) {
+            job_finish(job);
+            continue;
+        }
+        job->state = JOB_RUNNING;
+        job->slices++;
+        b->fetch_running = job;
+        if (gr_workers_submit(b->workers, job_work, job_done, job) != 0) {
+            job->out.oom = 1; /* every item fails */
+            job_done(b->loop, job);
+        }
+    }
+}
 
 static void
 job_done(gr_loop_t *loop, void *arg)
 {
     fetch_job_t *job = arg;
     gr_broker_t *b = job->b;
-    fetch_ctx_t *ctx = job->ctx;
 
     (void)loop;
-    GR_ASSERT(b->fetch_jobs == job);
-    b->fetch_jobs = job->next;
-    if (ctx != NULL) {
-        int nfailed = 0;
-        for (int32_t i = 0; i < job->nitems; i++) {
-            mem_item_t *it = &job->items[i];
-            gr_fetch_response_partition_data_t *rp = it->rp;
-            rp->records.file = NULL;
-            if (it->failed || job->out.oom) {
-                rp->error_code = GR_KERR_KAFKA_STORAGE_ERROR;
-                rp->records.ptr = NULL;
-                rp->records.len = 0;
-                nfailed++;
-                continue;
-            }
-            rp->records.ptr = it->out_len ? job->out.ptr + it->out_off : NULL;
-            rp->records.len = (int32_t)it->out_len;
+    GR_ASSERT(b->fetch_running == job);
+    b->fetch_running = NULL;
+    /* the files of the items done go at once */
+    for (int32_t i = 0; i < job->cur; i++)
+        if (job->items[i].file != NULL) {
+            gr_file_unref(job->items[i].file);
+            job->items[i].file = NULL;
         }
-        if (nfailed > 0)
-            GR_LOG_ERROR("fetch from %s: %d of %d partitions could not be "
-                         "read%s", gr_req_peer(ctx->req), nfailed,
-                         (int)job->nitems,
-                         job->out.oom ? " (out of memory)" : "");
-        GR_LOG_DEBUG("fetch from %s: %d partitions, %zu bytes read from "
-                     "memory in %lld us on a worker",
-                     gr_req_peer(ctx->req), (int)job->nitems, job->out.len,
-                     (long long)job->took_us);
-        ctx->job = NULL;
-        ctx->job_queued = false;
-        reply(ctx); /* copies the records into the response */
+    if (job->ctx == NULL) {
+        b->fetch_active_bytes -= job->reserve;
+        job_free(job);
+    } else if (job->cur >= job->nitems || job->out.oom) {
+        job_finish(job);
+    } else {
+        job->state = JOB_ACTIVE;
+        list_append(&b->fetch_active, &b->fetch_active_tail, job);
     }
-    job_free(job);
     if (b->stopping) {
         /* shutting down: the connections are gone, and so are the
          * requests of the jobs still queued */
-        while (b->fetch_jobs != NULL) {
-            fetch_job_t *next = b->fetch_jobs->next;
-            job_free(b->fetch_jobs);
-            b->fetch_jobs = next;
-        }
+        fetch_job_t *j;
+        while ((j = list_pop(&b->fetch_active, &b->fetch_active_tail)))
+            job_free(j);
+        while ((j = list_pop(&b->fetch_pending, &b->fetch_pending_tail)))
+            job_free(j);
+        b->fetch_active_bytes = 0;
         return;
     }
-    jobs_start(b);
+    jobs_run(b);
 }
 
-/* Queues the request's job behind the others; the request is answered by
- * its done(). */
+/* Queues the request's job; the request is answered by job_finish(). */
 static void
 job_queue(fetch_ctx_t *ctx)
 {
     gr_broker_t *b = ctx->req->broker;
-    fetch_job_t *job = ctx->job, **pp = &b->fetch_jobs;
+    fetch_job_t *job = ctx->job;
+    int64_t reads = 0;
 
     job->ctx = ctx;
     job->magic = ctx->req->version <= 1 ? 0 : 1;
     job->budget = ctx->max_bytes > 0 ? ctx->max_bytes : 0;
     job->min_one = ctx->req->version >= 3;
     ctx->job_queued = true;
-    job->next = NULL;
-    while (*pp != NULL)
-        pp = &(*pp)->next;
-    *pp = job;
-    if (b->fetch_jobs == job)
-        jobs_start(b);
+    /* what its answer may take: what it reads, within the response's
+     * bound (and a first batch) */
+    for (int32_t i = 0; i < job->nitems; i++)
+        reads += job->items[i].len;
+    job->reserve = (size_t)(reads < job->budget ? reads : job->budget);
+    if (job->nitems > 0 && job->reserve < (size_t)job->items[0].len)
+        job->reserve = (size_t)job->items[0].len;
+    if (job->reserve <= JOB_SLICE) {
+        job->state = JOB_ACTIVE; /* one slice: at once */
+        b->fetch_active_bytes += job->reserve;
+        list_append(&b->fetch_active, &b->fetch_active_tail, job);
+    } else {
+        job->state = JOB_PENDING;
+        list_append(&b->fetch_pending, &b->fetch_pending_tail, job);
+    }
+    jobs_run(b);
 }
 
 /* A partition's error answer: no records and the offsets unknown (-1).
@@ -798,7 +1029,7 @@ build_response(fetch_ctx_t *ctx, bool final)
         tr->partitions[tr->partitions_cnt++] = rp;
         nrparts++;
         if (mem.len > 0 &&
-            job_add(ctx, &tr->partitions[tr->partitions_cnt - 1], &mem,
+            job_add(ctx, fp, &tr->partitions[tr->partitions_cnt - 1], &mem,
                     fp->max_bytes) != 0)
             return -1;
     }
@@ -892,15 +1123,26 @@ on_abort(gr_req_t *req)
         stop_waiting(ctx);
     if (ctx->job_queued) {
         gr_broker_t *b = req->broker;
-        fetch_job_t **pp = &b->fetch_jobs;
-        if (*pp == ctx->job) {
-            ctx->job->ctx = NULL; /* running: its done() frees it */
-        } else {
-            while (*pp != ctx->job)
-                pp = &(*pp)->next;
-            *pp = ctx->job->next; /* not started: dropped */
-            job_free(ctx->job);
+        fetch_job_t *job = ctx->job;
+        switch (job->state) {
+        case JOB_RUNNING:
+            job->ctx = NULL; /* its slice's done() frees it */
+            break;
+        case JOB_ACTIVE:
+            list_remove(&b->fetch_active, &b->fetch_active_tail, job);
+            b->fetch_active_bytes -= job->reserve;
+            job_free(job);
+            break;
+        case JOB_PENDING:
+            list_remove(&b->fetch_pending, &b->fetch_pending_tail, job);
+            job_free(job);
+            break;
+        case JOB_NEW:
+            GR_ASSERT(!"a queued job is not new");
+            break;
         }
+        /* the room an admitted job leaves is seen when the running slice
+         * ends (nothing admitted waits while no slice runs) */
         ctx->job = NULL;
         ctx->job_queued = false;
     }

@@ -1115,10 +1115,20 @@ gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
                         size_t max_bytes, size_t max_decompressed,
                         gr_buf_t *out)
 {
+    size_t used;
+    return gr_records_down_convert_part(buf, n, magic, max_bytes,
+                                        max_decompressed, true, out, &used);
+}
+
+gr_kerr_t
+gr_records_down_convert_part(const uint8_t *buf, size_t n, int magic,
+                             size_t max_bytes, size_t max_decompressed,
+                             bool first_whole, gr_buf_t *out, size_t *used)
+{
     size_t pos = 0;
     gr_buf_t scratch = GR_BUF_INIT;
     gr_kerr_t err = GR_KERR_NONE;
-    bool first = true;
+    bool first = first_whole;
 
     while (pos + GR_BATCH_HEADER_SIZE <= n) {
         gr_batch_hdr_t h;
@@ -1148,5 +1158,6 @@ gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
         pos += gr_batch_size(&h);
     }
     gr_buf_fini(&scratch);
+    *used = pos;
     return out->oom ? GR_KERR_UNKNOWN_SERVER_ERROR : err;
 }

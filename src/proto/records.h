@@ -358,5 +358,14 @@ gr_kerr_t gr_legacy_to_v2(const uint8_t *buf, size_t n,
 gr_kerr_t gr_records_down_convert(const uint8_t *buf, size_t n, int magic,
                                   size_t max_bytes, size_t max_decompressed,
                                   gr_buf_t *out);
+/* The same for one part of a slice converted after another (Fetch's
+ * conversion in slices): the first batch goes whole only when first_whole;
+ * *used is the bytes of buf converted or skipped (whole batches: where it
+ * stopped, at a partial batch, at max_bytes or at an error). */
+gr_kerr_t gr_records_down_convert_part(const uint8_t *buf, size_t n,
+                                       int magic, size_t max_bytes,
+                                       size_t max_decompressed,
+                                       bool first_whole, gr_buf_t *out,
+                                       size_t *used);
 
 #endif

@@ -191,6 +191,61 @@ gr_brokertest_recv(gr_brokertest_t *t, int key, int16_t ver, int32_t corr)
     return rs;
 }
 
+int
+gr_brokertest_connect(gr_brokertest_t *t)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    int fd;
+    ck_assert_int_eq(getpeername(t->fd, (struct sockaddr *)&sa, &len), 0);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    return fd;
+}
+
+void
+gr_brokertest_send_on(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                      const void *rq)
+{
+    const gr_proto_api_t *api = gr_proto_api(key);
+    gr_req_header_t h;
+    size_t hsz, bsz;
+    uint8_t *buf;
+    gr_writer_t w;
+
+    ck_assert_ptr_nonnull(api);
+    memset(&h, 0, sizeof h);
+    h.api_key = (int16_t)key;
+    h.api_version = ver;
+    h.correlation_id = ++t->corr;
+    h.client_id = gr_str_c("brokertest");
+    hsz = gr_req_header_size(&h);
+    bsz = api->request.size(rq, ver);
+    buf = gr_arena_alloc(t->a, 4 + hsz + bsz);
+    w = gr_writer_init(buf, 4 + hsz + bsz, t->a);
+    gr_wr_i32(&w, (int32_t)(hsz + bsz));
+    gr_req_header_encode(&w, &h);
+    api->request.encode(&w, rq, ver);
+    ck_assert_int_eq(w.err, 0);
+    ck_assert_int_eq(write(fd, buf, 4 + hsz + bsz), (ssize_t)(4 + hsz + bsz));
+}
+
+size_t
+gr_brokertest_drain(int fd)
+{
+    uint8_t sz[4], buf[65536];
+    size_t len, left;
+    read_full(fd, sz, 4);
+    len = left = gr_get_u32(sz);
+    while (left > 0) {
+        size_t n = left < sizeof buf ? left : sizeof buf;
+        read_full(fd, buf, n);
+        left -= n;
+    }
+    return len;
+}
+
 void *
 gr_brokertest_call_extra(gr_brokertest_t *t, int key, int16_t ver,
                          const void *rq, const void *extra, size_t extra_len)

@@ -41,6 +41,15 @@ void *gr_brokertest_call(gr_brokertest_t *t, int key, int16_t ver,
  * of answering (the connection is then unusable: stop the broker). */
 bool gr_brokertest_call_closed(gr_brokertest_t *t, int key, int16_t ver,
                                const void *rq);
+/* Another connection to the broker (a file descriptor), for requests
+ * sent with gr_brokertest_send_on and answers read with gr_brokertest_drain. */
+int gr_brokertest_connect(gr_brokertest_t *t);
+/* Writes request rq on fd without waiting for the answer. */
+void gr_brokertest_send_on(gr_brokertest_t *t, int fd, int key,
+                           int16_t ver, const void *rq);
+/* Reads one answer on fd and drops it (through a small buffer); returns
+ * its size. */
+size_t gr_brokertest_drain(int fd);
 /* FindCoordinator for a group (key_type 0) or transactional id (1), until
  * the coordinator is there (its internal topic made and loaded). */
 void gr_brokertest_coordinator(gr_brokertest_t *t, const char *key,
