@@ -230,8 +230,8 @@ fill_aborted(gr_req_t *req, const gr_partition_t *p, int64_t from,
  * Each partition with records becomes an item of the request's job. The
  * loop finds the slices (index lookups); a worker preads them, converts
  * them to legacy message sets and puts the records of every item back to
- * back in one buffer, copied into the encoded response. The first
- * max_held_files items hold
+ * back in one buffer, which the response then sends where it is (records
+ * by reference: no copy on the loop). The first max_held_files items hold
  * their files from the start; the others (a fetch of thousands of
  * partitions must not keep thousands of files open) are found again when
  * the job comes to them, so that a queued job holds no data.
@@ -615,6 +615,8 @@ job_finish(fetch_job_t *job)
         }
         rp->records.ptr = it->out_len ? job->out.ptr + it->out_off : NULL;
         rp->records.len = (int32_t)it->out_len;
+        rp->records.by_ref = it->out_len > 0;
+        ctx->req->file_bytes += it->out_len;
     }
     if (nfailed > 0)
         GR_LOG_ERROR("fetch from %s: %d of %d partitions could not be "
@@ -624,9 +626,14 @@ job_finish(fetch_job_t *job)
                  "in %lld us on a worker, %d slices",
                  gr_req_peer(ctx->req), (int)job->nitems, job->out.len,
                  (long long)job->took_us, job->slices);
+    /* the records are sent from the job's buffer, which the request keeps
+     * until they are written */
+    gr_req_hold_mem(ctx->req, job->out.ptr);
+    job->out.ptr = NULL;
+    job->out.len = job->out.cap = 0;
     ctx->job = NULL;
     ctx->job_queued = false;
-    reply(ctx); /* copies the records into the response */
+    reply(ctx);
     job_free(job);
 }
 

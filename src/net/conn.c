@@ -371,6 +371,10 @@ request_end(gr_conn_t *conn)
         gr_file_unref(conn->out[i].file);
     conn->out = NULL;
     conn->out_cnt = conn->out_idx = 0;
+    if (conn->req != NULL) {
+        free(conn->req->held_mem);
+        conn->req->held_mem = NULL;
+    }
     conn->req = NULL;
     if (conn->arena)
         gr_arena_reset(conn->arena);
@@ -1107,7 +1111,10 @@ reply_encode(gr_req_t *req)
                 at = s->at;
             }
             conn->out[k++] =
-                (out_seg_t){NULL, gr_file_ref(s->file), s->off, (size_t)s->len};
+                s->file != NULL
+                    ? (out_seg_t){NULL, gr_file_ref(s->file), s->off,
+                                  (size_t)s->len}
+                    : (out_seg_t){s->ptr, NULL, 0, (size_t)s->len};
         }
         if (mem > at)
             conn->out[k++] = (out_seg_t){buf + at, NULL, 0, mem - at};
@@ -1162,6 +1169,13 @@ gr_req_close(gr_req_t *req, const char *why)
     req->done = true;
     gr_conn_close(req->conn, why);
     return 0;
+}
+
+void
+gr_req_hold_mem(gr_req_t *req, void *p)
+{
+    GR_ASSERT(req->held_mem == NULL);
+    req->held_mem = p;
 }
 
 int

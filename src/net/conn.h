@@ -36,7 +36,10 @@ struct gr_req {
     const gr_proto_api_t *api;
     void *body;              /* decoded request (generated struct) */
     void *resp;              /* response, initialised; filled by the handler */
-    size_t file_bytes;       /* bytes of file-backed records in resp */
+    size_t file_bytes;       /* bytes of records in resp sent from files
+                              * or by reference (not encoded in memory) */
+    void *held_mem;          /* freed when the request ends: what records
+                              * by reference point into (gr_req_hold_mem) */
     gr_file_t **held;        /* files kept open until the request ends */
     int nheld, held_cap;
     int64_t start_us;
@@ -77,6 +80,10 @@ int gr_req_close(gr_req_t *req, const char *why);
  * a borrowed file range in its response holds it, so no later file
  * opening (the segment LRU) can close and reuse its descriptor. 0 or -1. */
 int gr_req_hold_file(gr_req_t *req, gr_file_t *f);
+/* Takes p (malloc'd), freed when the request ends: the memory its
+ * response's records by reference (gr_records_t.by_ref) point into. One
+ * per request. */
+void gr_req_hold_mem(gr_req_t *req, void *p);
 /* The listener name ("PLAINTEXT") a request arrived on. */
 const char *gr_req_listener_name(const gr_req_t *req);
 const char *gr_req_peer(const gr_req_t *req);

@@ -131,6 +131,7 @@ gr_rd_records(gr_reader_t *r, gr_records_t *rec, int flex, int nullable)
     rec->len = b.len;
     rec->file = NULL;
     rec->off = 0;
+    rec->by_ref = false;
 }
 
 int32_t
@@ -294,7 +295,7 @@ gr_wr_records(gr_writer_t *w, const gr_records_t *rec, int flex, int nullable)
     wr_len(w, len, flex, 1);
     if (len <= 0)
         return;
-    if (rec->file == NULL) {
+    if (rec->file == NULL && !rec->by_ref) {
         gr_wr_raw(w, rec->ptr, (size_t)len);
         return;
     }
@@ -311,10 +312,12 @@ gr_wr_records(gr_writer_t *w, const gr_records_t *rec, int flex, int nullable)
         w->splices = s;
         w->splices_cap = cap;
     }
-    /* the file bytes are counted in the encoded size but are not in memory:
-     * the memory buffer was sized without them (see gr_wire_file_bytes) */
+    /* the file (or by-reference) bytes are counted in the encoded size
+     * but are not in the buffer: it was sized without them (the handler
+     * counts them in gr_req_t.file_bytes) */
     w->splices[w->splices_cnt].at = (size_t)(w->p - w->start);
     w->splices[w->splices_cnt].file = rec->file;
+    w->splices[w->splices_cnt].ptr = rec->file ? NULL : rec->ptr;
     w->splices[w->splices_cnt].off = rec->off;
     w->splices[w->splices_cnt].len = len;
     w->splices_cnt++;

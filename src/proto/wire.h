@@ -9,9 +9,10 @@
  *
  * Writing: encoders are sized first (the generated _size()), then write into a
  * buffer of exactly that size. A records field may refer to a file range
- * (gr_records_t.file) instead of memory: the writer then records a splice at
- * the current position and skips nothing in memory; the output becomes
- * memory, file range, memory... (see gr_writer_t.splices).
+ * (gr_records_t.file) instead of memory, or to memory sent where it is
+ * (gr_records_t.by_ref): the writer then records a splice at the current
+ * position and skips nothing in memory; the output becomes memory, file
+ * range, memory... (see gr_writer_t.splices).
  */
 #ifndef GR_PROTO_WIRE_H
 #define GR_PROTO_WIRE_H
@@ -33,6 +34,8 @@ typedef struct gr_records {
     int32_t len;        /* -1: null */
     gr_file_t *file;    /* else: len bytes at off in this file */
     int64_t off;
+    bool by_ref;        /* ptr is not copied: the writer records a splice,
+                         * and the memory must live until it is sent */
 } gr_records_t;
 
 typedef struct gr_reader {
@@ -46,7 +49,8 @@ typedef struct gr_reader {
 
 typedef struct gr_splice {
     size_t at; /* memory offset where the file bytes go */
-    gr_file_t *file;
+    gr_file_t *file;    /* or NULL: len bytes at ptr (gr_records_t.by_ref) */
+    const uint8_t *ptr;
     int64_t off;
     int32_t len;
 } gr_splice_t;

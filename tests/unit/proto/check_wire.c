@@ -392,6 +392,32 @@ START_TEST(test_request_headers)
 }
 END_TEST
 
+/* Records by reference (Fetch's converted answers) are not copied: the
+ * writer records a splice of memory where they go, as for a file range,
+ * and the buffer holds only the length before them and what follows. */
+START_TEST(test_records_by_ref)
+{
+    static const uint8_t recs[5] = { 1, 2, 3, 4, 5 };
+    uint8_t buf[4 + 2];
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_writer_t w = gr_writer_init(buf, sizeof buf, a);
+    gr_records_t r = { recs, 5, NULL, 0, true };
+
+    gr_wr_records(&w, &r, 0, 1);
+    gr_wr_i16(&w, 7);
+    ck_assert_int_eq(w.err, 0);
+    ck_assert_int_eq((int)(w.p - w.start), 6);
+    ck_assert_int_eq(gr_get_u32(buf), 5);
+    ck_assert_int_eq(gr_get_u16(buf + 4), 7);
+    ck_assert_int_eq(w.splices_cnt, 1);
+    ck_assert_uint_eq(w.splices[0].at, 4);
+    ck_assert_ptr_null(w.splices[0].file);
+    ck_assert_ptr_eq(w.splices[0].ptr, recs);
+    ck_assert_int_eq(w.splices[0].len, 5);
+    gr_arena_destroy(a);
+}
+END_TEST
+
 START_TEST(test_header_versions)
 {
     /* flexible request -> header v2 / response header v1 ... */
@@ -423,6 +449,7 @@ suite_proto_wire(void)
     Suite *s = suite_create("proto/wire");
     TCase *tc = tcase_create("wire");
     tcase_add_test(tc, test_fixed_ints);
+    tcase_add_test(tc, test_records_by_ref);
     tcase_add_test(tc, test_fixed_ints_encode);
     tcase_add_test(tc, test_uvarint);
     tcase_add_test(tc, test_uvarint_malformed);
