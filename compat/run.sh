@@ -163,6 +163,30 @@ s_kafka_python_data() {
     timeout 90 $PY "$COMPAT_SRC/kafka_python_data.py"
 }
 
+# consumers of old brokers (kafka-python's api_version 0.8.2, 0.9, 0.10:
+# Fetch v0-v2, down-converted) read back what a current producer wrote,
+# and a message past their fetch size raises RecordTooLargeError
+s_kafka_python_legacy_fetch() {
+    start_broker || return 1
+    timeout 120 $PY "$COMPAT_SRC/kafka_python_legacy.py"
+}
+
+# librdkafka as a 0.9 client (Fetch v1, down-converted, 64 KiB a
+# partition) meets a batch of 266 KB: the cut first message makes it
+# grow its fetch size and read the batch (an empty answer held it for
+# ever)
+s_kcat_legacy_fetch() {
+    need kcat || return 1
+    start_broker || return 1
+    local big
+    big=$(head -c 200000 /dev/urandom | base64 -w0)
+    printf 'small\n%s\n' "$big" | kcat -P -b "$GR_BOOTSTRAP" -t kclegacy -p 0 || return 1
+    timeout 30 kcat -C -b "$GR_BOOTSTRAP" -t kclegacy -p 0 -o beginning -e \
+        -X api.version.request=false -X broker.version.fallback=0.9.0.1 \
+        -X fetch.message.max.bytes=65536 -f '%o %S\n' >"$BROKER_DIR/out" || return 1
+    [ "$(cat "$BROKER_DIR/out")" = "$(printf '0 5\n1 %d' ${#big})" ]
+}
+
 s_kafkajs_produce() {
     need node || return 1
     node_modules_ready || return 1
@@ -931,6 +955,7 @@ s_resource_limits() {
 SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
+           kafka_python_legacy_fetch kcat_legacy_fetch
            kafkajs_produce raw_data_path restart_durability broker_compression
            acks_and_isr idempotence temp_data many_partitions topic_creation
            topic_store_fault topic_creation_stop topic_deletion_crash

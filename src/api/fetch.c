@@ -254,6 +254,7 @@ typedef struct mem_item {
     const fetch_part_t *fp; /* the partition asked (the request arena) */
     gr_file_t *file;        /* a reference while held, or NULL */
     bool deferred;          /* past max_held_files: read again at its turn */
+    bool partial;           /* v0-v2: the first batch is cut (overflow) */
     int64_t pos;
     int32_t len;            /* bytes of the slice */
     int64_t upper;          /* the read's upper offset (deferred) */
@@ -277,6 +278,7 @@ typedef struct gr_fetch_job {
     int32_t nitems, cap;
     int nfiles;              /* items with a file from the start */
     int magic;               /* down-convert to 0 or 1 */
+    bool legacy;             /* v0-v2: a cut first batch is sent cut */
     int64_t budget;          /* the response's bytes left for the items */
     bool min_one;            /* the first records go whole (v3) */
     int state;               /* JOB_* */
@@ -346,7 +348,10 @@ job_add(fetch_ctx_t *ctx, const fetch_part_t *fp,
     it->len = sl->len;
     it->upper = sl->upper_offset;
     it->max_bytes = max_bytes;
-    if (ctx->nfiles + job->nfiles < ctx->req->broker->max_held_files) {
+    it->partial = ctx->req->version <= 2 && sl->first_size > sl->len;
+    if (it->partial) {
+        /* nothing to read: the answer is an overflow entry */
+    } else if (ctx->nfiles + job->nfiles < ctx->req->broker->max_held_files) {
         it->file = gr_file_ref(sl->file);
         job->nfiles++;
     } else {
@@ -354,6 +359,26 @@ job_add(fetch_ctx_t *ctx, const fetch_part_t *fp,
     }
     job->nitems++;
     return 0;
+}
+
+/* Kafka's overflow entry (LazyDownConversionRecordsSend): n bytes of an
+ * entry at offset -1 longer than what follows, which an old client takes
+ * for a message larger than its fetch size (RecordTooLargeException),
+ * where Kafka 3.x sent a v0-v2 consumer the cut first message. */
+static void
+put_overflow(gr_buf_t *out, int32_t n)
+{
+    uint8_t h[12];
+    size_t at = out->len;
+    gr_put_u64(h, UINT64_MAX);
+    gr_put_u32(h + 8, (uint32_t)(n + 1 > GR_BATCH_HEADER_SIZE
+                                     ? n + 1
+                                     : GR_BATCH_HEADER_SIZE));
+    if (gr_buf_reserve(out, (size_t)n) != 0)
+        return;
+    memset(out->ptr + at, 0, (size_t)n);
+    memcpy(out->ptr + at, h, n < 12 ? (size_t)n : 12);
+    out->len = at + (size_t)n;
 }
 
 /* Worker: the item's records end here. */
@@ -365,6 +390,9 @@ item_finish(fetch_job_t *job, mem_item_t *it)
         job->out.len = it->out_off;
         return;
     }
+    if (job->out.len == it->out_off && it->partial && it->limit > 0)
+        put_overflow(&job->out, it->len < it->limit ? it->len
+                                                    : (int32_t)it->limit);
     it->out_len = job->out.len - it->out_off;
     job->budget = job->budget > (int64_t)it->out_len
                       ? job->budget - (int64_t)it->out_len
@@ -383,8 +411,8 @@ item_work(fetch_job_t *job, mem_item_t *it, uint8_t **raw, size_t *raw_cap,
         it->started = true;
         it->out_off = job->out.len;
         it->limit = it->max_bytes < job->budget ? it->max_bytes : job->budget;
-        if (it->limit <= 0 && !job->min_one) {
-            item_finish(job, it); /* the response is full */
+        if ((it->limit <= 0 && !job->min_one) || it->partial) {
+            item_finish(job, it); /* the response is full, or an overflow */
             return;
         }
         if (it->limit < 0)
@@ -710,6 +738,7 @@ job_queue(fetch_ctx_t *ctx)
 
     job->ctx = ctx;
     job->magic = ctx->req->version <= 1 ? 0 : 1;
+    job->legacy = ctx->req->version <= 2;
     job->budget = ctx->max_bytes > 0 ? ctx->max_bytes : 0;
     job->min_one = ctx->req->version >= 3;
     ctx->job_queued = true;

@@ -360,6 +360,50 @@ readable(int fd)
     return poll(&p, 1, 0) == 1;
 }
 
+/* Fetch v0-v2 of a batch larger than what the partition may take: the
+ * cut first message, as Kafka 3.x sent it (ReplicaManager reads v0-v2
+ * without minOneMessage; LazyDownConversionRecordsSend answers what no
+ * batch came whole from with an overflow entry: offset -1, a length past
+ * the end), so that the client tells the record is too large
+ * (RecordTooLargeException) instead of getting nothing for ever. v3+ get
+ * the first batch whole. */
+START_TEST(test_fetch_legacy_cut_first_message)
+{
+    int16_t ver = versions[_i];
+    gr_brokertest_t bt;
+    gr_buf_t recs = GR_BUF_INIT;
+    gr_fetch_response_t *rs;
+    const gr_fetch_response_partition_data_t *d;
+
+    gr_brokertest_start(&bt, NULL);
+    gr_brokertest_create_topic(&bt, "fc", 1, NULL, NULL);
+    batch(&recs, 5, 1000); /* one batch of about 5 KB */
+    produce(&bt, "fc", 0, &recs);
+    rs = fetch(&bt, ver, "fc", 1, 1000, INT32_MAX, 1, 0);
+    d = &rs->responses[0].partitions[0];
+    ck_assert_int_eq(d->error_code, GR_KERR_NONE);
+    if (ver <= 2) {
+        ck_assert_int_eq(d->records.len, 1000);
+        ck_assert_int_eq((int64_t)gr_get_u64(d->records.ptr), -1);
+        ck_assert_int_eq(gr_get_u32(d->records.ptr + 8), 1001);
+        ck_assert_int_eq(count_records(&d->records, ver), 0);
+    } else {
+        ck_assert_int_eq(count_records(&d->records, ver), 5);
+    }
+    /* a bound under the legacy entry's header: that much of it */
+    rs = fetch(&bt, ver, "fc", 1, 10, INT32_MAX, 1, 0);
+    d = &rs->responses[0].partitions[0];
+    if (ver <= 2) {
+        static const uint8_t ff[8] = { 0xff, 0xff, 0xff, 0xff,
+                                       0xff, 0xff, 0xff, 0xff };
+        ck_assert_int_eq(d->records.len, 10);
+        ck_assert_mem_eq(d->records.ptr, ff, 8);
+    }
+    gr_buf_fini(&recs);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Down-conversions take turns: four connections fetching everything
  * (Fetch v0, 24 MB each) hold a v1 consumer fetching a little for a
  * slice of each, not for their answers (the jobs ran whole in the order
@@ -712,6 +756,7 @@ suite_api_fetch(void)
     tcase_add_loop_test(tc, test_fetch_more_partitions_than_held_files, 0, nv);
     tcase_add_loop_test(tc, test_fetch_alternating_topics, 0, nv);
     tcase_add_test(tc, test_fetch_session_rules);
+    tcase_add_loop_test(tc, test_fetch_legacy_cut_first_message, 0, nv);
     tcase_add_test(tc, test_fetch_jobs_take_turns);
     tcase_add_test(tc, test_fetch_queued_jobs_hold_no_data);
     suite_add_tcase(s, tc);
