@@ -21,6 +21,7 @@
 #include "core/time.h"
 #include "net/conn.h"
 #include "net/quota.h"
+#include "net/scram.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -872,6 +873,9 @@ gr_broker_run(gr_broker_t *b)
     b->pids = gr_pids_open(b->log_dir);
     if (b->pids == NULL)
         return -1;
+    b->scram = gr_scram_store_open(b->log_dir);
+    if (b->scram == NULL)
+        return -1;
     b->fetch_sessions = gr_fsessions_new((int)gr_conf_int(
         b->conf, GR_CONF_MAX_INCREMENTAL_FETCH_SESSION_CACHE_SLOTS));
     memset(eps, 0, sizeof eps);
@@ -1022,6 +1026,8 @@ gr_broker_destroy(gr_broker_t *b)
     gr_pids_close(b->pids);
     gr_client_quotas_destroy(b->client_quotas);
     b->client_quotas = NULL;
+    gr_scram_store_close(b->scram); /* after the workers: none writes */
+    b->scram = NULL;
     gr_cluster_destroy(b->cluster);
     gr_buf_fini(&b->scratch);
     gr_loop_destroy(b->loop);

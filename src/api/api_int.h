@@ -72,6 +72,11 @@ struct gr_telemetry_client;
 /* What telemetry knows of req's client (get_telemetry_subscriptions.c):
  * strings in req->a or the connection's. 0, or -1 on ENOMEM. */
 int gr_api_telemetry_client(gr_req_t *req, struct gr_telemetry_client *cl);
+/* security (src/net/sasl.c, src/net/scram.c) */
+int gr_api_sasl_handshake(gr_req_t *req);
+int gr_api_sasl_authenticate(gr_req_t *req);
+int gr_api_describe_user_scram_credentials(gr_req_t *req);
+int gr_api_alter_user_scram_credentials(gr_req_t *req);
 /* consumer groups (src/group/) */
 int gr_api_offset_commit(gr_req_t *req);
 int gr_api_offset_fetch(gr_req_t *req);

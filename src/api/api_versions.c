@@ -14,6 +14,7 @@
  * them only with a client telemetry exporter (KIP-714).
  */
 #include "api/api_int.h"
+#include "net/sasl.h"
 #include "telemetry/telemetry.h"
 
 /* v3+ clients name themselves; Kafka rejects names that do not match
@@ -82,6 +83,9 @@ gr_api_api_versions(gr_req_t *req)
     int n;
 
     tab = gr_api_table(&n);
+    /* on a SASL listener after the handshake: ILLEGAL_SASL_STATE */
+    if (gr_sasl_api_versions_refused(req, &rs->error_code))
+        return 0;
     /* cluster_id and node_id are v5 fields, null and -1 before: Kafka's
      * isValid wants both or neither */
     if (gr_str_is_null(&rq->cluster_id) != (rq->node_id == -1)) {
@@ -143,5 +147,7 @@ gr_api_api_versions(gr_req_t *req)
     }
     if (req->version >= 3 && add_features(req, rs) != 0)
         return gr_req_close(req, "out of memory");
+    /* before SASL authentication: the handshake comes next */
+    gr_sasl_api_versions_done(req, rs->error_code);
     return gr_req_reply(req);
 }

@@ -1,6 +1,7 @@
 /* Request dispatch: see dispatch.h. */
 #include "api/api_int.h"
 #include "core/time.h"
+#include "net/sasl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,9 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
         return;
     }
     req->version = req->hdr.api_version;
+    /* SASL listeners: what is allowed before (and after) authentication */
+    if (gr_req_sasl(req) != NULL && gr_sasl_gate(req) != 0)
+        return;
     api = gr_proto_api(req->hdr.api_key);
     e = gr_api_find(req->hdr.api_key);
     if (api == NULL || e == NULL) {

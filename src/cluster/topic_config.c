@@ -381,6 +381,20 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "The samples client quota rates are measured over."),
     B(QUOTA_WINDOW_SIZE_SECONDS, INT, RO,
       "The span of each sample of the client quota rates."),
+    /* SASL (src/net/sasl.c): read-only, set at start-up */
+    B(SASL_ENABLED_MECHANISMS, LIST, RO,
+      "The SASL mechanisms SASL listeners offer (PLAIN, SCRAM-SHA-256, "
+      "SCRAM-SHA-512)."),
+    B(SASL_JAAS_CONFIG, PASSWORD, RO,
+      "A JAAS login module entry (PlainLoginModule user_<name>=\"...\")."),
+    B(SASL_SERVER_MAX_RECEIVE_SIZE, INT, RO,
+      "The largest request taken before SASL authentication."),
+    B(CONNECTIONS_MAX_REAUTH_MS, LONG, RO,
+      "A SASL session's lifetime; the client re-authenticates before its "
+      "end (0: no limit)."),
+    B(CONNECTION_FAILED_AUTHENTICATION_DELAY_MS, INT, RO,
+      "How long a failed authentication waits before its answer and "
+      "close."),
     /* TLS (src/net/tls.c): read-only, the files reloaded when they change
      * (docs/compatibility.md, static-tls) */
     B(SSL_KEYSTORE_TYPE, STRING, RO,

@@ -428,6 +428,12 @@ gr_conf_finish(gr_conf_t *conf)
          * listener's own value (the ssl.* of net/tls.c) */
         if (dot != NULL && gr_conf_lookup(dot + 1) >= 0)
             continue;
+        /* listener.name.<l>.<mechanism>.<key>: a SASL mechanism's own
+         * sasl.jaas.config or connections.max.reauth.ms (net/sasl.c) */
+        if (dot != NULL && strchr(dot + 1, '.') != NULL &&
+            (!strcmp(strchr(dot + 1, '.') + 1, "sasl.jaas.config") ||
+             !strcmp(strchr(dot + 1, '.') + 1, "connections.max.reauth.ms")))
+            continue;
         if (is_kafka_key(e->key))
             GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "
                         "use; ignored",

@@ -35,6 +35,7 @@
 #include "core/time.h"
 #include "net/listener.h"
 #include "net/quota.h"
+#include "net/sasl.h"
 #include "net/tls.h"
 #include "telemetry/telemetry.h"
 
@@ -69,6 +70,8 @@ typedef struct out_seg {
 struct gr_conn {
     gr_io_t io;
     gr_tls_t *tls; /* SSL listeners: the session (net/tls.c) */
+    gr_sasl_conn_t *sasl; /* SASL listeners: the exchange (net/sasl.c) */
+    bool close_after_write; /* the response in flight is the last */
     gr_broker_t *broker;
     gr_listener_t *listener;
     gr_conn_t *prev, *next;   /* broker->conns or broker->closing */
@@ -346,7 +349,13 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
         free(conn);
         return NULL;
     }
+    if (l->sasl != NULL && (conn->sasl = gr_sasl_conn_new(l->sasl, b)) == NULL) {
+        gr_tls_free(conn->tls);
+        free(conn);
+        return NULL;
+    }
     if (gr_loop_io_add(b->loop, &conn->io, GR_IO_READ) != 0) {
+        gr_sasl_conn_free(conn->sasl);
         gr_tls_free(conn->tls);
         free(conn);
         return NULL;
@@ -434,6 +443,7 @@ static void
 conn_free(gr_conn_t *conn)
 {
     request_end(conn);
+    gr_sasl_conn_free(conn->sasl);
     gr_tls_free(conn->tls);
     close(conn->io.fd);
     gr_arena_destroy(conn->arena);
@@ -677,6 +687,10 @@ conn_output_queued(gr_conn_t *conn)
         }
         request_end(conn);
         conn->active_us = gr_mono_us(); /* a response written whole */
+        if (conn->close_after_write) {
+            gr_conn_close(conn, "authentication failed");
+            return;
+        }
         throttle_start(conn);
         if (!conn->processing)
             mark_ready(conn);
@@ -792,6 +806,21 @@ conn_process(gr_conn_t *conn)
             gr_conn_close(conn, "request too large");
             break;
         }
+        /* before SASL authentication: sasl.server.max.receive.size */
+        if (conn->sasl != NULL && gr_sasl_conn_max_receive(conn->sasl) > 0 &&
+            (int64_t)size > gr_sasl_conn_max_receive(conn->sasl)) {
+            char why[96];
+            if ((req = req_new(conn)) == NULL) {
+                gr_conn_close(conn, "out of memory");
+                break;
+            }
+            conn->req = req;
+            conn->rpos = conn->rlen; /* nothing more is read */
+            snprintf(why, sizeof why, "%u bytes, at most %lld", size,
+                     (long long)gr_sasl_conn_max_receive(conn->sasl));
+            gr_sasl_refuse_frame(req, why);
+            break;
+        }
         if (avail - 4 < size)
             break; /* the buffer grows as the rest arrives (conn_read) */
         req = req_new(conn);
@@ -808,7 +837,10 @@ conn_process(gr_conn_t *conn)
             conn->rpos += 4 + (size_t)size;
             req->frame_len = size;
             req->in_dispatch = true;
-            gr_dispatch(req, frame, size);
+            if (conn->sasl != NULL && gr_sasl_conn_raw(conn->sasl))
+                gr_sasl_raw_token(req, frame, size); /* after SaslHandshake v0 */
+            else
+                gr_dispatch(req, frame, size);
             /* a request still in flight was deferred: the loop's time on
              * it so far is what its quota counts */
             if (conn->req == req) {
@@ -1140,6 +1172,37 @@ reply_encode(gr_req_t *req)
 }
 
 int
+gr_req_reply_and_close(gr_req_t *req)
+{
+    req->conn->close_after_write = true;
+    return gr_req_reply(req);
+}
+
+int
+gr_req_reply_raw(gr_req_t *req, const void *p, size_t n)
+{
+    gr_conn_t *conn = req->conn;
+    uint8_t *buf;
+    GR_ASSERT(conn != NULL && !req->done);
+    req->done = true;
+    buf = gr_arena_alloc(req->a, 4 + n);
+    conn->out = gr_arena_alloc(req->a, sizeof(out_seg_t));
+    if (buf == NULL || conn->out == NULL || n > INT32_MAX) {
+        conn->out = NULL;
+        gr_conn_close(conn, "out of memory for a response");
+        return 0;
+    }
+    gr_put_u32(buf, (uint32_t)n);
+    if (n > 0)
+        memcpy(buf + 4, p, n);
+    conn->out[0] = (out_seg_t){ buf, NULL, 0, 4 + n };
+    conn->out_cnt = 1;
+    conn->out_idx = 0;
+    conn_output_queued(conn);
+    return 0;
+}
+
+int
 gr_req_noreply(gr_req_t *req)
 {
     gr_conn_t *conn = req->conn;
@@ -1207,9 +1270,18 @@ gr_req_peer(const gr_req_t *req)
     return req->conn ? req->conn->peer : "?";
 }
 
+struct gr_sasl_conn *
+gr_req_sasl(const gr_req_t *req)
+{
+    return req->conn != NULL ? req->conn->sasl : NULL;
+}
+
 const char *
 gr_req_principal(const gr_req_t *req)
 {
+    if (req->conn != NULL && req->conn->sasl != NULL &&
+        gr_sasl_conn_principal(req->conn->sasl) != NULL)
+        return gr_sasl_conn_principal(req->conn->sasl);
     if (req->conn != NULL && req->conn->tls != NULL &&
         gr_tls_handshake_done(req->conn->tls))
         return gr_tls_principal(req->conn->tls);

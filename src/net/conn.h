@@ -74,6 +74,12 @@ int gr_req_noreply(gr_req_t *req);
 /* Hands req to an owner that will reply later; abort_cb is called instead if
  * the connection closes first. Returns 0. */
 int gr_req_defer(gr_req_t *req, gr_req_abort_cb abort_cb, void *owner);
+/* Writes a response that is not a Kafka one: 4-byte size and the n bytes
+ * at p (copied), as the raw SASL tokens after SaslHandshake v0. 0. */
+int gr_req_reply_raw(gr_req_t *req, const void *p, size_t n);
+/* As gr_req_reply(), then closes the connection once the response is
+ * written (a failed SASL authentication). */
+int gr_req_reply_and_close(gr_req_t *req);
 /* Logs why and closes the connection without a response. Returns 0. */
 int gr_req_close(gr_req_t *req, const char *why);
 /* Keeps f open (a reference) until the request ends: a handler that puts
@@ -87,13 +93,17 @@ void gr_req_hold_mem(gr_req_t *req, void *p);
 /* The listener name ("PLAINTEXT") a request arrived on. */
 const char *gr_req_listener_name(const gr_req_t *req);
 const char *gr_req_peer(const gr_req_t *req);
-/* The authenticated principal of the connection ("User:CN=..." from a
+/* The authenticated principal of the connection: "User:<name>" once SASL
+ * authenticated it (SASL_PLAINTEXT, SASL_SSL), "User:CN=..." from a
  * client certificate on an SSL listener, else "User:ANONYMOUS", as
- * Kafka's). */
+ * Kafka's. */
 const char *gr_req_principal(const gr_req_t *req);
 /* The principal's name ("ANONYMOUS"): the user client quotas know the
  * request by (Kafka's Session.sanitizedUser, before sanitizing). */
 const char *gr_req_user(const gr_req_t *req);
+struct gr_sasl_conn;
+/* The connection's SASL state (net/sasl.h) on SASL listeners, else NULL. */
+struct gr_sasl_conn *gr_req_sasl(const gr_req_t *req);
 
 /* What Kafka's RequestContext knows of the client behind a request (its
  * ClientInformation and socket address), for client telemetry (KIP-714).

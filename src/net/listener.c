@@ -4,6 +4,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "net/conn.h"
+#include "net/sasl.h"
 #include "net/tls.h"
 
 #include <arpa/inet.h>
@@ -380,18 +381,31 @@ gr_listeners_open(gr_broker_t *b)
                          l->name);
             return -1;
         }
-        if (strcmp(l->protocol, "SSL") == 0) {
+        if (strcmp(l->protocol, "PLAINTEXT") != 0 &&
+            strcmp(l->protocol, "SSL") != 0 &&
+            strcmp(l->protocol, "SASL_PLAINTEXT") != 0 &&
+            strcmp(l->protocol, "SASL_SSL") != 0) {
+            GR_LOG_ERROR("listener %s: unknown security protocol %s "
+                         "(PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL)",
+                         l->name, l->protocol);
+            return -1;
+        }
+        if (strcmp(l->protocol, "SSL") == 0 ||
+            strcmp(l->protocol, "SASL_SSL") == 0) {
             if ((l->tls = gr_tls_ctx_new(b->conf, l->name)) == NULL)
                 return -1;
-        } else if (strcmp(l->protocol, "PLAINTEXT") != 0) {
-            GR_LOG_ERROR("listener %s: security protocol %s is not supported "
-                         "yet (PLAINTEXT and SSL are)",
-                         l->name, l->protocol);
+        }
+        if (strncmp(l->protocol, "SASL_", 5) == 0 &&
+            (l->sasl = gr_sasl_listener_new(b->conf, l->name)) == NULL) {
+            gr_tls_ctx_free(l->tls);
+            l->tls = NULL;
             return -1;
         }
         if (bind_listener(l, backlog) != 0) {
             gr_tls_ctx_free(l->tls);
             l->tls = NULL;
+            gr_sasl_listener_free(l->sasl);
+            l->sasl = NULL;
             return -1;
         }
         for (int k = 0; k < l->nfds; k++)
@@ -417,6 +431,8 @@ gr_listeners_close(gr_broker_t *b)
         close_fds(l);
         gr_tls_ctx_free(l->tls);
         l->tls = NULL;
+        gr_sasl_listener_free(l->sasl);
+        l->sasl = NULL;
     }
     b->nlisteners = 0;
 }

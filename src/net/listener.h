@@ -47,7 +47,9 @@ typedef struct gr_listener {
     int64_t reject_log_us; /* last line about a per-address rejection */
     int64_t rejected;      /* rejections since that line */
     int64_t error_log_us;  /* last line about another accept(2) error */
-    struct gr_tls_ctx *tls; /* SSL listeners (net/tls.c), else NULL */
+    struct gr_tls_ctx *tls; /* SSL and SASL_SSL listeners (net/tls.c) */
+    struct gr_sasl_listener *sasl; /* SASL_PLAINTEXT and SASL_SSL
+                                    * listeners (net/sasl.c), else NULL */
 } gr_listener_t;
 
 /* Parses and binds every listener; logs and returns -1 on failure. */

@@ -139,9 +139,9 @@ def describe_configs(b):
         b.note("broker %r config names Gregor has" % name, sorted(c["name"] for c in cs))
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
-                      for c in cs if not c["name"].startswith("ssl.")))
-        # TLS settings are read at start-up (deliberate "static-tls")
-        tls = [c for c in cs if c["name"].startswith("ssl.")]
+                      for c in cs if not static_security(c["name"])))
+        # TLS and SASL settings are read at start-up (deliberate "static-tls")
+        tls = [c for c in cs if static_security(c["name"])]
         b.note("broker %r configs: ssl.* source, sensitive" % name,
                sorted("%s %s %s" % (c["name"], c["config_source"], c["is_sensitive"]) for c in tls))
         if name == "1":
@@ -162,6 +162,13 @@ def describe_configs(b):
                            "%s=%s" % kv for kv in GREGOR_DEFAULTS_KAFKA.items()),
                        "gregor": lambda s: s.resp["value"] == sorted(
                            "%s=%s" % kv for kv in GREGOR_DEFAULTS.items())})
+
+def static_security(name):
+    """the settings Kafka changes at run time and Gregor reads at start-up:
+    ssl.* and the SASL listener settings Kafka's dynamic configs list"""
+    return name.startswith("ssl.") or name in ("sasl.enabled.mechanisms",
+                                               "sasl.jaas.config")
+
 
 @case("alter_configs")
 def alter_configs(b):

@@ -23,10 +23,8 @@ LEGACY_MIN = {
 # that brings each (deliberate: "unserved-apis"); an API Kafka serves that
 # Gregor does not and that is not here is a failure.
 UNSERVED = {
-    "SaslHandshake": 19, "SaslAuthenticate": 19,
-    "DescribeUserScramCredentials": 19, "AlterUserScramCredentials": 19,
-    # delegation tokens authenticate through SASL/SCRAM, which issue 19
-    # brings
+    # delegation tokens authenticate through SASL/SCRAM (issue 19 brought
+    # SASL; delegation tokens are not done)
     "CreateDelegationToken": 19, "RenewDelegationToken": 19,
     "ExpireDelegationToken": 19, "DescribeDelegationToken": 19,
     # features are cluster metadata, kept by the controller (with ZooKeeper,
@@ -151,9 +149,25 @@ def unserved_apis(b):
     b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": []},
           conn=b.conn(), deliberate="unserved-apis",
           expect=dict(deny, kafka=lambda s: s.outcome == "answer"))
-    b.req("SaslHandshake", 1, {"mechanism": "PLAIN"},
-          conn=b.conn(), deliberate="unserved-apis",
-          expect=dict(deny, kafka=lambda s: s.outcome == "answer"))
+    # served since issue 19: on a listener without SASL both answer
+    # ILLEGAL_SASL_STATE (KafkaApis), and the SCRAM credentials are listed
+    for v in (0, 1):
+        b.req("SaslHandshake", v, {"mechanism": "PLAIN"}, conn=b.conn())
+    for v in (0, 1, 2):
+        b.req("SaslAuthenticate", v, {"auth_bytes": b""}, conn=b.conn())
+    b.req("DescribeUserScramCredentials", 0, {"users": [{"name": "nobody"}]},
+          conn=b.conn())
+    # refusals only (nothing changes): too few iterations, deleting what
+    # does not exist, an unknown mechanism, an empty name
+    b.req("AlterUserScramCredentials", 0, {
+        "deletions": [{"name": "nobody", "mechanism": 2},
+                      {"name": "", "mechanism": 1}],
+        "upsertions": [{"name": "few", "mechanism": 1, "iterations": 4095,
+                        "salt": b"salt", "salted_password": b"x" * 32},
+                       {"name": "odd", "mechanism": 3, "iterations": 4096,
+                        "salt": b"salt", "salted_password": b"x" * 32}]},
+        conn=b.conn(), filt=lambda r: sorted(
+            (x["user"], x["error_code"], x["error_message"]) for x in r["results"]))
 
 
 @case("malformed_frames")

@@ -35,9 +35,10 @@ DELIBERATE = {
         "Listeners are bound at start-up: Gregor describes listeners as "
         "read-only, where Kafka can add and change listeners at run time."),
     "static-tls": (
-        "TLS settings (ssl.*) are read at start-up: Gregor describes them "
+        "TLS settings (ssl.*) and sasl.enabled.mechanisms and "
+        "sasl.jaas.config are read at start-up: Gregor describes them "
         "as read-only, where Kafka reloads keystores and truststores "
-        "altered at run time."),
+        "and the SASL settings of a listener altered at run time."),
     "gregor-defaults": (
         "Broker defaults Gregor chose: socket buffers left to the kernel's "
         "autotuning (-1; Kafka 102400) and queued.max.request.bytes bounded "

@@ -49,6 +49,7 @@ static const suite_entry_t suites[] = {
     { "net/quota", suite_net_quota },
     { "net/tls", suite_net_tls },
     { "net/sasl_oauth", suite_net_sasl_oauth },
+    { "net/sasl", suite_net_sasl },
     { "api/dispatch", suite_api_dispatch },
     { "api/offsets", suite_api_offsets },
     { "core/regex", suite_core_regex },

@@ -42,6 +42,7 @@ Suite *suite_net_conn(void);
 Suite *suite_net_quota(void);
 Suite *suite_net_tls(void);
 Suite *suite_net_sasl_oauth(void);
+Suite *suite_net_sasl(void);
 Suite *suite_api_dispatch(void);
 Suite *suite_api_offsets(void);
 Suite *suite_core_regex(void);

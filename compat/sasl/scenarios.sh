@@ -1,0 +1,178 @@
+# compat/sasl/scenarios.sh: SASL listeners (src/net/sasl.c) with real
+# clients, sourced by compat/run.sh. One broker serves PLAINTEXT (the
+# admin's), SASL_PLAINTEXT and SASL_SSL (certificates from
+# compat/tls/certs.sh) with PLAIN (users from the JAAS entry),
+# SCRAM-SHA-256 and SCRAM-SHA-512 (users made through
+# AlterUserScramCredentials). kcat (Debian's librdkafka), confluent-kafka
+# (its current librdkafka) and kafka-python produce and consume with each
+# mechanism over both listeners; wrong passwords are refused and nothing
+# of theirs is appended; a request before authentication is closed; the
+# v0 handshake's raw tokens (librdkafka with api.version.request=false);
+# SCRAM users made and removed through the admin clients count at once
+# and survive a restart; Kafka's errors of the SCRAM admin APIs; start-up
+# refusals (GSSAPI, a malformed JAAS entry, PLAIN without users).
+
+SASL_SRC=$COMPAT_SRC/sasl
+SASL_JAAS='org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-pw" user_admin="admin-pw" user_alice="alice-pw";'
+
+# sasl_broker [ARG...]: the three listeners; SASL_PT and SASL_TLS their ports
+sasl_broker() {
+    start_broker --log-level debug \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0,SASL_SSL://localhost:0 \
+        --override sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512 \
+        --override "listener.name.sasl_plaintext.plain.sasl.jaas.config=$SASL_JAAS" \
+        --override "listener.name.sasl_ssl.plain.sasl.jaas.config=$SASL_JAAS" \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$SASL_CERTS/server.p12" \
+        --override ssl.keystore.password=secret "$@" || return 1
+    SASL_PT=$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$BROKER_DIR/listeners")
+    SASL_TLS=$(sed -n 's/^SASL_SSL:.*://p' "$BROKER_DIR/listeners")
+    [ -n "$SASL_PT" ] && [ -n "$SASL_TLS" ]
+}
+
+# sasl_kcat PORT TLS MECH USER PW ARG...: kcat over SASL (TLS 1: SASL_SSL)
+sasl_kcat() {
+    local port=$1 tls=$2 mech=$3 user=$4 pw=$5
+    shift 5
+    if [ "$tls" = 1 ]; then
+        set -- -X security.protocol=SASL_SSL -X "ssl.ca.location=$SASL_CERTS/ca.pem" "$@"
+    else
+        set -- -X security.protocol=SASL_PLAINTEXT "$@"
+    fi
+    timeout 30 kcat -b "localhost:$port" -X "sasl.mechanisms=$mech" \
+        -X "sasl.username=$user" -X "sasl.password=$pw" "$@"
+}
+
+# sasl_py ARG...: compat/sasl/py_sasl.py in the Python clients' venv
+sasl_py() {
+    PYC_LIMIT=${PYC_LIMIT:-60} pyc ../sasl/py_sasl.py "$@"
+}
+
+# sasl_refused WHY PATTERN ARG...: a broker started with ARG... exits at
+# start-up with PATTERN (fixed string) in its log
+sasl_refused() {
+    local why=$1 pat=$2 d rc
+    shift 2
+    d=$(mktemp -d "$COMPAT_TMP/saslbad.XXXXXX") || return 1
+    timeout 20 "$GREGOR" --temp-data \
+        --override listeners=SASL_PLAINTEXT://127.0.0.1:0 "$@" >"$d/out" 2>"$d/log"
+    rc=$?
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || ! grep -qF -- "$pat" "$d/log"; then
+        echo "# $why: not refused with '$pat':" >&2
+        sed 's/^/#   /' "$d/log" >&2
+        return 1
+    fi
+    echo "# refused ($why): $(grep -F -- "$pat" "$d/log" | head -1 | cut -c1-200)"
+}
+
+s_sasl() {
+    need kcat || return 1
+    pyc_ready || return 1
+    local c=$COMPAT_TMP/sasl-certs m tls port in out n
+    SASL_CERTS=$c
+    sh "$COMPAT_SRC/tls/certs.sh" "$c" || return 1
+    sasl_broker || return 1
+    in=$BROKER_DIR/in.txt
+    seq -f 'rec-%05g' 1 500 >"$in"
+    # SCRAM users through the admin API (confluent-kafka), over PLAINTEXT
+    sasl_py scram ck "$GR_BOOTSTRAP" set carol SCRAM-SHA-256 carol-pw 4096 || return 1
+    sasl_py scram ck "$GR_BOOTSTRAP" set carol SCRAM-SHA-512 carol-pw5 8192 || return 1
+    # kcat (librdkafka 2.0.2): each mechanism over both listeners
+    for tls in 0 1; do
+        port=$SASL_PT
+        [ "$tls" = 1 ] && port=$SASL_TLS
+        for m in PLAIN:alice:alice-pw SCRAM-SHA-256:carol:carol-pw SCRAM-SHA-512:carol:carol-pw5; do
+            IFS=: read -r mech user pw <<EOF
+$m
+EOF
+            out=$BROKER_DIR/out-$tls-$mech.txt
+            sasl_kcat "$port" "$tls" "$mech" "$user" "$pw" -P -t "kc-$tls-$mech" <"$in" || return 1
+            sasl_kcat "$port" "$tls" "$mech" "$user" "$pw" -C -t "kc-$tls-$mech" \
+                -o beginning -e -q >"$out" || return 1
+            cmp "$in" "$out" || return 1
+            echo "# kcat: $mech as $user over $([ "$tls" = 1 ] && echo SASL_SSL || echo SASL_PLAINTEXT): 500 records"
+        done
+    done
+    grep -q 'authenticated as User:carol with SASL/SCRAM-SHA-512' "$BROKER_DIR/broker.log" || {
+        echo "# no SCRAM-SHA-512 authentication of User:carol logged" >&2; return 1; }
+    # the v0 handshake and raw tokens (no ApiVersions: SaslHandshake v0)
+    for m in PLAIN:alice:alice-pw SCRAM-SHA-256:carol:carol-pw; do
+        IFS=: read -r mech user pw <<EOF
+$m
+EOF
+        sasl_kcat "$SASL_PT" 0 "$mech" "$user" "$pw" -X api.version.request=false \
+            -X broker.version.fallback=0.10.0 -C -t kc-0-PLAIN -o beginning -e -q \
+            >"$BROKER_DIR/out-v0.txt" || return 1
+        cmp "$in" "$BROKER_DIR/out-v0.txt" || return 1
+        echo "# kcat: $mech with SaslHandshake v0 and raw tokens"
+    done
+    # a wrong password: refused, nothing appended
+    n=$(wc -l <"$BROKER_DIR/out-0-PLAIN.txt")
+    if echo nope | sasl_kcat "$SASL_PT" 0 PLAIN alice wrong -P -t kc-0-PLAIN 2>"$BROKER_DIR/kc.err"; then
+        echo "# kcat with a wrong password produced" >&2; return 1
+    fi
+    grep -q 'Authentication failed: Invalid username or password' "$BROKER_DIR/kc.err" || {
+        echo "# kcat did not see Kafka's PLAIN message:" >&2; cat "$BROKER_DIR/kc.err" >&2; return 1; }
+    timeout 30 kcat -b "$GR_BOOTSTRAP" -C -t kc-0-PLAIN -o beginning -e -q >"$BROKER_DIR/after.txt" || return 1
+    [ "$(wc -l <"$BROKER_DIR/after.txt")" = "$n" ] || { echo "# a refused producer appended" >&2; return 1; }
+    echo "# kcat: a wrong PLAIN password refused with Kafka's message; nothing appended"
+    # confluent-kafka and kafka-python: each mechanism over both listeners
+    for cl in ck kpy; do
+        for m in PLAIN:alice:alice-pw SCRAM-SHA-256:carol:carol-pw SCRAM-SHA-512:carol:carol-pw5; do
+            IFS=: read -r mech user pw <<EOF
+$m
+EOF
+            sasl_py pc "$cl" "127.0.0.1:$SASL_PT" "" "$mech" "$user" "$pw" || return 1
+            sasl_py pc "$cl" "localhost:$SASL_TLS" "$c/ca.pem" "$mech" "$user" "$pw" || return 1
+            sasl_py refused "$cl" "127.0.0.1:$SASL_PT" "" "$mech" "$user" wrong \
+                kc-0-PLAIN "$GR_BOOTSTRAP" || return 1
+        done
+    done
+    # a request before authentication: the connection is closed unanswered
+    "$PYC" - "$SASL_PT" <<'EOF' || return 1
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+hdr = struct.pack(">hhih", 3, 1, 7, 4) + b"test"  # Metadata v1
+s.sendall(struct.pack(">i", len(hdr) + 4) + hdr + struct.pack(">i", 0))
+got = s.recv(100)
+if got:
+    print("FAIL: Metadata before authentication answered: %r" % got)
+    sys.exit(1)
+print("# a Metadata request before authentication: closed, no answer")
+EOF
+    grep -q 'unexpected Kafka request of type Metadata during SASL handshake' \
+        "$BROKER_DIR/broker.log" || { echo "# the refusal was not logged" >&2; return 1; }
+    # Kafka's errors of the SCRAM admin APIs
+    sasl_py errors "$GR_BOOTSTRAP" || return 1
+    # a user made with kafka-python's admin logs in at once; removed, not
+    sasl_py scram kpy "$GR_BOOTSTRAP" set dave SCRAM-SHA-256 dave-pw 4096 || return 1
+    sasl_kcat "$SASL_PT" 0 SCRAM-SHA-256 dave dave-pw -L -m 5 >/dev/null || return 1
+    sasl_py scram ck "$GR_BOOTSTRAP" delete dave SCRAM-SHA-256 || return 1
+    if sasl_kcat "$SASL_PT" 0 SCRAM-SHA-256 dave dave-pw -L -m 5 >/dev/null 2>&1; then
+        echo "# a removed SCRAM user logged in" >&2; return 1
+    fi
+    echo "# kcat: dave logs in once made, not once removed"
+    # the credentials survive a restart
+    REUSE_DIR=1
+    stop_broker || return 1
+    sasl_broker || { REUSE_DIR=0; return 1; }
+    REUSE_DIR=0
+    sasl_kcat "$SASL_TLS" 1 SCRAM-SHA-512 carol carol-pw5 -C -t kc-1-PLAIN -o beginning -e -q \
+        >"$BROKER_DIR/out-restart.txt" || return 1
+    cmp "$in" "$BROKER_DIR/out-restart.txt" || return 1
+    if sasl_kcat "$SASL_PT" 0 SCRAM-SHA-256 dave dave-pw -L -m 5 >/dev/null 2>&1; then
+        echo "# a removed SCRAM user logged in after a restart" >&2; return 1
+    fi
+    echo "# after a restart: carol (SCRAM-SHA-512) logs in over SASL_SSL, dave does not"
+    stop_broker || return 1
+    # start-up refusals
+    sasl_refused gssapi "SASL mechanism GSSAPI (Kerberos) is not supported" || return 1
+    sasl_refused jaas "JAAS config entry not terminated by semi-colon" \
+        --override sasl.enabled.mechanisms=PLAIN \
+        --override 'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_a="b"' || return 1
+    sasl_refused nousers "SASL/PLAIN has no users" \
+        --override sasl.enabled.mechanisms=PLAIN || return 1
+}
+
+SCENARIOS+=(sasl)
+LIMIT_sasl=400

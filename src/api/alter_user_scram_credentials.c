@@ -1,0 +1,279 @@
+/*
+ * AlterUserScramCredentials (api key 51): SCRAM credentials set from a
+ * salt and salted password the client computed (the password never comes
+ * here) and removed, as Kafka's ScramControlManager.alterCredentials. Per
+ * user, its deletions then its upsertions are looked at in order: a second
+ * change of the same user is DUPLICATE_RESOURCE, an empty name or too few
+ * or many iterations ([4096, 16384]) UNACCEPTABLE_CREDENTIAL, a mechanism
+ * other than 1 (SCRAM-SHA-256) and 2 (SCRAM-SHA-512)
+ * UNSUPPORTED_SASL_MECHANISM, deleting what does not exist
+ * RESOURCE_NOT_FOUND, with Kafka's messages. The results list the
+ * deletions done, then the upsertions, then the errors, as Kafka's. The
+ * changes count at once for new logins; the answer waits until they are
+ * durable (net/scram.h), and says KAFKA_STORAGE_ERROR if they could not
+ * be written. The stored key and server key are computed here as Kafka's
+ * ScramFormatter does.
+ */
+#include "api/api_int.h"
+#include "net/scram.h"
+
+#include <openssl/crypto.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef gr_alter_user_scram_credentials_request_scram_credential_deletion_t
+    del_t;
+typedef gr_alter_user_scram_credentials_request_scram_credential_upsertion_t
+    ups_t;
+typedef gr_alter_user_scram_credentials_response_alter_user_scram_credentials_result_t
+    result_t;
+
+typedef struct entry {
+    gr_str_t name;
+    int32_t pos; /* deletions first, then upsertions: their order */
+    bool del;
+    int32_t idx;
+} entry_t;
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+    const entry_t *x = a, *y = b;
+    int32_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
+    int c = n > 0 ? memcmp(x->name.ptr, y->name.ptr, (size_t)n) : 0;
+    if (c != 0)
+        return c;
+    if (x->name.len != y->name.len)
+        return x->name.len < y->name.len ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* One user's outcome. */
+typedef struct outcome {
+    gr_str_t name;
+    const del_t *del;
+    const ups_t *ups;
+    int16_t err;
+    const char *msg;
+} outcome_t;
+
+static bool
+name_cstr(const gr_str_t *s, char *out, size_t n)
+{
+    if (s->len < 0 || (size_t)s->len >= n)
+        return false;
+    memcpy(out, s->ptr, (size_t)s->len);
+    out[s->len] = '\0';
+    return true;
+}
+
+/* Kafka's validateScramUsernameAndMechanism */
+static int16_t
+check_name_mech(const gr_str_t *name, int8_t mech, const char **msg)
+{
+    if (name->len <= 0) {
+        *msg = "Username must not be empty";
+        return GR_KERR_UNACCEPTABLE_CREDENTIAL;
+    }
+    if (gr_scram_mech_name(mech) == NULL) {
+        *msg = "Unknown SCRAM mechanism";
+        return GR_KERR_UNSUPPORTED_SASL_MECHANISM;
+    }
+    return GR_KERR_NONE;
+}
+
+static void
+decide(const gr_scram_store_t *s,
+       const gr_alter_user_scram_credentials_request_t *rq, const entry_t *e,
+       int32_t n, outcome_t *o)
+{
+    static const char dup[] =
+        "A user credential cannot be altered twice in the same request";
+    memset(o, 0, sizeof *o);
+    o->name = e[0].name;
+    for (int32_t i = 0; i < n; i++) {
+        const char *msg = NULL;
+        int16_t err;
+        if (o->err != GR_KERR_NONE)
+            continue;
+        if (e[i].del) {
+            const del_t *d = &rq->deletions[e[i].idx];
+            char user[1024];
+            if (o->del != NULL) {
+                o->del = NULL;
+                o->err = GR_KERR_DUPLICATE_RESOURCE;
+                o->msg = dup;
+                continue;
+            }
+            err = check_name_mech(&d->name, d->mechanism, &msg);
+            if (err == GR_KERR_NONE &&
+                (!name_cstr(&d->name, user, sizeof user) ||
+                 gr_scram_store_get(s, user, d->mechanism) == NULL)) {
+                err = GR_KERR_RESOURCE_NOT_FOUND;
+                msg = "Attempt to delete a user credential that does not "
+                      "exist";
+            }
+            if (err != GR_KERR_NONE) {
+                o->err = err;
+                o->msg = msg;
+                continue;
+            }
+            o->del = d;
+        } else {
+            const ups_t *u = &rq->upsertions[e[i].idx];
+            if (o->del != NULL || o->ups != NULL) {
+                o->del = NULL;
+                o->ups = NULL;
+                o->err = GR_KERR_DUPLICATE_RESOURCE;
+                o->msg = dup;
+                continue;
+            }
+            err = check_name_mech(&u->name, u->mechanism, &msg);
+            if (err == GR_KERR_NONE &&
+                u->iterations < GR_SCRAM_MIN_ITERATIONS) {
+                err = GR_KERR_UNACCEPTABLE_CREDENTIAL;
+                msg = "Too few iterations";
+            } else if (err == GR_KERR_NONE &&
+                       u->iterations > GR_SCRAM_MAX_ITERATIONS) {
+                err = GR_KERR_UNACCEPTABLE_CREDENTIAL;
+                msg = "Too many iterations";
+            }
+            if (err != GR_KERR_NONE) {
+                o->err = err;
+                o->msg = msg;
+                continue;
+            }
+            o->ups = u;
+        }
+    }
+}
+
+static void
+storage_failed(gr_req_t *req, int err)
+{
+    gr_alter_user_scram_credentials_response_t *rs = req->resp;
+    (void)err;
+    for (int32_t i = 0; i < rs->results_cnt; i++) {
+        if (rs->results[i].error_code != GR_KERR_NONE)
+            continue;
+        rs->results[i].error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+        rs->results[i].error_message =
+            GR_STR("The credential could not be stored; it counts until "
+                   "the broker restarts");
+    }
+}
+
+/* Applies o (a deletion or an upsertion) to the store. */
+static int16_t
+apply(gr_scram_store_t *s, const outcome_t *o, const char **msg)
+{
+    char user[1024];
+    if (!name_cstr(&o->name, user, sizeof user)) {
+        *msg = "Username too long";
+        return GR_KERR_UNACCEPTABLE_CREDENTIAL;
+    }
+    if (o->del != NULL) {
+        gr_scram_store_set(s, user, o->del->mechanism, 0, NULL, 0, NULL, NULL);
+        return GR_KERR_NONE;
+    }
+    {
+        const ups_t *u = o->ups;
+        int type = u->mechanism;
+        size_t h = gr_scram_hash_len(type);
+        uint8_t ck[GR_SCRAM_MAX_HASH], sk[GR_SCRAM_MAX_HASH],
+            vk[GR_SCRAM_MAX_HASH];
+        size_t pl =
+            u->salted_password.len > 0 ? (size_t)u->salted_password.len : 0;
+        const uint8_t *sp =
+            pl > 0 ? u->salted_password.ptr : (const uint8_t *)"";
+        int rc;
+        rc = gr_scram_hmac(type, sp, pl, "Client Key", 10, ck) != 0 ||
+             gr_scram_hash(type, ck, h, sk) != 0 ||
+             gr_scram_hmac(type, sp, pl, "Server Key", 10, vk) != 0 ||
+             gr_scram_store_set(
+                 s, user, type, u->iterations,
+                 u->salt.len > 0 ? u->salt.ptr : (const uint8_t *)"",
+                 u->salt.len > 0 ? (size_t)u->salt.len : 0, sk, vk) != 0;
+        OPENSSL_cleanse(ck, sizeof ck);
+        if (rc) {
+            *msg = "out of memory";
+            return GR_KERR_UNKNOWN_SERVER_ERROR;
+        }
+    }
+    return GR_KERR_NONE;
+}
+
+int
+gr_api_alter_user_scram_credentials(gr_req_t *req)
+{
+    const gr_alter_user_scram_credentials_request_t *rq = req->body;
+    gr_alter_user_scram_credentials_response_t *rs = req->resp;
+    gr_scram_store_t *s = req->broker->scram;
+    int32_t nd = rq->deletions_cnt > 0 ? rq->deletions_cnt : 0;
+    int32_t nu = rq->upsertions_cnt > 0 ? rq->upsertions_cnt : 0;
+    int32_t n = nd + nu, nout = 0;
+    uint64_t bytes = 16, max = gr_api_answer_max(req);
+    entry_t *e = gr_arena_alloc(req->a, sizeof(*e) * (size_t)(n + 1));
+    outcome_t *o = gr_arena_alloc(req->a, sizeof(*o) * (size_t)(n + 1));
+    bool changed = false;
+
+    if (e == NULL || o == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < nd; i++)
+        e[i] = (entry_t){ rq->deletions[i].name, i, true, i };
+    for (int32_t i = 0; i < nu; i++)
+        e[nd + i] = (entry_t){ rq->upsertions[i].name, nd + i, false, i };
+    qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+    for (int32_t i = 0, k; i < n; i = k) {
+        for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
+            ;
+        decide(s, rq, e + i, k - i, &o[nout]);
+        bytes += 8 + (uint64_t)(o[nout].name.len > 0 ? o[nout].name.len : 0) +
+                 (o[nout].msg ? strlen(o[nout].msg) : 0);
+        if (max > 0 && bytes > max)
+            return gr_api_answer_refuse(req, bytes);
+        nout++;
+    }
+    rs->results =
+        gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(nout + 1));
+    if (rs->results == NULL)
+        return gr_req_close(req, "out of memory");
+    /* deletions done, upsertions done, errors: Kafka's order */
+    for (int pass = 0; pass < 3; pass++) {
+        for (int32_t i = 0; i < nout; i++) {
+            outcome_t *x = &o[i];
+            result_t *r;
+            if ((pass == 0) != (x->del != NULL) ||
+                (pass == 1) != (x->ups != NULL) ||
+                (pass == 2) != (x->err != GR_KERR_NONE))
+                continue;
+            if (pass < 2) {
+                const char *msg = NULL;
+                int16_t err = apply(s, x, &msg);
+                if (err != GR_KERR_NONE) {
+                    x->del = NULL;
+                    x->ups = NULL;
+                    x->err = err;
+                    x->msg = msg;
+                    continue; /* listed with the errors */
+                }
+                changed = true;
+                GR_LOG_INFO("SCRAM credential of user %.*s %s (%s, from %s)",
+                            x->name.len, x->name.ptr,
+                            pass == 0 ? "deleted" : "set",
+                            gr_scram_mech_name(pass == 0 ? x->del->mechanism
+                                                         : x->ups->mechanism),
+                            gr_req_peer(req));
+            }
+            r = &rs->results[rs->results_cnt++];
+            r->user = x->name;
+            r->error_code = x->err;
+            r->error_message =
+                x->msg ? (gr_str_t){ x->msg, (int32_t)strlen(x->msg) }
+                       : GR_STR_NULL;
+        }
+    }
+    if (!changed)
+        return gr_req_reply(req);
+    return gr_scram_store_reply_when_stored(req->broker, req, storage_failed);
+}
