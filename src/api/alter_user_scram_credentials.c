@@ -12,9 +12,12 @@
  * changes count at once for new logins; the answer waits until they are
  * durable (net/scram.h), and says KAFKA_STORAGE_ERROR if they could not
  * be written. The stored key and server key are computed here as Kafka's
- * ScramFormatter does.
+ * ScramFormatter does. ALTER on the cluster first (ControllerApis):
+ * without it every user named gets CLUSTER_AUTHORIZATION_FAILED, once each
+ * and sorted, as the request's getErrorResponse.
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "net/scram.h"
 
 #include <openssl/crypto.h>
@@ -224,6 +227,22 @@ gr_api_alter_user_scram_credentials(gr_req_t *req)
     for (int32_t i = 0; i < nu; i++)
         e[nd + i] = (entry_t){ rq->upsertions[i].name, nd + i, false, i };
     qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+    if (!gr_authz_cluster(req, GR_OP_ALTER)) {
+        rs->results =
+            gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(n + 1));
+        if (rs->results == NULL)
+            return gr_req_close(req, "out of memory");
+        for (int32_t i = 0, k; i < n; i = k) {
+            result_t *r = &rs->results[rs->results_cnt++];
+            for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
+                ;
+            r->user = e[i].name;
+            r->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+            r->error_message = GR_STR("Request AlterUserScramCredentials "
+                                      "needs ALTER permission.");
+        }
+        return gr_req_reply(req);
+    }
     for (int32_t i = 0, k; i < n; i = k) {
         for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
             ;

@@ -5,9 +5,13 @@
  * user that has one; a user without any is RESOURCE_NOT_FOUND, a user
  * named twice DUPLICATE_RESOURCE (once), with Kafka's messages. Duplicates
  * are found by sorting the names (a request can hold millions), and the
- * answer is bounded as other growing answers (api_int.h).
+ * answer is bounded as other growing answers (api_int.h). DESCRIBE on the
+ * cluster first (KafkaApis): without it the request's error answer,
+ * CLUSTER_AUTHORIZATION_FAILED at the top and for each user named (with
+ * no name, as Kafka's getErrorResponse).
  */
 #include "api/api_int.h"
+#include "api/authz.h"
 #include "net/scram.h"
 
 #include <stdlib.h>
@@ -80,6 +84,22 @@ gr_api_describe_user_scram_credentials(gr_req_t *req)
     uname_t *names;
     int32_t n = 0, k = 0;
 
+    if (!gr_authz_cluster(req, GR_OP_DESCRIBE)) {
+        int32_t nu = rq->users_cnt > 0 ? rq->users_cnt : 0;
+        rs->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        rs->error_message = GR_STR("Cluster authorization failed.");
+        rs->results =
+            gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(nu + 1));
+        if (rs->results == NULL)
+            return gr_req_close(req, "out of memory");
+        for (int32_t i = 0; i < nu; i++) {
+            rs->results[i].user = GR_STR("");
+            rs->results[i].error_code = rs->error_code;
+            rs->results[i].error_message = rs->error_message;
+        }
+        rs->results_cnt = nu;
+        return gr_req_reply(req);
+    }
     if (rq->users_cnt <= 0) {
         /* every user with a credential, once */
         for (const gr_scram_cred_t *c; (c = gr_scram_store_at(s, n)); n++)

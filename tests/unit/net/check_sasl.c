@@ -645,6 +645,51 @@ START_TEST(broker_scram)
 }
 END_TEST
 
+START_TEST(broker_principal_authorized)
+{
+    /* the SASL principal is what the authorizer sees: User:admin is a
+     * super user, User:alice may not describe SCRAM credentials */
+    const char *const over[] = {
+        sasl_over[0],
+        sasl_over[1],
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+        "org.apache.kafka.common.security.plain.PlainLoginModule required "
+        "user_alice=\"alice-pw\" user_admin=\"admin-pw\";",
+        sasl_over[3],
+        "authorizer.class.name="
+        "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+        "super.users=User:admin",
+        NULL
+    };
+    gr_describe_user_scram_credentials_request_t rq;
+    gr_describe_user_scram_credentials_request_user_name_t u;
+    gr_describe_user_scram_credentials_response_t *rs;
+    gr_brokertest_t t;
+
+    gr_describe_user_scram_credentials_request_init(&rq);
+    u.name = gr_str_c("carol");
+    rq.users = &u;
+    rq.users_cnt = 1;
+    gr_brokertest_start(&t, over);
+    plain_login(&t, "alice", "alice-pw", GR_KERR_NONE);
+    rs = gr_brokertest_call(&t, GR_API_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_CLUSTER_AUTHORIZATION_FAILED);
+    ck_assert_int_eq(rs->results_cnt, 1);
+    ck_assert_int_eq(rs->results[0].error_code,
+                     GR_KERR_CLUSTER_AUTHORIZATION_FAILED);
+    ck_assert_int_eq(scram_alter(&t, "carol", GR_SCRAM_SHA_256, 4096, "pw"),
+                     GR_KERR_CLUSTER_AUTHORIZATION_FAILED);
+    gr_brokertest_restart(&t, over);
+    plain_login(&t, "admin", "admin-pw", GR_KERR_NONE);
+    ck_assert_int_eq(scram_alter(&t, "carol", GR_SCRAM_SHA_256, 4096, "pw"),
+                     GR_KERR_NONE);
+    rs = gr_brokertest_call(&t, GR_API_DESCRIBE_USER_SCRAM_CREDENTIALS, 0, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->results[0].credential_infos_cnt, 1);
+    gr_brokertest_stop(&t);
+}
+END_TEST
+
 START_TEST(broker_reauth)
 {
     const char *const over[] = { sasl_over[0],
@@ -748,6 +793,7 @@ suite_net_sasl(void)
     tcase_add_test(tc, broker_plaintext_listener);
     tcase_add_test(tc, broker_handshake_v0_raw);
     tcase_add_test(tc, broker_scram);
+    tcase_add_test(tc, broker_principal_authorized);
     tcase_add_test(tc, broker_reauth);
     tcase_add_test(tc, startup_refusals);
     suite_add_tcase(s, tc);
