@@ -7,8 +7,9 @@
 # the producer WRITE under the prefix app. but a DENY on app.secret, the
 # consumer READ on app.orders and group cg1, txn the prefix and
 # transactional ids under tx1 (kafka-acls applies the pattern type to
-# both, as against Kafka); confluent-kafka (ck_acl.py) and the Java clients
-# (AclJava.java, kafka-clients 4.4) check what each principal may and may
+# both, as against Kafka); confluent-kafka (ck_acl.py), the Java clients
+# (AclJava.java, kafka-clients 4.4) and franz-go (compat/go franz acl)
+# check what each principal may and may
 # not do, an ACL change reaching a connected client, and the ACLs survive
 # a restart (kafka-acls --list before and after).
 
@@ -73,6 +74,10 @@ s_acl_clients() {
     KT_LIMIT=120 ktr java java "$ACL_SRC/AclJava.java" "localhost:$ACL_PORT" "$c"
     sed 's/^/#   java: /' "$KT_OUT/java.out"
     [ "$KT_RC" = 0 ] || { kt_fail "Java clients"; kt_show java; }
+    # franz-go (compat/go/cmd/franz/acl.go)
+    go_ready || return 1
+    GR_ACL_CERTS=$c GR_BOOTSTRAP=localhost:$ACL_PORT timeout 90 "$GO_BIN/franz" acl ||
+        kt_fail "franz-go checks"
     # durable: the same list after a restart
     sort "$KT_OUT/list.out" >"$KT_OUT/list.sorted"
     stop_broker || return 1

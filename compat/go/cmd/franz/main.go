@@ -1,6 +1,6 @@
 // franz: franz-go (kgo, kadm, kmsg) against a running gregor at
 // $GR_BOOTSTRAP. franz-go negotiates the newest version of each API the
-// broker advertises. Subcommands: data, group, txn, admin.
+// broker advertises. Subcommands: data, group, txn, admin, acl.
 package main
 
 import (
@@ -118,7 +118,7 @@ func str(s string) *string { return &s }
 func main() {
 	ck.Prefix = "franz"
 	if len(os.Args) < 2 {
-		ck.Fatalf("usage: franz data|group|group848|txn|admin")
+		ck.Fatalf("usage: franz data|group|group848|txn|admin|acl")
 	}
 	ck.Watchdog(90 * time.Second)
 	switch os.Args[1] {
@@ -132,6 +132,8 @@ func main() {
 		txn()
 	case "admin":
 		adminCmd()
+	case "acl":
+		aclCmd()
 	default:
 		ck.Fatalf("unknown subcommand %s", os.Args[1])
 	}

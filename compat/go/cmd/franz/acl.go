@@ -1,0 +1,132 @@
+// franz acl: franz-go over mTLS against a broker with the authorizer on
+// and the ACLs of compat/acl/scenarios.sh; GR_ACL_CERTS is the directory
+// of compat/acl/certs.sh (one certificate per principal, User:CN=<name>).
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"os"
+	"time"
+
+	"gregor/compat/go/internal/ck"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func tlsAs(name string) kgo.Opt {
+	d := os.Getenv("GR_ACL_CERTS")
+	pem, err := os.ReadFile(d + "/ca.pem")
+	ck.Must(err, "read ca.pem")
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	cert, err := tls.LoadX509KeyPair(d+"/"+name+".pem", d+"/"+name+".key")
+	ck.Must(err, "load "+name)
+	return kgo.DialTLSConfig(&tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert},
+		ServerName: "localhost"})
+}
+
+func aclCmd() {
+	// the producer: its prefix, a topic without ACL, the DENY in the prefix
+	p := client(tlsAs("producer"), kgo.RecordDeliveryTimeout(8*time.Second),
+		kgo.ProduceRequestTimeout(5*time.Second))
+	err := p.ProduceSync(ctx, &kgo.Record{Topic: "app.orders", Value: []byte("franz")}).FirstErr()
+	if err != nil {
+		ck.Errorf("producer writes app.orders: %v", err)
+	} else {
+		ck.Okf("producer writes app.orders")
+	}
+	for _, t := range []string{"other.t", "app.secret"} {
+		err = p.ProduceSync(ctx, &kgo.Record{Topic: t, Value: []byte("x")}).FirstErr()
+		expectErr("producer on "+t, err, kerr.TopicAuthorizationFailed)
+	}
+	p.Close()
+
+	// the consumer: READ on group cg1, none on cg2
+	cadm, ccl := func() (*kadm.Client, *kgo.Client) {
+		cl := client(tlsAs("consumer"))
+		return kadm.NewClient(cl), cl
+	}()
+	r, err := cadm.FetchOffsets(ctx, "cg1")
+	if err == nil {
+		err = r.Error()
+	}
+	if err != nil {
+		ck.Errorf("consumer fetches cg1's offsets: %v", err)
+	} else {
+		ck.Okf("consumer fetches cg1's offsets")
+	}
+	r, err = cadm.FetchOffsets(ctx, "cg2")
+	if err == nil {
+		err = r.Error()
+	}
+	expectErr("consumer fetches cg2's offsets", err, kerr.GroupAuthorizationFailed)
+	ccl.Close()
+
+	// a principal without ACLs
+	oadm, ocl := func() (*kadm.Client, *kgo.Client) {
+		cl := client(tlsAs("other"))
+		return kadm.NewClient(cl), cl
+	}()
+	cr, err := oadm.CreateTopic(ctx, 1, 1, nil, "app.franz-other")
+	if err == nil {
+		err = cr.Err
+	}
+	expectErr("other creates a topic", err, kerr.TopicAuthorizationFailed)
+	ores, err := oadm.DescribeACLs(ctx, kadm.NewACLs().AnyResource().
+		ResourcePatternType(kadm.ACLPatternAny).Allow().AllowHosts().Deny().DenyHosts().
+		Operations())
+	for _, x := range ores {
+		if err == nil {
+			err = x.Err
+		}
+	}
+	expectErr("other describes ACLs", err, kerr.ClusterAuthorizationFailed)
+	ocl.Close()
+
+	// the admin (a super user) manages ACLs with kadm
+	aadm, acl := func() (*kadm.Client, *kgo.Client) {
+		cl := client(tlsAs("admin"))
+		return kadm.NewClient(cl), cl
+	}()
+	b := kadm.NewACLs().Topics("app.franz").ResourcePatternType(kadm.ACLPatternLiteral).
+		Allow("User:CN=consumer").Operations(kadm.OpRead)
+	cres, err := aadm.CreateACLs(ctx, b)
+	ck.Must(err, "admin CreateACLs")
+	for _, c := range cres {
+		ck.Must(c.Err, "admin CreateACLs result")
+	}
+	ck.Okf("admin creates an ACL")
+	d := kadm.NewACLs().Topics("app.franz").ResourcePatternType(kadm.ACLPatternMatch).
+		Allow().AllowHosts().Deny().DenyHosts().Operations()
+	dres, err := aadm.DescribeACLs(ctx, d)
+	ck.Must(err, "admin DescribeACLs")
+	n := 0
+	for _, x := range dres {
+		ck.Must(x.Err, "admin DescribeACLs result")
+		n += len(x.Described)
+	}
+	// MATCH: app.franz's binding and the app. prefix's
+	if n < 2 {
+		ck.Errorf("admin describes with MATCH: %d bindings", n)
+	} else {
+		ck.Okf("admin describes %d bindings with MATCH", n)
+	}
+	del := kadm.NewACLs().Topics("app.franz").ResourcePatternType(kadm.ACLPatternLiteral).
+		Allow().AllowHosts().Deny().DenyHosts().Operations()
+	xres, err := aadm.DeleteACLs(ctx, del)
+	ck.Must(err, "admin DeleteACLs")
+	n = 0
+	for _, x := range xres {
+		ck.Must(x.Err, "admin DeleteACLs result")
+		n += len(x.Deleted)
+	}
+	if n != 1 {
+		ck.Errorf("admin deletes %d bindings, want 1", n)
+	} else {
+		ck.Okf("admin deletes the binding")
+	}
+	acl.Close()
+}
