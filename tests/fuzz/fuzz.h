@@ -19,7 +19,8 @@
  * OTLP metrics a PushTelemetry carries, decoded to JSON lines), fsess
  * (the fetch session cache under a script of Fetch v7+ operations),
  * http (the control listener's HTTP requests and JSON bodies), oauth
- * (SASL/OAUTHBEARER first messages, unsecured JWTs, JWKS and signed JWS).
+ * (SASL/OAUTHBEARER first messages, unsecured JWTs, JWKS and signed JWS),
+ * sasl (PLAIN and SCRAM client messages, JAAS text, a SCRAM exchange).
  */
 #ifndef GR_TESTS_FUZZ_H
 #define GR_TESTS_FUZZ_H
@@ -47,6 +48,7 @@ int gr_fuzz_otlp(const uint8_t *data, size_t n);
 int gr_fuzz_fsess(const uint8_t *data, size_t n);
 int gr_fuzz_http(const uint8_t *data, size_t n);
 int gr_fuzz_oauth(const uint8_t *data, size_t n);
+int gr_fuzz_sasl(const uint8_t *data, size_t n);
 
 /* One-time set-up shared by the targets (quiet logs). */
 void gr_fuzz_init(void);

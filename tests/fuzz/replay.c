@@ -38,6 +38,7 @@ static const struct {
     { "fsess", gr_fuzz_fsess, NULL },
     { "http", gr_fuzz_http, NULL },
     { "oauth", gr_fuzz_oauth, NULL },
+    { "sasl", gr_fuzz_sasl, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 
