@@ -210,3 +210,18 @@ s_attack_group_members() {
 }
 
 SCENARIOS+=(attack_group_members)
+
+# --- client quotas (issue 20)
+
+# AlterClientQuotas making the broker work per entry: 50,000 new entities
+# in one request (more than Kafka's 10,000 changes: all refused,
+# POLICY_VIOLATION), 4 x 9,000 kept (the quotas file written once a
+# request), an entity of 200,000 components, a key named 200,000 times,
+# 20,000 entries of one entity (client_quotas.py states the bounds and
+# the figures measured before and after)
+s_attack_client_quotas() {
+    start_broker || return 1
+    attack_py client_quotas.py
+}
+
+SCENARIOS+=(attack_client_quotas)

@@ -15,6 +15,9 @@
 #include "api/authz.h"
 #include "cluster/client_quotas.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 typedef gr_alter_client_quotas_request_entry_data_t rq_entry_t;
 typedef gr_alter_client_quotas_response_entry_data_t rs_entry_t;
 
@@ -34,13 +37,34 @@ comps_of(const rq_entry_t *e, gr_arena_t *a, int *n)
     return c;
 }
 
-static bool
-dup_key(const rq_entry_t *e)
+typedef struct keyed {
+    const char *key;
+    int32_t i;
+} keyed_t;
+
+static int
+cmp_keyed(const void *x, const void *y)
 {
+    const keyed_t *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c != 0 ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Whether an entry names a key twice (sorting copies: n log n). */
+static bool
+dup_key(const rq_entry_t *e, gr_arena_t *a, bool *oom)
+{
+    bool *rep;
+    if (e->ops_cnt < 2)
+        return false;
+    rep = gr_str_repeats(a, &e->ops[0].key, sizeof(e->ops[0]), e->ops_cnt);
+    if (rep == NULL) {
+        *oom = true;
+        return false;
+    }
     for (int32_t i = 0; i < e->ops_cnt; i++)
-        for (int32_t j = i + 1; j < e->ops_cnt; j++)
-            if (gr_str_eq(&e->ops[i].key, &e->ops[j].key))
-                return true;
+        if (rep[i])
+            return true;
     return false;
 }
 
@@ -63,20 +87,31 @@ gr_api_alter_client_quotas(gr_req_t *req)
         gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*first));
     int32_t nout = 0;
     bool denied = !gr_authz_cluster(req, GR_OP_ALTER_CONFIGS);
+    gr_kerr_t commit;
+    keyed_t *keyed;
 
     if (first == NULL ||
         gr_client_quotas_begin(req->broker->client_quotas) != 0)
+        return gr_req_close(req, "out of memory");
+    keyed = gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*keyed));
+    if (keyed == NULL)
         return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         if ((comps[i] = comps_of(&rq->entries[i], req->a, &ncomps[i])) == NULL)
             return gr_req_close(req, "out of memory");
         first[i] = i;
-        /* refused, every entry is answered, as they came */
-        for (int32_t j = 0; j < i && first[i] == i && !denied; j++)
-            if (gr_client_quotas_same_entity(comps[i], ncomps[i], comps[j],
-                                             ncomps[j]))
-                first[i] = first[j];
+        keyed[i].i = i;
+        keyed[i].key = gr_client_quotas_entity_key(comps[i], ncomps[i], req->a);
+        if (keyed[i].key == NULL)
+            return gr_req_close(req, "out of memory");
     }
+    /* an entity named again goes with its first entry (sorted by entity,
+     * then position: n log n); refused, every entry is answered, as they
+     * came */
+    qsort(keyed, (size_t)n, sizeof(*keyed), cmp_keyed);
+    for (int32_t i = 1; i < n && !denied; i++)
+        if (strcmp(keyed[i].key, keyed[i - 1].key) == 0)
+            first[keyed[i].i] = first[keyed[i - 1].i];
     for (int32_t i = 0; i < n; i++) {
         const rq_entry_t *e = &rq->entries[i];
         int32_t nops = e->ops_cnt > 0 ? e->ops_cnt : 0;
@@ -84,6 +119,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
         const char *msg = NULL;
         gr_kerr_t err;
         rs_entry_t *o;
+        bool twice, oom = false;
 
         /* an entity named again: its first entry stays as it went (its
          * change made), its answer becomes the refusal */
@@ -113,11 +149,14 @@ gr_api_alter_client_quotas(gr_req_t *req)
             ops[j].value = e->ops[j].value;
             ops[j].remove = e->ops[j].remove;
         }
+        twice = dup_key(e, req->a, &oom);
+        if (oom)
+            return gr_req_close(req, "out of memory");
         if (denied) {
             /* AlterClientQuotasRequest.getErrorResponse: every entry */
             err = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
             msg = gr_kerr_msg(err);
-        } else if (dup_key(e)) {
+        } else if (twice) {
             /* "Duplicate quota key", then replaced as a duplicate */
             err = GR_KERR_INVALID_REQUEST;
         } else {
@@ -125,7 +164,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
                                          ncomps[i], ops, nops,
                                          rq->validate_only, req->a, &msg);
         }
-        if (dup_key(e))
+        if (twice)
             dup[i] = true;
         o->error_code = err;
         o->error_message =
@@ -143,21 +182,53 @@ gr_api_alter_client_quotas(gr_req_t *req)
         o->error_code = GR_KERR_INVALID_REQUEST;
         o->error_message = msg ? gr_str_c(msg) : GR_STR_NULL;
     }
-    /* one write for the request's changes; if it fails none holds and
-     * the entries that made one answer the storage error */
-    if (gr_client_quotas_commit(req->broker->client_quotas) != GR_KERR_NONE)
+    /* one write for the request's changes; if it fails none holds: more
+     * changes than Kafka's controller takes at once answer every entry
+     * of the request POLICY_VIOLATION (getErrorResponse), a failed write
+     * the entries that made one */
+    commit = gr_client_quotas_commit(req->broker->client_quotas);
+    if (commit == GR_KERR_POLICY_VIOLATION) {
+        for (int32_t i = 0; i < n; i++) {
+            const rq_entry_t *e = &rq->entries[i];
+            gr_alter_client_quotas_response_entry_data_init(&out[i]);
+            out[i].entity = gr_arena_alloc(
+                req->a, (size_t)(ncomps[i] ? ncomps[i] : 1) *
+                            sizeof(*out[i].entity));
+            if (out[i].entity == NULL)
+                return gr_req_close(req, "out of memory");
+            for (int j = 0; j < ncomps[i]; j++) {
+                gr_alter_client_quotas_response_entity_data_init(
+                    &out[i].entity[j]);
+                out[i].entity[j].entity_type = e->entity[j].entity_type;
+                out[i].entity[j].entity_name = e->entity[j].entity_name;
+            }
+            out[i].entity_cnt = ncomps[i];
+            out[i].error_code = commit;
+            out[i].error_message = gr_str_c(gr_kerr_msg(commit));
+        }
+        nout = n;
+    } else if (commit != GR_KERR_NONE) {
         for (int32_t i = 0; i < nout; i++)
             if (out[i].error_code == GR_KERR_NONE && !rq->validate_only) {
-                out[i].error_code = GR_KERR_KAFKA_STORAGE_ERROR;
+                out[i].error_code = commit;
                 out[i].error_message =
                     gr_str_c("The client quotas could not be persisted.");
             }
+    }
+    /* one line for the refusals: the first, and how many */
     for (int32_t i = 0; i < nout; i++)
-        if (out[i].error_code != GR_KERR_NONE)
+        if (out[i].error_code != GR_KERR_NONE) {
+            int32_t k = 0;
+            for (int32_t j = i; j < nout; j++)
+                k += out[j].error_code != GR_KERR_NONE;
             GR_LOG_INFO(
-                "AlterClientQuotas from %s: %.*s", gr_req_peer(req),
+                "AlterClientQuotas from %s: %d of %d entries refused, the "
+                "first: %.*s",
+                gr_req_peer(req), k, nout,
                 out[i].error_message.len > 0 ? out[i].error_message.len : 0,
                 out[i].error_message.ptr ? out[i].error_message.ptr : "");
+            break;
+        }
     rs->entries = out;
     rs->entries_cnt = nout;
     return gr_req_reply(req);

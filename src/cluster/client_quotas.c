@@ -43,7 +43,7 @@ static const int key_rate[GR_CQ__N] = {
 };
 
 typedef struct entry {
-    struct entry *next, *hnext;
+    struct entry *next, *prev, *hnext;
     bool has[C__N];
     char *name[C__N]; /* NULL: the default */
     char *rname;      /* the resource name (and hash key) */
@@ -70,11 +70,21 @@ struct gr_client_quotas {
     sensor_t *shash[NBUCKETS];
     int nsensors;
     int64_t swept_ms;
-    /* between begin and commit: the persisted form as it was, and
-     * whether a change was made since */
-    gr_config_resource_t *snapshot;
-    bool dirty;
+    /* between begin and commit: each entity changed as it was before
+     * (newest first), the records Kafka would write (keys set, changed
+     * or removed) */
+    struct undo *undo;
+    int nchanged;
+    int64_t records;
 };
+
+/* An entity before a request changed it: a copy (NULL: it did not
+ * exist) under its name. */
+typedef struct undo {
+    struct undo *next;
+    char *rname;
+    entry_t *was;
+} undo_t;
 
 const char *
 gr_cq_key_name(gr_cq_key_t k)
@@ -174,15 +184,19 @@ entry_free(entry_t *e)
 static void
 entry_unlink(gr_client_quotas_t *q, entry_t *e)
 {
-    entry_t **pp = &q->ehash[str_hash(e->rname)], *prev = NULL;
+    entry_t **pp = &q->ehash[str_hash(e->rname)];
     while (*pp != e)
         pp = &(*pp)->hnext;
     *pp = e->hnext;
-    for (pp = &q->entries; *pp != e; pp = &(*pp)->next)
-        prev = *pp;
-    *pp = e->next;
-    if (q->tail == e)
-        q->tail = prev;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        q->entries = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        q->tail = e->prev;
+    e->next = e->prev = NULL;
 }
 
 static void
@@ -192,6 +206,7 @@ entry_link(gr_client_quotas_t *q, entry_t *e)
     e->hnext = q->ehash[h];
     q->ehash[h] = e;
     e->next = NULL;
+    e->prev = q->tail;
     if (q->tail)
         q->tail->next = e;
     else
@@ -227,6 +242,40 @@ entries_free(gr_client_quotas_t *q)
 }
 
 static void
+undo_free(gr_client_quotas_t *q)
+{
+    while (q->undo) {
+        undo_t *u = q->undo;
+        q->undo = u->next;
+        entry_free(u->was);
+        free(u->rname);
+        free(u);
+    }
+    q->nchanged = 0;
+    q->records = 0;
+}
+
+/* A copy of e (its names, values and counts), or NULL. */
+static entry_t *
+entry_clone(const entry_t *e)
+{
+    entry_t *c = calloc(1, sizeof(*c));
+    if (c == NULL || (c->rname = strdup(e->rname)) == NULL)
+        goto fail;
+    for (int i = 0; i < C__N; i++) {
+        c->has[i] = e->has[i];
+        if (e->name[i] != NULL && (c->name[i] = strdup(e->name[i])) == NULL)
+            goto fail;
+    }
+    memcpy(c->v, e->v, sizeof c->v);
+    c->set = e->set;
+    return c;
+fail:
+    entry_free(c);
+    return NULL;
+}
+
+static void
 sensors_free(gr_client_quotas_t *q)
 {
     for (int i = 0; i < NBUCKETS; i++)
@@ -245,7 +294,7 @@ gr_client_quotas_destroy(gr_client_quotas_t *q)
     if (q == NULL)
         return;
     entries_free(q);
-    gr_config_resources_free(&q->snapshot);
+    undo_free(q);
     sensors_free(q);
     free(q);
 }
@@ -388,7 +437,10 @@ gr_client_quotas_same_entity(const gr_cq_comp_t *x, int nx,
 }
 
 /* The distinct types of an entry, the last name of each (as Kafka's
- * HashMap keeps them): idx[] into comps, n of them. */
+ * HashMap keeps them): idx[] into comps, n of them. At most DISTINCT_MAX
+ * are kept: past the three known types, more only name unknown types,
+ * which refuse the entry whichever is named (linear in n, not n^2). */
+#define DISTINCT_MAX 11
 static int
 distinct(const gr_cq_comp_t *comps, int n, int *idx)
 {
@@ -400,10 +452,56 @@ distinct(const gr_cq_comp_t *comps, int n, int *idx)
                 break;
         if (j < k)
             idx[j] = i;
-        else
+        else if (k < DISTINCT_MAX)
             idx[k++] = i;
     }
     return k;
+}
+
+static int
+cmp_cstr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+const char *
+gr_client_quotas_entity_key(const gr_cq_comp_t *comps, int n, gr_arena_t *a)
+{
+    int *idx = gr_arena_alloc(a, (size_t)(n > 0 ? n : 1) * sizeof(int));
+    const char **parts;
+    gr_buf_t b = GR_BUF_INIT;
+    const char *out = NULL;
+    int k;
+
+    if (idx == NULL)
+        return NULL;
+    k = distinct(comps, n, idx);
+    if ((parts = gr_arena_alloc(a, (size_t)(k ? k : 1) * sizeof(*parts))) ==
+        NULL)
+        return NULL;
+    for (int i = 0; i < k; i++) {
+        const gr_cq_comp_t *c = &comps[idx[i]];
+        gr_buf_reset(&b);
+        put_sanitized(&b, c->type.ptr, (size_t)(c->type.len > 0 ? c->type.len : 0));
+        if (gr_str_is_null(&c->name)) {
+            gr_buf_puts(&b, "=~");
+        } else {
+            gr_buf_puts(&b, "=+");
+            put_sanitized(&b, c->name.ptr, (size_t)c->name.len);
+        }
+        if ((parts[i] = gr_arena_strndup(a, gr_buf_cstr(&b), b.len)) == NULL)
+            goto out;
+    }
+    qsort(parts, (size_t)k, sizeof(*parts), cmp_cstr);
+    gr_buf_reset(&b);
+    for (int i = 0; i < k; i++) {
+        gr_buf_puts(&b, parts[i]);
+        gr_buf_putc(&b, ',');
+    }
+    out = gr_arena_strndup(a, gr_buf_cstr(&b), b.len);
+out:
+    gr_buf_fini(&b);
+    return out;
 }
 
 const char *
@@ -623,14 +721,25 @@ gr_client_quotas_alter(gr_client_quotas_t *q, const gr_cq_comp_t *comps,
     }
     if (e == NULL && set == 0)
         goto out;
-    /* the persisted form first (stored at commit), then the entry */
-    if (entry_configs(v, set, &configs) != 0)
-        goto oom;
-    if (gr_config_resource_set(&q->c->client_quotas, gr_buf_cstr(&rn),
-                               configs) != 0)
-        goto oom;
-    configs = NULL;
-    q->dirty = true;
+    /* the entity as it was, for an undo; then the records Kafka writes */
+    {
+        undo_t *u = calloc(1, sizeof(*u));
+        if (u == NULL || (u->rname = strdup(gr_buf_cstr(&rn))) == NULL ||
+            (e != NULL && (u->was = entry_clone(e)) == NULL)) {
+            if (u != NULL)
+                free(u->rname);
+            free(u);
+            goto oom;
+        }
+        u->next = q->undo;
+        q->undo = u;
+        q->nchanged++;
+        for (int k = 0; k < GR_CQ__N; k++) {
+            bool had = e && (e->set & (1u << k)), has_k = set & (1u << k);
+            if (had != has_k || (has_k && e->v[k] != v[k]))
+                q->records++;
+        }
+    }
     if (e == NULL) {
         if ((e = calloc(1, sizeof(*e))) == NULL ||
             (e->rname = strdup(gr_buf_cstr(&rn))) == NULL)
@@ -649,8 +758,8 @@ gr_client_quotas_alter(gr_client_quotas_t *q, const gr_cq_comp_t *comps,
     for (int k = 0; k < GR_CQ__N; k++)
         e->v[k] = (set & (1u << k)) ? v[k] : 0;
     entry_count(q, e, 1);
-    GR_LOG_INFO("client quotas of %s %s", e->rname,
-                set == 0 ? "removed" : "changed");
+    GR_LOG_DEBUG("client quotas of %s %s", e->rname,
+                 set == 0 ? "removed" : "changed");
     if (set == 0) {
         entry_unlink(q, e);
         entry_free(e);
@@ -660,10 +769,7 @@ out:
     gr_config_list_free(&configs);
     return err;
 oom_entry:
-    /* to be stored, but not in effect until the next start */
-    GR_LOG_ERROR("client quotas of %s: out of memory; in effect after a "
-                 "restart",
-                 gr_buf_cstr(&rn));
+    /* the undo recorded puts back what was (nothing was linked) */
     entry_free(e);
     gr_buf_fini(&rn);
     *msg = "Out of memory";
@@ -678,38 +784,88 @@ oom:
 int
 gr_client_quotas_begin(gr_client_quotas_t *q)
 {
-    gr_config_resources_free(&q->snapshot);
-    q->dirty = false;
-    for (const gr_config_resource_t *r = q->c->client_quotas; r; r = r->next) {
-        bool oom = false;
-        gr_topic_config_t *copy = gr_config_list_copy(r->configs, &oom);
-        if (oom || gr_config_resource_set(&q->snapshot, r->name, copy) != 0) {
-            gr_config_list_free(&copy);
-            gr_config_resources_free(&q->snapshot);
-            return -1;
+    undo_free(q);
+    return 0;
+}
+
+/* Puts back every entity the request changed, newest change first. */
+static void
+undo_all(gr_client_quotas_t *q)
+{
+    for (undo_t *u = q->undo; u; u = u->next) {
+        entry_t *e = entry_find(q, u->rname);
+        if (e != NULL) {
+            entry_count(q, e, -1);
+            entry_unlink(q, e);
+            entry_free(e);
+        }
+        if (u->was != NULL) {
+            entry_link(q, u->was);
+            entry_count(q, u->was, 1);
+            u->was = NULL;
         }
     }
-    return 0;
+    undo_free(q);
+}
+
+/* The persisted form of every entity, in creation order (NULL with
+ * *oom set when out of memory). O(entities). */
+static gr_config_resource_t *
+resources_of(const gr_client_quotas_t *q, bool *oom)
+{
+    gr_config_resource_t *list = NULL, **tail = &list;
+    *oom = false;
+    for (const entry_t *e = q->entries; e; e = e->next) {
+        gr_config_resource_t *r = calloc(1, sizeof(*r));
+        if (r == NULL || (r->name = strdup(e->rname)) == NULL ||
+            entry_configs(e->v, e->set, &r->configs) != 0) {
+            if (r != NULL)
+                free(r->name);
+            free(r);
+            gr_config_resources_free(&list);
+            *oom = true;
+            return NULL;
+        }
+        *tail = r;
+        tail = &r->next;
+    }
+    return list;
 }
 
 gr_kerr_t
 gr_client_quotas_commit(gr_client_quotas_t *q)
 {
-    gr_kerr_t err = GR_KERR_NONE;
-    if (q->dirty &&
-        (err = gr_cluster_store_client_quotas(q->c)) != GR_KERR_NONE) {
-        /* as it was: the persisted form and the entries made from it */
-        gr_config_resources_free(&q->c->client_quotas);
-        q->c->client_quotas = q->snapshot;
-        q->snapshot = NULL;
-        entries_free(q);
-        if (gr_client_quotas_load(q) != 0)
-            GR_LOG_ERROR("client quotas: out of memory restoring them; "
-                         "those stored hold after a restart");
+    gr_config_resource_t *now, *old;
+    gr_kerr_t err;
+    bool oom;
+    int n = q->nchanged;
+
+    if (q->records > GR_CQ_MAX_RECORDS) {
+        GR_LOG_INFO("AlterClientQuotas of %lld changes refused: more than "
+                    "%d (Kafka's excessively large batch)",
+                    (long long)q->records, GR_CQ_MAX_RECORDS);
+        undo_all(q);
+        return GR_KERR_POLICY_VIOLATION;
     }
-    gr_config_resources_free(&q->snapshot);
-    q->dirty = false;
-    return err;
+    if (q->undo == NULL)
+        return GR_KERR_NONE;
+    now = resources_of(q, &oom);
+    if (oom) {
+        undo_all(q);
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    old = q->c->client_quotas;
+    q->c->client_quotas = now;
+    if ((err = gr_cluster_store_client_quotas(q->c)) != GR_KERR_NONE) {
+        q->c->client_quotas = old;
+        gr_config_resources_free(&now);
+        undo_all(q);
+        return err;
+    }
+    gr_config_resources_free(&old);
+    undo_free(q);
+    GR_LOG_INFO("client quotas: %d entit%s changed", n, n == 1 ? "y" : "ies");
+    return GR_KERR_NONE;
 }
 
 /* --- DescribeClientQuotas */

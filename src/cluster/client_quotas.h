@@ -84,13 +84,24 @@ gr_kerr_t gr_client_quotas_alter(gr_client_quotas_t *q,
 /* Starts a request's changes: 0, or -1 when out of memory (change
  * nothing then). */
 int gr_client_quotas_begin(gr_client_quotas_t *q);
-/* Persists the changes since begin: GR_KERR_NONE, or KAFKA_STORAGE_ERROR
- * with every change undone (logged). */
+/* The most records (keys set, changed or removed) one request may make:
+ * Kafka's controller refuses more (BoundedList of 10000). */
+#define GR_CQ_MAX_RECORDS 10000
+/* Persists the changes since begin: GR_KERR_NONE; else every change is
+ * undone and the error is POLICY_VIOLATION (more than GR_CQ_MAX_RECORDS:
+ * Kafka's "excessively large batch"), KAFKA_STORAGE_ERROR or
+ * UNKNOWN_SERVER_ERROR (out of memory). O(entities) when something
+ * changed. */
 gr_kerr_t gr_client_quotas_commit(gr_client_quotas_t *q);
 /* Whether two entries name the same entity (as Kafka's HashMap of the
  * components: a type named twice keeps the last name). */
 bool gr_client_quotas_same_entity(const gr_cq_comp_t *x, int nx,
                                   const gr_cq_comp_t *y, int ny);
+/* A string that is the same for two entries exactly when they name the
+ * same entity (as gr_client_quotas_same_entity), in a; NULL when out of
+ * memory. Linear in the entry's size. */
+const char *gr_client_quotas_entity_key(const gr_cq_comp_t *comps, int n,
+                                        gr_arena_t *a);
 /* Kafka's ClientQuotaEntity.toString of an entry's entity, in a. */
 const char *gr_client_quotas_entity_str(const gr_cq_comp_t *comps, int n,
                                         gr_arena_t *a);
