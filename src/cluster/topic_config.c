@@ -395,6 +395,32 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(CONNECTION_FAILED_AUTHENTICATION_DELAY_MS, INT, RO,
       "How long a failed authentication waits before its answer and "
       "close."),
+    /* SASL/OAUTHBEARER (src/net/sasl_oauth.c): read-only, the JWKS file
+     * reloaded when it changes */
+    B(SASL_SERVER_CALLBACK_HANDLER_CLASS, CLASS, RO,
+      "OAUTHBEARER's validator: unset, Kafka's unsecured one; "
+      "org.apache.kafka.common.security.oauthbearer."
+      "OAuthBearerValidatorCallbackHandler, signed tokens."),
+    B(SASL_OAUTHBEARER_JWT_VALIDATOR_CLASS, CLASS, RO,
+      "Kafka's DefaultJwtValidator or BrokerJwtValidator."),
+    B(SASL_OAUTHBEARER_JWKS_ENDPOINT_URL, STRING, RO,
+      "The JWKS file (file://) whose keys verify signed tokens."),
+    B(SASL_OAUTHBEARER_EXPECTED_AUDIENCE, LIST, RO,
+      "Audiences of which a token's aud claim must hold one."),
+    B(SASL_OAUTHBEARER_EXPECTED_ISSUER, STRING, RO,
+      "The issuer a token's iss claim must be."),
+    B(SASL_OAUTHBEARER_ALLOW_UNVERIFIED_AUDIENCE, BOOL, RO,
+      "Accept signed tokens of any audience (insecure)."),
+    B(SASL_OAUTHBEARER_ALLOW_UNVERIFIED_ISSUER, BOOL, RO,
+      "Accept signed tokens of any issuer (insecure)."),
+    B(SASL_OAUTHBEARER_SUB_CLAIM_NAME, STRING, RO,
+      "The claim naming a signed token's principal."),
+    B(SASL_OAUTHBEARER_SCOPE_CLAIM_NAME, STRING, RO,
+      "The claim holding a signed token's scope."),
+    B(SASL_OAUTHBEARER_CLOCK_SKEW_SECONDS, INT, RO,
+      "Leeway for exp, iat and nbf of signed tokens."),
+    BU(OAUTHBEARER_ALLOWED_URLS, LIST, RO,
+       "The JWKS URLs the broker may read (Kafka's system property)."),
     /* TLS (src/net/tls.c): read-only, the files reloaded when they change
      * (docs/compatibility.md, static-tls) */
     B(SSL_KEYSTORE_TYPE, STRING, RO,

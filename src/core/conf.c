@@ -434,6 +434,11 @@ gr_conf_finish(gr_conf_t *conf)
             (!strcmp(strchr(dot + 1, '.') + 1, "sasl.jaas.config") ||
              !strcmp(strchr(dot + 1, '.') + 1, "connections.max.reauth.ms")))
             continue;
+        /* listener.name.<l>.oauthbearer.<key>: OAUTHBEARER's own value of
+         * a key Gregor implements (net/sasl_oauth.c checks it) */
+        if (dot != NULL && strncmp(dot + 1, "oauthbearer.", 12) == 0 &&
+            gr_conf_lookup(dot + 13) >= 0)
+            continue;
         if (is_kafka_key(e->key))
             GR_LOG_INFO("configuration %s is a Kafka setting Gregor does not "
                         "use; ignored",

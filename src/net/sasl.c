@@ -48,6 +48,7 @@ static const gr_sasl_mech_t *const mechs[] = {
     &gr_sasl_plain,
     &gr_sasl_scram_sha256,
     &gr_sasl_scram_sha512,
+    &gr_sasl_oauthbearer,
 };
 
 typedef struct lmech {
@@ -278,15 +279,15 @@ gr_sasl_listener_new(const gr_conf_t *conf, const char *name)
             if (!strcmp(items[i], "GSSAPI"))
                 GR_LOG_ERROR("listener %s: SASL mechanism GSSAPI (Kerberos) "
                              "is not supported by Gregor; enable PLAIN, "
-                             "SCRAM-SHA-256 or SCRAM-SHA-512 in "
+                             "SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER in "
                              "sasl.enabled.mechanisms (GSSAPI is Kafka's "
                              "default)",
                              name);
             else
                 GR_LOG_ERROR("listener %s: SASL mechanism %s (in "
                              "sasl.enabled.mechanisms) is not supported; "
-                             "Gregor has PLAIN, SCRAM-SHA-256 and "
-                             "SCRAM-SHA-512",
+                             "Gregor has PLAIN, SCRAM-SHA-256, "
+                             "SCRAM-SHA-512 and OAUTHBEARER",
                              name, items[i]);
             goto fail;
         }

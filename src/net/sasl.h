@@ -95,6 +95,7 @@ typedef struct gr_sasl_mech {
 extern const gr_sasl_mech_t gr_sasl_plain;
 extern const gr_sasl_mech_t gr_sasl_scram_sha256;
 extern const gr_sasl_mech_t gr_sasl_scram_sha512;
+extern const gr_sasl_mech_t gr_sasl_oauthbearer; /* net/sasl_oauth.c */
 
 /* --- listeners and connections (net/listener.c, net/conn.c) */
 

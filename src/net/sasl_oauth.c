@@ -6,7 +6,10 @@
 #include "net/sasl_oauth.h"
 #include "control/json.h"
 #include "core/arena.h"
+#include "core/conf.h"
 #include "core/log.h"
+#include "core/time.h"
+#include "net/sasl.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1144,6 +1147,13 @@ parse_bool(const char *v, bool *out)
     return true;
 }
 
+/* Whether s[0..len) is the string c. */
+static bool
+same(const char *s, size_t len, const char *c)
+{
+    return len == strlen(c) && memcmp(s, c, len) == 0;
+}
+
 static int
 config_secured(gr_oauth_t *o, const gr_oauth_cfg_t *c, char *why, size_t errsz)
 {
@@ -1160,16 +1170,12 @@ config_secured(gr_oauth_t *o, const gr_oauth_cfg_t *c, char *why, size_t errsz)
         s = jv;
         len = strlen(jv);
         trim(&s, &len);
-        if (!((len == 53 &&
-               memcmp(s,
-                      "org.apache.kafka.common.security.oauthbearer."
-                      "DefaultJwtValidator",
-                      len) == 0) ||
-              (len == 52 &&
-               memcmp(s,
-                      "org.apache.kafka.common.security.oauthbearer."
-                      "BrokerJwtValidator",
-                      len) == 0))) {
+        if (!(same(s, len,
+                   "org.apache.kafka.common.security.oauthbearer."
+                   "DefaultJwtValidator") ||
+              same(s, len,
+                   "org.apache.kafka.common.security.oauthbearer."
+                   "BrokerJwtValidator"))) {
             say(why, errsz,
                 "sasl.oauthbearer.jwt.validator.class %.128s is not "
                 "supported: Gregor validates with Kafka's BrokerJwtValidator "
@@ -1911,6 +1917,7 @@ gr_oauth_step(gr_oauth_t *o, gr_oauth_sess_t *s, const uint8_t *in, size_t n,
                      s->error_json);
         } else {
             snprintf(r->message, sizeof r->message, "%s", generic);
+            r->generic = true;
             snprintf(r->why, sizeof r->why,
                      "a message other than 0x01 after the token error "
                      "(Gregor validates one token per exchange)");
@@ -1920,6 +1927,7 @@ gr_oauth_step(gr_oauth_t *o, gr_oauth_sess_t *s, const uint8_t *in, size_t n,
     if (gr_oauth_initial_parse(in, n, &ini, r->why, sizeof r->why) != 0) {
         r->outcome = GR_OAUTH_FAILED;
         snprintf(r->message, sizeof r->message, "%s", generic);
+        r->generic = true;
         return;
     }
     if (gr_oauth_validate(o, ini.token, ini.token_len, now_ms, &r->tok, &status,
@@ -1933,6 +1941,9 @@ gr_oauth_step(gr_oauth_t *o, gr_oauth_sess_t *s, const uint8_t *in, size_t n,
                      status);
         s->errored = true;
         r->outcome = GR_OAUTH_CHALLENGE;
+        /* Kafka logs this at warn (signed) or debug (unsecured) */
+        GR_LOG_INFO("listener %s: OAUTHBEARER token refused (%s): %s",
+                    o->listener, status, r->why);
         r->reply = s->error_json;
         r->reply_len = strlen(s->error_json);
         return;
@@ -1970,3 +1981,150 @@ gr_oauth_session_lifetime_ms(int64_t lifetime_ms, int64_t now_ms,
                                                  : max_reauth_ms;
     return v < 0 ? 0 : v;
 }
+
+/* --- the mechanism (src/net/sasl.h's vtable) */
+
+/* A JVM system property as Kafka's start scripts pass it,
+ * "-D<key>=<value>" in $KAFKA_OPTS (up to the next blank), or NULL.
+ * Start-up only (one static buffer). */
+static const char *
+kafka_opts_property(const char *key)
+{
+    static char buf[4096];
+    const char *opts = getenv("KAFKA_OPTS"), *p;
+    size_t kl = strlen(key), n;
+    for (p = opts; p != NULL && (p = strstr(p, "-D")) != NULL; p += 2) {
+        if ((p == opts || isspace((unsigned char)p[-1])) &&
+            strncmp(p + 2, key, kl) == 0 && p[2 + kl] == '=') {
+            p += 3 + kl;
+            n = strcspn(p, " \t\n");
+            if (n >= sizeof buf)
+                return NULL;
+            memcpy(buf, p, n);
+            buf[n] = '\0';
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+/* A setting as the listener's OAUTHBEARER sees it: the prefixed forms
+ * (listener.name.<l>.oauthbearer.<key>, listener.name.<l>.<key>), then
+ * the broker's value of a key conf.def implements (with Kafka's
+ * default), then a bare key it does not (Kafka's system property
+ * GR_OAUTH_ALLOWED_URLS among them). */
+static const char *
+mech_conf(void *arg, const char *key)
+{
+    const gr_sasl_mech_cfg_t *mc = arg;
+    const char *v = gr_sasl_cfg_get(mc, key);
+    int id;
+    if (v != NULL)
+        return v;
+    id = gr_conf_lookup(key);
+    v = id >= 0 ? gr_conf_str(mc->conf, (gr_conf_id_t)id) : NULL;
+    if (v == NULL && strcmp(key, GR_OAUTH_ALLOWED_URLS) == 0)
+        v = kafka_opts_property(key);
+    return v;
+}
+
+static const char *
+mech_jaas(void *arg, const char *key)
+{
+    const gr_sasl_mech_cfg_t *mc = arg;
+    return mc->jaas != NULL ? gr_jaas_option(mc->jaas, key) : NULL;
+}
+
+static int
+mech_configure(const gr_sasl_mech_cfg_t *mc, void **out)
+{
+    gr_oauth_cfg_t c = { mc->listener, mech_conf, mech_jaas, (void *)mc };
+    char why[1024];
+    gr_oauth_t *o;
+    if (mc->jaas == NULL) {
+        /* Kafka: JaasContext.loadServerContext fails without one */
+        GR_LOG_ERROR("listener %s: SASL/OAUTHBEARER has no JAAS entry: set "
+                     "%soauthbearer.sasl.jaas.config (or sasl.jaas.config) "
+                     "to %s required;",
+                     mc->listener, mc->prefix,
+                     "org.apache.kafka.common.security.oauthbearer."
+                     "OAuthBearerLoginModule");
+        return -1;
+    }
+    if ((o = gr_oauth_new(&c, why, sizeof why)) == NULL) {
+        GR_LOG_ERROR("listener %s: SASL/OAUTHBEARER: %s", mc->listener, why);
+        return -1;
+    }
+    *out = o;
+    return 0;
+}
+
+static void
+mech_unconfigure(void *cfg)
+{
+    gr_oauth_free(cfg);
+}
+
+typedef struct mech_state {
+    gr_oauth_t *o;
+    gr_oauth_sess_t sess;
+} mech_state_t;
+
+static void *
+mech_start(void *cfg, gr_broker_t *b)
+{
+    mech_state_t *s = calloc(1, sizeof *s);
+    (void)b;
+    if (s != NULL)
+        s->o = cfg;
+    return s;
+}
+
+static void
+mech_end(void *s)
+{
+    free(s);
+}
+
+static int
+mech_step(void *p, const uint8_t *in, size_t len, gr_sasl_step_t *st)
+{
+    mech_state_t *s = p;
+    gr_oauth_result_t r;
+    gr_oauth_step(s->o, &s->sess, in, len, gr_wall_ms(), &r);
+    switch (r.outcome) {
+    case GR_OAUTH_DONE:
+        if (strlen(r.tok.principal) >= sizeof st->authorization_id) {
+            snprintf(st->error, sizeof st->error,
+                     "OAUTHBEARER principal of %zu bytes: Gregor takes at "
+                     "most %zu",
+                     strlen(r.tok.principal), sizeof st->authorization_id - 1);
+            return GR_SASL_DENIED;
+        }
+        memcpy(st->authorization_id, r.tok.principal,
+               strlen(r.tok.principal) + 1);
+        st->credential_expiry_ms = r.tok.lifetime_ms;
+        st->done = true;
+        return GR_SASL_OK;
+    case GR_OAUTH_CHALLENGE:
+        gr_buf_append(&st->out, r.reply, r.reply_len);
+        return st->out.oom ? GR_SASL_DENIED : GR_SASL_OK;
+    case GR_OAUTH_FAILED:
+        if (r.generic) {
+            snprintf(st->error, sizeof st->error, "%s", r.why);
+            return GR_SASL_DENIED;
+        }
+        snprintf(st->error, sizeof st->error, "%s", r.message);
+        return GR_SASL_FAIL;
+    }
+    return GR_SASL_DENIED;
+}
+
+const gr_sasl_mech_t gr_sasl_oauthbearer = {
+    .name = "OAUTHBEARER",
+    .configure = mech_configure,
+    .unconfigure = mech_unconfigure,
+    .start = mech_start,
+    .step = mech_step,
+    .end = mech_end,
+};

@@ -128,6 +128,8 @@ typedef struct gr_oauth_result {
     const char *reply; /* CHALLENGE: bytes in sess, valid until its next step */
     size_t reply_len;
     char message[512]; /* FAILED: the error message the client sees */
+    bool generic;      /* FAILED: message is Kafka's generic one for a
+                        * SaslException (invalid credentials) */
     char why[512];     /* CHALLENGE, FAILED: the reason, for the log */
     gr_oauth_token_t tok;
 } gr_oauth_result_t;

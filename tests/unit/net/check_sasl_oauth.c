@@ -6,6 +6,9 @@
  */
 #include "../unit.h"
 
+#include "core/conf.h"
+#include "core/log.h"
+#include "net/sasl.h"
 #include "net/sasl_oauth.h"
 
 #include <stdio.h>
@@ -890,6 +893,21 @@ START_TEST(test_signed_config)
         free(tok);
         gr_oauth_free(o);
     }
+    /* Kafka's JwtValidator classes that verify signatures; not others */
+    fx.s.conf[7] = (kv_t){ "sasl.oauthbearer.jwt.validator.class",
+                           "org.apache.kafka.common.security.oauthbearer."
+                           "DefaultJwtValidator" };
+    gr_oauth_free(make(&fx.s, why, sizeof why));
+    ck_assert_msg(why[0] == '\0', "%s", why);
+    fx.s.conf[7].v = " org.apache.kafka.common.security.oauthbearer."
+                     "BrokerJwtValidator ";
+    gr_oauth_free(make(&fx.s, why, sizeof why));
+    ck_assert_msg(why[0] == '\0', "%s", why);
+    fx.s.conf[7].v = "org.apache.kafka.common.security.oauthbearer."
+                     "ClientJwtValidator";
+    ck_assert_ptr_null(make(&fx.s, why, sizeof why));
+    ck_assert(strstr(why, "ClientJwtValidator is not supported") != NULL);
+    fx.s.conf[7].v = NULL;
     /* no JWKS URL; an HTTP one; a missing file */
     fx.s.conf[1].v = NULL;
     ck_assert_ptr_null(make(&fx.s, why, sizeof why));
@@ -940,6 +958,93 @@ START_TEST(test_jwks_parse)
 }
 END_TEST
 
+
+/* --- the mechanism on a listener (net/sasl.h): where settings come from */
+
+static gr_sasl_listener_t *
+listener(const char *const *kv)
+{
+    gr_conf_t *conf = gr_conf_new();
+    gr_sasl_listener_t *sl;
+    gr_conf_set_kv(conf, "listeners=SASL_PLAINTEXT://127.0.0.1:0");
+    gr_conf_set_kv(conf, "sasl.enabled.mechanisms=OAUTHBEARER");
+    for (; *kv != NULL; kv++)
+        ck_assert_int_eq(gr_conf_set_kv(conf, *kv), 0);
+    ck_assert_int_eq(gr_conf_finish(conf), 0);
+    sl = gr_sasl_listener_new(conf, "SASL_PLAINTEXT");
+    gr_conf_destroy(conf);
+    return sl;
+}
+
+START_TEST(test_listener_settings)
+{
+    signed_fx_t fx;
+    char k1[256], k2[256], opts[256];
+    const char *jaas = "sasl.jaas.config=org.apache.kafka.common.security."
+                       "oauthbearer.OAuthBearerLoginModule required;";
+    const char *handler =
+        "listener.name.sasl_plaintext.oauthbearer.sasl."
+        "server.callback.handler.class=" GR_OAUTH_SECURED_HANDLER;
+    gr_sasl_listener_t *sl;
+    signed_setup(&fx);
+    gr_log_level = GR_LOG_LEVEL_ERROR;
+    /* no JAAS entry: refused, as Kafka's JaasContext refuses it */
+    {
+        const char *kv[] = { NULL };
+        ck_assert_ptr_null(listener(kv));
+    }
+    /* the unsecured default */
+    {
+        const char *kv[] = { jaas, NULL };
+        sl = listener(kv);
+        ck_assert_ptr_nonnull(sl);
+        gr_sasl_listener_free(sl);
+    }
+    /* the handler at listener.name.<l>.oauthbearer.: signed, and so the
+     * JWKS URL is required */
+    {
+        const char *kv[] = { jaas, handler, NULL };
+        ck_assert_ptr_null(listener(kv));
+    }
+    /* the signed settings as broker keys (conf.def), the allowed URLs
+     * from KAFKA_OPTS as Kafka's start scripts pass the property */
+    snprintf(k1, sizeof k1, "sasl.oauthbearer.jwks.endpoint.url=%s", fx.url);
+    snprintf(opts, sizeof opts, "-Xmx1G -D%s=%s -Dx=y", GR_OAUTH_ALLOWED_URLS,
+             fx.url);
+    {
+        const char *kv[] = { jaas,
+                             handler,
+                             k1,
+                             "sasl.oauthbearer.expected.audience=kafka",
+                             "sasl.oauthbearer.expected.issuer=i",
+                             NULL };
+        unsetenv("KAFKA_OPTS");
+        ck_assert_ptr_null(listener(kv)); /* the URL is not allowed */
+        setenv("KAFKA_OPTS", opts, 1);
+        sl = listener(kv);
+        ck_assert_ptr_nonnull(sl);
+        gr_sasl_listener_free(sl);
+        unsetenv("KAFKA_OPTS");
+    }
+    /* the listener's oauthbearer-prefixed value wins over the broker's */
+    snprintf(k2, sizeof k2, "listener.name.sasl_plaintext.oauthbearer.%s=%s",
+             GR_OAUTH_ALLOWED_URLS, fx.url);
+    {
+        const char *kv[] = { jaas,
+                             handler,
+                             k1,
+                             k2,
+                             "sasl.oauthbearer.expected.audience=kafka",
+                             "sasl.oauthbearer.expected.issuer=i",
+                             "listener.name.sasl_plaintext.oauthbearer.sasl."
+                             "oauthbearer.expected.audience=",
+                             NULL };
+        ck_assert_ptr_null(listener(kv)); /* the audience emptied there */
+    }
+    signed_teardown(&fx);
+}
+END_TEST
+
 Suite *
 suite_net_sasl_oauth(void)
 {
@@ -959,6 +1064,7 @@ suite_net_sasl_oauth(void)
     tcase_add_test(tc, test_signed_reload);
     tcase_add_test(tc, test_signed_config);
     tcase_add_test(tc, test_jwks_parse);
+    tcase_add_test(tc, test_listener_settings);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,106 @@
+// franzoauth: franz-go (kgo with pkg/sasl/oauth) over SASL/OAUTHBEARER
+// against $GR_BOOTSTRAP, for compat/oauth/scenarios.sh. The token is
+// $GR_OAUTH_TOKEN; $GR_OAUTH_CA (a PEM file) turns on TLS (SASL_SSL).
+//
+//	franzoauth ok TOPIC             produce 20 records, consume them back
+//	franzoauth refused TOPIC TEXT   the broker refuses the token: the
+//	                                produce fails with
+//	                                SASL_AUTHENTICATION_FAILED holding TEXT
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/oauth"
+)
+
+func fail(format string, a ...any) {
+	fmt.Printf("FAIL franz-go: "+format+"\n", a...)
+	os.Exit(1)
+}
+
+func client(topic string, extra ...kgo.Opt) *kgo.Client {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(os.Getenv("GR_BOOTSTRAP")),
+		kgo.SASL(oauth.Auth{Token: os.Getenv("GR_OAUTH_TOKEN")}.AsMechanism()),
+		kgo.DefaultProduceTopic(topic),
+		kgo.RetryTimeout(8 * time.Second),
+		kgo.AllowAutoTopicCreation(),
+	}
+	if ca := os.Getenv("GR_OAUTH_CA"); ca != "" {
+		pem, err := os.ReadFile(ca)
+		if err != nil {
+			fail("%v", err)
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		opts = append(opts, kgo.DialTLSConfig(&tls.Config{RootCAs: pool, ServerName: "localhost"}))
+	}
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		fail("kgo.NewClient: %v", err)
+	}
+	return cl
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fail("usage: franzoauth ok|refused TOPIC [TEXT]")
+	}
+	topic := os.Args[2]
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	switch os.Args[1] {
+	case "ok":
+		cl := client(topic)
+		for i := 0; i < 20; i++ {
+			r := &kgo.Record{Value: []byte(fmt.Sprintf("fg%d", i))}
+			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+				fail("produce: %v", err)
+			}
+		}
+		cl.Close()
+		c := client(topic, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		got := 0
+		for got < 20 && ctx.Err() == nil {
+			fs := c.PollFetches(ctx)
+			if errs := fs.Errors(); len(errs) > 0 {
+				fail("fetch: %v", errs[0].Err)
+			}
+			got += fs.NumRecords()
+		}
+		c.Close()
+		if got != 20 {
+			fail("consumed %d of 20", got)
+		}
+		fmt.Println("# franz-go: 20 records produced and consumed")
+	case "refused":
+		// a request on a new connection fails with the broker's error
+		cl := client(topic)
+		pctx, pcancel := context.WithTimeout(ctx, 15*time.Second)
+		err := cl.Ping(pctx)
+		pcancel()
+		if err == nil {
+			err = cl.ProduceSync(ctx, &kgo.Record{Value: []byte("refused")}).FirstErr()
+		}
+		cl.Close()
+		if err == nil {
+			fail("a record was acknowledged with a refused token")
+		}
+		if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), os.Args[3]) {
+			fail("want SASL_AUTHENTICATION_FAILED with %q, got %v", os.Args[3], err)
+		}
+		fmt.Printf("# franz-go refused: %.200s\n", err.Error())
+	default:
+		fail("unknown subcommand %s", os.Args[1])
+	}
+}
