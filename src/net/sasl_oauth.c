@@ -1879,6 +1879,12 @@ gr_oauth_validate(gr_oauth_t *o, const char *token, size_t len, int64_t now_ms,
         say(why, errsz, "out of memory");
         return -1;
     }
+    if (len > GR_OAUTH_MAX_TOKEN_BYTES) {
+        say(why, errsz, "a token of %zu bytes: Gregor takes at most %d", len,
+            GR_OAUTH_MAX_TOKEN_BYTES);
+        gr_arena_destroy(a);
+        return -1;
+    }
     if (o->secured)
         rc = validate_signed(o, a, token, len, now_ms, tok, why, errsz);
     else

@@ -100,6 +100,13 @@ typedef struct gr_oauth_token {
     int64_t start_ms; /* iat in ms, -1 when the token has none */
 } gr_oauth_token_t;
 
+/* The longest token validated: a longer one is refused (invalid_token)
+ * before any decoding. Kafka takes any size up to
+ * sasl.server.max.receive.size (512 KiB): decoding a 480 KB token of
+ * numbers held the loop 43 ms; real JWTs are a few KB (identity
+ * providers keep them under HTTP header limits). */
+#define GR_OAUTH_MAX_TOKEN_BYTES 65536
+
 /* Validates a token (compact JWS) at wall time now_ms. 0 with tok filled,
  * or -1 with the reason in why (for the log; the client only learns the
  * status) and the RFC 6750 status in status: "invalid_token", or

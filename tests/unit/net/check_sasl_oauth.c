@@ -344,6 +344,17 @@ START_TEST(test_unsecured_refused)
         ck_assert_str_eq(status, "invalid_token");
         free(tok);
     }
+    /* a token above GR_OAUTH_MAX_TOKEN_BYTES is not decoded */
+    {
+        size_t big = GR_OAUTH_MAX_TOKEN_BYTES + 1;
+        char *tok = malloc(big + 1);
+        memset(tok, 'a', big);
+        tok[big] = '\0';
+        ck_assert_int_eq(validate(o, tok, &t, &status, why, sizeof why), -1);
+        ck_assert_str_eq(why, "a token of 65537 bytes: Gregor takes at most "
+                              "65536");
+        free(tok);
+    }
     /* the compact serialization itself */
     ck_assert_int_eq(validate(o, "a..b", &t, &status, why, sizeof why), -1);
     ck_assert_str_eq(why, "Malformed compact serialization contains '..'");
