@@ -10,7 +10,7 @@ PKGS="build-essential autoconf automake libtool pkg-config python3
 libssl-dev zlib1g-dev libsnappy-dev liblz4-dev libzstd-dev
 check librdkafka-dev kcat openssl python3-kafka python3-confluent-kafka valgrind
 python3-snappy python3-lz4 python3-zstandard python3-xxhash
-python3-prometheus-client"
+python3-prometheus-client python3-cryptography"
 command -v node >/dev/null 2>&1 || PKGS="$PKGS nodejs"
 command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 
