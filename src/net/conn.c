@@ -110,6 +110,12 @@ struct gr_conn {
     int64_t throttle_ms; /* of the response being written */
     int64_t throttle_until_us;
     gr_timer_t throttle_timer;
+    /* a failed authentication: the answer is written at once, then the
+     * connection reads nothing and closes after close_delay_ms, as
+     * Kafka's Selector closes it after
+     * connection.failed.authentication.delay.ms */
+    int64_t close_delay_ms;
+    gr_timer_t close_timer;
 };
 
 /* Idle connections hold no buffers: read buffers of the base size and
@@ -291,6 +297,16 @@ throttle_end(gr_loop_t *loop, gr_timer_t *tm)
     conn_update_events(conn);
 }
 
+/* The delay after a failed authentication is over. */
+static void
+close_delayed(gr_loop_t *loop, gr_timer_t *tm)
+{
+    gr_conn_t *conn = tm->data;
+    (void)loop;
+    if (!conn->closing)
+        gr_conn_close(conn, "authentication failed");
+}
+
 static bool
 throttled(const gr_conn_t *conn)
 {
@@ -342,6 +358,7 @@ gr_conn_new(gr_broker_t *b, gr_listener_t *l, int fd,
     conn->broker = b;
     conn->listener = l;
     gr_timer_init(&conn->throttle_timer, throttle_end, conn);
+    gr_timer_init(&conn->close_timer, close_delayed, conn);
     if (l->tls != NULL)
         gr_tls_ctx_check_reload(l->tls, conn->io_us);
     if (l->tls != NULL &&
@@ -414,6 +431,8 @@ gr_conn_close(gr_conn_t *conn, const char *why)
         b->mem_forced = NULL;
     if (gr_timer_armed(&conn->throttle_timer))
         gr_timer_stop(b->loop, &conn->throttle_timer);
+    if (gr_timer_armed(&conn->close_timer))
+        gr_timer_stop(b->loop, &conn->close_timer);
     gr_loop_io_del(b->loop, &conn->io);
     list_remove(&b->conns, conn);
     list_push(&b->closing, conn);
@@ -688,7 +707,15 @@ conn_output_queued(gr_conn_t *conn)
         request_end(conn);
         conn->active_us = gr_mono_us(); /* a response written whole */
         if (conn->close_after_write) {
-            gr_conn_close(conn, "authentication failed");
+            if (conn->close_delay_ms <= 0) {
+                gr_conn_close(conn, "authentication failed");
+                return;
+            }
+            /* muted for good: nothing more is read or dispatched */
+            conn->throttle_until_us = INT64_MAX;
+            gr_timer_start(conn->broker->loop, &conn->close_timer,
+                           conn->close_delay_ms);
+            conn_update_events(conn);
             return;
         }
         throttle_start(conn);
@@ -1174,7 +1201,14 @@ reply_encode(gr_req_t *req)
 int
 gr_req_reply_and_close(gr_req_t *req)
 {
+    return gr_req_reply_and_close_after(req, 0);
+}
+
+int
+gr_req_reply_and_close_after(gr_req_t *req, int64_t delay_ms)
+{
     req->conn->close_after_write = true;
+    req->conn->close_delay_ms = delay_ms;
     return gr_req_reply(req);
 }
 

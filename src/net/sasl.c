@@ -90,7 +90,6 @@ struct gr_sasl_conn {
     int64_t reauth_start_us; /* last re-authentication begun; 0: none */
     gr_timer_t fail_timer;
     gr_req_t *fail_req; /* waiting for the failure delay */
-    bool fail_reply;    /* it has an answer to write */
 };
 
 /* --- configuration */
@@ -403,10 +402,7 @@ fail_timer_cb(gr_loop_t *loop, gr_timer_t *t)
     sc->fail_req = NULL;
     if (req == NULL)
         return;
-    if (sc->fail_reply)
-        gr_req_reply_and_close(req);
-    else
-        gr_req_close(req, "authentication failed");
+    gr_req_close(req, "authentication failed");
 }
 
 /* Kafka's authentication failure: logged as its Selector does, the
@@ -419,13 +415,13 @@ fail(gr_req_t *req, gr_sasl_conn_t *sc, bool reply, const char *msg)
                 sc->reauth ? "re-" : "", gr_req_peer(req), sc->sl->name, msg);
     mech_end(sc);
     sc->state = S_FAILED;
-    if (sc->sl->delay_ms <= 0) {
-        if (reply)
-            return gr_req_reply_and_close(req);
+    /* the answer goes out at once and the close waits, as Kafka's
+     * Selector delays it: a client that reads the answer sees why */
+    if (reply)
+        return gr_req_reply_and_close_after(req, sc->sl->delay_ms);
+    if (sc->sl->delay_ms <= 0)
         return gr_req_close(req, "authentication failed");
-    }
     sc->fail_req = req;
-    sc->fail_reply = reply;
     gr_req_defer(req, fail_abort, sc);
     gr_timer_start(sc->broker->loop, &sc->fail_timer, sc->sl->delay_ms);
     return 0;

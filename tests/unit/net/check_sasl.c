@@ -7,6 +7,7 @@
 #include "../unit.h"
 
 #include "core/log.h"
+#include "core/time.h"
 #include "net/jaas.h"
 #include "net/sasl.h"
 #include "net/scram.h"
@@ -14,6 +15,7 @@
 #include "proto/kerr.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +335,32 @@ START_TEST(broker_plain_refused)
                              "password"));
     ck_assert(metadata_closed(&t)); /* then closed */
     gr_brokertest_stop(&t);
+
+    /* with connection.failed.authentication.delay.ms, as Kafka's
+     * Selector: the answer at once, the close after the delay (a client
+     * that reads the answer before the close sees error 58) */
+    {
+        const char *const slow[] = { sasl_over[0], sasl_over[1], sasl_over[2],
+                                     "connection.failed.authentication."
+                                     "delay.ms=1000",
+                                     NULL };
+        struct pollfd pf;
+        int64_t t0;
+        uint8_t b;
+        gr_brokertest_start(&t, slow);
+        ck_assert_int_eq(handshake(&t, 1, "PLAIN")->error_code, 0);
+        t0 = gr_mono_us();
+        au = authenticate(&t, 1, msg, (size_t)n);
+        ck_assert_int_eq(au->error_code, GR_KERR_SASL_AUTHENTICATION_FAILED);
+        ck_assert_int_lt(gr_mono_us() - t0, 900000); /* not held */
+        pf.fd = t.fd;
+        pf.events = POLLIN;
+        ck_assert_int_eq(poll(&pf, 1, 100), 0); /* still open */
+        pf.revents = 0;
+        ck_assert_int_eq(poll(&pf, 1, 5000), 1);
+        ck_assert_int_le(read(t.fd, &b, 1), 0); /* then closed */
+        gr_brokertest_stop(&t);
+    }
 
     /* a request before authentication closes at once */
     gr_brokertest_start(&t, sasl_over);
