@@ -818,8 +818,17 @@ gr_acls_parse(gr_acls_t *s, const char *data, size_t len, char *why,
             p = eol + 1;
             continue;
         }
-        if (sscanf(p, "%d %d %d %d %n", &t, &pt, &op, &perm, &used) != 4 ||
-            used == 0 || p + used > eol) {
+        /* the numbers from a terminated copy: data has no NUL of its own */
+        {
+            char head[64];
+            size_t hl = (size_t)(eol - p) < sizeof head - 1
+                            ? (size_t)(eol - p)
+                            : sizeof head - 1;
+            memcpy(head, p, hl);
+            head[hl] = '\0';
+            rc = sscanf(head, "%d %d %d %d %n", &t, &pt, &op, &perm, &used);
+        }
+        if (rc != 4 || used == 0 || p + used > eol) {
             snprintf(why, why_len, "line %d: not an ACL", line);
             return -1;
         }
