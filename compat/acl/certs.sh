@@ -1,7 +1,7 @@
 #!/bin/sh
 # compat/acl/certs.sh DIR: a CA, a server certificate for 127.0.0.1 and
 # localhost, and one client certificate per principal of the ACL scenarios
-# (CN=admin, producer, consumer, txn, other: principals User:CN=<name>
+# (CN=admin, producer, consumer, txn, other, ops: principals User:CN=<name>
 # under ssl.principal.mapping.rules=DEFAULT), as PEM and PKCS12 (password
 # "secret", for the Java clients), with a PKCS12 truststore. Short-lived
 # (2 days), made fresh by each run.
@@ -25,14 +25,14 @@ mkcert() { # name subject ext
         -name "$1" -passout pass:secret -out "$1.p12"
 }
 mkcert server "/CN=localhost" "subjectAltName=DNS:localhost,IP:127.0.0.1"
-for n in admin producer consumer txn other; do
+for n in admin producer consumer txn other ops; do
     mkcert "$n" "/CN=$n" "basicConstraints=CA:FALSE"
 done
 q openssl pkcs12 -export -nokeys -in ca.pem -passout pass:secret \
     -out truststore.p12
 # the Java clients' and Kafka's tools' settings, one file per principal
 # (Java reads no trusted entry from an OpenSSL PKCS12 truststore: PEM)
-for n in admin producer consumer txn other; do
+for n in admin producer consumer txn other ops; do
     cat > "$n.properties" <<EOP
 security.protocol=SSL
 ssl.truststore.type=PEM

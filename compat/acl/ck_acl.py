@@ -1,18 +1,24 @@
-"""compat/acl/ck_acl.py BOOTSTRAP CERTDIR: confluent-kafka (librdkafka)
-over mTLS against a broker with the authorizer on and the ACLs the
-scenario gave with kafka-acls (compat/acl/scenarios.sh), each principal a
-client certificate (User:CN=<name>):
+"""compat/acl/ck_acl.py BOOTSTRAP DIR: confluent-kafka (librdkafka)
+against a broker with the authorizer on and the ACLs the scenario gave
+with kafka-acls (compat/acl/scenarios.sh). Each principal authenticates
+over mTLS (DIR/<name>.pem: User:CN=<name>) or, without a certificate,
+over SASL as DIR/<name>.properties says (User:<name>):
   producer  produces under the prefix app. (allowed), to other.t (no ACL:
             TOPIC_AUTHORIZATION_FAILED) and to app.secret (a DENY beats the
             prefix's ALLOW);
   consumer  reads app.orders in group cg1 (READ on topic and group), not in
             cg2 (GROUP_AUTHORIZATION_FAILED);
   txn       a transaction with transactional.id tx1 (its WRITE), not tx2;
-  other     no ACL: CreateTopics and DescribeAcls refused, Metadata shows
-            none of the topics, DescribeAcls gives it nothing; then the admin (a super user) gives it WRITE
-            on app.late with the Admin API and the same producer, without
-            reconnecting, gets through;
-  admin     super user: creates and deletes a topic, lists the ACLs.
+  ops       CREATE on the cluster: creates a topic, may not delete it;
+            ALTER_CONFIGS under ops.: alters ops.t's config, not
+            app.orders' (TOPIC_AUTHORIZATION_FAILED);
+  other     no ACL: CreateTopics, AlterConfigs (topic and broker) and
+            DescribeAcls refused, Metadata shows none of the topics; then
+            the admin (a super user) gives it WRITE on app.late with the
+            Admin API and the same producer, without reconnecting, gets
+            through, and is refused again once the ACL is deleted;
+  admin     super user: creates and deletes a topic, alters a topic's
+            config no ACL names, lists the ACLs.
 Prints "# ok: ..." per check, "FAIL: ..." and exits 1 when one fails."""
 import sys
 import time
@@ -21,29 +27,35 @@ import uuid
 from confluent_kafka import (Consumer, KafkaError, KafkaException, Producer,
                              TopicPartition)
 from confluent_kafka.admin import (AclBinding, AclBindingFilter, AclOperation,
-                                   AclPermissionType, AdminClient, NewTopic,
+                                   AclPermissionType, AdminClient,
+                                   AlterConfigOpType, ConfigEntry,
+                                   ConfigResource, NewTopic,
                                    ResourcePatternType, ResourceType)
 
+import acl_common
+from acl_common import check
+
 bootstrap, d = sys.argv[1:3]
-fails = 0
+
+
+MTLS = acl_common.mtls(d)
+PRINCIPAL = acl_common.prefix(d)
 
 
 def conf(name, **kw):
-    c = {"bootstrap.servers": bootstrap, "security.protocol": "SSL",
-         "ssl.ca.location": d + "/ca.pem",
-         "ssl.certificate.location": "%s/%s.pem" % (d, name),
-         "ssl.key.location": "%s/%s.key" % (d, name)}
+    c = {"bootstrap.servers": bootstrap}
+    if MTLS:
+        c.update({"security.protocol": "SSL",
+                  "ssl.ca.location": d + "/ca.pem",
+                  "ssl.certificate.location": "%s/%s.pem" % (d, name),
+                  "ssl.key.location": "%s/%s.key" % (d, name)})
+    else:
+        mech, user, pw = acl_common.sasl(d, name)
+        c.update({"security.protocol": "SASL_PLAINTEXT",
+                  "sasl.mechanisms": mech, "sasl.username": user,
+                  "sasl.password": pw})
     c.update(kw)
     return c
-
-
-def check(what, ok, detail=""):
-    global fails
-    if ok:
-        print("# ok: " + what, flush=True)
-    else:
-        fails += 1
-        print("FAIL: %s %s" % (what, detail), flush=True)
 
 
 def produce(p, topic, n=3, timeout=10):
@@ -161,6 +173,53 @@ try:
 except KafkaException as e:
     check("admin (super user) creates and deletes a topic", False, e)
 
+
+
+def alter(client, rtype, name, key, value, validate=False):
+    """IncrementalAlterConfigs SET key=value on one resource: None or the
+    error code."""
+    r = ConfigResource(rtype, name, incremental_configs=[ConfigEntry(
+        key, value, incremental_operation=AlterConfigOpType.SET)])
+    try:
+        client.incremental_alter_configs([r], request_timeout=10,
+                                         validate_only=validate)[r].result()
+        return None
+    except KafkaException as e:
+        return e.args[0].code()
+
+
+# --- admin operations: CLUSTER and topic rights
+ops = AdminClient(conf("ops"))
+name = "ops.made-" + uuid.uuid4().hex[:6]
+try:
+    ops.create_topics([NewTopic(name, 1, 1)], request_timeout=10)[name].result()
+    check("ops creates a topic (CREATE on the cluster)", True)
+except KafkaException as e:
+    check("ops creates a topic (CREATE on the cluster)", False, e)
+try:
+    ops.delete_topics([name], request_timeout=10)[name].result()
+    check("ops refused DeleteTopics", False, "deleted")
+except KafkaException as e:
+    check("ops refused DeleteTopics", e.args[0].code() ==
+          KafkaError.TOPIC_AUTHORIZATION_FAILED, e)
+err = alter(ops, ResourceType.TOPIC, "ops.t", "retention.ms", "3600000")
+check("ops alters ops.t's config (ALTER_CONFIGS under ops.)", err is None, err)
+err = alter(ops, ResourceType.TOPIC, "app.orders", "retention.ms", "3600000")
+check("ops refused AlterConfigs on app.orders",
+      err == KafkaError.TOPIC_AUTHORIZATION_FAILED, err)
+err = alter(other, ResourceType.TOPIC, "ops.t", "retention.ms", "7200000")
+check("other refused AlterConfigs on ops.t",
+      err == KafkaError.TOPIC_AUTHORIZATION_FAILED, err)
+bid = str(sorted(admin.list_topics(timeout=10).brokers)[0])
+err = alter(other, ResourceType.BROKER, bid, "log.cleaner.backoff.ms", "20000", True)
+check("other refused AlterConfigs on the broker",
+      err == KafkaError.CLUSTER_AUTHORIZATION_FAILED, err)
+err = alter(admin, ResourceType.TOPIC, "other.t", "retention.ms", "3600000")
+check("admin (super user) alters other.t's config", err is None, err)
+got = admin.describe_configs([ConfigResource(ResourceType.TOPIC, "other.t")])
+got = list(got.values())[0].result(10)["retention.ms"].value
+check("and the config reads back", got == "3600000", got)
+
 # --- an ACL change applies to a connected client at once
 op = Producer(conf("other", **{"acks": "all", "message.timeout.ms": 5000,
                                "topic.metadata.refresh.interval.ms": 500}))
@@ -181,7 +240,7 @@ errs = produce(op, "app.late", 1)
 check("other refused on app.late before the ACL", errs == [
     KafkaError.TOPIC_AUTHORIZATION_FAILED], errs)
 b = AclBinding(ResourceType.TOPIC, "app.late", ResourcePatternType.LITERAL,
-               "User:CN=other", "*", AclOperation.WRITE, AclPermissionType.ALLOW)
+               PRINCIPAL + "other", "*", AclOperation.WRITE, AclPermissionType.ALLOW)
 admin.create_acls([b])[b].result(15)
 errs = until(lambda e: not e)
 check("the same producer writes app.late once the ACL is there", not errs, errs)
@@ -196,4 +255,4 @@ acls = admin.describe_acls(AclBindingFilter(
     ResourceType.ANY, None, ResourcePatternType.ANY, None, None,
     AclOperation.ANY, AclPermissionType.ANY)).result(15)
 check("admin lists the scenario's ACLs", len(acls) >= 8, len(acls))
-sys.exit(1 if fails else 0)
+sys.exit(1 if acl_common.fails else 0)

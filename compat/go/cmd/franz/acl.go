@@ -1,6 +1,9 @@
-// franz acl: franz-go over mTLS against a broker with the authorizer on
-// and the ACLs of compat/acl/scenarios.sh; GR_ACL_CERTS is the directory
-// of compat/acl/certs.sh (one certificate per principal, User:CN=<name>).
+// franz acl: franz-go against a broker with the authorizer on and the
+// ACLs of compat/acl/scenarios.sh. GR_ACL_MODE=mtls: GR_ACL_CERTS is the
+// directory of compat/acl/certs.sh (one certificate per principal,
+// User:CN=<name>); GR_ACL_MODE=sasl: each principal logs in over
+// SASL_PLAINTEXT as its name with password <name>-pw, with SASL/PLAIN
+// (txn with SCRAM-SHA-256), User:<name>.
 package main
 
 import (
@@ -14,7 +17,30 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
+
+func saslMode() bool { return os.Getenv("GR_ACL_MODE") == "sasl" }
+
+// principal: the principal name of one of the scenario's clients
+func principal(name string) string {
+	if saslMode() {
+		return "User:" + name
+	}
+	return "User:CN=" + name
+}
+
+// as: the option that logs the client in as name
+func as(name string) kgo.Opt {
+	if !saslMode() {
+		return tlsAs(name)
+	}
+	if name == "txn" {
+		return kgo.SASL(scram.Auth{User: name, Pass: name + "-pw"}.AsSha256Mechanism())
+	}
+	return kgo.SASL(plain.Auth{User: name, Pass: name + "-pw"}.AsMechanism())
+}
 
 func tlsAs(name string) kgo.Opt {
 	d := os.Getenv("GR_ACL_CERTS")
@@ -30,7 +56,7 @@ func tlsAs(name string) kgo.Opt {
 
 func aclCmd() {
 	// the producer: its prefix, a topic without ACL, the DENY in the prefix
-	p := client(tlsAs("producer"), kgo.RecordDeliveryTimeout(8*time.Second),
+	p := client(as("producer"), kgo.RecordDeliveryTimeout(8*time.Second),
 		kgo.ProduceRequestTimeout(5*time.Second))
 	err := p.ProduceSync(ctx, &kgo.Record{Topic: "app.orders", Value: []byte("franz")}).FirstErr()
 	if err != nil {
@@ -46,7 +72,7 @@ func aclCmd() {
 
 	// the consumer: READ on group cg1, none on cg2
 	cadm, ccl := func() (*kadm.Client, *kgo.Client) {
-		cl := client(tlsAs("consumer"))
+		cl := client(as("consumer"))
 		return kadm.NewClient(cl), cl
 	}()
 	r, err := cadm.FetchOffsets(ctx, "cg1")
@@ -67,7 +93,7 @@ func aclCmd() {
 
 	// a principal without ACLs
 	oadm, ocl := func() (*kadm.Client, *kgo.Client) {
-		cl := client(tlsAs("other"))
+		cl := client(as("other"))
 		return kadm.NewClient(cl), cl
 	}()
 	cr, err := oadm.CreateTopic(ctx, 1, 1, nil, "app.franz-other")
@@ -88,11 +114,11 @@ func aclCmd() {
 
 	// the admin (a super user) manages ACLs with kadm
 	aadm, acl := func() (*kadm.Client, *kgo.Client) {
-		cl := client(tlsAs("admin"))
+		cl := client(as("admin"))
 		return kadm.NewClient(cl), cl
 	}()
 	b := kadm.NewACLs().Topics("app.franz").ResourcePatternType(kadm.ACLPatternLiteral).
-		Allow("User:CN=consumer").Operations(kadm.OpRead)
+		Allow(principal("consumer")).Operations(kadm.OpRead)
 	cres, err := aadm.CreateACLs(ctx, b)
 	ck.Must(err, "admin CreateACLs")
 	for _, c := range cres {
