@@ -3,7 +3,7 @@
 # count what was appended), SASL_PLAINTEXT and SASL_SSL (certificates from
 # compat/tls/certs.sh) with OAUTHBEARER only. Clients: confluent-kafka
 # (librdkafka's builtin unsecured JWT, and oauth_cb), kafka-python 3 (a
-# token provider), franz-go (pkg/sasl/oauth, compat/go/cmd/franzoauth) and
+# token provider), franz-go (pkg/sasl/oauth, compat/go/cmd/franzsasl) and
 # the Java client 4.4 (OAuthBearerLoginModule's unsecured login; signed
 # tokens from a file, compat/oauth/OAuthCompat.java). Tokens and the JWKS
 # file are made by compat/oauth/tokens.py with python3-cryptography. Every
@@ -78,8 +78,8 @@ oauth_java() {
 
 oauth_franz() { # MODE TOPIC [TEXT] with GR_OAUTH_TOKEN and PROTO set
     GR_BOOTSTRAP=$(oauth_boot "$PROTO") \
-        GR_OAUTH_CA=$([ "$PROTO" = SASL_SSL ] && echo "$OAUTH_CERTS/ca.pem") \
-        timeout 60 "$GO_BIN/franzoauth" "$@"
+        GR_SASL_CA=$([ "$PROTO" = SASL_SSL ] && echo "$OAUTH_CERTS/ca.pem") \
+        timeout 60 "$GO_BIN/franzsasl" "$@"
 }
 
 # oauth_none_appended TOPIC: nothing reached the log of TOPIC

@@ -176,3 +176,86 @@ EOF
 
 SCENARIOS+=(sasl)
 LIMIT_sasl=400
+
+# sasl_cases PREFIX: the cases of SaslCompat.java and node/sasl.js, one a
+# line: PLAIN (alice) and SCRAM-SHA-512 (erin) over both listeners, each
+# producing and consuming to PREFIX-PROTO-MECH, then a wrong password for
+# each with Kafka's message (PLAIN's from PlainSaslServer, SCRAM's from
+# SaslServerAuthenticator)
+sasl_cases() {
+    local p m boot ca mech user pw text
+    for p in SASL_PLAINTEXT SASL_SSL; do
+        boot=127.0.0.1:$SASL_PT ca=
+        [ "$p" = SASL_SSL ] && boot=localhost:$SASL_TLS ca=$SASL_CERTS/ca.pem
+        for m in PLAIN:alice:alice-pw SCRAM-SHA-512:erin:erin-pw; do
+            IFS=: read -r mech user pw <<EOF2
+$m
+EOF2
+            echo "$boot|$p|$ca|$mech|$user|$pw|$1-$p-$mech|"
+        done
+    done
+    for p in SASL_PLAINTEXT SASL_SSL; do
+        boot=127.0.0.1:$SASL_PT ca=
+        [ "$p" = SASL_SSL ] && boot=localhost:$SASL_TLS ca=$SASL_CERTS/ca.pem
+        echo "$boot|$p|$ca|PLAIN|alice|wrong|$1-$p-PLAIN|Authentication failed: Invalid username or password"
+        echo "$boot|$p|$ca|SCRAM-SHA-512|erin|wrong|$1-$p-SCRAM-SHA-512|Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512"
+    done
+}
+
+# sasl_counts PREFIX: each topic of PREFIX holds the 20 records of its
+# good client, none of the refused one's (read over PLAINTEXT)
+sasl_counts() {
+    local p m n
+    for p in SASL_PLAINTEXT SASL_SSL; do
+        for m in PLAIN SCRAM-SHA-512; do
+            n=$(timeout 30 kcat -b "$GR_BOOTSTRAP" -C -t "$1-$p-$m" -o beginning -e -q | wc -l)
+            [ "$n" = 20 ] || { echo "# $1-$p-$m holds $n records, not 20" >&2; return 1; }
+        done
+    done
+    echo "# $1: 20 records in each topic, nothing from a refused login"
+}
+
+# The Java client (4.4.0 and 3.9.2, compat/sasl/SaslCompat.java), franz-go
+# (compat/go/cmd/franzsasl) and kafkajs (compat/node/sasl.js) log in with
+# PLAIN (JAAS users) and SCRAM-SHA-512 (a user made with confluent-kafka's
+# admin) over SASL_PLAINTEXT and SASL_SSL, produce and consume; a wrong
+# password fails with each client's authentication error holding Kafka's
+# message, and nothing of it is appended
+s_sasl_clients() {
+    need kcat && need node && need javac || return 1
+    pyc_ready && go_ready && node_modules_ready || return 1
+    local c v jars d cases=() t boot p ca mech user pw topic text
+    c=$(mktemp -d "$COMPAT_TMP/sasl-certs.XXXXXX") &&
+        sh "$COMPAT_SRC/tls/certs.sh" "$c" || return 1
+    SASL_CERTS=$c
+    sasl_broker || return 1
+    sasl_py scram ck "$GR_BOOTSTRAP" set erin SCRAM-SHA-512 erin-pw 4096 || return 1
+    for v in 4.4.0 3.9.2; do
+        jars=$GR_CLIENTS/java/$v
+        [ -f "$jars/jars.sha256" ] || {
+            echo "kafka-clients $v is not installed: run sh compat/java/install.sh"; return 1; }
+        d=$(mktemp -d "$COMPAT_TMP/sasl-java.XXXXXX") &&
+            javac -nowarn -d "$d" -cp "$jars/*" "$SASL_SRC/SaslCompat.java" || return 1
+        mapfile -t cases < <(sasl_cases "java${v%%.*}")
+        timeout 120 java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx256m \
+            -Dorg.slf4j.simpleLogger.defaultLogLevel=off \
+            -cp "$d:$jars/*" SaslCompat "$v" "${cases[@]}" || return 1
+        sasl_counts "java${v%%.*}" || return 1
+    done
+    mapfile -t cases < <(sasl_cases kafkajs)
+    (cd "$COMPAT_SRC/node" && timeout 120 node sasl.js "${cases[@]}") || return 1
+    sasl_counts kafkajs || return 1
+    mapfile -t cases < <(sasl_cases franz)
+    for t in "${cases[@]}"; do
+        IFS='|' read -r boot p ca mech user pw topic text <<EOF
+$t
+EOF
+        GR_BOOTSTRAP=$boot GR_SASL_CA=$ca GR_SASL_MECHANISM=$mech GR_SASL_USER=$user \
+            GR_SASL_PASSWORD=$pw timeout 60 "$GO_BIN/franzsasl" \
+            $([ -n "$text" ] && echo refused || echo ok) "$topic" ${text:+"$text"} || return 1
+    done
+    sasl_counts franz
+}
+
+SCENARIOS+=(sasl_clients)
+LIMIT_sasl_clients=400

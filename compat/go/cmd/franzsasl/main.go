@@ -1,11 +1,14 @@
-// franzoauth: franz-go (kgo with pkg/sasl/oauth) over SASL/OAUTHBEARER
-// against $GR_BOOTSTRAP, for compat/oauth/scenarios.sh. The token is
-// $GR_OAUTH_TOKEN; $GR_OAUTH_CA (a PEM file) turns on TLS (SASL_SSL).
+// franzsasl: franz-go (kgo with pkg/sasl/oauth, plain and scram) over
+// SASL against $GR_BOOTSTRAP, for compat/oauth/scenarios.sh and
+// compat/sasl/scenarios.sh. $GR_SASL_MECHANISM is OAUTHBEARER (the
+// default; the token is $GR_OAUTH_TOKEN), PLAIN, SCRAM-SHA-256 or
+// SCRAM-SHA-512 (with $GR_SASL_USER and $GR_SASL_PASSWORD); $GR_SASL_CA
+// (a PEM file) turns on TLS (SASL_SSL).
 //
-//	franzoauth ok TOPIC             produce 20 records, consume them back
-//	franzoauth refused TOPIC TEXT   the broker refuses the token: the
-//	                                produce fails with
-//	                                SASL_AUTHENTICATION_FAILED holding TEXT
+//	franzsasl ok TOPIC             produce 20 records, consume them back
+//	franzsasl refused TOPIC TEXT   the broker refuses the login: the
+//	                               produce fails with
+//	                               SASL_AUTHENTICATION_FAILED holding TEXT
 package main
 
 import (
@@ -20,7 +23,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
 )
 
 func fail(format string, a ...any) {
@@ -28,15 +34,33 @@ func fail(format string, a ...any) {
 	os.Exit(1)
 }
 
+// mechanism: the one $GR_SASL_MECHANISM names
+func mechanism() sasl.Mechanism {
+	user, pw := os.Getenv("GR_SASL_USER"), os.Getenv("GR_SASL_PASSWORD")
+	switch m := os.Getenv("GR_SASL_MECHANISM"); m {
+	case "", "OAUTHBEARER":
+		return oauth.Auth{Token: os.Getenv("GR_OAUTH_TOKEN")}.AsMechanism()
+	case "PLAIN":
+		return plain.Auth{User: user, Pass: pw}.AsMechanism()
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: user, Pass: pw}.AsSha256Mechanism()
+	case "SCRAM-SHA-512":
+		return scram.Auth{User: user, Pass: pw}.AsSha512Mechanism()
+	default:
+		fail("unknown mechanism %s", m)
+		return nil
+	}
+}
+
 func client(topic string, extra ...kgo.Opt) *kgo.Client {
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(os.Getenv("GR_BOOTSTRAP")),
-		kgo.SASL(oauth.Auth{Token: os.Getenv("GR_OAUTH_TOKEN")}.AsMechanism()),
+		kgo.SASL(mechanism()),
 		kgo.DefaultProduceTopic(topic),
 		kgo.RetryTimeout(8 * time.Second),
 		kgo.AllowAutoTopicCreation(),
 	}
-	if ca := os.Getenv("GR_OAUTH_CA"); ca != "" {
+	if ca := os.Getenv("GR_SASL_CA"); ca != "" {
 		pem, err := os.ReadFile(ca)
 		if err != nil {
 			fail("%v", err)
@@ -54,7 +78,7 @@ func client(topic string, extra ...kgo.Opt) *kgo.Client {
 
 func main() {
 	if len(os.Args) < 3 {
-		fail("usage: franzoauth ok|refused TOPIC [TEXT]")
+		fail("usage: franzsasl ok|refused TOPIC [TEXT]")
 	}
 	topic := os.Args[2]
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -82,7 +106,7 @@ func main() {
 		if got != 20 {
 			fail("consumed %d of 20", got)
 		}
-		fmt.Println("# franz-go: 20 records produced and consumed")
+		fmt.Printf("# franz-go %s: 20 records produced and consumed\n", mechanism().Name())
 	case "refused":
 		// a request on a new connection fails with the broker's error
 		cl := client(topic)
@@ -94,7 +118,7 @@ func main() {
 		}
 		cl.Close()
 		if err == nil {
-			fail("a record was acknowledged with a refused token")
+			fail("a record was acknowledged after a refused login")
 		}
 		if !errors.Is(err, kerr.SaslAuthenticationFailed) || !strings.Contains(err.Error(), os.Args[3]) {
 			fail("want SASL_AUTHENTICATION_FAILED with %q, got %v", os.Args[3], err)
