@@ -1029,7 +1029,7 @@ LIMIT_bench_harness=200
 serial_scenario() {
     case $1 in
     attack_* | bench_harness | resource_limits | *_figures | crash_loop | \
-        torn_tails | storage_faults | many_partitions | quota_rates) return 0 ;;
+        torn_tails | storage_faults | many_partitions | quota_rates | quota_sasl_user) return 0 ;;
     esac
     return 1
 }

@@ -13,8 +13,11 @@ seen a throttle time (librdkafka's statistics: brokers.*.throttle.max).
 fill writes BYTES of records with a client id no quota holds; free
 produces BYTES under CLIENT_ID (no quota) while a throttled client runs
 and must reach MIN_RATE bytes a second. Exit 0 or 1 with a "# FAIL" line.
+QUOTA_SASL=MECH:USER:PASSWORD: the clients log in as USER over
+SASL_PLAINTEXT (a quota on the user principal).
 """
 import json
+import os
 import sys
 import time
 
@@ -31,6 +34,16 @@ VALUE = b"q" * 1000
 # the end of the first period to the end of the run: bursts and waits
 # average out over the periods in between.
 WARM = 3.0
+
+
+def login(conf):
+    """conf, with QUOTA_SASL's SASL settings when it is set."""
+    if os.environ.get("QUOTA_SASL"):
+        mech, user, pw = os.environ["QUOTA_SASL"].split(":", 2)
+        conf.update({"security.protocol": "SASL_PLAINTEXT",
+                     "sasl.mechanisms": mech, "sasl.username": user,
+                     "sasl.password": pw})
+    return conf
 
 
 def slope(points):
@@ -58,11 +71,11 @@ def stats_cb(seen):
 def produce(bootstrap, topic, cid, quota, seconds):
     seen = [0]
     done = []  # (time, bytes) of each acknowledgement
-    p = Producer({"bootstrap.servers": bootstrap, "client.id": cid,
-                  "linger.ms": 5, "acks": 1, "batch.size": 16384,
-                  "statistics.interval.ms": 500,
-                  "stats_cb": stats_cb(seen),
-                  "queue.buffering.max.kbytes": 1024})
+    p = Producer(login({"bootstrap.servers": bootstrap, "client.id": cid,
+                        "linger.ms": 5, "acks": 1, "batch.size": 16384,
+                        "statistics.interval.ms": 500,
+                        "stats_cb": stats_cb(seen),
+                        "queue.buffering.max.kbytes": 1024}))
 
     def dr(err, msg):
         if err is None:
@@ -82,17 +95,17 @@ def produce(bootstrap, topic, cid, quota, seconds):
 def consume(bootstrap, topic, cid, quota, seconds):
     seen = [0]
     done = []
-    c = Consumer({"bootstrap.servers": bootstrap, "client.id": cid,
-                  "group.id": "quota-" + cid, "auto.offset.reset": "earliest",
-                  "enable.auto.commit": False,
-                  # answers of 32 KiB at most: a throttled Fetch is answered
-                  # empty, its bytes taken back, so answers much larger
-                  # than the quota allows at a time waste their waits
-                  "fetch.max.bytes": 32768,
-                  "max.partition.fetch.bytes": 32768,
-                  "message.max.bytes": 32768,
-                  "statistics.interval.ms": 500,
-                  "stats_cb": stats_cb(seen)})
+    c = Consumer(login({"bootstrap.servers": bootstrap, "client.id": cid,
+                        "group.id": "quota-" + cid, "auto.offset.reset": "earliest",
+                        "enable.auto.commit": False,
+                        # answers of 32 KiB at most: a throttled Fetch is answered
+                        # empty, its bytes taken back, so answers much larger
+                        # than the quota allows at a time waste their waits
+                        "fetch.max.bytes": 32768,
+                        "max.partition.fetch.bytes": 32768,
+                        "message.max.bytes": 32768,
+                        "statistics.interval.ms": 500,
+                        "stats_cb": stats_cb(seen)}))
     c.subscribe([topic])
     t0 = None
     while t0 is None or time.monotonic() - t0 < seconds:
@@ -134,8 +147,8 @@ def fill(bootstrap, topic, nbytes):
     # batches of 16 KiB, as produce's: a batch larger than a window's
     # worth (quota x (quota.window.num - 1) s) would be throttled forever,
     # as Kafka throttles it: a Fetch always carries its first batch whole
-    p = Producer({"bootstrap.servers": bootstrap, "client.id": "quota-fill",
-                  "linger.ms": 5, "batch.size": 16384})
+    p = Producer(login({"bootstrap.servers": bootstrap, "client.id": "quota-fill",
+                        "linger.ms": 5, "batch.size": 16384}))
     for _ in range(nbytes // len(VALUE)):
         while True:
             try:
@@ -149,8 +162,8 @@ def fill(bootstrap, topic, nbytes):
 
 def free(bootstrap, topic, cid, nbytes, min_rate):
     n = [0]
-    p = Producer({"bootstrap.servers": bootstrap, "client.id": cid,
-                  "linger.ms": 5})
+    p = Producer(login({"bootstrap.servers": bootstrap, "client.id": cid,
+                        "linger.ms": 5}))
 
     def dr(err, msg):
         if err is None:

@@ -75,6 +75,45 @@ s_quota_rates() {
 }
 LIMIT_quota_rates=150
 
+# A quota on a SASL user principal (kafka-configs --entity-type users):
+# alice (SASL/PLAIN) has producer_byte_rate and consumer_byte_rate of
+# 200 KB/s and holds them within 10 %, seeing throttle_time_ms; bob
+# (SCRAM-SHA-256, made through AlterUserScramCredentials) produces
+# meanwhile under the same client id at 1 MB/s at least. The quota is the
+# user's, not the client id's: both clients are "q-same".
+s_quota_sasl_user() {
+    need java || return 1
+    pyc_ready || return 1
+    local B S rc=0 ppid
+    start_broker --log-level debug --override quota.window.num=3 \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
+        --override sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256 \
+        --override 'listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-pw";' ||
+        return 1
+    B=$GR_BOOTSTRAP
+    S=127.0.0.1:$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$BROKER_DIR/listeners")
+    PYC_LIMIT=60 pyc ../sasl/py_sasl.py scram ck "$B" set bob SCRAM-SHA-256 bob-pw 4096 || return 1
+    quota_kt qu configs --bootstrap-server "$B" --alter --entity-type users \
+        --entity-name alice --add-config producer_byte_rate=200000,consumer_byte_rate=200000 ||
+        return 1
+    PYC_LIMIT=60 pyc ../quota/quota_rate.py fill "$B" q-data 8000000 || return 1
+    QUOTA_SASL=PLAIN:alice:alice-pw PYC_LIMIT=60 pyc ../quota/quota_rate.py produce "$S" \
+        q-user-t q-same 200000 24 >"$BROKER_DIR/produce.out" 2>&1 &
+    ppid=$!
+    sleep 6
+    QUOTA_SASL=SCRAM-SHA-256:bob:bob-pw PYC_LIMIT=60 pyc ../quota/quota_rate.py free "$S" \
+        q-user-t q-same 4000000 1000000 || rc=1
+    wait $ppid || rc=1
+    cat "$BROKER_DIR/produce.out"
+    QUOTA_SASL=PLAIN:alice:alice-pw PYC_LIMIT=60 pyc ../quota/quota_rate.py consume "$S" \
+        q-data q-same 200000 24 || rc=1
+    grep -q 'authenticated as User:bob with SASL/SCRAM-SHA-256' "$BROKER_DIR/broker.log" || {
+        echo "# FAIL: bob did not log in with SCRAM-SHA-256"; rc=1; }
+    stop_broker
+    return $rc
+}
+LIMIT_quota_sasl_user=150
+
 # Quotas managed by kafka-configs and the Java Admin (alterClientQuotas,
 # describeClientQuotas with exact, default and any components, strict or
 # not; validate_only; every refusal of Kafka's controller with its
@@ -132,4 +171,4 @@ s_quota_admin() {
 }
 LIMIT_quota_admin=150
 
-SCENARIOS+=(quota_rates quota_admin)
+SCENARIOS+=(quota_rates quota_sasl_user quota_admin)
