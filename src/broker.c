@@ -6,6 +6,7 @@
 #include "auth/acl.h"
 #include "control/control.h"
 #include "api/api_int.h"
+#include "api/change.h"
 #include "api/configs.h"
 #include "api/fetch_session.h"
 #include "cluster/client_quotas.h"
@@ -1020,6 +1021,7 @@ gr_broker_destroy(gr_broker_t *b)
         gr_loop_drain_posts(b->loop);
     }
     gr_telemetry_destroy(b->telemetry); /* its exports' posts have run */
+    gr_changes_destroy(b); /* their stores have called back */
     gr_acls_destroy(b->acls);
     b->telemetry = NULL;
     gr_fsessions_destroy(b->fetch_sessions);

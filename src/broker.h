@@ -71,6 +71,8 @@ struct gr_broker {
     struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
     struct gr_acls *acls;     /* the authorizer (src/auth/); NULL: off */
     struct gr_scram_store *scram; /* SCRAM credentials (net/scram.h) */
+    struct gr_changes *changes;   /* ACL and quota changes being stored
+                                   * (api/change.h); NULL: none yet */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
     /* Fetch reads for a worker (api/fetch.c): the job whose slice runs,
      * the admitted ones in turn, those waiting for room in order, and the

@@ -5,14 +5,18 @@
  * an entry naming an entity an earlier entry named, or a key twice, is
  * refused with "Ignoring duplicate entity ..." (Kafka's result map keeps
  * one answer per entity: the later one replaces the first's, so both
- * answer that). validate_only checks and changes nothing. The changes
- * of a request are persisted together (one write) before it is answered
- * and take effect for the next request measured. It needs ALTER_CONFIGS
+ * answer that). validate_only checks and changes nothing. A request is
+ * checked and applied at its turn among the ACL and quota changes
+ * (api/change.h): its changes are stored together (one write, off the
+ * loop), then take effect and the request is answered; when they cannot
+ * be stored none holds and every entry answers UNKNOWN_SERVER_ERROR
+ * (Kafka's answer to a failed metadata write). It needs ALTER_CONFIGS
  * on the cluster (ControllerApis); refused, every entry answers
  * CLUSTER_AUTHORIZATION_FAILED and nothing changes.
  */
 #include "api/api_int.h"
 #include "api/authz.h"
+#include "api/change.h"
 #include "cluster/client_quotas.h"
 
 #include <stdlib.h>
@@ -68,8 +72,21 @@ dup_key(const rq_entry_t *e, gr_arena_t *a, bool *oom)
     return false;
 }
 
-int
-gr_api_alter_client_quotas(gr_req_t *req)
+/* Out of memory in the middle of a request: its changes undone, the
+ * connection closed. */
+static int
+oom_close(gr_req_t *req)
+{
+    gr_config_resource_t *list = NULL;
+    bool changed;
+    gr_client_quotas_prepare(req->broker->client_quotas, &changed, &list);
+    gr_config_resources_free(&list);
+    gr_req_close(req, "out of memory");
+    return -1;
+}
+
+static int
+alter_apply(gr_req_t *req, void **state)
 {
     const gr_alter_client_quotas_request_t *rq = req->body;
     gr_alter_client_quotas_response_t *rs = req->resp;
@@ -82,28 +99,30 @@ gr_api_alter_client_quotas(gr_req_t *req)
     bool *dup = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(bool));
 
     if (out == NULL || comps == NULL || ncomps == NULL || dup == NULL)
-        return gr_req_close(req, "out of memory");
+        return oom_close(req);
     int32_t *first =
         gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*first));
     int32_t nout = 0;
     bool denied = !gr_authz_cluster(req, GR_OP_ALTER_CONFIGS);
     gr_kerr_t commit;
+    gr_config_resource_t *list = NULL;
+    bool changed = false;
     keyed_t *keyed;
 
     if (first == NULL ||
         gr_client_quotas_begin(req->broker->client_quotas) != 0)
-        return gr_req_close(req, "out of memory");
+        return oom_close(req);
     keyed = gr_arena_alloc(req->a, (size_t)(n ? n : 1) * sizeof(*keyed));
     if (keyed == NULL)
-        return gr_req_close(req, "out of memory");
+        return oom_close(req);
     for (int32_t i = 0; i < n; i++) {
         if ((comps[i] = comps_of(&rq->entries[i], req->a, &ncomps[i])) == NULL)
-            return gr_req_close(req, "out of memory");
+            return oom_close(req);
         first[i] = i;
         keyed[i].i = i;
         keyed[i].key = gr_client_quotas_entity_key(comps[i], ncomps[i], req->a);
         if (keyed[i].key == NULL)
-            return gr_req_close(req, "out of memory");
+            return oom_close(req);
     }
     /* an entity named again goes with its first entry (sorted by entity,
      * then position: n log n); refused, every entry is answered, as they
@@ -132,12 +151,12 @@ gr_api_alter_client_quotas(gr_req_t *req)
         first[i] = nout++; /* now: its answer */
         ops = gr_arena_alloc(req->a, (size_t)(nops ? nops : 1) * sizeof(*ops));
         if (ops == NULL)
-            return gr_req_close(req, "out of memory");
+            return oom_close(req);
         gr_alter_client_quotas_response_entry_data_init(o);
         o->entity = gr_arena_alloc(req->a, (size_t)(ncomps[i] ? ncomps[i] : 1) *
                                                sizeof(*o->entity));
         if (o->entity == NULL)
-            return gr_req_close(req, "out of memory");
+            return oom_close(req);
         for (int j = 0; j < ncomps[i]; j++) {
             gr_alter_client_quotas_response_entity_data_init(&o->entity[j]);
             o->entity[j].entity_type = e->entity[j].entity_type;
@@ -151,7 +170,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
         }
         twice = dup_key(e, req->a, &oom);
         if (oom)
-            return gr_req_close(req, "out of memory");
+            return oom_close(req);
         if (denied) {
             /* AlterClientQuotasRequest.getErrorResponse: every entry */
             err = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
@@ -184,9 +203,10 @@ gr_api_alter_client_quotas(gr_req_t *req)
     }
     /* one write for the request's changes; if it fails none holds: more
      * changes than Kafka's controller takes at once answer every entry
-     * of the request POLICY_VIOLATION (getErrorResponse), a failed write
-     * the entries that made one */
-    commit = gr_client_quotas_commit(req->broker->client_quotas);
+     * of the request POLICY_VIOLATION (getErrorResponse), running out of
+     * memory the entries that made one; a failed write is alter_done's */
+    commit =
+        gr_client_quotas_prepare(req->broker->client_quotas, &changed, &list);
     if (commit == GR_KERR_POLICY_VIOLATION) {
         for (int32_t i = 0; i < n; i++) {
             const rq_entry_t *e = &rq->entries[i];
@@ -195,7 +215,7 @@ gr_api_alter_client_quotas(gr_req_t *req)
                 req->a, (size_t)(ncomps[i] ? ncomps[i] : 1) *
                             sizeof(*out[i].entity));
             if (out[i].entity == NULL)
-                return gr_req_close(req, "out of memory");
+                return oom_close(req);
             for (int j = 0; j < ncomps[i]; j++) {
                 gr_alter_client_quotas_response_entity_data_init(
                     &out[i].entity[j]);
@@ -231,5 +251,50 @@ gr_api_alter_client_quotas(gr_req_t *req)
         }
     rs->entries = out;
     rs->entries_cnt = nout;
-    return gr_req_reply(req);
+    if (!changed)
+        return 0;
+    *state = list; /* NULL: no quota left */
+    return 1;
+}
+
+static void
+alter_store(gr_broker_t *b, void *state, gr_cluster_stored_cb cb, void *arg)
+{
+    gr_cluster_store_client_quotas(b->cluster, state, cb, arg);
+}
+
+static void
+alter_done(gr_broker_t *b, gr_req_t *req, void *state, int err)
+{
+    gr_config_resource_t *list = state;
+    gr_alter_client_quotas_response_t *rs;
+    const char *msg;
+
+    if (err == 0) {
+        gr_client_quotas_install(b->client_quotas, list);
+        return;
+    }
+    gr_config_resources_free(&list);
+    if (req == NULL)
+        return;
+    /* the whole request failed, as Kafka's getErrorResponse words it */
+    rs = req->resp;
+    msg = gr_authz_store_failed_msg(req, "client quotas", err);
+    for (int32_t i = 0; i < rs->entries_cnt; i++) {
+        rs->entries[i].error_code = GR_KERR_UNKNOWN_SERVER_ERROR;
+        rs->entries[i].error_message = msg ? gr_str_c(msg) : GR_STR_NULL;
+    }
+}
+
+static const gr_change_ops_t alter_ops = {
+    .what = "client quotas",
+    .apply = alter_apply,
+    .store = alter_store,
+    .done = alter_done,
+};
+
+int
+gr_api_alter_client_quotas(gr_req_t *req)
+{
+    return gr_change_submit(req, &alter_ops);
 }

@@ -4,6 +4,7 @@
  */
 #include "api/authz.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "broker.h"
 #include "cluster/cluster.h"
 #include "core/log.h"
+#include "core/worker.h"
 
 bool
 gr_authz_on(const gr_req_t *req)
@@ -116,18 +118,77 @@ gr_authz_config(gr_req_t *req, int8_t config_type, const gr_str_t *name, int op)
     }
 }
 
-gr_kerr_t
-gr_authz_store(gr_broker_t *b)
-{
-    char *data = NULL;
-    size_t len = 0;
-    gr_kerr_t kerr;
+/* A changed copy on its way to the file: indexed and written as text
+ * on a worker (nothing else touches the copy until it is installed),
+ * then stored by the cluster (itself off the loop). */
+typedef struct acl_write {
+    gr_broker_t *b;
+    gr_acls_t *next;
+    char *data;
+    size_t len;
+    int err;
+    void (*cb)(void *arg, int err);
+    void *arg;
+} acl_write_t;
 
-    if (gr_acls_commit(b->acls) != 0)
-        return GR_KERR_UNKNOWN_SERVER_ERROR;
-    if (gr_acls_serialize(b->acls, &data, &len) != 0)
-        return GR_KERR_UNKNOWN_SERVER_ERROR;
-    kerr = gr_cluster_store_acls(b->cluster, data, len);
-    free(data);
-    return kerr;
+static void
+acl_write_work(void *arg)
+{
+    acl_write_t *w = arg;
+    if (gr_acls_commit(w->next) != 0 ||
+        gr_acls_serialize(w->next, &w->data, &w->len) != 0)
+        w->err = ENOMEM;
+}
+
+static void
+acl_write_done(gr_loop_t *loop, void *arg)
+{
+    acl_write_t *w = arg;
+    (void)loop;
+    if (w->err != 0) {
+        GR_LOG_ERROR("cannot persist the ACLs: out of memory");
+        w->cb(w->arg, w->err);
+    } else {
+        gr_cluster_store_acls(w->b->cluster, w->data, w->len, w->cb, w->arg);
+    }
+    free(w);
+}
+
+void
+gr_authz_acls_store(gr_broker_t *b, void *state,
+                    void (*cb)(void *arg, int err), void *arg)
+{
+    acl_write_t *w = calloc(1, sizeof *w);
+
+    if (w == NULL) {
+        GR_LOG_ERROR("cannot persist the ACLs: out of memory");
+        cb(arg, ENOMEM);
+        return;
+    }
+    *w = (acl_write_t){ .b = b, .next = state, .cb = cb, .arg = arg };
+    /* stopping: the workers are going, the cluster writes at once */
+    if (b->stopping || b->workers == NULL ||
+        gr_workers_submit(b->workers, acl_write_work, acl_write_done, w) !=
+            0) {
+        acl_write_work(w);
+        acl_write_done(b->loop, w);
+    }
+}
+
+void
+gr_authz_acls_install(gr_broker_t *b, gr_acls_t *next, int err)
+{
+    if (err != 0) {
+        gr_acls_destroy(next);
+        return;
+    }
+    gr_acls_destroy(b->acls);
+    b->acls = next;
+}
+
+const char *
+gr_authz_store_failed_msg(gr_req_t *req, const char *what, int err)
+{
+    return gr_arena_printf(req->a, "The %s could not be stored: %s", what,
+                           strerror(err));
 }

@@ -33,12 +33,21 @@ bool gr_authz_by_type(gr_req_t *req, int type, int op);
  * do. */
 int32_t gr_authz_ops(gr_req_t *req, int type, const gr_str_t *name);
 struct gr_broker;
-/* Commits the broker's ACL changes (the index the checks use) and stores
- * the set (gregor-configs/acls, before answering, as Kafka answers once
- * the metadata log has them). GR_KERR_NONE, or the error the changed
- * entries get (KAFKA_STORAGE_ERROR, UNKNOWN_SERVER_ERROR when out of
- * memory). */
-gr_kerr_t gr_authz_store(struct gr_broker *b);
+/* The halves CreateAcls and DeleteAcls share of their gr_change_ops_t
+ * (api/change.h), state being the changed copy of the broker's ACLs
+ * (gr_acls_copy, committed): store writes its text (gregor-configs/acls,
+ * as Kafka answers once the metadata log has the records); install
+ * makes it the broker's when err is 0, else frees it (the broker's ACLs
+ * stay as they were). */
+void gr_authz_acls_store(struct gr_broker *b, void *state,
+                         void (*cb)(void *arg, int err), void *arg);
+void gr_authz_acls_install(struct gr_broker *b, gr_acls_t *next, int err);
+/* The message a change that could not be stored answers (in req's
+ * arena; NULL when out of memory): UNKNOWN_SERVER_ERROR, as Kafka's
+ * controller answers a failed metadata write (EventHandlerExceptionInfo:
+ * anything not an ApiException). */
+const char *gr_authz_store_failed_msg(gr_req_t *req, const char *what,
+                                      int err);
 /* A config resource's check (Kafka's ConfigHelper and ControllerApis.
  * authorizeAlterResource): op (DESCRIBE_CONFIGS or ALTER_CONFIGS) on the
  * cluster for a BROKER, BROKER_LOGGER or CLIENT_METRICS resource, on the

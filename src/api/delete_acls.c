@@ -6,11 +6,15 @@
  * a filter with an UNKNOWN (code 0) element fails Kafka's parse (the
  * connection is closed), one with a code Kafka does not know is
  * INVALID_REQUEST ("Unknown patternFilter." / "Unknown entryFilter.");
- * every filter sees the bindings of before the request. The set is
- * stored before the answer.
+ * every filter sees the bindings of before the request. The bindings go
+ * at the request's turn among the ACL changes (api/change.h), and the
+ * request is answered once the set is stored; if it cannot be, none
+ * goes and every filter answers UNKNOWN_SERVER_ERROR (Kafka's answer to
+ * a failed metadata write).
  */
 #include "api/api_int.h"
 #include "api/authz.h"
+#include "api/change.h"
 
 typedef struct del {
     gr_req_t *req;
@@ -44,11 +48,19 @@ take_cb(void *arg, const gr_acl_t *acl)
     m->host = dup(d->req, acl->host, &d->oom);
     m->operation = acl->op;
     m->permission_type = acl->perm;
-    GR_LOG_INFO("ACL removed by %s: %s %s %s:%s:%s for %s from %s",
-                gr_req_principal(d->req), gr_acl_perm_name(acl->perm),
-                gr_acl_op_name(acl->op), gr_acl_res_name(acl->res_type),
-                gr_acl_pattern_name(acl->pattern), acl->name, acl->principal,
-                acl->host);
+    return 0;
+}
+
+typedef struct count {
+    const gr_acl_filter_t *f;
+    int32_t n;
+} count_t;
+
+static int
+count_cb(void *arg, const gr_acl_t *acl)
+{
+    count_t *c = arg;
+    c->n += gr_acl_filter_matches(c->f, acl);
     return 0;
 }
 
@@ -58,6 +70,124 @@ known(int code, int max)
     return code > 0 && code <= max;
 }
 
+static gr_acl_filter_t
+filter_of(const gr_delete_acls_request_delete_acls_filter_t *q)
+{
+    return (gr_acl_filter_t){ .res_type = q->resource_type_filter,
+                              .pattern = q->pattern_type_filter,
+                              .op = q->operation,
+                              .perm = q->permission_type,
+                              .name = &q->resource_name_filter,
+                              .principal = &q->principal_filter,
+                              .host = &q->host_filter };
+}
+
+/* Every filter answers code with msg, nothing listed. */
+static void
+all_fail(gr_delete_acls_response_t *rs, int16_t code, const char *msg)
+{
+    for (int32_t i = 0; i < rs->filter_results_cnt; i++) {
+        rs->filter_results[i].error_code = code;
+        rs->filter_results[i].error_message =
+            msg ? gr_str_c(msg) : GR_STR_NULL;
+        rs->filter_results[i].matching_acls_cnt = 0;
+    }
+}
+
+/* The request's turn: the valid filters (those still answering NONE)
+ * counted (each list sized to fit), then applied to a copy of the set. */
+static int
+delete_apply(gr_req_t *req, void **state)
+{
+    const gr_delete_acls_request_t *rq = req->body;
+    gr_delete_acls_response_t *rs = req->resp;
+    gr_acls_t *next = gr_acls_copy(req->broker->acls);
+    size_t removed = 0;
+
+    if (next == NULL) {
+        all_fail(rs, GR_KERR_UNKNOWN_SERVER_ERROR, "Out of memory");
+        return 0;
+    }
+    for (int32_t i = 0; i < rs->filter_results_cnt; i++) {
+        gr_delete_acls_response_delete_acls_filter_result_t *fr =
+            &rs->filter_results[i];
+        gr_acl_filter_t f = filter_of(&rq->filters[i]);
+        count_t c = { .f = &f };
+        if (fr->error_code != GR_KERR_NONE)
+            continue;
+        gr_acls_each(next, count_cb, &c);
+        fr->matching_acls_cnt = c.n; /* the count, until listed */
+    }
+    for (int32_t i = 0; i < rs->filter_results_cnt; i++) {
+        gr_delete_acls_response_delete_acls_filter_result_t *fr =
+            &rs->filter_results[i];
+        gr_acl_filter_t f = filter_of(&rq->filters[i]);
+        del_t d = { .req = req, .fr = fr, .cap = fr->matching_acls_cnt };
+        if (fr->error_code != GR_KERR_NONE || d.cap == 0)
+            continue;
+        fr->matching_acls_cnt = 0;
+        fr->matching_acls = gr_arena_zalloc(
+            req->a, (size_t)d.cap * sizeof *fr->matching_acls);
+        if (fr->matching_acls != NULL)
+            removed += gr_acls_remove(next, &f, take_cb, &d);
+        if (fr->matching_acls == NULL || d.oom) {
+            all_fail(rs, GR_KERR_UNKNOWN_SERVER_ERROR, "Out of memory");
+            gr_acls_destroy(next);
+            return 0;
+        }
+    }
+    if (removed == 0) {
+        gr_acls_destroy(next);
+        return 0;
+    }
+    *state = next; /* indexed on the worker that writes it */
+    return 1;
+}
+
+static void
+delete_done(gr_broker_t *b, gr_req_t *req, void *state, int err)
+{
+    gr_delete_acls_response_t *rs;
+
+    gr_authz_acls_install(b, state, err);
+    if (req == NULL) {
+        if (err == 0)
+            GR_LOG_INFO("ACLs removed (the client went before its answer)");
+        return;
+    }
+    rs = req->resp;
+    if (err != 0) {
+        all_fail(rs, GR_KERR_UNKNOWN_SERVER_ERROR,
+                 gr_authz_store_failed_msg(req, "ACLs", err));
+        return;
+    }
+    for (int32_t i = 0; i < rs->filter_results_cnt; i++) {
+        const gr_delete_acls_response_delete_acls_filter_result_t *fr =
+            &rs->filter_results[i];
+        for (int32_t k = 0; k < fr->matching_acls_cnt; k++) {
+            const gr_delete_acls_response_delete_acls_matching_acl_t *m =
+                &fr->matching_acls[k];
+            GR_LOG_INFO("ACL removed by %s: %s %s %s:%s:%.*s for %.*s from "
+                        "%.*s",
+                        gr_req_principal(req),
+                        gr_acl_perm_name(m->permission_type),
+                        gr_acl_op_name(m->operation),
+                        gr_acl_res_name(m->resource_type),
+                        gr_acl_pattern_name(m->pattern_type),
+                        (int)m->resource_name.len, m->resource_name.ptr,
+                        (int)m->principal.len, m->principal.ptr,
+                        (int)m->host.len, m->host.ptr);
+        }
+    }
+}
+
+static const gr_change_ops_t delete_ops = {
+    .what = "ACLs",
+    .apply = delete_apply,
+    .store = gr_authz_acls_store,
+    .done = delete_done,
+};
+
 int
 gr_api_delete_acls(gr_req_t *req)
 {
@@ -65,9 +195,6 @@ gr_api_delete_acls(gr_req_t *req)
     gr_delete_acls_response_t *rs = req->resp;
     gr_broker_t *b = req->broker;
     int32_t n = rq->filters_cnt > 0 ? rq->filters_cnt : 0;
-    size_t removed = 0;
-    int32_t total;
-    gr_kerr_t kerr;
 
     rs->filter_results =
         gr_arena_zalloc(req->a, (size_t)n * sizeof *rs->filter_results);
@@ -99,49 +226,21 @@ gr_api_delete_acls(gr_req_t *req)
     }
     if (n == 0 || rs->filter_results[0].error_code != GR_KERR_NONE)
         return gr_req_reply(req);
-    total = (int32_t)gr_acls_count(b->acls);
     for (int32_t i = 0; i < n; i++) {
-        const gr_delete_acls_request_delete_acls_filter_t *q = &rq->filters[i];
-        gr_acl_filter_t f = { .res_type = q->resource_type_filter,
-                              .pattern = q->pattern_type_filter,
-                              .op = q->operation,
-                              .perm = q->permission_type,
-                              .name = &q->resource_name_filter,
-                              .principal = &q->principal_filter,
-                              .host = &q->host_filter };
-        del_t d = { .req = req, .fr = &rs->filter_results[i] };
+        gr_acl_filter_t f = filter_of(&rq->filters[i]);
+        gr_delete_acls_response_delete_acls_filter_result_t *fr =
+            &rs->filter_results[i];
         /* AclControlManager.validateFilter (ResourceType.fromCode and the
          * others give UNKNOWN for a code they do not know) */
         if (!known(f.res_type, GR_RES_USER) ||
             !known(f.pattern, GR_PAT_PREFIXED)) {
-            d.fr->error_code = GR_KERR_INVALID_REQUEST;
-            d.fr->error_message = gr_str_c("Unknown patternFilter.");
-            continue;
-        }
-        if (!known(f.op, GR_OP_TWO_PHASE_COMMIT) ||
-            !known(f.perm, GR_PERM_ALLOW)) {
-            d.fr->error_code = GR_KERR_INVALID_REQUEST;
-            d.fr->error_message = gr_str_c("Unknown entryFilter.");
-            continue;
-        }
-        d.cap = total; /* each filter sees the set of before */
-        d.fr->matching_acls = gr_arena_zalloc(
-            req->a, (size_t)d.cap * sizeof *d.fr->matching_acls);
-        if (d.cap > 0 && d.fr->matching_acls == NULL)
-            d.oom = true;
-        if (!d.oom)
-            removed += gr_acls_remove(b->acls, &f, take_cb, &d);
-        if (d.oom) {
-            gr_acls_commit(b->acls);
-            return gr_req_close(req, "out of memory");
+            fr->error_code = GR_KERR_INVALID_REQUEST;
+            fr->error_message = gr_str_c("Unknown patternFilter.");
+        } else if (!known(f.op, GR_OP_TWO_PHASE_COMMIT) ||
+                   !known(f.perm, GR_PERM_ALLOW)) {
+            fr->error_code = GR_KERR_INVALID_REQUEST;
+            fr->error_message = gr_str_c("Unknown entryFilter.");
         }
     }
-    /* Kafka's matching_acls entries say NONE each; a failed store says
-     * so on the filter */
-    kerr = removed > 0 ? gr_authz_store(b) : GR_KERR_NONE;
-    if (kerr != GR_KERR_NONE)
-        for (int32_t i = 0; i < n; i++)
-            if (rs->filter_results[i].matching_acls_cnt > 0)
-                rs->filter_results[i].error_code = kerr;
-    return gr_req_reply(req);
+    return gr_change_submit(req, &delete_ops);
 }

@@ -175,6 +175,45 @@ gr_acls_destroy(gr_acls_t *s)
     free(s);
 }
 
+gr_acls_t *
+gr_acls_copy(const gr_acls_t *s)
+{
+    gr_acls_t *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->allow_if_none = s->allow_if_none;
+    c->supers = calloc(s->nsupers ? (size_t)s->nsupers : 1, sizeof *c->supers);
+    c->acls = malloc((s->n ? s->n : 1) * sizeof *c->acls);
+    if (c->supers == NULL || c->acls == NULL)
+        goto oom;
+    c->cap = s->n ? s->n : 1;
+    for (; c->nsupers < s->nsupers; c->nsupers++)
+        if ((c->supers[c->nsupers] = strdup(s->supers[c->nsupers])) == NULL)
+            goto oom;
+    /* record by record: gr_acls_add() would look for each among the
+     * others (n^2) */
+    for (size_t i = 0; i < s->n; i++) {
+        const acl_rec_t *o = s->acls[i];
+        acl_rec_t *r;
+        if (o->gone)
+            continue;
+        if ((r = malloc(sizeof *r)) == NULL)
+            goto oom;
+        *r = *o;
+        r->acl.name = strdup(o->acl.name);
+        r->acl.principal = strdup(o->acl.principal);
+        r->acl.host = strdup(o->acl.host);
+        c->acls[c->n++] = r;
+        if (r->acl.name == NULL || r->acl.principal == NULL ||
+            r->acl.host == NULL)
+            goto oom;
+    }
+    return c;
+oom:
+    gr_acls_destroy(c);
+    return NULL;
+}
+
 size_t
 gr_acls_count(const gr_acls_t *s)
 {

@@ -107,6 +107,12 @@ typedef struct gr_acls gr_acls_t;
  * allow.everyone.if.no.acl.found. NULL when out of memory. */
 gr_acls_t *gr_acls_new(const char *super_users, bool allow_if_none);
 void gr_acls_destroy(gr_acls_t *s);
+/* A copy of s (its bindings in the same order, its settings) without
+ * an index: a change is made on a copy, which gr_acls_commit() indexes
+ * before it replaces s. Only the copy's owner touches it, so that
+ * commit (and gr_acls_serialize) may run on another thread. NULL when
+ * out of memory. O(n). */
+gr_acls_t *gr_acls_copy(const gr_acls_t *s);
 
 /* Whether principal from host may do op on the resource (type, name).
  * host: the client's address as text ("" when unknown). Allocates

@@ -833,13 +833,14 @@ resources_of(const gr_client_quotas_t *q, bool *oom)
 }
 
 gr_kerr_t
-gr_client_quotas_commit(gr_client_quotas_t *q)
+gr_client_quotas_prepare(gr_client_quotas_t *q, bool *changed,
+                         gr_config_resource_t **out)
 {
-    gr_config_resource_t *now, *old;
-    gr_kerr_t err;
     bool oom;
     int n = q->nchanged;
 
+    *out = NULL;
+    *changed = false;
     if (q->records > GR_CQ_MAX_RECORDS) {
         GR_LOG_INFO("AlterClientQuotas of %lld changes refused: more than "
                     "%d (Kafka's excessively large batch)",
@@ -849,23 +850,34 @@ gr_client_quotas_commit(gr_client_quotas_t *q)
     }
     if (q->undo == NULL)
         return GR_KERR_NONE;
-    now = resources_of(q, &oom);
-    if (oom) {
-        undo_all(q);
+    *out = resources_of(q, &oom);
+    /* as before until stored: the stored list comes back by install */
+    undo_all(q);
+    if (oom)
         return GR_KERR_UNKNOWN_SERVER_ERROR;
-    }
-    old = q->c->client_quotas;
-    q->c->client_quotas = now;
-    if ((err = gr_cluster_store_client_quotas(q->c)) != GR_KERR_NONE) {
-        q->c->client_quotas = old;
-        gr_config_resources_free(&now);
-        undo_all(q);
-        return err;
-    }
-    gr_config_resources_free(&old);
-    undo_free(q);
-    GR_LOG_INFO("client quotas: %d entit%s changed", n, n == 1 ? "y" : "ies");
+    *changed = true;
+    GR_LOG_DEBUG("client quotas: %d entit%s to change", n,
+                 n == 1 ? "y" : "ies");
     return GR_KERR_NONE;
+}
+
+int
+gr_client_quotas_install(gr_client_quotas_t *q, gr_config_resource_t *list)
+{
+    int n = 0;
+
+    gr_config_resources_free(&q->c->client_quotas);
+    q->c->client_quotas = list;
+    entries_free(q);
+    if (gr_client_quotas_load(q) != 0) {
+        GR_LOG_ERROR("client quotas: out of memory taking the stored ones; "
+                     "some hold from the next start only");
+        return -1;
+    }
+    for (const entry_t *e = q->entries; e; e = e->next)
+        n++;
+    GR_LOG_INFO("client quotas stored: %d entit%s", n, n == 1 ? "y" : "ies");
+    return 0;
 }
 
 /* --- DescribeClientQuotas */

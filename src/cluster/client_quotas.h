@@ -37,6 +37,7 @@
 
 typedef struct gr_cluster gr_cluster_t;
 typedef struct gr_client_quotas gr_client_quotas_t;
+struct gr_config_resource;
 
 /* The keys, in the order Kafka 4.4 describes an entity's values. */
 typedef enum gr_cq_key {
@@ -74,8 +75,9 @@ int gr_client_quotas_load(gr_client_quotas_t *q);
 
 /* AlterClientQuotas for one entry, as Kafka's controller checks it:
  * GR_KERR_NONE or INVALID_REQUEST with *msg (static or in a); applied
- * at once unless validate_only, persisted by the commit that ends the
- * request's changes (begin, alter..., commit: one write a request). */
+ * at once unless validate_only (later entries of the request see it),
+ * until the prepare that ends the request's changes (begin, alter...,
+ * prepare: one write a request) puts memory back. */
 gr_kerr_t gr_client_quotas_alter(gr_client_quotas_t *q,
                                  const gr_cq_comp_t *comps, int ncomps,
                                  const gr_cq_op_t *ops, int nops,
@@ -87,12 +89,20 @@ int gr_client_quotas_begin(gr_client_quotas_t *q);
 /* The most records (keys set, changed or removed) one request may make:
  * Kafka's controller refuses more (BoundedList of 10000). */
 #define GR_CQ_MAX_RECORDS 10000
-/* Persists the changes since begin: GR_KERR_NONE; else every change is
- * undone and the error is POLICY_VIOLATION (more than GR_CQ_MAX_RECORDS:
- * Kafka's "excessively large batch"), KAFKA_STORAGE_ERROR or
- * UNKNOWN_SERVER_ERROR (out of memory). O(entities) when something
- * changed. */
-gr_kerr_t gr_client_quotas_commit(gr_client_quotas_t *q);
+/* Ends a request's changes (begin, alter...): *changed says whether
+ * there were any, *out (malloc'd; NULL: none left) is what the quota
+ * file is to hold, and memory is put back as it was: the changes hold
+ * once stored, by gr_client_quotas_install(). GR_KERR_NONE;
+ * POLICY_VIOLATION (more than GR_CQ_MAX_RECORDS: Kafka's "excessively
+ * large batch") or UNKNOWN_SERVER_ERROR (out of memory), nothing
+ * changed. O(entities) when something changed. */
+gr_kerr_t gr_client_quotas_prepare(gr_client_quotas_t *q, bool *changed,
+                                   struct gr_config_resource **out);
+/* Makes list (taken: what prepare gave, now stored) the quotas that
+ * hold, c->client_quotas and the entities measured. 0, or -1 when out of
+ * memory (logged; some entities hold from the next start only). */
+int gr_client_quotas_install(gr_client_quotas_t *q,
+                             struct gr_config_resource *list);
 /* Whether two entries name the same entity (as Kafka's HashMap of the
  * components: a type named twice keeps the last name). */
 bool gr_client_quotas_same_entity(const gr_cq_comp_t *x, int nx,

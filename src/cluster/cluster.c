@@ -412,10 +412,11 @@ gr_cluster_store_client_metrics(gr_cluster_t *c)
     return c->ops->store_client_metrics(c);
 }
 
-gr_kerr_t
-gr_cluster_store_acls(gr_cluster_t *c, const char *data, size_t len)
+void
+gr_cluster_store_acls(gr_cluster_t *c, char *data, size_t len,
+                      gr_cluster_stored_cb done, void *arg)
 {
-    return c->ops->store_acls(c, data, len);
+    c->ops->store_acls(c, data, len, done, arg);
 }
 
 int
@@ -424,10 +425,12 @@ gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len)
     return c->ops->load_acls(c, data, len);
 }
 
-gr_kerr_t
-gr_cluster_store_client_quotas(gr_cluster_t *c)
+void
+gr_cluster_store_client_quotas(gr_cluster_t *c,
+                               const gr_config_resource_t *list,
+                               gr_cluster_stored_cb done, void *arg)
 {
-    return c->ops->store_client_quotas(c);
+    c->ops->store_client_quotas(c, list, done, arg);
 }
 
 void

@@ -31,6 +31,9 @@ struct gr_workers;
  * broker is stopping, only free what arg holds. */
 typedef void (*gr_cluster_sync_cb)(void *arg, const gr_uuid_t *failed,
                                    int nfailed, bool cancelled);
+/* A file of gregor-configs/ stored in the background: err 0 (durable)
+ * or the errno that stopped it. */
+typedef void (*gr_cluster_stored_cb)(void *arg, int err);
 
 #define GR_TOPIC_NAME_MAX 249
 
@@ -163,13 +166,23 @@ typedef struct gr_cluster_ops {
     /* Persists the client-metrics resources (c->client_metrics, already
      * changed), all of them, before it returns. */
     gr_kerr_t (*store_client_metrics)(gr_cluster_t *c);
-    /* Persists the authorizer's ACLs (their text, src/auth/acl.h), whole,
-     * before it returns; reads them back (*data malloc'd, NULL with 0
-     * when none were ever stored). */
-    gr_kerr_t (*store_acls)(gr_cluster_t *c, const char *data, size_t len);
+    /* Persists the authorizer's ACLs (their text, src/auth/acl.h; data
+     * taken, freed here), whole, off the loop and in order with the
+     * changes before it; done(arg, err) on the loop once the file is
+     * durable (err 0) or could not be written (the errno, logged with
+     * the path): a crash leaves the old file or the new one. done may
+     * run before this returns (no workers, or stopping). load_acls reads
+     * them back (*data malloc'd, NULL with 0 when none were ever
+     * stored). */
+    void (*store_acls)(gr_cluster_t *c, char *data, size_t len,
+                       gr_cluster_stored_cb done, void *arg);
     int (*load_acls)(gr_cluster_t *c, char **data, size_t *len);
-    /* The same for the client quotas (c->client_quotas). */
-    gr_kerr_t (*store_client_quotas)(gr_cluster_t *c);
+    /* The same for the client quotas: list (borrowed; formatted before
+     * this returns) is what the file is to hold; c->client_quotas is
+     * left to the caller. */
+    void (*store_client_quotas)(gr_cluster_t *c,
+                                const gr_config_resource_t *list,
+                                gr_cluster_stored_cb done, void *arg);
     /* Calls cb once the topic changes made so far are durable. The three
      * operations above change the model at once and persist the change in
      * the background; a request that must not be answered before that
@@ -268,10 +281,12 @@ gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
 gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
 gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
 gr_kerr_t gr_cluster_store_client_metrics(gr_cluster_t *c);
-gr_kerr_t gr_cluster_store_acls(gr_cluster_t *c, const char *data,
-                                size_t len);
+void gr_cluster_store_acls(gr_cluster_t *c, char *data, size_t len,
+                           gr_cluster_stored_cb done, void *arg);
 int gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len);
-gr_kerr_t gr_cluster_store_client_quotas(gr_cluster_t *c);
+void gr_cluster_store_client_quotas(gr_cluster_t *c,
+                                    const gr_config_resource_t *list,
+                                    gr_cluster_stored_cb done, void *arg);
 void gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg);
 
 /* The topic-level override of key, or NULL. */

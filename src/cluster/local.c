@@ -22,20 +22,29 @@
 
 /* A change to gregor-topics/ waiting for a worker, or a sync waiting for
  * the changes before it. */
-typedef enum { OP_WRITE, OP_UNLINK, OP_RETIRE, OP_FSYNC, OP_SYNC } op_kind_t;
+typedef enum {
+    OP_WRITE,
+    OP_UNLINK,
+    OP_RETIRE,
+    OP_FSYNC,
+    OP_SYNC,
+    OP_CONFIG, /* a file of gregor-configs/, with its own callback */
+} op_kind_t;
 
 typedef struct meta_op {
     struct meta_op *next;
     op_kind_t kind;
-    char *path;   /* WRITE, UNLINK, RETIRE (the topic file), FSYNC */
+    char *path;   /* WRITE, UNLINK, RETIRE (the topic file), FSYNC, CONFIG */
     char *record; /* RETIRE: the deletion record, written before path goes */
-    char *data;   /* WRITE, RETIRE: the file (record) */
+    char *data;   /* WRITE, RETIRE, CONFIG: the file (record) */
     size_t len;
     gr_uuid_t id;          /* the topic */
     bool created;          /* WRITE of a new topic: removed again if it fails */
-    bool fault;            /* WRITE, RETIRE: fails (fault point topic.store) */
+    bool fault; /* WRITE, RETIRE, CONFIG: fails (fault point topic.store,
+                 * acls.store, client_quotas.store) */
     int err;               /* errno, set on the worker */
     gr_cluster_sync_cb cb; /* SYNC */
+    gr_cluster_stored_cb stored; /* CONFIG */
     void *arg;
 } meta_op_t;
 
@@ -198,13 +207,21 @@ ops_work(void *arg)
                 op->err = errno;
             else
                 changed = true;
+        } else if (op->kind == OP_CONFIG) {
+            /* gregor-configs/ is made at the first such file */
+            if ((mkdir(l->configs, 0755) != 0 && errno != EEXIST) ||
+                write_replace(op->path, op->data, op->len, op->fault, true) !=
+                    0 ||
+                fsync_dir(l->configs) != 0)
+                op->err = errno ? errno : EIO;
         }
     }
     if (changed && fsync_dir(l->topics) != 0)
         dir_err = errno ? errno : EIO;
     if (dir_err != 0)
         for (meta_op_t *op = l->running; op; op = op->next)
-            if (op->kind != OP_SYNC && op->err == 0) {
+            if (op->kind != OP_SYNC && op->kind != OP_CONFIG &&
+                op->err == 0) {
                 op->err = dir_err;
                 if (op->created) /* removed again: not on disk either */
                     unlink(op->path);
@@ -260,6 +277,11 @@ ops_finish(gr_cluster_t *c, meta_op_t *list)
         if (op->kind == OP_SYNC) {
             op->cb(op->arg, l->failed, l->nfailed, c->stopping);
             heard = l->nfailed;
+        } else if (op->kind == OP_CONFIG) {
+            if (op->err != 0)
+                GR_LOG_ERROR("cannot persist %s: %s", op->path,
+                             strerror(op->err));
+            op->stored(op->arg, op->err);
         } else if (op->err != 0) {
             GR_LOG_ERROR("cannot %s %s: %s",
                          op->kind == OP_WRITE   ? "write"
@@ -737,25 +759,19 @@ resources_path(gr_cluster_t *c, const char *file, char *out, size_t n)
     snprintf(out, n, "%s/%s", l->configs, file);
 }
 
-/* Writes list whole to gregor-configs/<file>, a header line first; fault
- * point fault. */
-static gr_kerr_t
-store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
-                const char *file, const char *header, const char *fault)
+/* The text of list as gregor-configs/<file> keeps it, a header line
+ * first: *data malloc'd. 0 or -1 (out of memory). */
+static int
+resources_text(const gr_config_resource_t *list, const char *header,
+               char **data, size_t *len)
 {
-    local_t *l = c->impl;
-    char path[PATH_MAX], *data = NULL;
-    size_t len = 0;
     FILE *f;
-    int rc;
 
-    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
-        return GR_KERR_KAFKA_STORAGE_ERROR;
-    }
-    f = open_memstream(&data, &len);
+    *data = NULL;
+    *len = 0;
+    f = open_memstream(data, len);
     if (f == NULL)
-        return GR_KERR_KAFKA_STORAGE_ERROR;
+        return -1;
     fprintf(f, "%s\n", header);
     for (const gr_config_resource_t *r = list; r; r = r->next) {
         fputc('[', f);
@@ -768,9 +784,30 @@ store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
         }
     }
     if (fclose(f) != 0) {
-        free(data);
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Writes list whole to gregor-configs/<file>, a header line first, on
+ * the loop; fault point fault. */
+static gr_kerr_t
+store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
+                const char *file, const char *header, const char *fault)
+{
+    local_t *l = c->impl;
+    char path[PATH_MAX], *data = NULL;
+    size_t len = 0;
+    int rc;
+
+    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
+        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
+    if (resources_text(list, header, &data, &len) != 0)
+        return GR_KERR_KAFKA_STORAGE_ERROR;
     resources_path(c, file, path, sizeof path);
     rc = GR_FAULT(fault, path)
              ? (errno = EIO, -1)
@@ -779,6 +816,35 @@ store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
         GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
     free(data);
     return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+/* Queues the write of gregor-configs/<file> (data taken) for a worker:
+ * done(arg, err) once it is durable or failed (ENOMEM at once when the
+ * queue cannot take it). fault: the point that fails it, counted here
+ * on the loop. */
+static void
+push_config(gr_cluster_t *c, const char *file, char *data, size_t len,
+            const char *fault, gr_cluster_stored_cb done, void *arg)
+{
+    char path[PATH_MAX];
+    meta_op_t *op;
+
+    resources_path(c, file, path, sizeof path);
+    op = data != NULL ? calloc(1, sizeof *op) : NULL;
+    if (op == NULL || (op->path = strdup(path)) == NULL) {
+        GR_LOG_ERROR("cannot persist %s: out of memory", path);
+        free(op);
+        free(data);
+        done(arg, ENOMEM);
+        return;
+    }
+    op->kind = OP_CONFIG;
+    op->data = data;
+    op->len = len;
+    op->fault = GR_FAULT(fault, path);
+    op->stored = done;
+    op->arg = arg;
+    ops_push(c, op);
 }
 
 static gr_kerr_t
@@ -793,14 +859,21 @@ local_store_client_metrics(gr_cluster_t *c)
 
 /* gregor-configs/client-quotas: the client quotas (Kafka keeps them in
  * the metadata log as ClientQuotaRecords), one resource per entity
- * (cluster/client_quotas.h names them), in the same format. */
-static gr_kerr_t
-local_store_client_quotas(gr_cluster_t *c)
+ * (cluster/client_quotas.h names them), in the same format, written off
+ * the loop. */
+static void
+local_store_client_quotas(gr_cluster_t *c, const gr_config_resource_t *list,
+                          gr_cluster_stored_cb done, void *arg)
 {
-    return store_resources(c, c->client_quotas, "client-quotas",
-                           "# Gregor client quotas, one [entity] each; "
-                           "written by the broker.",
-                           "client_quotas.store");
+    char *data;
+    size_t len;
+    if (resources_text(list,
+                       "# Gregor client quotas, one [entity] each; written "
+                       "by the broker.",
+                       &data, &len) != 0)
+        data = NULL; /* push_config answers ENOMEM */
+    push_config(c, "client-quotas", data, len, "client_quotas.store", done,
+                arg);
 }
 
 static int
@@ -865,26 +938,12 @@ load_resources(gr_cluster_t *c, gr_config_resource_t **list, const char *file)
 
 /* gregor-configs/acls: the authorizer's ACLs (Kafka keeps them in the
  * metadata log as AccessControlEntryRecords), their text written whole on
- * each change as the client-metrics file is: a crash leaves the old file
- * or the new one. */
-static gr_kerr_t
-local_store_acls(gr_cluster_t *c, const char *data, size_t len)
+ * each change, off the loop: a crash leaves the old file or the new one. */
+static void
+local_store_acls(gr_cluster_t *c, char *data, size_t len,
+                 gr_cluster_stored_cb done, void *arg)
 {
-    local_t *l = c->impl;
-    char path[PATH_MAX];
-    int rc;
-
-    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
-        return GR_KERR_KAFKA_STORAGE_ERROR;
-    }
-    snprintf(path, sizeof path, "%s/acls", l->configs);
-    rc = GR_FAULT("acls.store", path) ? (errno = EIO, -1)
-                                      : write_atomic(l->configs, path, data,
-                                                     len);
-    if (rc != 0)
-        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
-    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+    push_config(c, "acls", data, len, "acls.store", done, arg);
 }
 
 static int

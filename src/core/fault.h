@@ -24,6 +24,10 @@
  *          client_metrics.store  writing the client-metrics
  *                           subscriptions (gregor-configs/client-metrics)
  *                           fails (EIO)
+ *          acls.store, client_quotas.store  writing the ACLs
+ *                           (gregor-configs/acls) or the client quotas
+ *                           (gregor-configs/client-quotas) fails (EIO);
+ *                           counted on the loop, failed on the worker
  *          trash.kill       the broker kills itself (SIGKILL) before it
  *                           renames a deleted partition's directory aside
  *                           (where: the directory): a crash mid-deletion

@@ -2,6 +2,7 @@
 #include "brokertest.h"
 
 #include "core/log.h"
+#include "core/worker.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 #include "proto/proto.h"
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,4 +321,82 @@ gr_brokertest_coordinator(gr_brokertest_t *t, const char *key, int8_t key_type)
         usleep(50000);
     }
     ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+}
+
+/* more than the broker has worker threads (broker.c: 2): each thread
+ * takes one of these before anything queued after them */
+#define HOLD_JOBS 8
+
+static void
+hold_work(void *arg)
+{
+    int fd = *(int *)arg;
+    char c;
+    while (read(fd, &c, 1) < 0 && errno == EINTR)
+        ;
+}
+
+static void
+hold_done(gr_loop_t *loop, void *arg)
+{
+    (void)loop;
+    (void)arg;
+}
+
+void
+gr_brokertest_hold_workers(gr_brokertest_t *t)
+{
+    ck_assert_int_eq(pipe(t->hold), 0);
+    for (int i = 0; i < HOLD_JOBS; i++)
+        ck_assert_int_eq(
+            gr_workers_submit(t->b->workers, hold_work, hold_done, &t->hold[0]),
+            0);
+}
+
+void
+gr_brokertest_release_workers(gr_brokertest_t *t)
+{
+    char b[HOLD_JOBS] = { 0 };
+    ck_assert_int_eq(write(t->hold[1], b, sizeof b), (ssize_t)sizeof b);
+    /* the jobs read the pipe until they are done: left open, it is
+     * closed with the test's process */
+}
+
+bool
+gr_brokertest_readable(int fd, int ms)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    return poll(&p, 1, ms) == 1;
+}
+
+int32_t
+gr_brokertest_send_fd(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                      const void *rq)
+{
+    int own = t->fd;
+    int32_t corr;
+    t->fd = fd;
+    corr = gr_brokertest_send(t, key, ver, rq);
+    t->fd = own;
+    return corr;
+}
+
+void *
+gr_brokertest_recv_fd(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                      int32_t corr)
+{
+    int own = t->fd;
+    void *rs;
+    t->fd = fd;
+    rs = gr_brokertest_recv(t, key, ver, corr);
+    t->fd = own;
+    return rs;
+}
+
+void *
+gr_brokertest_call_on(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                      const void *rq)
+{
+    return gr_brokertest_recv_fd(t, fd, key, ver,
+                                 gr_brokertest_send_fd(t, fd, key, ver, rq));
 }

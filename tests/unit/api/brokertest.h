@@ -20,6 +20,7 @@ typedef struct gr_brokertest {
     int32_t corr;
     gr_arena_t *a;    /* decoded responses; reset by the caller */
     int saved_stdout; /* the broker's start-up lines go to /dev/null */
+    int hold[2];      /* gr_brokertest_hold_workers(): a pipe; -1: none */
 } gr_brokertest_t;
 
 /* Starts a broker with overrides ("key=value", NULL-terminated; may be
@@ -65,6 +66,21 @@ int32_t gr_brokertest_send(gr_brokertest_t *t, int key, int16_t ver,
                            const void *rq);
 void *gr_brokertest_recv(gr_brokertest_t *t, int key, int16_t ver,
                          int32_t corr);
+/* Holds the broker's worker threads: jobs of the test's, queued first,
+ * wait until gr_brokertest_release_workers(), so whatever the broker
+ * hands the workers after this (a file write) waits behind them. */
+void gr_brokertest_hold_workers(gr_brokertest_t *t);
+void gr_brokertest_release_workers(gr_brokertest_t *t);
+/* Whether data (an answer) arrives on fd within ms. */
+bool gr_brokertest_readable(int fd, int ms);
+/* gr_brokertest_send() and _recv() on another connection (fd). */
+void *gr_brokertest_call_on(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                            const void *rq);
+int32_t gr_brokertest_send_fd(gr_brokertest_t *t, int fd, int key,
+                              int16_t ver, const void *rq);
+void *gr_brokertest_recv_fd(gr_brokertest_t *t, int fd, int key, int16_t ver,
+                            int32_t corr);
+
 /* CreateTopics v7 of one topic (replication factor 1) with one config
  * key=value (key may be NULL); fails the test unless it is created.
  * Returns the topic's id. */

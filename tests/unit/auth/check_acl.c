@@ -4,11 +4,14 @@
  * codecs on hand-written vectors (Kafka's CreateAcls/DescribeAcls/
  * DeleteAcls message definitions), and the handlers with their checks
  * through a broker (CreateAcls, DescribeAcls, DeleteAcls, Produce,
- * Metadata, InitProducerId, restart).
+ * Metadata, InitProducerId, restart), their changes answered only once
+ * stored (off the loop, in order; a failed write changes nothing).
  */
 #include "../api/brokertest.h"
 #include "../unit.h"
 #include "auth/acl.h"
+#include "core/fault.h"
+#include "core/time.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
 #include "proto/proto.h"
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static gr_acl_t
 acl(int type, int pattern, const char *name, const char *principal,
@@ -613,6 +617,173 @@ START_TEST(test_api_no_authorizer)
 }
 END_TEST
 
+/* --- the ACL changes stored before they are answered */
+
+static void
+describe_all(gr_describe_acls_request_t *rq)
+{
+    gr_describe_acls_request_init(rq);
+    rq->resource_type_filter = GR_RES_ANY;
+    rq->pattern_type_filter = GR_PAT_ANY;
+    rq->resource_name_filter = GR_STR_NULL;
+    rq->principal_filter = GR_STR_NULL;
+    rq->host_filter = GR_STR_NULL;
+    rq->operation = GR_OP_ANY;
+    rq->permission_type = GR_PERM_ANY;
+}
+
+/* How many bindings DescribeAcls lists (on fd; -1: t's connection). */
+static int
+count_acls(gr_brokertest_t *t, int fd)
+{
+    gr_describe_acls_request_t rq;
+    gr_describe_acls_response_t *rs;
+    int n = 0;
+    describe_all(&rq);
+    rs = fd < 0 ? gr_brokertest_call(t, GR_API_DESCRIBE_ACLS, 3, &rq)
+                : gr_brokertest_call_on(t, fd, GR_API_DESCRIBE_ACLS, 3, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    for (int32_t i = 0; i < rs->resources_cnt; i++)
+        n += rs->resources[i].acls_cnt;
+    return n;
+}
+
+static void
+topic_read(gr_create_acls_request_t *rq,
+           gr_create_acls_request_acl_creation_t *c, const char *name)
+{
+    gr_create_acls_request_init(rq);
+    gr_create_acls_request_acl_creation_init(c);
+    c->resource_type = GR_RES_TOPIC;
+    c->resource_name = gr_str_c(name);
+    c->resource_pattern_type = GR_PAT_LITERAL;
+    c->principal = GR_STR("User:ANONYMOUS");
+    c->host = GR_STR("*");
+    c->operation = GR_OP_READ;
+    c->permission_type = GR_PERM_ALLOW;
+    rq->creations = c;
+    rq->creations_cnt = 1;
+}
+
+/* A filter of every binding (name, principal NULL: any). */
+static void
+filter_init(gr_delete_acls_request_delete_acls_filter_t *f, const char *name,
+            const char *principal)
+{
+    gr_delete_acls_request_delete_acls_filter_init(f);
+    f->resource_type_filter = GR_RES_ANY;
+    f->pattern_type_filter = name ? GR_PAT_MATCH : GR_PAT_ANY;
+    f->resource_name_filter = name ? gr_str_c(name) : GR_STR_NULL;
+    f->principal_filter = principal ? gr_str_c(principal) : GR_STR_NULL;
+    f->host_filter = GR_STR_NULL;
+    f->operation = GR_OP_ANY;
+    f->permission_type = GR_PERM_ANY;
+}
+
+static gr_delete_acls_response_t *
+delete_acls(gr_brokertest_t *t, gr_delete_acls_request_delete_acls_filter_t *f,
+            int n)
+{
+    gr_delete_acls_request_t rq;
+    gr_delete_acls_response_t *rs;
+    gr_delete_acls_request_init(&rq);
+    rq.filters = f;
+    rq.filters_cnt = n;
+    rs = gr_brokertest_call(t, GR_API_DELETE_ACLS, 3, &rq);
+    ck_assert_int_eq(rs->filter_results_cnt, n);
+    return rs;
+}
+
+/* CreateAcls is answered after the worker wrote the file, not before;
+ * until then the checks and DescribeAcls see the old set; a DeleteAcls
+ * that came after it (another connection) sees its binding. */
+START_TEST(test_api_acls_stored_first)
+{
+    gr_brokertest_t t;
+    gr_create_acls_request_t crq;
+    gr_create_acls_request_acl_creation_t c;
+    gr_create_acls_response_t *crs;
+    gr_delete_acls_request_t drq;
+    gr_delete_acls_request_delete_acls_filter_t f;
+    gr_delete_acls_response_t *drs;
+    int32_t ccorr, dcorr;
+    int fd2, fd3;
+    int64_t t0;
+
+    gr_brokertest_start(&t, open_conf);
+    fd2 = gr_brokertest_connect(&t);
+    fd3 = gr_brokertest_connect(&t);
+    gr_brokertest_hold_workers(&t);
+    topic_read(&crq, &c, "t1");
+    ccorr = gr_brokertest_send(&t, GR_API_CREATE_ACLS, 3, &crq);
+    ck_assert(!gr_brokertest_readable(t.fd, 300));
+    ck_assert_int_eq(count_acls(&t, fd2), 0); /* the loop answers others */
+    gr_delete_acls_request_init(&drq);
+    filter_init(&f, "t1", NULL);
+    drq.filters = &f;
+    drq.filters_cnt = 1;
+    dcorr = gr_brokertest_send_fd(&t, fd3, GR_API_DELETE_ACLS, 3, &drq);
+    ck_assert(!gr_brokertest_readable(fd3, 200));
+    ck_assert(!gr_brokertest_readable(t.fd, 0));
+    t0 = gr_mono_us();
+    gr_brokertest_release_workers(&t);
+    crs = gr_brokertest_recv(&t, GR_API_CREATE_ACLS, 3, ccorr);
+    ck_assert_int_eq(crs->results_cnt, 1);
+    ck_assert_int_eq(crs->results[0].error_code, GR_KERR_NONE);
+    drs = gr_brokertest_recv_fd(&t, fd3, GR_API_DELETE_ACLS, 3, dcorr);
+    ck_assert_int_lt(gr_mono_us() - t0, 10 * 1000000);
+    ck_assert_int_eq(drs->filter_results[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(drs->filter_results[0].matching_acls_cnt, 1);
+    ck_assert_int_eq(count_acls(&t, -1), 0);
+    /* and one created now is there after a restart */
+    ck_assert_int_eq(create_acl(&t, GR_RES_TOPIC, GR_PAT_LITERAL, "t2",
+                                GR_OP_READ, GR_PERM_ALLOW, 3, NULL),
+                     GR_KERR_NONE);
+    close(fd2);
+    close(fd3);
+    gr_brokertest_restart(&t, open_conf);
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    gr_brokertest_stop(&t);
+}
+END_TEST
+
+/* A write that fails (fault point acls.store) changes nothing: the
+ * request answers UNKNOWN_SERVER_ERROR, the set is as before, in memory
+ * and after a restart. */
+START_TEST(test_api_acls_store_fails)
+{
+    gr_brokertest_t t;
+    gr_delete_acls_request_delete_acls_filter_t f;
+    gr_delete_acls_response_t *rs;
+    const char *msg;
+
+    gr_brokertest_start(&t, open_conf);
+    ck_assert_int_eq(create_acl(&t, GR_RES_TOPIC, GR_PAT_LITERAL, "kept",
+                                GR_OP_READ, GR_PERM_ALLOW, 3, NULL),
+                     GR_KERR_NONE);
+    gr_fault_arm("acls.store", 1);
+    ck_assert_int_eq(create_acl(&t, GR_RES_TOPIC, GR_PAT_PREFIXED, "secret",
+                                GR_OP_DESCRIBE, GR_PERM_DENY, 3, &msg),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_str_eq(msg, "The ACLs could not be stored: Input/output error");
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    /* the DENY is not in force */
+    ck_assert_int_eq(metadata_error(&t, "secret1"), GR_KERR_NONE);
+    gr_fault_arm("acls.store", 1);
+    filter_init(&f, NULL, NULL);
+    rs = delete_acls(&t, &f, 1);
+    ck_assert_int_eq(rs->filter_results[0].error_code,
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert_int_eq(rs->filter_results[0].matching_acls_cnt, 0);
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    gr_fault_clear();
+    gr_brokertest_restart(&t, open_conf);
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    ck_assert_int_eq(metadata_error(&t, "secret1"), GR_KERR_NONE);
+    gr_brokertest_stop(&t);
+}
+END_TEST
+
 Suite *
 suite_auth_acl(void)
 {
@@ -631,6 +802,8 @@ suite_auth_acl(void)
     tcase_add_test(tc, test_api_acls);
     tcase_add_test(tc, test_api_closed);
     tcase_add_test(tc, test_api_no_authorizer);
+    tcase_add_test(tc, test_api_acls_stored_first);
+    tcase_add_test(tc, test_api_acls_store_fails);
     suite_add_tcase(s, tc);
     return s;
 }

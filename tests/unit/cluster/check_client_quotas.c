@@ -2,7 +2,9 @@
  * ClientQuotaControlManager messages), what DescribeClientQuotas matches
  * (ClientQuotasImage), which quota holds for a (user, client-id)
  * (DefaultQuotaCallback's order), the throttle times (QuotaUtils by hand),
- * persistence over a reopen; and on a broker in this process: a throttled
+ * persistence over a reopen; and on a broker in this process: changes
+ * answered once stored (in order; a failed write changes nothing), a
+ * throttled
  * Produce answers throttle_time_ms, other APIs carry the request quota's,
  * and the connection is muted for that time. */
 #include "../api/brokertest.h"
@@ -11,6 +13,7 @@
 
 #include "cluster/client_quotas.h"
 #include "cluster/cluster.h"
+#include "core/fault.h"
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
 
@@ -18,6 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+static gr_cluster_t *opened; /* the last cluster_open()'s, for commit() */
 
 static gr_cluster_t *
 cluster_open(gr_logtest_t *t)
@@ -27,6 +33,7 @@ cluster_open(gr_logtest_t *t)
     gr_cluster_t *c = gr_cluster_local_new(t->dir, 1, &ep, 1, &hooks);
     ck_assert_ptr_nonnull(c);
     ck_assert_int_eq(gr_cluster_load(c), 0);
+    opened = c;
     return c;
 }
 
@@ -34,6 +41,30 @@ static gr_str_t
 s(const char *p)
 {
     return p ? gr_str_c(p) : GR_STR_NULL;
+}
+
+static void
+stored_cb(void *arg, int err)
+{
+    *(int *)arg = err;
+}
+
+/* prepare, store and install, as AlterClientQuotas does (the cluster has
+ * no workers: the store calls back at once) */
+static gr_kerr_t
+commit(gr_client_quotas_t *q)
+{
+    gr_cluster_t *c = opened;
+    gr_config_resource_t *list = NULL;
+    bool changed;
+    gr_kerr_t err = gr_client_quotas_prepare(q, &changed, &list);
+    int stored = -1;
+    if (err != GR_KERR_NONE || !changed)
+        return err;
+    gr_cluster_store_client_quotas(c, list, stored_cb, &stored);
+    ck_assert_int_eq(stored, 0);
+    ck_assert_int_eq(gr_client_quotas_install(q, list), 0);
+    return GR_KERR_NONE;
 }
 
 /* alter(q, "user", "alice", "client-id", NULL, ..., NULL) then ops */
@@ -52,7 +83,7 @@ alter1(gr_client_quotas_t *q, gr_arena_t *a, const char *t1, const char *n1,
                                  : t2       ? 2
                                             : 1,
                                  &op, 1, validate_only, a, msg);
-    ck_assert_int_eq(gr_client_quotas_commit(q), GR_KERR_NONE);
+    ck_assert_int_eq(commit(q), GR_KERR_NONE);
     return err;
 }
 
@@ -376,33 +407,142 @@ END_TEST
 
 /* --- on a broker */
 
-static void
-quota_set(gr_brokertest_t *t, const char *cid, const char *key, double v)
-{
+/* One AlterClientQuotas entry: key = v for client-id cid. */
+typedef struct quota_rq {
     gr_alter_client_quotas_request_t rq;
     gr_alter_client_quotas_request_entry_data_t e;
     gr_alter_client_quotas_request_entity_data_t ent;
     gr_alter_client_quotas_request_op_data_t op;
-    gr_alter_client_quotas_response_t *rs;
+} quota_rq_t;
 
-    gr_alter_client_quotas_request_init(&rq);
-    gr_alter_client_quotas_request_entry_data_init(&e);
-    gr_alter_client_quotas_request_entity_data_init(&ent);
-    gr_alter_client_quotas_request_op_data_init(&op);
-    ent.entity_type = gr_str_c("client-id");
-    ent.entity_name = gr_str_c(cid);
-    op.key = gr_str_c(key);
-    op.value = v;
-    e.entity = &ent;
-    e.entity_cnt = 1;
-    e.ops = &op;
-    e.ops_cnt = 1;
-    rq.entries = &e;
-    rq.entries_cnt = 1;
-    rs = gr_brokertest_call(t, GR_API_ALTER_CLIENT_QUOTAS, 1, &rq);
-    ck_assert_int_eq(rs->entries_cnt, 1);
-    ck_assert_int_eq(rs->entries[0].error_code, 0);
+static void
+quota_rq(quota_rq_t *q, const char *cid, const char *key, double v)
+{
+    gr_alter_client_quotas_request_init(&q->rq);
+    gr_alter_client_quotas_request_entry_data_init(&q->e);
+    gr_alter_client_quotas_request_entity_data_init(&q->ent);
+    gr_alter_client_quotas_request_op_data_init(&q->op);
+    q->ent.entity_type = gr_str_c("client-id");
+    q->ent.entity_name = gr_str_c(cid);
+    q->op.key = gr_str_c(key);
+    q->op.value = v;
+    q->e.entity = &q->ent;
+    q->e.entity_cnt = 1;
+    q->e.ops = &q->op;
+    q->e.ops_cnt = 1;
+    q->rq.entries = &q->e;
+    q->rq.entries_cnt = 1;
 }
+
+static gr_alter_client_quotas_response_t *
+quota_alter(gr_brokertest_t *t, const char *cid, const char *key, double v)
+{
+    quota_rq_t q;
+    gr_alter_client_quotas_response_t *rs;
+    quota_rq(&q, cid, key, v);
+    rs = gr_brokertest_call(t, GR_API_ALTER_CLIENT_QUOTAS, 1, &q.rq);
+    ck_assert_int_eq(rs->entries_cnt, 1);
+    return rs;
+}
+
+static void
+quota_set(gr_brokertest_t *t, const char *cid, const char *key, double v)
+{
+    ck_assert_int_eq(quota_alter(t, cid, key, v)->entries[0].error_code, 0);
+}
+
+/* DescribeClientQuotas of every entity (on fd; -1: t's connection). */
+static gr_describe_client_quotas_response_t *
+quota_describe(gr_brokertest_t *t, int fd)
+{
+    gr_describe_client_quotas_request_t rq;
+    gr_describe_client_quotas_response_t *rs;
+    gr_describe_client_quotas_request_init(&rq);
+    rq.components_cnt = 0;
+    rs = fd < 0 ? gr_brokertest_call(t, GR_API_DESCRIBE_CLIENT_QUOTAS, 1, &rq)
+                : gr_brokertest_call_on(t, fd, GR_API_DESCRIBE_CLIENT_QUOTAS,
+                                        1, &rq);
+    ck_assert_int_eq(rs->error_code, GR_KERR_NONE);
+    return rs;
+}
+
+static int
+quota_count(gr_brokertest_t *t, int fd)
+{
+    return quota_describe(t, fd)->entries_cnt;
+}
+
+/* AlterClientQuotas is answered once the worker stored the file; until
+ * then the quota does not hold (DescribeClientQuotas, on the loop, shows
+ * none); two requests from two connections apply in order. */
+START_TEST(test_alter_stored_first)
+{
+    gr_brokertest_t bt;
+    quota_rq_t q1, q2;
+    gr_alter_client_quotas_response_t *rs;
+    int32_t c1, c2;
+    int fd2, fd3;
+
+    gr_brokertest_start(&bt, NULL);
+    fd2 = gr_brokertest_connect(&bt);
+    fd3 = gr_brokertest_connect(&bt);
+    gr_brokertest_hold_workers(&bt);
+    quota_rq(&q1, "c1", "producer_byte_rate", 1000);
+    c1 = gr_brokertest_send(&bt, GR_API_ALTER_CLIENT_QUOTAS, 1, &q1.rq);
+    ck_assert(!gr_brokertest_readable(bt.fd, 300));
+    ck_assert_int_eq(quota_count(&bt, fd2), 0);
+    /* the second removes what the first set: it must come after it */
+    quota_rq(&q2, "c1", "producer_byte_rate", 0);
+    q2.op.remove = true;
+    c2 = gr_brokertest_send_fd(&bt, fd3, GR_API_ALTER_CLIENT_QUOTAS, 1,
+                               &q2.rq);
+    ck_assert(!gr_brokertest_readable(fd3, 200));
+    gr_brokertest_release_workers(&bt);
+    rs = gr_brokertest_recv(&bt, GR_API_ALTER_CLIENT_QUOTAS, 1, c1);
+    ck_assert_int_eq(rs->entries[0].error_code, GR_KERR_NONE);
+    rs = gr_brokertest_recv_fd(&bt, fd3, GR_API_ALTER_CLIENT_QUOTAS, 1, c2);
+    ck_assert_int_eq(rs->entries[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(quota_count(&bt, -1), 0);
+    quota_set(&bt, "c2", "consumer_byte_rate", 2000);
+    ck_assert_int_eq(quota_count(&bt, -1), 1);
+    close(fd2);
+    close(fd3);
+    gr_brokertest_restart(&bt, NULL);
+    ck_assert_int_eq(quota_count(&bt, -1), 1);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* A write that fails (fault point client_quotas.store) changes nothing:
+ * the entry answers UNKNOWN_SERVER_ERROR, the quotas are as before, in
+ * memory and after a restart. */
+START_TEST(test_alter_store_fails)
+{
+    gr_brokertest_t bt;
+    gr_alter_client_quotas_response_t *rs;
+    gr_describe_client_quotas_response_t *d;
+
+    gr_brokertest_start(&bt, NULL);
+    quota_set(&bt, "kept", "producer_byte_rate", 1000);
+    gr_fault_arm("client_quotas.store", 1);
+    rs = quota_alter(&bt, "lost", "producer_byte_rate", 5);
+    ck_assert_int_eq(rs->entries[0].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    ck_assert(gr_str_eq_cstr(
+        &rs->entries[0].error_message,
+        "The client quotas could not be stored: Input/output error"));
+    ck_assert_int_eq(quota_count(&bt, -1), 1);
+    gr_fault_arm("client_quotas.store", 1);
+    rs = quota_alter(&bt, "kept", "producer_byte_rate", 7);
+    ck_assert_int_eq(rs->entries[0].error_code, GR_KERR_UNKNOWN_SERVER_ERROR);
+    d = quota_describe(&bt, -1);
+    ck_assert_int_eq(d->entries_cnt, 1);
+    ck_assert_double_eq(d->entries[0].values[0].value, 1000);
+    gr_fault_clear();
+    gr_brokertest_restart(&bt, NULL);
+    ck_assert_int_eq(quota_count(&bt, -1), 1);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
 
 /* The brokertest client's id is that of gr_brokertest_call ("brokertest"); a
  * request_percentage far below one request's cost throttles every API:
@@ -446,6 +586,8 @@ suite_cluster_client_quotas(void)
     tcase_add_test(tc, test_describe_and_reopen);
     tcase_add_test(tc, test_throttle_numbers);
     tcase_add_test(tc, test_request_quota_throttles);
+    tcase_add_test(tc, test_alter_stored_first);
+    tcase_add_test(tc, test_alter_store_fails);
     suite_add_tcase(s, tc);
     return s;
 }
