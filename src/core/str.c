@@ -1,4 +1,4 @@
-/* Repeated keys and UUID helpers: see str.h. */
+/* Repeated keys, base64 and UUID helpers: see str.h. */
 #include "core/str.h"
 
 #include <fcntl.h>
@@ -6,46 +6,102 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-static const char b64[] =
+/* --- base64 (RFC 4648) */
+
+static const char b64_std[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_url[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+int
+gr_base64_value(unsigned char c, int how)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == ((how & GR_BASE64_URL) ? '-' : '+'))
+        return 62;
+    if (c == ((how & GR_BASE64_URL) ? '_' : '/'))
+        return 63;
+    return -1;
+}
+
+size_t
+gr_base64_encode_as(const uint8_t *in, size_t n, char *out, int how)
+{
+    const char *al = (how & GR_BASE64_URL) ? b64_url : b64_std;
+    bool pad = !(how & GR_BASE64_NOPAD);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)in[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)in[i + 1] << 8;
+        if (i + 2 < n)
+            v |= in[i + 2];
+        out[k++] = al[(v >> 18) & 63];
+        out[k++] = al[(v >> 12) & 63];
+        if (i + 1 < n || pad)
+            out[k++] = i + 1 < n ? al[(v >> 6) & 63] : '=';
+        if (i + 2 < n || pad)
+            out[k++] = i + 2 < n ? al[v & 63] : '=';
+    }
+    out[k] = '\0';
+    return k;
+}
+
+long
+gr_base64_decode_as(const char *in, size_t n, uint8_t *out, int how)
+{
+    size_t k = 0, pad = 0, units;
+    uint32_t acc = 0;
+    int bits = 0;
+
+    /* padding only at the end: '=' after 2 (twice) or 3 (once) chars */
+    while (n > 0 && in[n - 1] == '=' && pad < 2) {
+        n--;
+        pad++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int v = gr_base64_value((unsigned char)in[i], how);
+        if (v < 0)
+            return -1;
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[k++] = (uint8_t)(acc >> bits);
+            acc &= (1u << bits) - 1;
+        }
+    }
+    units = n % 4; /* characters in the last 4-group */
+    if (units == 1)
+        return -1; /* Java: last unit does not have enough valid bits */
+    if (pad > 0 && pad != 4 - units)
+        return -1; /* Java: incorrect ending byte */
+    if (pad == 0 && units != 0 && !(how & GR_BASE64_NOPAD))
+        return -1; /* the padding is required */
+    return (long)k;
+}
 
 void
 gr_uuid_to_base64(const gr_uuid_t *u, char out[23])
 {
-    int o = 0;
-    uint32_t acc = 0;
-    int bits = 0;
-    for (int i = 0; i < 16; i++) {
-        acc = (acc << 8) | u->b[i];
-        bits += 8;
-        while (bits >= 6) {
-            bits -= 6;
-            out[o++] = b64[(acc >> bits) & 63];
-        }
-    }
-    if (bits > 0)
-        out[o++] = b64[(acc << (6 - bits)) & 63];
-    out[o] = '\0';
+    gr_base64_encode_as(u->b, sizeof u->b, out,
+                        GR_BASE64_URL | GR_BASE64_NOPAD);
 }
 
 int
 gr_uuid_from_base64(gr_uuid_t *u, const char *s)
 {
-    uint32_t acc = 0;
-    int bits = 0, o = 0;
-    for (int i = 0; i < 22; i++) {
-        const char *p = s[i] ? strchr(b64, s[i]) : NULL;
-        if (p == NULL)
-            return -1;
-        acc = (acc << 6) | (uint32_t)(p - b64);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (o < 16)
-                u->b[o++] = (uint8_t)(acc >> bits);
-        }
-    }
-    return s[22] == '\0' && o == 16 ? 0 : -1;
+    long k;
+    if (strnlen(s, 23) != 22)
+        return -1;
+    /* 22 characters: 132 bits, the last 4 dropped */
+    k = gr_base64_decode_as(s, 22, u->b, GR_BASE64_URL | GR_BASE64_NOPAD);
+    return k == 16 ? 0 : -1;
 }
 
 void

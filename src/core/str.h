@@ -105,6 +105,51 @@ gr_hash_tp(const void *name, size_t n, int32_t partition)
 bool *gr_str_repeats(gr_arena_t *a, const gr_str_t *first, size_t stride,
                      int32_t n);
 
+/* --- base64 (RFC 4648): one coder, in the variants the broker meets.
+ * how is 0 or a sum of:
+ *   GR_BASE64_URL    section 5's alphabet ('-' and '_' for '+' and '/'),
+ *                    as JWTs (RFC 7515) and Kafka's topic ids use it;
+ *   GR_BASE64_NOPAD  encode: no '=' at the end; decode: the '=' may be
+ *                    left out (Java's Base64 decoders), but when present
+ *                    it must be right.
+ * 0 is section 4 with padding required, what SCRAM's messages carry
+ * (RFC 5802). The decoders accept nothing else: no white space, no
+ * '=' but at the end; bits left over in the last character are ignored,
+ * as Java's decoders ignore them. */
+#define GR_BASE64_URL   1
+#define GR_BASE64_NOPAD 2
+
+/* The 6-bit value of character c, or -1 when c is not in the alphabet
+ * ('=' is not). */
+int gr_base64_value(unsigned char c, int how);
+/* Encodes n bytes into out (4 * ((n + 2) / 3) + 1 bytes, NUL-ended):
+ * the characters written, the NUL not counted. */
+size_t gr_base64_encode_as(const uint8_t *in, size_t n, char *out, int how);
+/* Decodes exactly n characters into out (room for n * 3 / 4 bytes): the
+ * byte count, or -1 when the text is not base64 as how says. */
+long gr_base64_decode_as(const char *in, size_t n, uint8_t *out, int how);
+
+/* Standard base64 with padding (SCRAM). */
+static inline void
+gr_base64_encode(const uint8_t *in, size_t n, char *out)
+{
+    gr_base64_encode_as(in, n, out, 0);
+}
+
+static inline long
+gr_base64_decode(const char *in, size_t n, uint8_t *out)
+{
+    return gr_base64_decode_as(in, n, out, 0);
+}
+
+/* base64url as Java's Base64.getUrlDecoder(): padding optional but
+ * correct when present (JWTs). */
+static inline long
+gr_base64url_decode(const char *in, size_t n, uint8_t *out)
+{
+    return gr_base64_decode_as(in, n, out, GR_BASE64_URL | GR_BASE64_NOPAD);
+}
+
 /* Kafka prints topic ids as URL-safe base64 without padding (22 chars). */
 void gr_uuid_to_base64(const gr_uuid_t *u, char out[23]);
 /* Fills u from /dev/urandom-quality randomness; never the zero uuid. */

@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "core/conf.h"
 #include "core/log.h"
+#include "core/str.h"
 #include "core/time.h"
 #include "net/sasl.h"
 
@@ -43,58 +44,6 @@ say(char *why, size_t errsz, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(why, errsz, fmt, ap);
     va_end(ap);
-}
-
-/* --- base64url */
-
-static int
-b64val(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '-')
-        return 62;
-    if (c == '_')
-        return 63;
-    return -1;
-}
-
-long
-gr_base64url_decode(const char *in, size_t n, uint8_t *out)
-{
-    size_t k = 0, i = 0, pad = 0;
-    uint32_t acc = 0;
-    int bits = 0, units = 0; /* characters in the current 4-group */
-
-    /* padding only at the end: '=' after 2 (twice) or 3 (once) chars */
-    while (n > 0 && in[n - 1] == '=' && pad < 3) {
-        n--;
-        pad++;
-    }
-    for (i = 0; i < n; i++) {
-        int v = b64val((unsigned char)in[i]);
-        if (v < 0)
-            return -1;
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        units = (units + 1) % 4;
-        if (bits >= 8) {
-            bits -= 8;
-            out[k++] = (uint8_t)(acc >> bits);
-            acc &= (1u << bits) - 1;
-        }
-    }
-    if (units == 1)
-        return -1; /* Java: last unit does not have enough valid bits */
-    if (pad > 0 && pad != (size_t)(4 - units) % 4)
-        return -1; /* Java: incorrect ending byte */
-    if (pad > 0 && units == 0)
-        return -1;
-    return (long)k;
 }
 
 /* --- the client's first message */

@@ -186,9 +186,4 @@ int gr_jwks_verify(const gr_jwks_t *k, const char *token, size_t len, char *why,
 /* How many times the JWKS file was loaded again (tests). */
 int gr_oauth_jwks_reloads(const gr_oauth_t *o);
 
-/* base64url (RFC 4648 section 5) as Java's Base64.getUrlDecoder():
- * padding optional but correct when present, no other characters. The
- * decoded length, or -1. out has room for n * 3 / 4 + 3 bytes. */
-long gr_base64url_decode(const char *in, size_t n, uint8_t *out);
-
 #endif

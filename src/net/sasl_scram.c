@@ -10,6 +10,7 @@
  * but a foreign authorization id (GR_SASL_DENIED).
  */
 #include "broker.h"
+#include "core/str.h"
 #include "net/sasl.h"
 #include "net/scram.h"
 

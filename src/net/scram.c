@@ -3,6 +3,7 @@
 #include "broker.h"
 #include "core/fault.h"
 #include "core/log.h"
+#include "core/str.h"
 #include "core/worker.h"
 #include "net/conn.h"
 
@@ -91,73 +92,6 @@ gr_scram_keys(int type, const uint8_t *salted, uint8_t *stored_key,
         rc = -1;
     OPENSSL_cleanse(client_key, sizeof client_key);
     return rc;
-}
-
-/* --- base64 */
-
-static const char b64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-void
-gr_base64_encode(const uint8_t *in, size_t n, char *out)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)in[i] << 16;
-        if (i + 1 < n)
-            v |= (uint32_t)in[i + 1] << 8;
-        if (i + 2 < n)
-            v |= in[i + 2];
-        out[k++] = b64[(v >> 18) & 63];
-        out[k++] = b64[(v >> 12) & 63];
-        out[k++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-        out[k++] = i + 2 < n ? b64[v & 63] : '=';
-    }
-    out[k] = '\0';
-}
-
-static int
-b64_val(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
-long
-gr_base64_decode(const char *in, size_t len, uint8_t *out)
-{
-    size_t k = 0;
-    if (len % 4 != 0)
-        return -1;
-    for (size_t i = 0; i < len; i += 4) {
-        int v[4], pad = 0;
-        for (int j = 0; j < 4; j++) {
-            if (in[i + j] == '=' && i + 4 == len && j >= 2) {
-                v[j] = 0;
-                pad++;
-                continue;
-            }
-            if (pad > 0 || (v[j] = b64_val(in[i + j])) < 0)
-                return -1;
-        }
-        uint32_t x = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 |
-                     (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        out[k++] = (uint8_t)(x >> 16);
-        if (pad < 2)
-            out[k++] = (uint8_t)(x >> 8);
-        if (pad < 1)
-            out[k++] = (uint8_t)x;
-    }
-    return (long)k;
 }
 
 /* --- messages (Kafka's ScramMessages regular expressions) */
@@ -305,7 +239,8 @@ static size_t
 take_base64(const char *p, const char *end)
 {
     const char *s = p;
-    while (p < end && (b64_val(*p) >= 0 || *p == '='))
+    while (p < end &&
+           (gr_base64_value((unsigned char)*p, 0) >= 0 || *p == '='))
         p++;
     return (size_t)(p - s);
 }

@@ -53,13 +53,6 @@ int gr_scram_hash(int type, const void *data, size_t dlen, uint8_t *out);
 int gr_scram_keys(int type, const uint8_t *salted, uint8_t *stored_key,
                   uint8_t *server_key);
 
-/* --- base64 (RFC 4648, padded; what SCRAM's messages carry) */
-/* Encodes n bytes into out (4 * ((n + 2) / 3) + 1 bytes, NUL-ended). */
-void gr_base64_encode(const uint8_t *in, size_t n, char *out);
-/* Decodes exactly len characters (a multiple of 4, padding only at the
- * end) into out (at least len / 4 * 3 bytes): the byte count, or -1. */
-long gr_base64_decode(const char *in, size_t len, uint8_t *out);
-
 /* --- messages */
 typedef struct gr_scram_client_first {
     const char *bare; /* client-first-message-bare, from "n=" */

@@ -21,6 +21,7 @@
  */
 #include "fuzz.h"
 
+#include "core/str.h"
 #include "net/sasl_oauth.h"
 
 #include <stdbool.h>

@@ -16,6 +16,7 @@
 #include "fuzz.h"
 
 #include "broker.h"
+#include "core/str.h"
 #include "net/jaas.h"
 #include "net/sasl.h"
 #include "net/scram.h"
