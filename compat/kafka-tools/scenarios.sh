@@ -534,3 +534,87 @@ s_kafka_tools_txn_dump_log() {
 LIMIT_kafka_tools_txn_dump_log=180
 
 SCENARIOS+=(kafka_tools_txn_dump_log)
+
+# --- kafka-configs on SCRAM users ------------------------------------------
+# kt_scram_login NAME MECH USER PW: kcat logs in on the SASL listener and
+# lists the cluster; stdout and stderr to $KT_OUT/NAME.*; its status in KT_RC
+kt_scram_login() {
+    timeout 30 kcat -b "127.0.0.1:$KT_SASL" -X security.protocol=SASL_PLAINTEXT \
+        -X "sasl.mechanisms=$2" -X "sasl.username=$3" -X "sasl.password=$4" \
+        -L -m 5 >"$KT_OUT/$1.out" 2>"$KT_OUT/$1.err"
+    KT_RC=$?
+}
+
+# kafka-configs.sh makes a SCRAM user (--add-config 'SCRAM-SHA-256=[...]'
+# --entity-type users), --describe lists it with its iterations, a client
+# logs in with it at once; a second mechanism is added beside it; each
+# --delete-config removes one (that login then fails with Kafka's
+# message, the other still works); deleting one that is gone fails with
+# Kafka's ResourceNotFoundException. Every output of the tool here is what
+# it prints against Kafka 4.4.0 (run by hand with tests/kafka/run-kafka.sh:
+# the same lines, the same exit statuses).
+s_kafka_tools_scram() {
+    local B u=--entity-type
+    need kcat || return 1
+    kt_start --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
+        --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512 || return 1
+    B=$GR_BOOTSTRAP
+    KT_SASL=$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$BROKER_DIR/listeners")
+    [ -n "$KT_SASL" ] || return 1
+    kt_scram_login before SCRAM-SHA-256 frank frank-pw
+    [ "$KT_RC" != 0 ] || kt_fail "frank logged in before he was made"
+    ktr add256 configs --bootstrap-server "$B" --alter \
+        --add-config 'SCRAM-SHA-256=[iterations=8192,password=frank-pw]' $u users --entity-name frank
+    kt_rc add256 && echo "Completed updating config for user frank." | kt_out add256
+    ktr desc1 configs --bootstrap-server "$B" --describe $u users --entity-name frank
+    kt_rc desc1 && kt_out desc1 <<'OUT'
+SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192
+OUT
+    ktr descall configs --bootstrap-server "$B" --describe $u users
+    kt_rc descall && kt_out descall <<'OUT'
+SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192
+OUT
+    kt_scram_login login256 SCRAM-SHA-256 frank frank-pw
+    [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-256) did not log in"; kt_show login256; }
+    ktr add512 configs --bootstrap-server "$B" --alter \
+        --add-config 'SCRAM-SHA-512=[password=frank-pw5]' $u users --entity-name frank
+    kt_rc add512 && echo "Completed updating config for user frank." | kt_out add512
+    ktr desc2 configs --bootstrap-server "$B" --describe $u users --entity-name frank
+    kt_rc desc2 && kt_out desc2 <<'OUT'
+SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096
+OUT
+    kt_scram_login login512 SCRAM-SHA-512 frank frank-pw5
+    [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-512) did not log in"; kt_show login512; }
+    ktr del256 configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-256 \
+        $u users --entity-name frank
+    kt_rc del256 && echo "Completed updating config for user frank." | kt_out del256
+    ktr desc3 configs --bootstrap-server "$B" --describe $u users --entity-name frank
+    kt_rc desc3 && kt_out desc3 <<'OUT'
+SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-512=iterations=4096
+OUT
+    kt_scram_login gone256 SCRAM-SHA-256 frank frank-pw
+    if [ "$KT_RC" = 0 ]; then
+        kt_fail "frank logged in with a removed SCRAM-SHA-256 credential"
+    elif ! grep -q 'Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256' "$KT_OUT/gone256.err"; then
+        kt_fail "the refused login did not carry Kafka's message"; kt_show gone256
+    fi
+    kt_scram_login still512 SCRAM-SHA-512 frank frank-pw5
+    [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-512) lost his login"; kt_show still512; }
+    ktr del512 configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-512 \
+        $u users --entity-name frank
+    kt_rc del512 && echo "Completed updating config for user frank." | kt_out del512
+    ktr desc4 configs --bootstrap-server "$B" --describe $u users --entity-name frank
+    kt_rc desc4 && kt_out desc4 </dev/null
+    ktr descall2 configs --bootstrap-server "$B" --describe $u users
+    kt_rc descall2 && kt_out descall2 </dev/null
+    kt_scram_login gone512 SCRAM-SHA-512 frank frank-pw5
+    [ "$KT_RC" != 0 ] || kt_fail "frank logged in with a removed SCRAM-SHA-512 credential"
+    ktr delagain configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-512 \
+        $u users --entity-name frank
+    kt_rc delagain 1 && grep -q '^Caused by: org.apache.kafka.common.errors.ResourceNotFoundException: Attempt to delete a user credential that does not exist$' \
+        "$KT_OUT/delagain.err" || { kt_fail "delagain: not Kafka's ResourceNotFoundException"; kt_show delagain; }
+    kt_stop
+    kt_done
+}
+LIMIT_kafka_tools_scram=150
+SCENARIOS+=(kafka_tools_scram)
