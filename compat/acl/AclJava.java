@@ -1,16 +1,25 @@
 // compat/acl/AclJava.java: Kafka's Java clients (kafka-clients of the
-// pinned Kafka) over mTLS against the broker of compat/acl/scenarios.sh,
-// each principal its PKCS12 keystore (CERTDIR/<name>.properties):
-//   the Admin of User:CN=admin (a super user) creates, describes and
-//   deletes ACLs; the Admin of User:CN=other is refused them
-//   (ClusterAuthorizationException) and CreateTopics
-//   (TopicAuthorizationException);
-//   the producer of User:CN=producer writes app.orders, is refused
-//   other.t and app.secret (TopicAuthorizationException);
-//   the consumer of User:CN=consumer reads app.orders in group cg1, and is
-//   refused group cg2 (GroupAuthorizationException).
+// pinned Kafka) against the broker of compat/acl/scenarios.sh, each
+// principal logging in as CERTDIR/<name>.properties says (its PKCS12
+// keystore over mTLS, User:CN=<name>, or SASL, User:<name>):
+//   the Admin of admin (a super user) creates, describes and deletes ACLs
+//   and alters any topic's config; the Admin of other is refused them
+//   (ClusterAuthorizationException), CreateTopics
+//   (TopicAuthorizationException) and a broker config
+//   (ClusterAuthorizationException); the Admin of ops (CREATE on the
+//   cluster, ALTER_CONFIGS under ops.) creates a topic and alters ops.t,
+//   not app.orders (TopicAuthorizationException);
+//   the producer of producer writes app.orders, is refused other.t and
+//   app.secret (TopicAuthorizationException);
+//   the consumer of consumer reads app.orders in group cg1, and is
+//   refused group cg2 (GroupAuthorizationException);
+//   the transactional producer of txn commits as tx1, is refused tx2
+//   (TransactionalIdAuthorizationException);
+//   a producer of other, refused app.late, writes it once the admin adds
+//   an ACL and is refused again once it is deleted, without reconnecting.
 // Run as a single-file source program: kt java AclJava.java BOOTSTRAP CERTDIR
 // Prints "ok: ..." per check, "FAIL: ..." and exits 1 when one fails.
+import java.io.File;
 import java.io.FileInputStream;
 import java.time.Duration;
 import java.util.*;
@@ -19,7 +28,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.acl.*;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.*;
 import org.apache.kafka.common.resource.*;
 import org.apache.kafka.common.serialization.*;
@@ -84,13 +95,7 @@ public class AclJava {
                 check("other refused CreateTopics", cause(e) instanceof TopicAuthorizationException, cause(e));
             }
         }
-        Properties pp = props("producer");
-        pp.put("key.serializer", StringSerializer.class.getName());
-        pp.put("value.serializer", StringSerializer.class.getName());
-        pp.put("delivery.timeout.ms", "10000");
-        pp.put("request.timeout.ms", "5000");
-        pp.put("max.block.ms", "10000");
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerProps("producer"))) {
             p.send(new ProducerRecord<>("app.orders", "k", "java")).get(15, TimeUnit.SECONDS);
             check("producer writes app.orders", true, "");
             for (String t : List.of("other.t", "app.secret")) {
@@ -128,6 +133,122 @@ public class AclJava {
                 check("consumer refused in cg2", n == 0 && err instanceof GroupAuthorizationException, err);
             }
         }
+        transactions();
+        adminOps();
+        aclChange();
         System.exit(fails == 0 ? 0 : 1);
+    }
+
+    static Properties producerProps(String who) throws Exception {
+        Properties pp = props(who);
+        pp.put("key.serializer", StringSerializer.class.getName());
+        pp.put("value.serializer", StringSerializer.class.getName());
+        pp.put("delivery.timeout.ms", "10000");
+        pp.put("request.timeout.ms", "5000");
+        pp.put("max.block.ms", "10000");
+        return pp;
+    }
+
+    static void transactions() throws Exception {
+        for (String id : List.of("tx1", "tx2")) {
+            Properties pp = producerProps("txn");
+            pp.put("transactional.id", id);
+            try (KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
+                p.initTransactions();
+                p.beginTransaction();
+                p.send(new ProducerRecord<>("app.txn", "k", "java-" + id));
+                p.commitTransaction();
+                check("txn commits as " + id, id.equals("tx1"), "committed");
+            } catch (KafkaException e) {
+                if (id.equals("tx1")) {
+                    check("txn commits as tx1", false, e);
+                } else {
+                    check("txn refused as tx2", e instanceof TransactionalIdAuthorizationException, e);
+                }
+            }
+        }
+    }
+
+    // incrementalAlterConfigs SET key=value: null, or the exception
+    static Throwable alter(Admin a, ConfigResource.Type t, String name, String key,
+                           String value, boolean validate) throws Exception {
+        ConfigResource r = new ConfigResource(t, name);
+        try {
+            a.incrementalAlterConfigs(Map.of(r, List.of(new AlterConfigOp(
+                new ConfigEntry(key, value), AlterConfigOp.OpType.SET))),
+                new AlterConfigsOptions().validateOnly(validate)).all().get(15, TimeUnit.SECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    static void adminOps() throws Exception {
+        try (Admin ops = Admin.create(props("ops"))) {
+            String name = "ops.java-" + UUID.randomUUID().toString().substring(0, 6);
+            try {
+                ops.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get(15, TimeUnit.SECONDS);
+                check("ops creates a topic (CREATE on the cluster)", true, "");
+            } catch (ExecutionException e) {
+                check("ops creates a topic (CREATE on the cluster)", false, e.getCause());
+            }
+            Throwable t = alter(ops, ConfigResource.Type.TOPIC, "ops.t", "retention.ms", "4800000", false);
+            check("ops alters ops.t's config", t == null, t);
+            t = alter(ops, ConfigResource.Type.TOPIC, "app.orders", "retention.ms", "4800000", false);
+            check("ops refused AlterConfigs on app.orders", t instanceof TopicAuthorizationException, t);
+        }
+        try (Admin other = Admin.create(props("other"));
+             Admin admin = Admin.create(props("admin"))) {
+            String node = admin.describeCluster().nodes().get(15, TimeUnit.SECONDS)
+                .iterator().next().idString();
+            Throwable t = alter(other, ConfigResource.Type.BROKER, node, "log.cleaner.backoff.ms",
+                                "20000", true);
+            check("other refused AlterConfigs on the broker", t instanceof ClusterAuthorizationException, t);
+            t = alter(admin, ConfigResource.Type.TOPIC, "other.t", "retention.ms", "4800000", false);
+            check("admin (super user) alters other.t's config", t == null, t);
+        }
+    }
+
+    // sends to app.late until ok(the exception or null) holds or 20 s pass
+    static Throwable sendUntil(KafkaProducer<String, String> p,
+                               java.util.function.Predicate<Throwable> ok) throws Exception {
+        long end = System.currentTimeMillis() + 20000;
+        while (true) {
+            Throwable t = null;
+            try {
+                p.send(new ProducerRecord<>("app.late", "k", "java")).get(15, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                t = e.getCause();
+            } catch (KafkaException e) {
+                t = e;
+            }
+            if (ok.test(t) || System.currentTimeMillis() > end) {
+                return t;
+            }
+            Thread.sleep(300);
+        }
+    }
+
+    static void aclChange() throws Exception {
+        String who = (new File(dir + "/admin.pem").exists() ? "User:CN=" : "User:") + "other";
+        Properties pp = producerProps("other");
+        // with WRITE on no topic, an idempotent producer's InitProducerId
+        // is refused (KIP-679), which is fatal to it
+        pp.put("enable.idempotence", "false");
+        pp.put("metadata.max.age.ms", "500");
+        AclBinding b = new AclBinding(
+            new ResourcePattern(ResourceType.TOPIC, "app.late", PatternType.LITERAL),
+            new AccessControlEntry(who, "*", AclOperation.WRITE, AclPermissionType.ALLOW));
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(pp);
+             Admin admin = Admin.create(props("admin"))) {
+            Throwable t = sendUntil(p, x -> true);
+            check("other refused on app.late", t instanceof TopicAuthorizationException, t);
+            admin.createAcls(List.of(b)).all().get(15, TimeUnit.SECONDS);
+            t = sendUntil(p, x -> x == null);
+            check("the same producer writes app.late once the ACL is there", t == null, t);
+            admin.deleteAcls(List.of(b.toFilter())).all().get(15, TimeUnit.SECONDS);
+            t = sendUntil(p, x -> x instanceof TopicAuthorizationException);
+            check("and is refused again once it is deleted", t instanceof TopicAuthorizationException, t);
+        }
     }
 }
