@@ -10,11 +10,19 @@
  * at the request's turn among the ACL changes (api/change.h), and the
  * request is answered once the set is stored; if it cannot be, none
  * goes and every filter answers UNKNOWN_SERVER_ERROR (Kafka's answer to
- * a failed metadata write).
+ * a failed metadata write). As Kafka's controller
+ * (AclControlManager.deleteAcls, MAX_RECORDS_PER_USER_OP), a request
+ * whose filters match more than 10000 bindings in all (a binding two
+ * filters match counts twice) removes none: every filter answers
+ * INVALID_REQUEST "Cannot remove more than 10000 acls in a single delete
+ * operation." with no bindings listed (what Kafka 4.4.0 answers).
  */
 #include "api/api_int.h"
 #include "api/authz.h"
 #include "api/change.h"
+
+/* Kafka's QuorumController.MAX_RECORDS_PER_USER_OP */
+#define MAX_REMOVALS 10000
 
 typedef struct del {
     gr_req_t *req;
@@ -102,6 +110,7 @@ delete_apply(gr_req_t *req, void **state)
     const gr_delete_acls_request_t *rq = req->body;
     gr_delete_acls_response_t *rs = req->resp;
     gr_acls_t *next = gr_acls_copy(req->broker->acls);
+    int64_t total = 0;
     size_t removed = 0;
 
     if (next == NULL) {
@@ -117,6 +126,17 @@ delete_apply(gr_req_t *req, void **state)
             continue;
         gr_acls_each(next, count_cb, &c);
         fr->matching_acls_cnt = c.n; /* the count, until listed */
+        total += c.n;
+    }
+    if (total > MAX_REMOVALS) {
+        GR_LOG_INFO("DeleteAcls from %s refused: its filters match %lld "
+                    "ACLs, more than %d",
+                    gr_req_peer(req), (long long)total, MAX_REMOVALS);
+        all_fail(rs, GR_KERR_INVALID_REQUEST,
+                 "Cannot remove more than 10000 acls in a single delete "
+                 "operation.");
+        gr_acls_destroy(next);
+        return 0;
     }
     for (int32_t i = 0; i < rs->filter_results_cnt; i++) {
         gr_delete_acls_response_delete_acls_filter_result_t *fr =

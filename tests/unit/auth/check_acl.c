@@ -5,7 +5,8 @@
  * DeleteAcls message definitions), and the handlers with their checks
  * through a broker (CreateAcls, DescribeAcls, DeleteAcls, Produce,
  * Metadata, InitProducerId, restart), their changes answered only once
- * stored (off the loop, in order; a failed write changes nothing).
+ * stored (off the loop, in order; a failed write changes nothing) and
+ * DeleteAcls bounded as Kafka's controller bounds it.
  */
 #include "../api/brokertest.h"
 #include "../unit.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static gr_acl_t
@@ -784,6 +786,62 @@ START_TEST(test_api_acls_store_fails)
 }
 END_TEST
 
+/* Kafka's controller removes at most MAX_RECORDS_PER_USER_OP (10000)
+ * bindings a request: more, and every filter answers INVALID_REQUEST,
+ * nothing removed. 10001 bindings stored by hand: 10000 of User:a, one
+ * of User:b. */
+START_TEST(test_api_delete_acls_bound)
+{
+    static const char bound[] =
+        "Cannot remove more than 10000 acls in a single delete operation.";
+    gr_brokertest_t t;
+    gr_delete_acls_request_delete_acls_filter_t f[2];
+    gr_delete_acls_response_t *rs;
+    char path[256];
+    FILE *fp;
+
+    gr_brokertest_start(&t, open_conf);
+    gr_brokertest_halt(&t);
+    snprintf(path, sizeof path, "%s/data/gregor-configs", t.dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/data/gregor-configs/acls", t.dir);
+    fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    for (int i = 0; i < 10000; i++)
+        fprintf(fp, "%d %d %d %d t%d User:a *\n", GR_RES_TOPIC, GR_PAT_LITERAL,
+                GR_OP_READ, GR_PERM_ALLOW, i);
+    fprintf(fp, "%d %d %d %d u User:b *\n", GR_RES_TOPIC, GR_PAT_LITERAL,
+            GR_OP_READ, GR_PERM_ALLOW);
+    ck_assert_int_eq(fclose(fp), 0);
+    gr_brokertest_launch(&t, open_conf);
+    ck_assert_int_eq(count_acls(&t, -1), 10001);
+    /* one filter matching all */
+    filter_init(&f[0], NULL, NULL);
+    rs = delete_acls(&t, f, 1);
+    ck_assert_int_eq(rs->filter_results[0].error_code, GR_KERR_INVALID_REQUEST);
+    ck_assert(gr_str_eq_cstr(&rs->filter_results[0].error_message, bound));
+    ck_assert_int_eq(rs->filter_results[0].matching_acls_cnt, 0);
+    /* two that match 10001 together: both refused */
+    filter_init(&f[0], NULL, "User:a");
+    filter_init(&f[1], "u", NULL);
+    rs = delete_acls(&t, f, 2);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_int_eq(rs->filter_results[i].error_code,
+                         GR_KERR_INVALID_REQUEST);
+        ck_assert(gr_str_eq_cstr(&rs->filter_results[i].error_message, bound));
+    }
+    ck_assert_int_eq(count_acls(&t, -1), 10001);
+    /* exactly 10000: removed */
+    rs = delete_acls(&t, f, 1);
+    ck_assert_int_eq(rs->filter_results[0].error_code, GR_KERR_NONE);
+    ck_assert_int_eq(rs->filter_results[0].matching_acls_cnt, 10000);
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    gr_brokertest_restart(&t, open_conf);
+    ck_assert_int_eq(count_acls(&t, -1), 1);
+    gr_brokertest_stop(&t);
+}
+END_TEST
+
 Suite *
 suite_auth_acl(void)
 {
@@ -804,6 +862,7 @@ suite_auth_acl(void)
     tcase_add_test(tc, test_api_no_authorizer);
     tcase_add_test(tc, test_api_acls_stored_first);
     tcase_add_test(tc, test_api_acls_store_fails);
+    tcase_add_test(tc, test_api_delete_acls_bound);
     suite_add_tcase(s, tc);
     return s;
 }
