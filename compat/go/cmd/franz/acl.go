@@ -8,6 +8,7 @@ package main
 
 import (
 	"crypto/tls"
+	"errors"
 	"crypto/x509"
 	"os"
 	"time"
@@ -69,6 +70,26 @@ func aclCmd() {
 		expectErr("producer on "+t, err, kerr.TopicAuthorizationFailed)
 	}
 	p.Close()
+
+	// transactions: WRITE on the transactional id tx1, none on tx2
+	for _, id := range []string{"tx1", "tx2"} {
+		t := client(as("txn"), kgo.TransactionalID(id), kgo.RecordDeliveryTimeout(8*time.Second))
+		err = t.BeginTransaction()
+		if err == nil {
+			err = t.ProduceSync(ctx, &kgo.Record{Topic: "app.txn", Value: []byte("franz-" + id)}).FirstErr()
+		}
+		if err == nil {
+			err = t.EndTransaction(ctx, kgo.TryCommit)
+		}
+		if id == "tx2" {
+			expectErr("txn as tx2", err, kerr.TransactionalIDAuthorizationFailed)
+		} else if err != nil {
+			ck.Errorf("txn commits as tx1: %v", err)
+		} else {
+			ck.Okf("txn commits as tx1")
+		}
+		t.Close()
+	}
 
 	// the consumer: READ on group cg1, none on cg2
 	cadm, ccl := func() (*kadm.Client, *kgo.Client) {
@@ -154,5 +175,48 @@ func aclCmd() {
 	} else {
 		ck.Okf("admin deletes the binding")
 	}
+	aclChange(aadm)
 	acl.Close()
+}
+
+// aclChange: a producer of other (not idempotent: with WRITE on no topic
+// its InitProducerID would be refused, KIP-679) refused app.late writes it
+// once the admin adds an ACL, and is refused again once it is deleted,
+// without reconnecting
+func aclChange(aadm *kadm.Client) {
+	p := client(as("other"), kgo.DisableIdempotentWrite(), kgo.RecordDeliveryTimeout(5*time.Second),
+		kgo.MetadataMinAge(100*time.Millisecond), kgo.MetadataMaxAge(500*time.Millisecond))
+	defer p.Close()
+	until := func(ok func(error) bool) error {
+		end := time.Now().Add(20 * time.Second)
+		for {
+			err := p.ProduceSync(ctx, &kgo.Record{Topic: "app.late", Value: []byte("franz")}).FirstErr()
+			if ok(err) || time.Now().After(end) {
+				return err
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	denied := func(err error) bool { return errors.Is(err, kerr.TopicAuthorizationFailed) }
+	expectErr("other on app.late", until(func(error) bool { return true }), kerr.TopicAuthorizationFailed)
+	b := kadm.NewACLs().Topics("app.late").ResourcePatternType(kadm.ACLPatternLiteral).
+		Allow(principal("other")).Operations(kadm.OpWrite)
+	cres, err := aadm.CreateACLs(ctx, b)
+	ck.Must(err, "admin CreateACLs app.late")
+	for _, c := range cres {
+		ck.Must(c.Err, "admin CreateACLs app.late result")
+	}
+	if err := until(func(err error) bool { return err == nil }); err != nil {
+		ck.Errorf("the same producer writes app.late once the ACL is there: %v", err)
+	} else {
+		ck.Okf("the same producer writes app.late once the ACL is there")
+	}
+	d := kadm.NewACLs().Topics("app.late").ResourcePatternType(kadm.ACLPatternLiteral).
+		Allow(principal("other")).AllowHosts().Operations(kadm.OpWrite)
+	xres, err := aadm.DeleteACLs(ctx, d)
+	ck.Must(err, "admin DeleteACLs app.late")
+	for _, x := range xres {
+		ck.Must(x.Err, "admin DeleteACLs app.late result")
+	}
+	expectErr("and once it is deleted", until(denied), kerr.TopicAuthorizationFailed)
 }
