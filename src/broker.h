@@ -11,8 +11,8 @@
 #include <stdint.h>
 
 #include "core/conf.h"
+#include "core/loop.h"
 #include "net/listener.h"
-#include "net/loop.h"
 
 #include "core/buf.h"
 #include "core/str.h"

@@ -32,11 +32,6 @@ import sys
 # drawn: broker > control > api > net > telemetry, auth, txn > group >
 # cluster, log > proto > core). Without them the module graph has no circle.
 ALLOWED_MODULE_EDGES = {
-    ("core", "net"): "core/worker.h takes the loop from net/loop.h",
-    ("log", "net"): "log/log.h takes the loop from net/loop.h",
-    ("group", "net"): "group/group.h takes the loop from net/loop.h",
-    ("txn", "net"): "txn/txn.h takes the loop from net/loop.h",
-    ("telemetry", "net"): "telemetry/telemetry.h takes the loop from net/loop.h",
     ("cluster", "net"): "cluster/client_quotas.c uses net/quota.h's windows",
     ("net", "api"): "net/conn.c calls the dispatcher (gr_req_t lives in net)",
     ("net", "control"): "net/sasl_oauth.c parses JSON with control/json.h",

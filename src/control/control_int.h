@@ -5,8 +5,8 @@
 #include "cluster/cluster.h"
 #include "control/control.h"
 #include "core/buf.h"
+#include "core/loop.h"
 #include "net/conn.h"
-#include "net/loop.h"
 #include "proto/gen/api_keys.h"
 #include "proto/kerr.h"
 

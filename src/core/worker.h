@@ -6,7 +6,7 @@
 #ifndef GR_CORE_WORKER_H
 #define GR_CORE_WORKER_H
 
-#include "net/loop.h"
+#include "core/loop.h"
 
 typedef struct gr_workers gr_workers_t;
 typedef void (*gr_work_fn)(void *arg);           /* on a worker thread */

@@ -23,8 +23,8 @@
 
 #include "cluster/cluster.h"
 #include "core/arena.h"
+#include "core/loop.h"
 #include "core/str.h"
-#include "net/loop.h"
 #include "proto/kerr.h"
 
 typedef struct gr_groups gr_groups_t;

@@ -29,9 +29,9 @@
 
 #include "core/err.h"
 #include "core/file.h"
+#include "core/loop.h"
 #include "core/str.h"
 #include "core/worker.h"
-#include "net/loop.h"
 #include "proto/records.h"
 
 typedef struct gr_logs gr_logs_t;

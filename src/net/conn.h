@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "core/arena.h"
-#include "net/loop.h"
+#include "core/loop.h"
 #include "proto/proto.h"
 
 typedef struct gr_broker gr_broker_t;

@@ -8,7 +8,7 @@
 #ifndef GR_NET_LISTENER_H
 #define GR_NET_LISTENER_H
 
-#include "net/loop.h"
+#include "core/loop.h"
 #include "net/quota.h"
 
 #include <sys/socket.h>

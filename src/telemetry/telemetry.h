@@ -38,9 +38,9 @@
 #ifndef GR_TELEMETRY_TELEMETRY_H
 #define GR_TELEMETRY_TELEMETRY_H
 
+#include "core/loop.h"
 #include "core/str.h"
 #include "core/worker.h"
-#include "net/loop.h"
 #include "proto/kerr.h"
 
 #include <stdbool.h>

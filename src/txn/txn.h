@@ -34,8 +34,8 @@
 
 #include "cluster/cluster.h"
 #include "core/arena.h"
+#include "core/loop.h"
 #include "core/str.h"
-#include "net/loop.h"
 #include "proto/kerr.h"
 #include "txn/pid.h"
 

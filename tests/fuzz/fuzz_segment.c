@@ -25,10 +25,10 @@
  */
 #include "fuzz.h"
 
+#include "core/loop.h"
 #include "core/worker.h"
 #include "log/log.h"
 #include "log/segment.h"
-#include "net/loop.h"
 #include "proto/records.h"
 #include "proto/wire.h"
 

@@ -4,7 +4,7 @@
 #include "../log/logtest.h"
 #include "../unit.h"
 #include "core/log.h"
-#include "net/loop.h"
+#include "core/loop.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,9 +8,9 @@
 #include <stdint.h>
 
 #include "core/buf.h"
+#include "core/loop.h"
 #include "core/worker.h"
 #include "log/log.h"
-#include "net/loop.h"
 
 typedef struct gr_logtest {
     char dir[64]; /* a fresh directory under /tmp */

@@ -4,7 +4,7 @@
  * list and an eventfd. stop() may be called from a signal handler: it only
  * writes the eventfd and sets a flag.
  */
-#include "net/loop.h"
+#include "core/loop.h"
 #include "core/log.h"
 #include "core/time.h"
 

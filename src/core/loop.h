@@ -2,9 +2,13 @@
  * The event loop: epoll for file descriptors, a binary heap of timers, and a
  * thread-safe post queue (eventfd) through which worker threads hand results
  * back. One thread runs the loop and owns everything reached from it.
+ *
+ * It sits in core/, below every module: storage, the coordinators and the
+ * workers arm timers and post to it without knowing of sockets; net/ keeps
+ * the listeners and connections that watch descriptors through it.
  */
-#ifndef GR_NET_LOOP_H
-#define GR_NET_LOOP_H
+#ifndef GR_CORE_LOOP_H
+#define GR_CORE_LOOP_H
 
 #include <stdbool.h>
 #include <stdint.h>
