@@ -44,6 +44,7 @@ ALLOWED_MODULE_EDGES = {
 ALLOWED_UNIT_PAIRS = {
     ("api/api_int", "api/dispatch"): "api_int.h takes gr_req_t from dispatch.h",
     ("api/api_int", "broker"): "broker.c registers handlers; api_int.h takes broker.h",
+    ("api/change", "broker"): "broker.c ends the stores' changes; change.c takes broker.h",
     ("api/configs", "broker"): "broker.c uses config checks; configs.h takes broker.h",
     ("api/dispatch", "net/conn"): "gr_req_t in net/conn.h; conn.c dispatches",
     ("broker", "control/control"): "control.h takes gr_broker_t",
