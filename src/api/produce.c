@@ -56,7 +56,6 @@
 #include "api/authz.h"
 #include "api/topics.h"
 #include "cluster/topic_config.h"
-#include "core/crc32c.h"
 #include "core/fault.h"
 #include "core/time.h"
 #include "core/worker.h"
@@ -177,16 +176,13 @@ recompress(const uint8_t *buf, size_t n, int codec, size_t max_bytes,
             if (gr_batch_builder_finish(&bb, 0, out) != 0)
                 err = GR_KERR_UNKNOWN_SERVER_ERROR;
             else /* keep the validated maxTimestamp (LogAppendTime too) */
-                gr_put_u64(out->ptr + before + GR_BATCH_OFF_MAX_TS,
-                           (uint64_t)maxts);
+                gr_batch_set_max_timestamp(out->ptr + before, maxts);
         }
         gr_batch_builder_fini(&bb);
         if (err != GR_KERR_NONE)
             return err;
         /* the CRC covers maxTimestamp: recompute */
-        gr_put_u32(out->ptr + before + GR_BATCH_OFF_CRC,
-                   gr_crc32c(out->ptr + before + GR_BATCH_OFF_ATTRIBUTES,
-                             out->len - before - GR_BATCH_OFF_ATTRIBUTES));
+        gr_batch_crc_stamp(out->ptr + before, out->len - before);
         pos += gr_batch_size(&h);
     }
     return GR_KERR_NONE;

@@ -55,7 +55,6 @@
 #include "log/log_int.h"
 
 #include "core/compress.h"
-#include "core/crc32c.h"
 #include "core/fault.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -609,20 +608,6 @@ make_groups(gr_clean_job_t *job, int64_t end)
     return 0;
 }
 
-static void
-put_varlong(gr_buf_t *out, int64_t v)
-{
-    uint8_t tmp[10];
-    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    int n = 0;
-    while (u >= 0x80) {
-        tmp[n++] = (uint8_t)(u | 0x80);
-        u >>= 7;
-    }
-    tmp[n++] = (uint8_t)u;
-    gr_buf_append(out, tmp, (size_t)n);
-}
-
 /* Rebuilds batch h with the records kept (their encoded bytes in recs),
  * keeping baseOffset, lastOffsetDelta, producer fields and codec; with a
  * delete horizon (>= 0) it goes in baseTimestamp with attribute bit 6 and
@@ -635,7 +620,7 @@ rebuild_batch(gr_clean_job_t *job, const gr_batch_hdr_t *h, const rec_t *recs,
     int64_t max_ts = -1;
     int16_t attrs = h->attributes;
     size_t start = out->len;
-    uint8_t *b;
+    gr_batch_hdr_t nh;
 
     raw->len = 0;
     for (int i = 0; i < nrecs; i++) {
@@ -649,10 +634,10 @@ rebuild_batch(gr_clean_job_t *job, const gr_batch_hdr_t *h, const rec_t *recs,
             int64_t body = 1 + (int64_t)gr_sz_varlong(ts - base_ts) +
                            (int64_t)gr_sz_varint(r->offset_delta) +
                            (int64_t)r->rest_len;
-            put_varlong(raw, body);
+            gr_records_put_varlong(raw, body);
             gr_buf_putc(raw, (char)r->attributes);
-            put_varlong(raw, ts - base_ts);
-            put_varlong(raw, r->offset_delta);
+            gr_records_put_varlong(raw, ts - base_ts);
+            gr_records_put_varlong(raw, r->offset_delta);
             gr_buf_append(raw, r->rest, r->rest_len);
         }
     }
@@ -678,23 +663,12 @@ rebuild_batch(gr_clean_job_t *job, const gr_batch_hdr_t *h, const rec_t *recs,
         job_fail(job, GR_ERR_NOMEM, "out of memory");
         return -1;
     }
-    b = out->ptr + start;
-    gr_put_u64(b + GR_BATCH_OFF_BASE_OFFSET, (uint64_t)h->base_offset);
-    gr_put_u32(b + GR_BATCH_OFF_LENGTH,
-               (uint32_t)(out->len - start - GR_LOG_OVERHEAD));
-    gr_put_u32(b + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)h->leader_epoch);
-    b[GR_BATCH_OFF_MAGIC] = 2;
-    gr_put_u16(b + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attrs);
-    gr_put_u32(b + GR_BATCH_OFF_LAST_DELTA, (uint32_t)h->last_offset_delta);
-    gr_put_u64(b + GR_BATCH_OFF_BASE_TS, (uint64_t)base_ts);
-    gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)max_ts);
-    gr_put_u64(b + GR_BATCH_OFF_PRODUCER_ID, (uint64_t)h->producer_id);
-    gr_put_u16(b + GR_BATCH_OFF_EPOCH, (uint16_t)h->producer_epoch);
-    gr_put_u32(b + GR_BATCH_OFF_BASE_SEQ, (uint32_t)h->base_sequence);
-    gr_put_u32(b + GR_BATCH_OFF_COUNT, (uint32_t)nrecs);
-    gr_put_u32(b + GR_BATCH_OFF_CRC,
-               gr_crc32c(b + GR_BATCH_OFF_ATTRIBUTES,
-                         out->len - start - GR_BATCH_OFF_ATTRIBUTES));
+    nh = *h;
+    nh.attributes = attrs;
+    nh.base_timestamp = base_ts;
+    nh.max_timestamp = max_ts;
+    nh.count = nrecs;
+    gr_batch_hdr_write(out->ptr + start, out->len - start, &nh);
     return 0;
 }
 

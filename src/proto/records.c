@@ -34,11 +34,47 @@ gr_batch_set_leader_epoch(uint8_t *batch, int32_t epoch)
     gr_put_u32(batch + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
 }
 
+void
+gr_batch_set_max_timestamp(uint8_t *batch, int64_t max_timestamp)
+{
+    gr_put_u64(batch + GR_BATCH_OFF_MAX_TS, (uint64_t)max_timestamp);
+}
+
+void
+gr_batch_set_attributes(uint8_t *batch, int16_t attributes)
+{
+    gr_put_u16(batch + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attributes);
+}
+
 uint32_t
 gr_batch_crc_compute(const uint8_t *batch, size_t size)
 {
     return gr_crc32c(batch + GR_BATCH_OFF_ATTRIBUTES,
                      size - GR_BATCH_OFF_ATTRIBUTES);
+}
+
+void
+gr_batch_crc_stamp(uint8_t *batch, size_t size)
+{
+    gr_put_u32(batch + GR_BATCH_OFF_CRC, gr_batch_crc_compute(batch, size));
+}
+
+void
+gr_batch_hdr_write(uint8_t *b, size_t size, const gr_batch_hdr_t *h)
+{
+    gr_put_u64(b + GR_BATCH_OFF_BASE_OFFSET, (uint64_t)h->base_offset);
+    gr_put_u32(b + GR_BATCH_OFF_LENGTH, (uint32_t)(size - GR_LOG_OVERHEAD));
+    gr_put_u32(b + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)h->leader_epoch);
+    b[GR_BATCH_OFF_MAGIC] = 2;
+    gr_put_u16(b + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)h->attributes);
+    gr_put_u32(b + GR_BATCH_OFF_LAST_DELTA, (uint32_t)h->last_offset_delta);
+    gr_put_u64(b + GR_BATCH_OFF_BASE_TS, (uint64_t)h->base_timestamp);
+    gr_put_u64(b + GR_BATCH_OFF_MAX_TS, (uint64_t)h->max_timestamp);
+    gr_put_u64(b + GR_BATCH_OFF_PRODUCER_ID, (uint64_t)h->producer_id);
+    gr_put_u16(b + GR_BATCH_OFF_EPOCH, (uint16_t)h->producer_epoch);
+    gr_put_u32(b + GR_BATCH_OFF_BASE_SEQ, (uint32_t)h->base_sequence);
+    gr_put_u32(b + GR_BATCH_OFF_COUNT, (uint32_t)h->count);
+    gr_batch_crc_stamp(b, size);
 }
 
 int
@@ -391,14 +427,6 @@ validate_plain(const uint8_t *payload, size_t plen, const gr_batch_hdr_t *h,
     return r.p == r.end ? GR_KERR_NONE : GR_KERR_CORRUPT_MESSAGE;
 }
 
-static void
-set_crc(uint8_t *batch, size_t n)
-{
-    gr_put_u32(batch + GR_BATCH_OFF_CRC,
-               gr_crc32c(batch + GR_BATCH_OFF_ATTRIBUTES,
-                         n - GR_BATCH_OFF_ATTRIBUTES));
-}
-
 int
 gr_records_next_batch(const uint8_t *buf, size_t n, size_t pos, size_t *size,
                       char *why, size_t whysz)
@@ -694,20 +722,20 @@ gr_records_validate(uint8_t *buf, size_t n, const gr_validate_opts_t *o,
     if (o->log_append_time) {
         if (h.max_timestamp != o->now_ms ||
             !(attrs & GR_ATTR_LOG_APPEND_TIME)) {
-            gr_put_u64(buf + GR_BATCH_OFF_MAX_TS, (uint64_t)o->now_ms);
+            gr_batch_set_max_timestamp(buf, o->now_ms);
             attrs |= GR_ATTR_LOG_APPEND_TIME;
             rewrite = true;
         }
         v.max_ts = o->now_ms;
     } else if (h.max_timestamp != v.max_ts ||
                (attrs & GR_ATTR_LOG_APPEND_TIME)) {
-        gr_put_u64(buf + GR_BATCH_OFF_MAX_TS, (uint64_t)v.max_ts);
+        gr_batch_set_max_timestamp(buf, v.max_ts);
         attrs &= (int16_t)~GR_ATTR_LOG_APPEND_TIME;
         rewrite = true;
     }
     if (rewrite) {
-        gr_put_u16(buf + GR_BATCH_OFF_ATTRIBUTES, (uint16_t)attrs);
-        set_crc(buf, size);
+        gr_batch_set_attributes(buf, attrs);
+        gr_batch_crc_stamp(buf, size);
     }
     res->max_timestamp = v.max_ts;
     res->records = h.count;
@@ -741,18 +769,11 @@ gr_batch_builder_init(gr_batch_builder_t *b, int codec, int16_t attributes,
     gr_buf_reserve(&b->raw, 256);
 }
 
-static void
-put_varint(gr_buf_t *out, int64_t v)
+void
+gr_records_put_varlong(gr_buf_t *out, int64_t v)
 {
-    uint8_t tmp[10];
-    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    int n = 0;
-    while (u >= 0x80) {
-        tmp[n++] = (uint8_t)(u | 0x80);
-        u >>= 7;
-    }
-    tmp[n++] = (uint8_t)u;
-    gr_buf_append(out, tmp, (size_t)n);
+    uint8_t tmp[GR_VARLONG_MAX];
+    gr_buf_append(out, tmp, gr_varlong_encode(tmp, v));
 }
 
 static size_t
@@ -778,17 +799,17 @@ gr_batch_builder_add(gr_batch_builder_t *b, int64_t timestamp,
            (int64_t)varint_size(value->len) +
            (value->len > 0 ? value->len : 0) +
            (int64_t)varint_size(headers_cnt) + (int64_t)headers_len;
-    put_varint(&b->raw, body);
+    gr_records_put_varlong(&b->raw, body);
     gr_buf_putc(&b->raw, 0); /* attributes */
-    put_varint(&b->raw, tsd);
-    put_varint(&b->raw, b->count);
-    put_varint(&b->raw, key->len);
+    gr_records_put_varlong(&b->raw, tsd);
+    gr_records_put_varlong(&b->raw, b->count);
+    gr_records_put_varlong(&b->raw, key->len);
     if (key->len > 0)
         gr_buf_append(&b->raw, key->ptr, (size_t)key->len);
-    put_varint(&b->raw, value->len);
+    gr_records_put_varlong(&b->raw, value->len);
     if (value->len > 0)
         gr_buf_append(&b->raw, value->ptr, (size_t)value->len);
-    put_varint(&b->raw, headers_cnt);
+    gr_records_put_varlong(&b->raw, headers_cnt);
     if (headers_len)
         gr_buf_append(&b->raw, headers, headers_len);
     b->count++;
@@ -798,8 +819,8 @@ int
 gr_batch_builder_finish(gr_batch_builder_t *b, int64_t base_offset,
                         gr_buf_t *out)
 {
-    size_t start = out->len, size;
-    uint8_t *h;
+    size_t start = out->len;
+    gr_batch_hdr_t h;
     int rc;
 
     if (b->raw.oom)
@@ -818,23 +839,17 @@ gr_batch_builder_finish(gr_batch_builder_t *b, int64_t base_offset,
     }
     if (out->oom)
         return GR_ERR_NOMEM;
-    size = out->len - start;
-    h = out->ptr + start;
-    gr_put_u64(h + GR_BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
-    gr_put_u32(h + GR_BATCH_OFF_LENGTH, (uint32_t)(size - GR_LOG_OVERHEAD));
-    gr_put_u32(h + GR_BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
-    h[GR_BATCH_OFF_MAGIC] = 2;
-    gr_put_u16(h + GR_BATCH_OFF_ATTRIBUTES,
-               (uint16_t)(b->attributes | (b->codec & GR_ATTR_CODEC_MASK)));
-    gr_put_u32(h + GR_BATCH_OFF_LAST_DELTA,
-               (uint32_t)(b->count > 0 ? b->count - 1 : 0));
-    gr_put_u64(h + GR_BATCH_OFF_BASE_TS, (uint64_t)b->base_timestamp);
-    gr_put_u64(h + GR_BATCH_OFF_MAX_TS, (uint64_t)b->max_timestamp);
-    gr_put_u64(h + GR_BATCH_OFF_PRODUCER_ID, (uint64_t)b->producer_id);
-    gr_put_u16(h + GR_BATCH_OFF_EPOCH, (uint16_t)b->producer_epoch);
-    gr_put_u32(h + GR_BATCH_OFF_BASE_SEQ, (uint32_t)b->base_sequence);
-    gr_put_u32(h + GR_BATCH_OFF_COUNT, (uint32_t)b->count);
-    set_crc(h, size);
+    h.base_offset = base_offset;
+    h.leader_epoch = -1;
+    h.attributes = (int16_t)(b->attributes | (b->codec & GR_ATTR_CODEC_MASK));
+    h.last_offset_delta = b->count > 0 ? b->count - 1 : 0;
+    h.base_timestamp = b->base_timestamp;
+    h.max_timestamp = b->max_timestamp;
+    h.producer_id = b->producer_id;
+    h.producer_epoch = b->producer_epoch;
+    h.base_sequence = b->base_sequence;
+    h.count = b->count;
+    gr_batch_hdr_write(out->ptr + start, out->len - start, &h);
     return 0;
 }
 

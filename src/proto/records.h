@@ -127,9 +127,24 @@ gr_batch_codec(const gr_batch_hdr_t *h)
  * beyond the size; magic must be checked by the caller (byte 16). */
 void gr_batch_hdr_parse(const uint8_t *p, gr_batch_hdr_t *h);
 
+/* --- rewriting a batch in place: the one set of functions that changes
+ * batch bytes (the log stamps offsets and epochs on append, the produce
+ * path maxTimestamp and the timestamp type, the builder and the cleaner
+ * whole headers). Whatever changes bytes 21 on must end with
+ * gr_batch_crc_stamp(), or be written by gr_batch_hdr_write(). */
+
 /* Sets baseOffset, partitionLeaderEpoch (outside the CRC) in place. */
 void gr_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
 void gr_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
+/* Sets maxTimestamp, attributes (inside the CRC: stamp it afterwards). */
+void gr_batch_set_max_timestamp(uint8_t *batch, int64_t max_timestamp);
+void gr_batch_set_attributes(uint8_t *batch, int16_t attributes);
+/* Writes the CRC-32C of bytes 21..size into the crc field. */
+void gr_batch_crc_stamp(uint8_t *batch, size_t size);
+/* Writes the whole 61-byte header of the size-byte batch at batch from h
+ * (batchLength from size, magic 2; h's length, magic and crc are not
+ * read), then stamps the CRC over the records already in place. */
+void gr_batch_hdr_write(uint8_t *batch, size_t size, const gr_batch_hdr_t *h);
 
 /* --- checking stored batches (recovery) */
 
@@ -328,6 +343,9 @@ void gr_batch_builder_add(gr_batch_builder_t *b, int64_t timestamp,
 int gr_batch_builder_finish(gr_batch_builder_t *b, int64_t base_offset,
                             gr_buf_t *out);
 void gr_batch_builder_fini(gr_batch_builder_t *b);
+
+/* Appends the zigzag varint of v to out (gr_varlong_encode). */
+void gr_records_put_varlong(gr_buf_t *out, int64_t v);
 
 /* A control batch (COMMIT or ABORT marker) for a transaction. */
 int gr_control_batch(gr_buf_t *out, int64_t producer_id, int16_t epoch,

@@ -241,16 +241,30 @@ gr_wr_uvarlong(gr_writer_t *w, uint64_t v)
     gr_wr_u8(w, (uint8_t)v);
 }
 
+size_t
+gr_varlong_encode(uint8_t *out, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    size_t n = 0;
+    while (u >= 0x80) {
+        out[n++] = (uint8_t)(u | 0x80);
+        u >>= 7;
+    }
+    out[n++] = (uint8_t)u;
+    return n;
+}
+
 void
 gr_wr_varint(gr_writer_t *w, int32_t v)
 {
-    gr_wr_uvarint(w, ((uint32_t)v << 1) ^ (uint32_t)(v >> 31));
+    gr_wr_varlong(w, v); /* the zigzag of an int32 is its varint's */
 }
 
 void
 gr_wr_varlong(gr_writer_t *w, int64_t v)
 {
-    gr_wr_uvarlong(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+    uint8_t tmp[GR_VARLONG_MAX];
+    gr_wr_raw(w, tmp, gr_varlong_encode(tmp, v));
 }
 
 void

@@ -451,6 +451,12 @@ gr_wr_raw(gr_writer_t *w, const void *src, size_t n)
 void gr_wr_uvarint(gr_writer_t *w, uint32_t v);
 void gr_wr_uvarlong(gr_writer_t *w, uint64_t v);
 void gr_wr_varint(gr_writer_t *w, int32_t v);
+/* The zigzag varint of v (Kafka's ByteUtils.writeVarlong; an int32 comes
+ * out as writeVarint would) in out, which has GR_VARLONG_MAX bytes; its
+ * length. The one encoder of signed varints: gr_wr_varint/varlong and
+ * the record builders (gr_records_put_varlong) write through it. */
+#define GR_VARLONG_MAX 10
+size_t gr_varlong_encode(uint8_t *out, int64_t v);
 void gr_wr_varlong(gr_writer_t *w, int64_t v);
 void gr_wr_uuid(gr_writer_t *w, const gr_uuid_t *u);
 /* A null where nullable is 0 goes out as empty. */

@@ -804,6 +804,68 @@ START_TEST(test_builder_and_control)
 }
 END_TEST
 
+/* The rewriting set: gr_batch_hdr_write() gives the header a builder
+ * writes (every field, batchLength, magic 2, the CRC over the records),
+ * the in-place setters change only their field, and the CRC follows
+ * gr_batch_crc_stamp(); gr_records_put_varlong() is the zigzag varint
+ * Kafka's ByteUtils.writeVarlong writes. */
+START_TEST(test_rewrite_set)
+{
+    gr_batch_builder_t bb;
+    gr_buf_t a = GR_BUF_INIT, b = GR_BUF_INIT, v = GR_BUF_INIT;
+    gr_bytes_t key = { (const uint8_t *)"k", 1 }, val = { (const uint8_t *)"v", 1 };
+    gr_batch_hdr_t h;
+    static const uint8_t zz[] = { 0x00, 0x01, 0x02, 0xfe, 0x01, 0xff, 0x01,
+                                  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                  0xff, 0xff, 0x01 };
+    size_t err_size;
+    const char *why;
+
+    gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, 7, 3, 11);
+    gr_batch_builder_add(&bb, 1000, &key, &val, 0, NULL, 0);
+    gr_batch_builder_add(&bb, 1005, &key, &val, 0, NULL, 0);
+    ck_assert_int_eq(gr_batch_builder_finish(&bb, 42, &a), 0);
+    gr_batch_builder_fini(&bb);
+    gr_batch_hdr_parse(a.ptr, &h);
+    ck_assert_int_eq(h.base_offset, 42);
+    ck_assert_int_eq(h.count, 2);
+    ck_assert_int_eq(h.last_offset_delta, 1);
+    ck_assert_int_eq(h.max_timestamp, 1005);
+
+    /* the same header written again over a copy: the same bytes */
+    gr_buf_append(&b, a.ptr, a.len);
+    memset(b.ptr, 0xaa, GR_BATCH_HEADER_SIZE);
+    gr_batch_hdr_write(b.ptr, b.len, &h);
+    ck_assert_mem_eq(a.ptr, b.ptr, a.len);
+    ck_assert_int_eq(gr_batch_check(b.ptr, b.len, &err_size, &why), 0);
+
+    /* maxTimestamp and attributes are inside the CRC */
+    gr_batch_set_max_timestamp(b.ptr, 2000);
+    gr_batch_set_attributes(b.ptr, GR_ATTR_LOG_APPEND_TIME);
+    ck_assert_int_ne(gr_batch_check(b.ptr, b.len, &err_size, &why), 0);
+    gr_batch_crc_stamp(b.ptr, b.len);
+    ck_assert_int_eq(gr_batch_check(b.ptr, b.len, &err_size, &why), 0);
+    gr_batch_hdr_parse(b.ptr, &h);
+    ck_assert_int_eq(h.max_timestamp, 2000);
+    ck_assert_int_eq(h.attributes, GR_ATTR_LOG_APPEND_TIME);
+    ck_assert_uint_eq(h.crc, gr_crc32c(b.ptr + GR_BATCH_OFF_ATTRIBUTES,
+                                       b.len - GR_BATCH_OFF_ATTRIBUTES));
+
+    /* 0, -1, 1, 127, -128, INT64_MIN */
+    gr_records_put_varlong(&v, 0);
+    gr_records_put_varlong(&v, -1);
+    gr_records_put_varlong(&v, 1);
+    gr_records_put_varlong(&v, 127);
+    gr_records_put_varlong(&v, -128);
+    gr_records_put_varlong(&v, INT64_MIN);
+    ck_assert_uint_eq(v.len, sizeof zz);
+    ck_assert_mem_eq(v.ptr, zz, sizeof zz);
+    gr_buf_fini(&a);
+    gr_buf_fini(&b);
+    gr_buf_fini(&v);
+}
+END_TEST
+
 Suite *
 suite_proto_records(void)
 {
@@ -820,6 +882,7 @@ suite_proto_records(void)
     tcase_add_test(tc, test_down_convert);
     tcase_add_test(tc, test_inflate_bound);
     tcase_add_test(tc, test_builder_and_control);
+    tcase_add_test(tc, test_rewrite_set);
     suite_add_tcase(s, tc);
     return s;
 }
