@@ -545,6 +545,17 @@ kt_scram_login() {
     KT_RC=$?
 }
 
+# kt_scram_step NAME OPTION VALUE: kafka-configs --alter OPTION VALUE on
+# user frank, then --describe of frank prints stdin
+kt_scram_step() {
+    ktr "$1" configs --bootstrap-server "$GR_BOOTSTRAP" --alter "$2" "$3" \
+        --entity-type users --entity-name frank
+    kt_rc "$1" && echo "Completed updating config for user frank." | kt_out "$1"
+    ktr "$1-desc" configs --bootstrap-server "$GR_BOOTSTRAP" --describe \
+        --entity-type users --entity-name frank
+    kt_rc "$1-desc" && kt_out "$1-desc"
+}
+
 # kafka-configs.sh makes a SCRAM user (--add-config 'SCRAM-SHA-256=[...]'
 # --entity-type users), --describe lists it with its iterations, a client
 # logs in with it at once; a second mechanism is added beside it; each
@@ -554,44 +565,25 @@ kt_scram_login() {
 # it prints against Kafka 4.4.0 (run by hand with tests/kafka/run-kafka.sh:
 # the same lines, the same exit statuses).
 s_kafka_tools_scram() {
-    local B u=--entity-type
+    local l="SCRAM credential configs for user-principal 'frank' are"
     need kcat || return 1
     kt_start --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
         --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512 || return 1
-    B=$GR_BOOTSTRAP
     KT_SASL=$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$BROKER_DIR/listeners")
     [ -n "$KT_SASL" ] || return 1
     kt_scram_login before SCRAM-SHA-256 frank frank-pw
     [ "$KT_RC" != 0 ] || kt_fail "frank logged in before he was made"
-    ktr add256 configs --bootstrap-server "$B" --alter \
-        --add-config 'SCRAM-SHA-256=[iterations=8192,password=frank-pw]' $u users --entity-name frank
-    kt_rc add256 && echo "Completed updating config for user frank." | kt_out add256
-    ktr desc1 configs --bootstrap-server "$B" --describe $u users --entity-name frank
-    kt_rc desc1 && kt_out desc1 <<'OUT'
-SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192
-OUT
-    ktr descall configs --bootstrap-server "$B" --describe $u users
-    kt_rc descall && kt_out descall <<'OUT'
-SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192
-OUT
+    kt_scram_step add256 --add-config 'SCRAM-SHA-256=[iterations=8192,password=frank-pw]' \
+        <<<"$l SCRAM-SHA-256=iterations=8192"
+    ktr descall configs --bootstrap-server "$GR_BOOTSTRAP" --describe --entity-type users
+    kt_rc descall && kt_out descall <<<"$l SCRAM-SHA-256=iterations=8192"
     kt_scram_login login256 SCRAM-SHA-256 frank frank-pw
     [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-256) did not log in"; kt_show login256; }
-    ktr add512 configs --bootstrap-server "$B" --alter \
-        --add-config 'SCRAM-SHA-512=[password=frank-pw5]' $u users --entity-name frank
-    kt_rc add512 && echo "Completed updating config for user frank." | kt_out add512
-    ktr desc2 configs --bootstrap-server "$B" --describe $u users --entity-name frank
-    kt_rc desc2 && kt_out desc2 <<'OUT'
-SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096
-OUT
+    kt_scram_step add512 --add-config 'SCRAM-SHA-512=[password=frank-pw5]' \
+        <<<"$l SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096"
     kt_scram_login login512 SCRAM-SHA-512 frank frank-pw5
     [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-512) did not log in"; kt_show login512; }
-    ktr del256 configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-256 \
-        $u users --entity-name frank
-    kt_rc del256 && echo "Completed updating config for user frank." | kt_out del256
-    ktr desc3 configs --bootstrap-server "$B" --describe $u users --entity-name frank
-    kt_rc desc3 && kt_out desc3 <<'OUT'
-SCRAM credential configs for user-principal 'frank' are SCRAM-SHA-512=iterations=4096
-OUT
+    kt_scram_step del256 --delete-config SCRAM-SHA-256 <<<"$l SCRAM-SHA-512=iterations=4096"
     kt_scram_login gone256 SCRAM-SHA-256 frank frank-pw
     if [ "$KT_RC" = 0 ]; then
         kt_fail "frank logged in with a removed SCRAM-SHA-256 credential"
@@ -600,17 +592,13 @@ OUT
     fi
     kt_scram_login still512 SCRAM-SHA-512 frank frank-pw5
     [ "$KT_RC" = 0 ] || { kt_fail "frank (SCRAM-SHA-512) lost his login"; kt_show still512; }
-    ktr del512 configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-512 \
-        $u users --entity-name frank
-    kt_rc del512 && echo "Completed updating config for user frank." | kt_out del512
-    ktr desc4 configs --bootstrap-server "$B" --describe $u users --entity-name frank
-    kt_rc desc4 && kt_out desc4 </dev/null
-    ktr descall2 configs --bootstrap-server "$B" --describe $u users
+    kt_scram_step del512 --delete-config SCRAM-SHA-512 </dev/null
+    ktr descall2 configs --bootstrap-server "$GR_BOOTSTRAP" --describe --entity-type users
     kt_rc descall2 && kt_out descall2 </dev/null
     kt_scram_login gone512 SCRAM-SHA-512 frank frank-pw5
     [ "$KT_RC" != 0 ] || kt_fail "frank logged in with a removed SCRAM-SHA-512 credential"
-    ktr delagain configs --bootstrap-server "$B" --alter --delete-config SCRAM-SHA-512 \
-        $u users --entity-name frank
+    ktr delagain configs --bootstrap-server "$GR_BOOTSTRAP" --alter --delete-config SCRAM-SHA-512 \
+        --entity-type users --entity-name frank
     kt_rc delagain 1 && grep -q '^Caused by: org.apache.kafka.common.errors.ResourceNotFoundException: Attempt to delete a user credential that does not exist$' \
         "$KT_OUT/delagain.err" || { kt_fail "delagain: not Kafka's ResourceNotFoundException"; kt_show delagain; }
     kt_stop
