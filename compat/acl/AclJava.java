@@ -12,7 +12,8 @@
 //   the producer of producer writes app.orders, is refused other.t and
 //   app.secret (TopicAuthorizationException);
 //   the consumer of consumer reads app.orders in group cg1, and is
-//   refused group cg2 (GroupAuthorizationException);
+//   refused group cg2 (GroupAuthorizationException) and topic other.t
+//   (TopicAuthorizationException);
 //   the transactional producer of txn commits as tx1, is refused tx2
 //   (TransactionalIdAuthorizationException);
 //   a producer of other, refused app.late, writes it once the admin adds
@@ -107,16 +108,17 @@ public class AclJava {
                 }
             }
         }
-        for (String group : List.of("cg1", "cg2")) {
+        for (String group : List.of("cg1", "cg2", "cg1 other.t")) {
+            String topic = group.endsWith("other.t") ? "other.t" : "app.orders";
             Properties cp = props("consumer");
-            cp.put("group.id", group);
+            cp.put("group.id", group.split(" ")[0]);
             cp.put("auto.offset.reset", "earliest");
             cp.put("key.deserializer", StringDeserializer.class.getName());
             cp.put("value.deserializer", StringDeserializer.class.getName());
             int n = 0;
             Exception err = null;
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(cp)) {
-                c.subscribe(List.of("app.orders"));
+                c.subscribe(List.of(topic));
                 long end = System.currentTimeMillis() + 15000;
                 while (n == 0 && System.currentTimeMillis() < end) {
                     n += c.poll(Duration.ofMillis(500)).count();
@@ -129,8 +131,10 @@ public class AclJava {
             }
             if (group.equals("cg1")) {
                 check("consumer reads app.orders in cg1", n > 0 && err == null, n + " " + err);
-            } else {
+            } else if (group.equals("cg2")) {
                 check("consumer refused in cg2", n == 0 && err instanceof GroupAuthorizationException, err);
+            } else {
+                check("consumer refused other.t in cg1", n == 0 && err instanceof TopicAuthorizationException, err);
             }
         }
         transactions();

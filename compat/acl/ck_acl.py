@@ -7,7 +7,8 @@ over SASL as DIR/<name>.properties says (User:<name>):
             TOPIC_AUTHORIZATION_FAILED) and to app.secret (a DENY beats the
             prefix's ALLOW);
   consumer  reads app.orders in group cg1 (READ on topic and group), not in
-            cg2 (GROUP_AUTHORIZATION_FAILED);
+            cg2 (GROUP_AUTHORIZATION_FAILED), not other.t in cg1
+            (TOPIC_AUTHORIZATION_FAILED);
   txn       a transaction with transactional.id tx1 (its WRITE), not tx2;
   ops       CREATE on the cluster: creates a topic, may not delete it;
             ALTER_CONFIGS under ops.: alters ops.t's config, not
@@ -90,11 +91,11 @@ check("producer refused on app.secret (DENY beats the prefix)", errs and all(
 
 
 # --- consumer: READ on the topic and on the group
-def consume(group, want, timeout=15):
+def consume(group, want, timeout=15, topic="app.orders"):
     c = Consumer(conf("consumer", **{"group.id": group,
                                      "auto.offset.reset": "earliest",
                                      "enable.auto.commit": False}))
-    c.subscribe(["app.orders"])
+    c.subscribe([topic])
     got, err = 0, None
     deadline = time.time() + timeout
     while time.time() < deadline and got < want and err is None:
@@ -120,6 +121,9 @@ check("consumer reads app.orders in group cg1", got == 5 and err is None, (got, 
 got, err = consume("cg2", 5, timeout=8)
 check("consumer refused in group cg2", got == 0 and
       err == KafkaError.GROUP_AUTHORIZATION_FAILED, (got, err))
+got, err = consume("cg1", 1, timeout=8, topic="other.t")
+check("consumer refused other.t in cg1 (no READ on the topic)", got == 0 and
+      err == KafkaError.TOPIC_AUTHORIZATION_FAILED, (got, err))
 
 # --- transactions need the transactional id's WRITE
 t = Producer(conf("txn", **{"transactional.id": "tx1", "message.timeout.ms": 8000}))

@@ -5,6 +5,8 @@ kafka-python raises for each refusal:
   producer  writes app.orders (PREFIXED app.), refused other.t (no ACL) and
             app.secret (DENY beats the ALLOW): TopicAuthorizationFailedError;
   consumer  reads app.orders in group cg1; in cg2 GroupAuthorizationFailedError;
+            other.t (no READ) in cg1 reads nothing, its metadata has
+            TOPIC_AUTHORIZATION_FAILED (kafka-python raises it out of poll);
   txn       commits a transaction as tx1; as tx2
             TransactionalIdAuthorizationFailedError;
   ops       creates a topic (CREATE on the cluster), alters ops.t's config,
@@ -69,8 +71,10 @@ p.close()
 
 
 # --- consumer
-def consume(group, timeout=15):
-    c = KafkaConsumer("app.orders", **conf(
+def consume(group, timeout=15, topic="app.orders"):
+    """(records read, exception raised, the topics the client's metadata
+    marks unauthorized)"""
+    c = KafkaConsumer(topic, **conf(
         "consumer", group_id=group, auto_offset_reset="earliest",
         enable_auto_commit=False))
     n, err = 0, None
@@ -82,15 +86,21 @@ def consume(group, timeout=15):
             c.commit()
     except Exception as e:
         err = e
+    unauth = set(c._client.cluster.unauthorized_topics)
     c.close()
-    return n, err
+    return n, err, unauth
 
 
-n, err = consume("cg1")
+n, err, _ = consume("cg1")
 check("consumer reads app.orders in cg1", n > 0 and err is None, (n, repr(err)))
-n, err = consume("cg2", 10)
+n, err, _ = consume("cg2", 10)
 check("consumer refused in cg2: GroupAuthorizationFailedError", n == 0 and
       isinstance(err, Errors.GroupAuthorizationFailedError), (n, repr(err)))
+# kafka-python raises TopicAuthorizationFailedError in its metadata
+# listener, out of poll(): the error is seen in the metadata it keeps
+n, err, unauth = consume("cg1", 8, "other.t")
+check("consumer refused other.t in cg1: TOPIC_AUTHORIZATION_FAILED in Metadata",
+      n == 0 and unauth == {"other.t"}, (n, repr(err), unauth))
 
 # --- transactions
 t = KafkaProducer(**conf("txn", transactional_id="tx1", max_block_ms=15000))
