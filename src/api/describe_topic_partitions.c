@@ -25,10 +25,7 @@ typedef gr_describe_topic_partitions_response_topic_t rtopic_t;
 static int
 cmp_name(const void *a, const void *b)
 {
-    const gr_str_t *x = a, *y = b;
-    int32_t n = x->len < y->len ? x->len : y->len;
-    int c = n > 0 ? memcmp(x->ptr, y->ptr, (size_t)n) : 0;
-    return c != 0 ? c : (x->len > y->len) - (x->len < y->len);
+    return gr_str_cmp(a, b);
 }
 
 /* Every request topic answered with err (Kafka's getErrorResponse). */

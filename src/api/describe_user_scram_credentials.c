@@ -30,13 +30,8 @@ static int
 cmp_name(const void *a, const void *b)
 {
     const uname_t *x = a, *y = b;
-    int32_t n = x->name.len < y->name.len ? x->name.len : y->name.len;
-    int c = n > 0 ? memcmp(x->name.ptr, y->name.ptr, (size_t)n) : 0;
-    if (c != 0)
-        return c;
-    if (x->name.len != y->name.len)
-        return x->name.len < y->name.len ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    int c = gr_str_cmp(&x->name, &y->name);
+    return c != 0 ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 static gr_str_t

@@ -53,6 +53,16 @@ gr_str_eq(const gr_str_t *a, const gr_str_t *b)
     return a->len <= 0 || memcmp(a->ptr, b->ptr, (size_t)a->len) == 0;
 }
 
+/* Byte order of two slices, memcmp's, a prefix before the longer slice
+ * and null before empty: <0, 0 or >0 (sorting names). */
+static inline int
+gr_str_cmp(const gr_str_t *a, const gr_str_t *b)
+{
+    int32_t n = a->len < b->len ? a->len : b->len;
+    int c = n > 0 ? memcmp(a->ptr, b->ptr, (size_t)n) : 0;
+    return c != 0 ? c : (a->len > b->len) - (a->len < b->len);
+}
+
 static inline bool
 gr_str_eq_cstr(const gr_str_t *a, const char *s)
 {

@@ -90,6 +90,21 @@ START_TEST(test_hash)
 }
 END_TEST
 
+/* gr_str_cmp: memcmp's byte order, a prefix first, null before empty */
+START_TEST(test_str_cmp)
+{
+    const gr_str_t in[] = { GR_STR_NULL, GR_STR(""), GR_STR("a"),
+                            GR_STR("ab"), GR_STR("b"), GR_STR("\xff") };
+    const size_t n = sizeof in / sizeof in[0];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            int c = gr_str_cmp(&in[i], &in[j]);
+            ck_assert_msg(i < j ? c < 0 : i > j ? c > 0 : c == 0,
+                          "%zu vs %zu: %d", i, j, c);
+        }
+}
+END_TEST
+
 /* --- base64 */
 
 /* RFC 4648 section 10 */
@@ -241,6 +256,7 @@ suite_core_str(void)
     tcase_add_test(tc, test_repeats_fixed);
     tcase_add_test(tc, test_repeats_random);
     tcase_add_test(tc, test_hash);
+    tcase_add_test(tc, test_str_cmp);
     tcase_add_test(tc, test_base64_rfc4648);
     tcase_add_test(tc, test_base64_alphabets);
     tcase_add_test(tc, test_base64_invalid);
