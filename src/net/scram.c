@@ -147,6 +147,20 @@ take_value(const char *p, const char *end)
     return (size_t)(p - s);
 }
 
+/* nonce: ",r=" and printable text, into *nonce and *len; the length
+ * taken, or 0 */
+static size_t
+take_nonce(const char *p, const char *end, const char **nonce, size_t *len)
+{
+    size_t k;
+    if (end - p < 3 || p[0] != ',' || p[1] != 'r' || p[2] != '=' ||
+        (k = take_printable(p + 3, end)) == 0)
+        return 0;
+    *nonce = p + 3;
+    *len = k;
+    return 3 + k;
+}
+
 /* extensions: (",alpha=value")* up to end or stop (",p=" for the final
  * message); tokenauth=true noted. The length taken, or -1. */
 static long
@@ -217,13 +231,8 @@ gr_scram_parse_client_first(const uint8_t *in, size_t len,
     if ((k = take_saslname(p, end, m->user, sizeof m->user)) == 0)
         goto bad;
     p += k;
-    if (end - p < 3 || p[0] != ',' || p[1] != 'r' || p[2] != '=')
+    if ((k = take_nonce(p, end, &m->nonce, &m->nonce_len)) == 0)
         goto bad;
-    p += 3;
-    if ((k = take_printable(p, end)) == 0)
-        goto bad;
-    m->nonce = p;
-    m->nonce_len = k;
     p += k;
     if ((e = take_extensions(p, end, false, &m->tokenauth)) < 0 || p + e != end)
         goto bad;
@@ -262,13 +271,8 @@ gr_scram_parse_client_final(const uint8_t *in, size_t len,
     if (k > 4 * (sizeof cb / 3) || gr_base64_decode(p, k, cb) < 0)
         goto bad;
     p += k;
-    if (end - p < 3 || p[0] != ',' || p[1] != 'r' || p[2] != '=')
+    if ((k = take_nonce(p, end, &m->nonce, &m->nonce_len)) == 0)
         goto bad;
-    p += 3;
-    if ((k = take_printable(p, end)) == 0)
-        goto bad;
-    m->nonce = p;
-    m->nonce_len = k;
     p += k;
     if ((e = take_extensions(p, end, true, NULL)) < 0)
         goto bad;
