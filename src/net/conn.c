@@ -307,6 +307,21 @@ close_delayed(gr_loop_t *loop, gr_timer_t *tm)
         gr_conn_close(conn, "authentication failed");
 }
 
+/* A failed authentication's end, no request in flight: closed at once
+ * (delay_ms <= 0) or muted for good, nothing more read or dispatched,
+ * and closed delay_ms later. */
+static void
+close_later(gr_conn_t *conn, int64_t delay_ms)
+{
+    if (delay_ms <= 0) {
+        gr_conn_close(conn, "authentication failed");
+        return;
+    }
+    conn->throttle_until_us = INT64_MAX;
+    gr_timer_start(conn->broker->loop, &conn->close_timer, delay_ms);
+    conn_update_events(conn);
+}
+
 static bool
 throttled(const gr_conn_t *conn)
 {
@@ -707,15 +722,7 @@ conn_output_queued(gr_conn_t *conn)
         request_end(conn);
         conn->active_us = gr_mono_us(); /* a response written whole */
         if (conn->close_after_write) {
-            if (conn->close_delay_ms <= 0) {
-                gr_conn_close(conn, "authentication failed");
-                return;
-            }
-            /* muted for good: nothing more is read or dispatched */
-            conn->throttle_until_us = INT64_MAX;
-            gr_timer_start(conn->broker->loop, &conn->close_timer,
-                           conn->close_delay_ms);
-            conn_update_events(conn);
+            close_later(conn, conn->close_delay_ms);
             return;
         }
         throttle_start(conn);
@@ -1210,6 +1217,17 @@ gr_req_reply_and_close_after(gr_req_t *req, int64_t delay_ms)
     req->conn->close_after_write = true;
     req->conn->close_delay_ms = delay_ms;
     return gr_req_reply(req);
+}
+
+int
+gr_req_close_after(gr_req_t *req, int64_t delay_ms)
+{
+    gr_conn_t *conn = req->conn;
+    GR_ASSERT(conn != NULL && !req->done);
+    req->done = true;
+    request_end(conn);
+    close_later(conn, delay_ms);
+    return 0;
 }
 
 int

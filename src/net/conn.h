@@ -83,6 +83,9 @@ int gr_req_reply_and_close(gr_req_t *req);
 /* The same, the connection muted once the answer is written and closed
  * delay_ms later (0: at once). */
 int gr_req_reply_and_close_after(gr_req_t *req, int64_t delay_ms);
+/* Ends req without an answer (a failed authentication that has none),
+ * the connection muted and closed delay_ms later (<= 0: at once). 0. */
+int gr_req_close_after(gr_req_t *req, int64_t delay_ms);
 /* Logs why and closes the connection without a response. Returns 0. */
 int gr_req_close(gr_req_t *req, const char *why);
 /* Keeps f open (a reference) until the request ends: a handler that puts

@@ -88,8 +88,6 @@ struct gr_sasl_conn {
     char bad_mech_msg[256];
     int64_t expiry_us;       /* session end (monotonic); 0: none */
     int64_t reauth_start_us; /* last re-authentication begun; 0: none */
-    gr_timer_t fail_timer;
-    gr_req_t *fail_req; /* waiting for the failure delay */
 };
 
 /* --- configuration */
@@ -324,8 +322,6 @@ gr_sasl_listener_free(gr_sasl_listener_t *sl)
 
 /* --- connections */
 
-static void fail_timer_cb(gr_loop_t *loop, gr_timer_t *t);
-
 gr_sasl_conn_t *
 gr_sasl_conn_new(gr_sasl_listener_t *sl, gr_broker_t *b)
 {
@@ -335,7 +331,6 @@ gr_sasl_conn_new(gr_sasl_listener_t *sl, gr_broker_t *b)
     sc->sl = sl;
     sc->broker = b;
     sc->mech = sc->prev_mech = -1;
-    gr_timer_init(&sc->fail_timer, fail_timer_cb, sc);
     return sc;
 }
 
@@ -352,8 +347,6 @@ gr_sasl_conn_free(gr_sasl_conn_t *sc)
 {
     if (sc == NULL)
         return;
-    if (gr_timer_armed(&sc->fail_timer))
-        gr_timer_stop(sc->broker->loop, &sc->fail_timer);
     mech_end(sc);
     free(sc);
 }
@@ -384,27 +377,6 @@ gr_sasl_conn_max_receive(const gr_sasl_conn_t *sc)
 
 /* --- failures */
 
-static void
-fail_abort(gr_req_t *req)
-{
-    gr_sasl_conn_t *sc = req->owner;
-    if (gr_timer_armed(&sc->fail_timer))
-        gr_timer_stop(sc->broker->loop, &sc->fail_timer);
-    sc->fail_req = NULL;
-}
-
-static void
-fail_timer_cb(gr_loop_t *loop, gr_timer_t *t)
-{
-    gr_sasl_conn_t *sc = t->data;
-    gr_req_t *req = sc->fail_req;
-    (void)loop;
-    sc->fail_req = NULL;
-    if (req == NULL)
-        return;
-    gr_req_close(req, "authentication failed");
-}
-
 /* Kafka's authentication failure: logged as its Selector does, the
  * answer in req->resp written (reply) and the connection closed after
  * the delay. Returns 0. */
@@ -419,12 +391,7 @@ fail(gr_req_t *req, gr_sasl_conn_t *sc, bool reply, const char *msg)
      * Selector delays it: a client that reads the answer sees why */
     if (reply)
         return gr_req_reply_and_close_after(req, sc->sl->delay_ms);
-    if (sc->sl->delay_ms <= 0)
-        return gr_req_close(req, "authentication failed");
-    sc->fail_req = req;
-    gr_req_defer(req, fail_abort, sc);
-    gr_timer_start(sc->broker->loop, &sc->fail_timer, sc->sl->delay_ms);
-    return 0;
+    return gr_req_close_after(req, sc->sl->delay_ms);
 }
 
 void

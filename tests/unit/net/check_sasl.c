@@ -407,6 +407,31 @@ START_TEST(broker_plain_refused)
         ck_assert_int_le(read(t.fd, &b, 1), 0);
         gr_brokertest_stop(&t);
     }
+    /* the same with the delay: no answer, the close after the delay */
+    {
+        const char *const over[] = { sasl_over[0],
+                                     sasl_over[1],
+                                     sasl_over[2],
+                                     "connection.failed.authentication."
+                                     "delay.ms=1000",
+                                     "sasl.server.max.receive.size=100",
+                                     NULL };
+        uint8_t big[4] = { 0, 0, 1, 0 };
+        struct pollfd pf;
+        int64_t t0;
+        uint8_t b;
+        gr_brokertest_start(&t, over);
+        t0 = gr_mono_us();
+        ck_assert_int_eq(write(t.fd, big, 4), 4);
+        pf.fd = t.fd;
+        pf.events = POLLIN;
+        ck_assert_int_eq(poll(&pf, 1, 300), 0); /* still open */
+        pf.revents = 0;
+        ck_assert_int_eq(poll(&pf, 1, 5000), 1);
+        ck_assert_int_le(read(t.fd, &b, 1), 0); /* then closed */
+        ck_assert_int_ge(gr_mono_us() - t0, 900000);
+        gr_brokertest_stop(&t);
+    }
 }
 END_TEST
 
