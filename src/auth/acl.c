@@ -5,7 +5,8 @@
  * s->acls ordered by (type, pattern, name), ix->res one entry per
  * resource pointing at its run in sorted, ix->lit an open-addressing
  * table (power of two, at most half full) of the LITERAL resources, and
- * ix->pre[type] the PREFIXED resources of a type ordered by name.
+ * ix->pre[type] the PREFIXED resources of a type ordered by name;
+ * s->dedup, when there, holds every record of s->acls.
  */
 #include "auth/acl.h"
 
@@ -47,6 +48,12 @@ typedef struct index {
 struct gr_acls {
     acl_rec_t **acls;
     size_t n, cap;
+    /* every record of acls by its whole binding (open addressing, power
+     * of two, at most half full), so an add finds one already present
+     * without a scan; NULL until the first add after a commit (which
+     * frees records) or when out of memory: the scan then */
+    acl_rec_t **dedup;
+    size_t dedup_cap, dedup_n;
     char **supers;
     int nsupers;
     bool allow_if_none;
@@ -168,6 +175,7 @@ gr_acls_destroy(gr_acls_t *s)
     for (size_t i = 0; i < s->n; i++)
         rec_free(s->acls[i]);
     free(s->acls);
+    free(s->dedup);
     for (int i = 0; i < s->nsupers; i++)
         free(s->supers[i]);
     free(s->supers);
@@ -304,14 +312,69 @@ acl_eq(const gr_acl_t *a, const gr_acl_t *b)
            strcmp(a->host, b->host) == 0;
 }
 
+static uint32_t
+binding_hash(const gr_acl_t *a)
+{
+    uint32_t h = gr_hash(a->name, strlen(a->name));
+    h = h * 31u + gr_hash(a->principal, strlen(a->principal));
+    h = h * 31u + gr_hash(a->host, strlen(a->host));
+    return h ^ ((uint32_t)(uint8_t)a->res_type << 24 |
+                (uint32_t)(uint8_t)a->pattern << 16 |
+                (uint32_t)(uint8_t)a->op << 8 | (uint32_t)(uint8_t)a->perm);
+}
+
+static void
+dedup_put(acl_rec_t **t, size_t cap, acl_rec_t *r)
+{
+    size_t i = binding_hash(&r->acl) & (cap - 1);
+    while (t[i] != NULL)
+        i = (i + 1) & (cap - 1);
+    t[i] = r;
+}
+
+/* The table again, for s->acls and room to grow; left NULL (the scan)
+ * when out of memory. */
+static void
+dedup_build(gr_acls_t *s)
+{
+    size_t cap = 16;
+    while (cap < 4 * (s->n + 1))
+        cap *= 2;
+    free(s->dedup);
+    s->dedup_n = 0;
+    s->dedup_cap = 0;
+    if ((s->dedup = calloc(cap, sizeof *s->dedup)) == NULL)
+        return;
+    s->dedup_cap = cap;
+    for (size_t i = 0; i < s->n; i++)
+        dedup_put(s->dedup, cap, s->acls[i]);
+    s->dedup_n = s->n;
+}
+
+/* The live record of binding acl, or NULL. */
+static const acl_rec_t *
+find_binding(const gr_acls_t *s, const gr_acl_t *acl)
+{
+    if (s->dedup == NULL) {
+        for (size_t i = 0; i < s->n; i++)
+            if (!s->acls[i]->gone && acl_eq(&s->acls[i]->acl, acl))
+                return s->acls[i];
+        return NULL;
+    }
+    for (size_t i = binding_hash(acl) & (s->dedup_cap - 1);
+         s->dedup[i] != NULL; i = (i + 1) & (s->dedup_cap - 1))
+        if (!s->dedup[i]->gone && acl_eq(&s->dedup[i]->acl, acl))
+            return s->dedup[i];
+    return NULL;
+}
+
 int
 gr_acls_add(gr_acls_t *s, const gr_acl_t *acl)
 {
     acl_rec_t *r;
 
-    for (size_t i = 0; i < s->n; i++)
-        if (!s->acls[i]->gone && acl_eq(&s->acls[i]->acl, acl))
-            return 0; /* Kafka: "Not creating ACL since it already exists" */
+    if (find_binding(s, acl) != NULL)
+        return 0; /* Kafka: "Not creating ACL since it already exists" */
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 16;
         acl_rec_t **v = realloc(s->acls, cap * sizeof *v);
@@ -337,6 +400,12 @@ gr_acls_add(gr_acls_t *s, const gr_acl_t *acl)
         parse_cidr(r->acl.host, &r->cidr6, r->net, &r->bits) == 0)
         r->cidr = true;
     s->acls[s->n++] = r;
+    if (s->dedup == NULL || 2 * (s->dedup_n + 1) > s->dedup_cap) {
+        dedup_build(s);
+    } else {
+        dedup_put(s->dedup, s->dedup_cap, r);
+        s->dedup_n++;
+    }
     return 0;
 }
 
@@ -449,11 +518,15 @@ rec_cmp(const void *pa, const void *pb)
     return name_cmp(a->acl.name, a->name_len, b->acl.name, b->name_len);
 }
 
-/* Frees the records gr_acls_remove() marked (no index points at them). */
+/* Frees the records gr_acls_remove() marked (no index points at them;
+ * the dedup table goes with them, built again at the next add). */
 static void
 drop_gone(gr_acls_t *s)
 {
     size_t out = 0;
+    free(s->dedup);
+    s->dedup = NULL;
+    s->dedup_cap = s->dedup_n = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (s->acls[i]->gone)
             rec_free(s->acls[i]);

@@ -86,6 +86,7 @@ void
 gr_brokertest_start(gr_brokertest_t *t, const char *const *overrides)
 {
     memset(t, 0, sizeof(*t));
+    t->hold[0] = t->hold[1] = -1;
     gr_log_level = GR_LOG_LEVEL_ERROR;
     strcpy(t->dir, "/tmp/gr-broker-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(t->dir));
@@ -112,6 +113,10 @@ void
 gr_brokertest_stop(gr_brokertest_t *t)
 {
     gr_brokertest_halt(t);
+    if (t->hold[0] >= 0) { /* the held jobs ended with the workers */
+        close(t->hold[0]);
+        close(t->hold[1]);
+    }
     gr_arena_destroy(t->a);
     gr_logtest_rmrf(t->dir);
     fflush(stdout);
@@ -358,8 +363,7 @@ gr_brokertest_release_workers(gr_brokertest_t *t)
 {
     char b[HOLD_JOBS] = { 0 };
     ck_assert_int_eq(write(t->hold[1], b, sizeof b), (ssize_t)sizeof b);
-    /* the jobs read the pipe until they are done: left open, it is
-     * closed with the test's process */
+    /* the pipe is closed by gr_brokertest_stop(), once the jobs are */
 }
 
 bool

@@ -20,7 +20,7 @@ typedef struct gr_brokertest {
     int32_t corr;
     gr_arena_t *a;    /* decoded responses; reset by the caller */
     int saved_stdout; /* the broker's start-up lines go to /dev/null */
-    int hold[2];      /* gr_brokertest_hold_workers(): a pipe; -1: none */
+    int hold[2];      /* gr_brokertest_hold_workers()' pipe; -1: none */
 } gr_brokertest_t;
 
 /* Starts a broker with overrides ("key=value", NULL-terminated; may be
