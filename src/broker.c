@@ -142,6 +142,7 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     if (b == NULL)
         return NULL;
     b->conf = conf;
+    b->dispatch = &gr_api_dispatch;
     b->start_us = gr_mono_us();
     b->node_id = gr_conf_node_id(conf);
     b->max_request_bytes = gr_conf_int(conf, GR_CONF_SOCKET_REQUEST_MAX_BYTES);

@@ -44,6 +44,8 @@ struct gr_broker {
     gr_conn_t *closing;       /* closed, to be freed before sleep */
     int nconns;
     void *conn_pool;          /* idle buffers (net/conn.c) */
+    /* where connections send frames: &gr_api_dispatch (api/dispatch.h) */
+    const struct gr_conn_dispatch *dispatch;
     int64_t max_request_bytes;
     /* connection limits (net/conn.c) */
     int64_t max_idle_ms;      /* connections.max.idle.ms; <= 0: never */

@@ -33,7 +33,6 @@ import sys
 # cluster, log > proto > core). Without them the module graph has no circle.
 ALLOWED_MODULE_EDGES = {
     ("cluster", "net"): "cluster/client_quotas.c uses net/quota.h's windows",
-    ("net", "api"): "net/conn.c calls the dispatcher (gr_req_t lives in net)",
     ("net", "control"): "net/sasl_oauth.c parses JSON with control/json.h",
     ("net", "broker"): "net/ reads gr_broker_t (broker.h) for its settings",
     ("api", "broker"): "handlers reach modules through req->broker",
@@ -46,7 +45,6 @@ ALLOWED_UNIT_PAIRS = {
     ("api/api_int", "broker"): "broker.c registers handlers; api_int.h takes broker.h",
     ("api/change", "broker"): "broker.c ends the stores' changes; change.c takes broker.h",
     ("api/configs", "broker"): "broker.c uses config checks; configs.h takes broker.h",
-    ("api/dispatch", "net/conn"): "gr_req_t in net/conn.h; conn.c dispatches",
     ("broker", "control/control"): "control.h takes gr_broker_t",
     ("broker", "net/conn"): "net/conn.c reads gr_broker_t",
     ("broker", "net/listener"): "gr_broker_t embeds listeners",

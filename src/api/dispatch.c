@@ -181,6 +181,11 @@ gr_dispatch_trace_response(gr_req_t *req, const uint8_t *buf, size_t len,
     }
 }
 
+const gr_conn_dispatch_t gr_api_dispatch = {
+    .request = gr_dispatch,
+    .response = gr_dispatch_trace_response,
+};
+
 uint64_t
 gr_api_answer_max(const gr_req_t *req)
 {

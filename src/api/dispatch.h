@@ -41,5 +41,7 @@ void gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len);
 /* Called with every encoded response (frame dumps, trace logging). */
 void gr_dispatch_trace_response(gr_req_t *req, const uint8_t *buf, size_t len,
                                 const gr_writer_t *w);
+/* The two above, for connections (net/conn.h): what b->dispatch points at. */
+extern const gr_conn_dispatch_t gr_api_dispatch;
 
 #endif

@@ -27,7 +27,6 @@
  * Selector counts any byte. Sockets have TCP keepalive, as Kafka's.
  */
 #include "net/conn.h"
-#include "api/dispatch.h"
 #include "broker.h"
 #include "cluster/client_quotas.h"
 #include "proto/gen/api_keys.h"
@@ -874,7 +873,7 @@ conn_process(gr_conn_t *conn)
             if (conn->sasl != NULL && gr_sasl_conn_raw(conn->sasl))
                 gr_sasl_raw_token(req, frame, size); /* after SaslHandshake v0 */
             else
-                gr_dispatch(req, frame, size);
+                conn->broker->dispatch->request(req, frame, size);
             /* a request still in flight was deferred: the loop's time on
              * it so far is what its quota counts */
             if (conn->req == req) {
@@ -1158,7 +1157,7 @@ reply_encode(gr_req_t *req)
         gr_conn_close(conn, "response encoding failed");
         return 0;
     }
-    gr_dispatch_trace_response(req, buf, mem, &w);
+    conn->broker->dispatch->response(req, buf, mem, &w);
 
     /* memory, file, memory, ... */
     conn->out = gr_arena_alloc(req->a,

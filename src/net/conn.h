@@ -64,6 +64,19 @@ struct gr_req {
     void *hook_arg;
 };
 
+/* What connections hand their frames to. The layer above (api/dispatch.c,
+ * gr_api_dispatch) fills it and the broker points b->dispatch at it, so
+ * net/ knows no API. Loop thread only. */
+typedef struct gr_conn_dispatch {
+    /* One frame (without its size prefix), valid until the request ends;
+     * on return the request is finished, deferred or its connection
+     * closed. */
+    void (*request)(gr_req_t *req, const uint8_t *frame, size_t len);
+    /* Every encoded response, before it is queued (frame dumps, traces). */
+    void (*response)(gr_req_t *req, const uint8_t *buf, size_t len,
+                     const gr_writer_t *w);
+} gr_conn_dispatch_t;
+
 /* Encodes req->resp and queues it; the request ends when it is written.
  * Returns 0 (the request is finished from the handler's point of view). */
 int gr_req_reply(gr_req_t *req);
