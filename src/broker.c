@@ -637,20 +637,6 @@ deletion_failed(void *arg, const gr_uuid_t *id)
         gr_logs_trash_keep(b->logs, id);
 }
 
-/* txn hook: a coordinator append (state record, marker) */
-static void
-txn_appended(void *arg, gr_partition_t *p, size_t bytes)
-{
-    gr_partition_appended(arg, p, bytes);
-}
-
-/* the group coordinator appended to __consumer_offsets */
-static void
-groups_appended(void *arg, gr_partition_t *p, size_t bytes)
-{
-    gr_partition_appended(arg, p, bytes);
-}
-
 /* txn hook: a marker on __consumer_offsets (transactional offsets) */
 static void
 txn_offsets_marker(void *arg, gr_partition_t *p, int64_t pid, bool commit)
@@ -664,7 +650,7 @@ static gr_txn_coord_t *
 txn_coord_new(gr_broker_t *b)
 {
     gr_txn_config_t cfg;
-    gr_txn_hooks_t hooks = { txn_appended, txn_offsets_marker, b };
+    gr_txn_hooks_t hooks = { txn_offsets_marker, b };
     memset(&cfg, 0, sizeof cfg);
     cfg.max_timeout_ms =
         (int32_t)gr_conf_int(b->conf, GR_CONF_TRANSACTION_MAX_TIMEOUT_MS);
@@ -686,7 +672,6 @@ static int
 groups_start(gr_broker_t *b)
 {
     gr_groups_config_t cfg;
-    gr_groups_hooks_t hooks = {groups_appended, b};
     memset(&cfg, 0, sizeof cfg);
     cfg.initial_rebalance_delay_ms =
         gr_conf_int(b->conf, GR_CONF_GROUP_INITIAL_REBALANCE_DELAY_MS);
@@ -706,7 +691,7 @@ groups_start(gr_broker_t *b)
         (int32_t)gr_conf_int(b->conf, GR_CONF_GREGOR_GROUP_LOAD_BYTES_PER_TURN);
     if (gr_groups_consumer_config(&cfg, b->conf) != 0)
         return -1;
-    b->groups = gr_groups_new(b->loop, b->cluster, b->node_id, &cfg, &hooks);
+    b->groups = gr_groups_new(b->loop, b->cluster, b->node_id, &cfg);
     if (b->groups == NULL)
         return -1;
     gr_groups_start(b->groups);

@@ -92,9 +92,8 @@ int gr_api_offset_delete(gr_req_t *req);
 int gr_api_consumer_group_heartbeat(gr_req_t *req);
 int gr_api_consumer_group_describe(gr_req_t *req);
 
-/* Partition data events (api/fetch.c): new data appended (wakes waiting
- * fetches), a partition going away (answers them). */
-void gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes);
+/* A partition going away (api/fetch.c): the fetches waiting on it are
+ * answered. (Appends wake them through the partition layer.) */
 void gr_partition_gone(gr_broker_t *b, gr_partition_t *p);
 /* The last stable offset: the first offset of the oldest open transaction,
  * or the high watermark while none is open. */

@@ -12,7 +12,8 @@
  *
  * Long polling: when less than min_bytes is available the request waits
  * (gr_req_defer) on every partition it reads, and is answered as soon as
- * appends bring enough bytes (gr_partition_appended marks it; the loop
+ * appends bring enough bytes (the partition layer wakes its waiters,
+ * partition/partition.h, and waiter_wake marks it; the loop
  * completes marked fetches before sleeping) or max_wait_ms passes.
  * Fetch sessions (KIP-227, fetch_session.c) from v7.
  */
@@ -24,6 +25,7 @@
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "log/txn_index.h"
+#include "partition/partition.h"
 #include "proto/records.h"
 
 #include <errno.h>
@@ -31,12 +33,12 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A request waiting on a partition: a node of partition->waiters. */
-typedef struct gr_waiter {
-    struct gr_waiter *prev, *next;
-    gr_partition_t *p;
+/* A request waiting on a partition (partition/partition.h): woken by
+ * every append to it. */
+typedef struct fetch_waiter {
+    gr_partition_waiter_t w; /* first: wake() casts back */
     struct fetch_ctx *ctx;
-} gr_waiter_t;
+} fetch_waiter_t;
 
 typedef struct fetch_part {
     gr_str_t topic;
@@ -46,7 +48,7 @@ typedef struct fetch_part {
     int32_t max_bytes;
     int32_t current_leader_epoch;
     int32_t sess_idx; /* index in the session's parts, -1 none */
-    gr_waiter_t waiter;
+    fetch_waiter_t waiter;
 } fetch_part_t;
 
 struct gr_fetch_job;
@@ -77,34 +79,6 @@ typedef struct fetch_ctx {
 /* --- waiting */
 
 static void
-waiter_link(fetch_part_t *fp, gr_partition_t *p, fetch_ctx_t *ctx)
-{
-    gr_waiter_t *w = &fp->waiter;
-    w->p = p;
-    w->ctx = ctx;
-    w->prev = NULL;
-    w->next = p->waiters;
-    if (p->waiters)
-        p->waiters->prev = w;
-    p->waiters = w;
-}
-
-static void
-waiter_unlink(gr_waiter_t *w)
-{
-    if (w->p == NULL)
-        return;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        w->p->waiters = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->p = NULL;
-    w->prev = w->next = NULL;
-}
-
-static void
 mark_dirty(gr_broker_t *b, fetch_ctx_t *ctx)
 {
     if (ctx->dirty)
@@ -114,25 +88,31 @@ mark_dirty(gr_broker_t *b, fetch_ctx_t *ctx)
     b->fetch_dirty = ctx;
 }
 
-void
-gr_partition_appended(gr_broker_t *b, gr_partition_t *p, size_t bytes)
+/* partition layer: bytes were appended to a partition ctx waits on */
+static void
+waiter_wake(gr_partition_waiter_t *pw, size_t bytes)
 {
-    p->stats.bytes_in += (int64_t)bytes; /* BytesInPerSec (metrics) */
-    p->high_watermark = gr_log_end_offset(p->log);
-    for (gr_waiter_t *w = p->waiters; w; w = w->next) {
-        w->ctx->accumulated += (int64_t)bytes;
-        if (w->ctx->accumulated >= w->ctx->min_bytes)
-            mark_dirty(b, w->ctx);
-    }
+    fetch_ctx_t *ctx = ((fetch_waiter_t *)pw)->ctx;
+    ctx->accumulated += (int64_t)bytes;
+    if (ctx->accumulated >= ctx->min_bytes)
+        mark_dirty(ctx->req->broker, ctx);
+}
+
+static void
+waiter_link(fetch_part_t *fp, gr_partition_t *p, fetch_ctx_t *ctx)
+{
+    fp->waiter.ctx = ctx;
+    fp->waiter.w.wake = waiter_wake;
+    gr_partition_wait(p, &fp->waiter.w);
 }
 
 void
 gr_partition_gone(gr_broker_t *b, gr_partition_t *p)
 {
     while (p->waiters) {
-        gr_waiter_t *w = p->waiters;
+        fetch_waiter_t *w = (fetch_waiter_t *)p->waiters;
         mark_dirty(b, w->ctx);
-        waiter_unlink(w);
+        gr_partition_unwait(&w->w);
     }
 }
 
@@ -141,7 +121,7 @@ stop_waiting(fetch_ctx_t *ctx)
 {
     gr_broker_t *b = ctx->req->broker;
     for (int32_t i = 0; i < ctx->nparts; i++)
-        waiter_unlink(&ctx->parts[i].waiter);
+        gr_partition_unwait(&ctx->parts[i].waiter.w);
     gr_timer_stop(b->loop, &ctx->timer);
     if (ctx->dirty) {
         fetch_ctx_t **pp = (fetch_ctx_t **)&b->fetch_dirty;

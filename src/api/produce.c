@@ -61,6 +61,7 @@
 #include "core/worker.h"
 #include "log/log.h"
 #include "log/producer_state.h"
+#include "partition/partition.h"
 #include "proto/records.h"
 #include "txn/txn.h"
 
@@ -876,11 +877,13 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
     gr_partition_t *p = t->parts[pt->pd->index];
     const gr_topic_settings_t *ts;
     const gr_validate_result_t *vr;
-    gr_log_append_info_t info;
-    gr_batch_hdr_t h;
+    gr_partition_append_args_t args = { .self_id = b->node_id,
+                                        .now_ms = pt->now_ms,
+                                        .caller_flushes = rq->acks != 0 };
+    gr_partition_append_result_t res;
+    gr_kerr_t kerr;
     uint8_t *buf;
     size_t n;
-    gr_err_t rc;
     bool dup;
 
     if (t->internal) {
@@ -889,12 +892,11 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
         set_error(req, prs, GR_KERR_INVALID_TOPIC_EXCEPTION, NULL);
         return 0;
     }
-    if (p->log == NULL || gr_log_offline(p->log)) {
-        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR, NULL);
-        return 0;
-    }
-    if (p->leader != b->node_id) {
-        set_error(req, prs, GR_KERR_NOT_LEADER_OR_FOLLOWER, NULL);
+    /* asked before anything else of the partition, as Kafka does; the
+     * append checks it again */
+    kerr = gr_partition_check_leader(p, b->node_id);
+    if (kerr != GR_KERR_NONE) {
+        set_error(req, prs, kerr, NULL);
         return 0;
     }
     ts = gr_topic_settings(b->conf, t);
@@ -931,23 +933,16 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
             return 0;
     }
 
-    rc = gr_log_append(p->log, buf, n, p->leader_epoch, &info);
-    if (rc != 0) {
-        GR_LOG_ERROR("append to %s-%d failed: %s", t->name, p->id,
-                     gr_err_str(rc));
-        set_error(req, prs, GR_KERR_KAFKA_STORAGE_ERROR, NULL);
+    kerr = gr_partition_append(p, buf, n, &args, &res);
+    if (kerr != GR_KERR_NONE) {
+        set_error(req, prs, kerr, NULL);
         return 0;
     }
-    prs->base_offset = info.first_offset;
+    prs->base_offset = res.first_offset;
     prs->log_append_time_ms = pt->log_append_time ? pt->now_ms : -1;
-    prs->log_start_offset = info.log_start_offset;
-    if (vr->producer_id >= 0 && p->pstate != NULL) {
-        /* the batch now carries its offsets */
-        gr_batch_hdr_parse(buf, &h);
-        gr_pstate_append(p->pstate, &h, pt->now_ms);
-    }
-    gr_partition_appended(b, p, n);
-    if (info.flush_due && rq->acks != 0) {
+    prs->log_start_offset = res.log_start_offset;
+    if (res.flush_due && rq->acks != 0) {
+        /* acks=1 and all are answered once the flush is done */
         if (*fw == NULL) {
             *fw = calloc(1, sizeof(**fw));
             if (*fw == NULL)
@@ -958,8 +953,6 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
             (*fw)->pending++;
         return 1;
     }
-    if (info.flush_due)
-        gr_log_flush(p->log, NULL, NULL);
     return 0;
 }
 

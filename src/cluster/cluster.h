@@ -72,7 +72,7 @@ typedef struct gr_config_resource {
  * their sums): messages in are the log end offset less leo_base. Plain
  * adds on the loop thread, read at scrape time. */
 typedef struct gr_partition_stats {
-    int64_t bytes_in;  /* appended, by any path (gr_partition_appended) */
+    int64_t bytes_in;  /* appended, by any path (gr_partition_append) */
     int64_t bytes_out; /* records in Fetch answers */
     int64_t produce_total, produce_failed; /* Produce partitions answered */
     int64_t fetch_total, fetch_failed;     /* Fetch partitions answered */
@@ -91,7 +91,8 @@ struct gr_partition {
     struct gr_log *log;   /* this broker's replica, NULL when not hosted */
     int64_t high_watermark; /* = the LEO on a single broker */
     struct gr_pstate *pstate; /* producer state (log/producer_state.h) */
-    struct gr_waiter *waiters; /* requests waiting for data (api/fetch.c) */
+    /* readers waiting for data (partition/partition.h) */
+    struct gr_partition_waiter *waiters;
     bool opening; /* its directory is being made: no leader yet (broker.c) */
     gr_partition_stats_t stats;
 };

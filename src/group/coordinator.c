@@ -34,7 +34,7 @@ static void retention_tick(gr_loop_t *loop, gr_timer_t *t);
 
 gr_groups_t *
 gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster, int32_t node_id,
-              const gr_groups_config_t *cfg, const gr_groups_hooks_t *hooks)
+              const gr_groups_config_t *cfg)
 {
     gr_groups_t *g = calloc(1, sizeof(*g));
     if (g == NULL)
@@ -58,8 +58,6 @@ gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster, int32_t node_id,
         snprintf(g->cfg.consumer_assignors[1], 8, "range");
         g->cfg.consumer_nassignors = 2;
     }
-    if (hooks)
-        g->hooks = *hooks;
     g->hsize = 64;
     g->htab = calloc(g->hsize, sizeof(*g->htab));
     g->a = gr_arena_new(16 * 1024);

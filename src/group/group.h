@@ -64,18 +64,12 @@ int gr_groups_consumer_config(gr_groups_config_t *cfg,
 /* group.consumer.assignment.interval.ms changed (a dynamic config). */
 void gr_groups_set_assignment_interval(gr_groups_t *g, int32_t ms);
 
-/* What the coordinator needs from the broker. */
-typedef struct gr_groups_hooks {
-    /* bytes were appended to p's log (wakes fetches, moves the HW) */
-    void (*appended)(void *arg, gr_partition_t *p, size_t bytes);
-    void *arg;
-} gr_groups_hooks_t;
-
 /* The coordinator of every group whose __consumer_offsets partition this
- * broker (node_id) leads. loop and cluster outlive it. */
+ * broker (node_id) leads. loop and cluster outlive it. Its records are
+ * appended through the partition layer (partition/partition.h), which
+ * wakes the fetches reading __consumer_offsets. */
 gr_groups_t *gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster,
-                           int32_t node_id, const gr_groups_config_t *cfg,
-                           const gr_groups_hooks_t *hooks);
+                           int32_t node_id, const gr_groups_config_t *cfg);
 /* Frees every group; pending waiters are dropped without a call (their
  * owners, the connections, are closed first at shutdown). */
 void gr_groups_destroy(gr_groups_t *g);

@@ -204,7 +204,6 @@ struct gr_groups {
     gr_cluster_t *cluster;
     int32_t node_id;
     gr_groups_config_t cfg;
-    gr_groups_hooks_t hooks;
     gr_group_t **htab;
     uint32_t hsize;
     uint32_t count;

@@ -20,7 +20,7 @@
 #include "core/time.h"
 #include "group/group_int.h"
 #include "log/log.h"
-#include "log/producer_state.h"
+#include "partition/partition.h"
 #include "proto/gen/group_metadata_key.h"
 #include "proto/gen/group_metadata_value.h"
 #include "proto/gen/offset_commit_key.h"
@@ -164,8 +164,14 @@ gr_store_append(gr_groups_t *g, int32_t partition, gr_batch_builder_t *bb,
 {
     gr_partition_t *p = gr_groups_partition(g, partition);
     gr_buf_t out = GR_BUF_INIT;
-    gr_log_append_info_t info;
-    gr_err_t rc;
+    /* a transactional offset commit (producerId >= 0) opens the
+     * producer's transaction on the partition, as a Produce would; the
+     * caller decides whether to wait for a flush (gr_store_flush) */
+    gr_partition_append_args_t args = { .self_id = g->node_id,
+                                        .now_ms = gr_wall_ms(),
+                                        .caller_flushes = true };
+    gr_partition_append_result_t res;
+    gr_kerr_t kerr;
 
     *flush_due = false;
     if (p == NULL || p->log == NULL)
@@ -176,27 +182,13 @@ gr_store_append(gr_groups_t *g, int32_t partition, gr_batch_builder_t *bb,
         gr_buf_fini(&out);
         return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
-    rc = gr_log_append(p->log, out.ptr, out.len, p->leader_epoch, &info);
-    if (rc != 0) {
-        GR_LOG_ERROR("append to %s-%d failed: %s", gr_log_topic(p->log), p->id,
-                     gr_err_str(rc));
-        gr_buf_fini(&out);
+    kerr = gr_partition_append(p, out.ptr, out.len, &args, &res);
+    gr_buf_fini(&out);
+    if (kerr != GR_KERR_NONE)
         /* Kafka's storeOffsets/storeGroup: a storage error means "not the
          * coordinator any more" to the client, which looks again */
         return GR_KERR_NOT_COORDINATOR;
-    }
-    if (bb->producer_id >= 0 && p->pstate != NULL) {
-        /* a transactional offset commit opens the producer's transaction
-         * on the partition, as a Produce would */
-        gr_batch_hdr_t h;
-        gr_batch_hdr_parse(out.ptr, &h);
-        gr_pstate_append(p->pstate, &h, gr_wall_ms());
-    }
-    p->high_watermark = gr_log_end_offset(p->log);
-    if (g->hooks.appended)
-        g->hooks.appended(g->hooks.arg, p, out.len);
-    gr_buf_fini(&out);
-    *flush_due = info.flush_due;
+    *flush_due = res.flush_due;
     return GR_KERR_NONE;
 }
 

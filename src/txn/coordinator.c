@@ -16,6 +16,7 @@
 #include "core/time.h"
 #include "log/log.h"
 #include "log/producer_state.h"
+#include "partition/partition.h"
 #include "proto/gen/transaction_log_key.h"
 #include "proto/gen/transaction_log_value.h"
 #include "proto/records.h"
@@ -186,7 +187,10 @@ append_record(gr_txn_coord_t *tc, gr_partition_t *p, const gr_bytes_t *key,
     gr_batch_builder_t bb;
     gr_buf_t out = GR_BUF_INIT;
     gr_bytes_t none = { NULL, -1 };
-    gr_log_append_info_t info;
+    gr_partition_append_args_t args = { .self_id = tc->node_id,
+                                        .now_ms = gr_txn_now(tc) };
+    gr_partition_append_result_t res;
+    gr_kerr_t kerr = GR_KERR_NONE;
     gr_err_t err;
 
     gr_batch_builder_init(&bb, GR_CODEC_NONE, 0, -1, -1, -1);
@@ -195,19 +199,16 @@ append_record(gr_txn_coord_t *tc, gr_partition_t *p, const gr_bytes_t *key,
     err = gr_batch_builder_finish(&bb, 0, &out);
     gr_batch_builder_fini(&bb);
     if (err == 0)
-        err = gr_log_append(p->log, out.ptr, out.len, p->leader_epoch, &info);
-    if (err != 0) {
+        kerr = gr_partition_append(p, out.ptr, out.len, &args, &res);
+    if (err != 0 || kerr != GR_KERR_NONE) {
         GR_LOG_ERROR("%s-%d: cannot append a transaction state record: %s",
-                     TXN_TOPIC, p->id, gr_err_str(err));
+                     TXN_TOPIC, p->id,
+                     err != 0 ? gr_err_str(err) : gr_kerr_name(kerr));
         gr_buf_fini(&out);
         /* Kafka answers a failed append to its log NOT_COORDINATOR: the
          * client looks the coordinator up again and retries */
         return GR_KERR_NOT_COORDINATOR;
     }
-    if (tc->hooks.appended)
-        tc->hooks.appended(tc->hooks.arg, p, out.len);
-    if (info.flush_due)
-        gr_log_flush(p->log, NULL, NULL);
     gr_buf_fini(&out);
     return GR_KERR_NONE;
 }

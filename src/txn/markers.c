@@ -12,8 +12,8 @@
  */
 #include "core/fault.h"
 #include "core/log.h"
-#include "log/log.h"
 #include "log/producer_state.h"
+#include "partition/partition.h"
 #include "proto/records.h"
 #include "txn/txn_int.h"
 
@@ -27,15 +27,24 @@ gr_txn_marker_append(gr_txn_coord_t *tc, gr_partition_t *p, int64_t pid,
                      int16_t epoch, bool commit, int32_t coordinator_epoch)
 {
     gr_buf_t out = GR_BUF_INIT;
-    gr_log_append_info_t info;
-    int64_t now = gr_txn_now(tc);
+    gr_partition_marker_t m = { .producer_id = pid,
+                                .producer_epoch = epoch,
+                                .coordinator_epoch = coordinator_epoch,
+                                .commit = commit };
+    gr_partition_append_args_t args = { .self_id = tc->node_id,
+                                        .now_ms = gr_txn_now(tc),
+                                        .marker = &m };
+    gr_partition_append_result_t res;
     gr_kerr_t kerr;
     gr_err_t err;
 
-    if (p->leader != tc->node_id)
-        return GR_KERR_NOT_LEADER_OR_FOLLOWER;
-    if (p->log == NULL || p->pstate == NULL)
-        return GR_KERR_KAFKA_STORAGE_ERROR;
+    /* the marker's epochs are checked against the producer state first,
+     * so the partition must be one this broker leads and has loaded */
+    kerr = gr_partition_check_leader(p, tc->node_id);
+    if (kerr == GR_KERR_NONE && p->pstate == NULL)
+        kerr = GR_KERR_KAFKA_STORAGE_ERROR;
+    if (kerr != GR_KERR_NONE)
+        return kerr;
     kerr = gr_pstate_check_marker(p->pstate, pid, epoch, coordinator_epoch);
     if (kerr != GR_KERR_NONE)
         return kerr;
@@ -47,23 +56,17 @@ gr_txn_marker_append(gr_txn_coord_t *tc, gr_partition_t *p, int64_t pid,
     }
     err = gr_control_batch(&out, pid, epoch,
                            commit ? GR_CONTROL_COMMIT : GR_CONTROL_ABORT,
-                           coordinator_epoch, now);
-    if (err == 0)
-        err = gr_log_append(p->log, out.ptr, out.len, p->leader_epoch, &info);
-    if (err != 0) {
+                           coordinator_epoch, args.now_ms);
+    kerr = err != 0 ? GR_KERR_KAFKA_STORAGE_ERROR
+                    : gr_partition_append(p, out.ptr, out.len, &args, &res);
+    if (kerr != GR_KERR_NONE) {
         GR_LOG_ERROR("%s-%d: cannot append the %s marker of producer "
                      "%" PRId64 ": %s",
                      p->topic->name, p->id, commit ? "COMMIT" : "ABORT", pid,
-                     gr_err_str(err));
+                     err != 0 ? gr_err_str(err) : gr_kerr_name(kerr));
         gr_buf_fini(&out);
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
-    gr_pstate_end_txn(p->pstate, pid, epoch, coordinator_epoch, commit,
-                      info.first_offset, now);
-    if (tc->hooks.appended)
-        tc->hooks.appended(tc->hooks.arg, p, out.len);
-    if (info.flush_due)
-        gr_log_flush(p->log, NULL, NULL);
     if (tc->hooks.offsets_marker && strcmp(p->topic->name, OFFSETS_TOPIC) == 0)
         tc->hooks.offsets_marker(tc->hooks.arg, p, pid, commit);
     gr_buf_fini(&out);

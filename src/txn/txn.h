@@ -155,8 +155,6 @@ typedef struct gr_txn_config {
 
 /* What the coordinator needs from the broker. */
 typedef struct gr_txn_hooks {
-    /* bytes were appended to p's log (moves the HW, wakes fetches) */
-    void (*appended)(void *arg, gr_partition_t *p, size_t bytes);
     /* a marker of producer pid was appended to p, a partition of
      * __consumer_offsets: its transactional offset commits there become
      * visible (commit) or are dropped. NULL until the group coordinator

@@ -40,6 +40,7 @@ static const suite_entry_t suites[] = {
     { "log/txn_index", suite_log_txn_index },
     { "txn/txn", suite_txn_txn },
     { "txn/coordinator", suite_txn_coordinator },
+    { "partition/partition", suite_partition_partition },
     { "group/group", suite_group_group },
     { "group/assignor", suite_group_assignor },
     { "group/consumer", suite_group_consumer },

@@ -33,6 +33,7 @@ Suite *suite_core_compress(void);
 Suite *suite_log_txn_index(void);
 Suite *suite_txn_txn(void);
 Suite *suite_txn_coordinator(void);
+Suite *suite_partition_partition(void);
 Suite *suite_group_group(void);
 Suite *suite_group_assignor(void);
 Suite *suite_group_consumer(void);

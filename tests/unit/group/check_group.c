@@ -711,7 +711,7 @@ START_TEST(test_protocol_votes_and_leader)
     gt_init(&t);
     t.cfg.initial_rebalance_delay_ms = 50;
     gr_groups_destroy(t.g);
-    t.g = gr_groups_new(t.loop, t.cluster, 1, &t.cfg, NULL);
+    t.g = gr_groups_new(t.loop, t.cluster, 1, &t.cfg);
     gr_groups_start(t.g);
     gr_groups_load_all_now(t.g);
     /* range is everyone's, roundrobin two members' first choice */
@@ -1076,7 +1076,7 @@ START_TEST(test_max_size)
     gt_init(&t);
     t.cfg.max_size = 1;
     gr_groups_destroy(t.g);
-    t.g = gr_groups_new(t.loop, t.cluster, 1, &t.cfg, NULL);
+    t.g = gr_groups_new(t.loop, t.cluster, 1, &t.cfg);
     gr_groups_start(t.g);
     gr_groups_load_all_now(t.g);
     make_stable(&t, "g", m, &gen);

@@ -57,7 +57,7 @@ gt_open_all(gt_t *t, bool start)
         s.internal = false;
         ck_assert_int_eq(gr_cluster_create_topic(t->cluster, &s, &tp, &msg), 0);
     }
-    t->g = gr_groups_new(t->loop, t->cluster, 1, &t->cfg, NULL);
+    t->g = gr_groups_new(t->loop, t->cluster, 1, &t->cfg);
     ck_assert_ptr_nonnull(t->g);
     if (start)
         gr_groups_start(t->g);

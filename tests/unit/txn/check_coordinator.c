@@ -77,14 +77,6 @@ deleted(void *arg, gr_partition_t *p)
 }
 
 static void
-appended(void *arg, gr_partition_t *p, size_t bytes)
-{
-    (void)arg;
-    (void)bytes;
-    p->high_watermark = gr_log_end_offset(p->log);
-}
-
-static void
 offsets_marker(void *arg, gr_partition_t *p, int64_t pid, bool commit)
 {
     fx_t *f = arg;
@@ -103,7 +95,7 @@ start(fx_t *f)
     gr_cluster_hooks_t ch = { .partition_created = created,
                               .partition_deleted = deleted,
                               .arg = f };
-    gr_txn_hooks_t th = { appended, offsets_marker, f };
+    gr_txn_hooks_t th = { offsets_marker, f };
     gr_txn_config_t cfg;
 
     memset(&ep, 0, sizeof ep);
@@ -755,7 +747,7 @@ groups_start(fx_t *f)
     cfg.offset_metadata_max_bytes = 4096;
     cfg.new_member_join_timeout_ms = 300000;
     cfg.load_bytes_per_turn = 1 << 20;
-    f->groups = gr_groups_new(f->lt.loop, f->c, 1, &cfg, NULL);
+    f->groups = gr_groups_new(f->lt.loop, f->c, 1, &cfg);
     ck_assert_ptr_nonnull(f->groups);
     gr_groups_start(f->groups);
     for (int32_t i = 0; t && i < t->nparts; i++)

@@ -1,0 +1,95 @@
+/* The partition layer: appending to a partition, see partition.h. */
+#include "partition/partition.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "log/log.h"
+#include "log/producer_state.h"
+#include "proto/records.h"
+
+void
+gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w)
+{
+    GR_ASSERT(w->wake != NULL);
+    w->p = p;
+    w->prev = NULL;
+    w->next = p->waiters;
+    if (p->waiters)
+        p->waiters->prev = w;
+    p->waiters = w;
+}
+
+void
+gr_partition_unwait(gr_partition_waiter_t *w)
+{
+    if (w->p == NULL)
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        w->p->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->p = NULL;
+    w->prev = w->next = NULL;
+}
+
+gr_kerr_t
+gr_partition_check_leader(const gr_partition_t *p, int32_t self_id)
+{
+    if (p->log == NULL || gr_log_offline(p->log))
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    if (p->leader != self_id)
+        return GR_KERR_NOT_LEADER_OR_FOLLOWER;
+    return GR_KERR_NONE;
+}
+
+gr_kerr_t
+gr_partition_append(gr_partition_t *p, uint8_t *buf, size_t n,
+                    const gr_partition_append_args_t *args,
+                    gr_partition_append_result_t *res)
+{
+    const gr_partition_marker_t *m = args->marker;
+    gr_log_append_info_t info;
+    gr_batch_hdr_t h;
+    gr_kerr_t kerr;
+    gr_err_t err;
+
+    res->first_offset = -1;
+    res->log_start_offset = -1;
+    res->flush_due = false;
+    kerr = gr_partition_check_leader(p, args->self_id);
+    if (kerr != GR_KERR_NONE)
+        return kerr;
+    err = gr_log_append(p->log, buf, n, p->leader_epoch, &info);
+    if (err != 0) {
+        GR_LOG_ERROR("append to %s-%d failed: %s", p->topic->name, p->id,
+                     gr_err_str(err));
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    }
+    res->first_offset = info.first_offset;
+    res->log_start_offset = info.log_start_offset;
+    res->flush_due = info.flush_due;
+
+    /* the producer state, from the batch as the log left it (offsets) */
+    if (p->pstate != NULL) {
+        if (m != NULL) {
+            gr_pstate_end_txn(p->pstate, m->producer_id, m->producer_epoch,
+                              m->coordinator_epoch, m->commit,
+                              info.first_offset, args->now_ms);
+        } else {
+            gr_batch_hdr_parse(buf, &h);
+            if (h.producer_id >= 0)
+                gr_pstate_append(p->pstate, &h, args->now_ms);
+        }
+    }
+
+    /* a single broker: the high watermark is the log end offset */
+    p->high_watermark = gr_log_end_offset(p->log);
+    p->stats.bytes_in += (int64_t)n; /* BytesInPerSec (metrics) */
+    for (gr_partition_waiter_t *w = p->waiters; w; w = w->next)
+        w->wake(w, n);
+
+    if (info.flush_due && !args->caller_flushes)
+        gr_log_flush(p->log, NULL, NULL);
+    return GR_KERR_NONE;
+}
