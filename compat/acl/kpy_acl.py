@@ -11,11 +11,13 @@ kafka-python raises for each refusal:
             TransactionalIdAuthorizationFailedError;
   ops       creates a topic (CREATE on the cluster), alters ops.t's config,
             not app.orders' (TOPIC_AUTHORIZATION_FAILED);
-  other     CreateTopics refused (TopicAuthorizationFailedError), DescribeAcls
+  other     CreateTopics refused (TopicAuthorizationFailedError), a broker's
+            AlterConfigs (ClusterAuthorizationFailedError), DescribeAcls
             refused (ClusterAuthorizationFailedError); the admin gives it
             WRITE on app.late with KafkaAdminClient.create_acls and the
             same producer gets through, then the ACL deleted, is refused;
-  admin     super user: creates and deletes a topic.
+  admin     super user: every cluster operation in DescribeCluster's
+            authorized operations (other: none); creates and deletes a topic.
 Prints "# ok: ..." per check, "FAIL: ..." and exits 1 when one fails."""
 import sys
 import time
@@ -152,6 +154,26 @@ check("ops refused AlterConfigs on app.orders", "TopicAuthorizationFailedError" 
 ops.close()
 
 other = KafkaAdminClient(**conf("other"))
+
+
+def cluster_ops(a):
+    """DescribeCluster's authorized operations (asked for by kafka-python),
+    as names, and a broker's id"""
+    dc = a.describe_cluster()
+    v = [v for k, v in dc.items() if "authorized_operations" in k]
+    v = v[0] if v else None
+    if isinstance(v, int):  # the bit field, undecoded
+        v = [o.name for o in ACLOperation if o > ACLOperation.ALL and v & 1 << o]
+    return v, str(dc["brokers"][0]["broker_id"])
+
+
+got, node = cluster_ops(other)
+check("other's DescribeCluster: no authorized operation", got == [], got)
+r = other.alter_configs([ConfigResource(ConfigResourceType.BROKER, node,
+                                        {"log.cleaner.backoff.ms": "20000"})],
+                        validate_only=True, raise_on_unknown=False)
+check("other refused AlterConfigs on the broker",
+      "ClusterAuthorizationFailedError" in r["broker"][node], r)
 e = create(other, "app.kpy-other")
 check("other refused CreateTopics: TopicAuthorizationFailedError",
       isinstance(e, Errors.TopicAuthorizationFailedError), repr(e))
@@ -166,6 +188,9 @@ except Exception as e:
 other.close()
 
 admin = KafkaAdminClient(**conf("admin"))
+got = set(cluster_ops(admin)[0] or [])
+check("the super user's DescribeCluster: every cluster operation",
+      {"ALTER", "CREATE", "DESCRIBE", "ALTER_CONFIGS", "IDEMPOTENT_WRITE"} <= got, got)
 name = "adm-kpy-" + uuid.uuid4().hex[:6]
 e = create(admin, name)
 if e is None:
