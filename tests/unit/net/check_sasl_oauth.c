@@ -396,27 +396,37 @@ END_TEST
 
 /* --- the exchange */
 
+/* One step of the exchange on the client's first message with tok (and
+ * authzid, or none). */
+static void
+step_token(gr_oauth_t *o, gr_oauth_sess_t *sess, const char *authzid,
+           const char *tok, gr_oauth_result_t *r)
+{
+    char msg[2048];
+    int n = snprintf(msg, sizeof msg,
+                     "n,%s%s,\x01"
+                     "auth=Bearer %s\x01\x01",
+                     authzid ? "a=" : "", authzid ? authzid : "", tok);
+    ck_assert(n > 0 && (size_t)n < sizeof msg);
+    gr_oauth_step(o, sess, (uint8_t *)msg, (size_t)n, NOW, r);
+}
+
 START_TEST(test_step_error_then_ack)
 {
     settings_t s = { { { NULL, NULL } },
                      { { "unsecuredValidatorRequiredScope", "admin" },
                        { NULL, NULL } } };
-    char why[512], msg[2048];
+    char why[512];
     gr_oauth_t *o = make(&s, why, sizeof why);
     gr_oauth_sess_t sess = { 0 };
     gr_oauth_result_t r;
     char *tok;
-    int n;
     ck_assert(o != NULL);
 
     /* expired: the JSON error, then 0x01, then the failure with it */
     tok = unsigned_jws(HDR_NONE, "{\"sub\":\"a\",\"exp\":1600000000,"
                                  "\"scope\":\"admin\"}");
-    n = snprintf(msg, sizeof msg,
-                 "n,,\x01"
-                 "auth=Bearer %s\x01\x01",
-                 tok);
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, NULL, tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_CHALLENGE);
     ck_assert_int_eq((int)r.reply_len, 26);
     ck_assert(memcmp(r.reply, "{\"status\":\"invalid_token\"}", 26) == 0);
@@ -428,16 +438,12 @@ START_TEST(test_step_error_then_ack)
 
     /* insufficient scope: the scope in the JSON, Kafka's format */
     tok = unsigned_jws(HDR_NONE, "{\"sub\":\"a\",\"exp\":1800000000}");
-    n = snprintf(msg, sizeof msg,
-                 "n,,\x01"
-                 "auth=Bearer %s\x01\x01",
-                 tok);
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, NULL, tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_CHALLENGE);
     ck_assert_str_eq(r.reply, "{\"status\":\"insufficient_scope\", "
                               "\"scope\":\"[admin]\"}");
     /* a second token instead of 0x01 ends the exchange too */
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, NULL, tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_FAILED);
     ck_assert_str_eq(r.message, "Authentication failed during authentication "
                                 "due to invalid credentials with SASL "
@@ -447,25 +453,13 @@ START_TEST(test_step_error_then_ack)
     /* a good token; an authzid that is not the principal */
     tok = unsigned_jws(HDR_NONE, "{\"sub\":\"alice\",\"exp\":1700000600,"
                                  "\"scope\":\"admin\"}");
-    n = snprintf(msg, sizeof msg,
-                 "n,,\x01"
-                 "auth=Bearer %s\x01\x01",
-                 tok);
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, NULL, tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_DONE);
     ck_assert_str_eq(r.tok.principal, "alice");
     ck_assert_int_eq(r.tok.lifetime_ms, 1700000600000LL);
-    n = snprintf(msg, sizeof msg,
-                 "n,a=alice,\x01"
-                 "auth=Bearer %s\x01\x01",
-                 tok);
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, "alice", tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_DONE);
-    n = snprintf(msg, sizeof msg,
-                 "n,a=bob,\x01"
-                 "auth=Bearer %s\x01\x01",
-                 tok);
-    gr_oauth_step(o, &sess, (uint8_t *)msg, (size_t)n, NOW, &r);
+    step_token(o, &sess, "bob", tok, &r);
     ck_assert_int_eq(r.outcome, GR_OAUTH_FAILED);
     ck_assert_str_eq(r.message,
                      "Authentication failed: Client requested an "
@@ -609,46 +603,50 @@ typedef struct signed_fx {
     settings_t s;
 } signed_fx_t;
 
+/* The signed tests' checked fixture: each test gets its own keys, JWKS
+ * file and settings in fx, to change as it likes. */
+static signed_fx_t fx;
+
 static void
-signed_setup(signed_fx_t *fx)
+signed_setup(void)
 {
-    memset(fx, 0, sizeof *fx);
-    snprintf(fx->dir, sizeof fx->dir, "/tmp/check_oauth.XXXXXX");
-    ck_assert(mkdtemp(fx->dir) != NULL);
-    snprintf(fx->path, sizeof fx->path, "%s/jwks.json", fx->dir);
-    snprintf(fx->url, sizeof fx->url, "file://%s", fx->path);
-    fx->rsa.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
-    fx->rsa.alg = "RS256";
-    fx->rsa.kid = "r1";
-    fx->ec.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-    fx->ec.alg = "ES256";
-    fx->ec.kid = "e1";
-    fx->other.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
-    fx->other.alg = "ES256";
-    fx->other.kid = "e1"; /* same kid, another key: a forged signature */
-    ck_assert(fx->rsa.pkey && fx->ec.pkey && fx->other.pkey);
+    memset(&fx, 0, sizeof fx);
+    snprintf(fx.dir, sizeof fx.dir, "/tmp/check_oauth.XXXXXX");
+    ck_assert(mkdtemp(fx.dir) != NULL);
+    snprintf(fx.path, sizeof fx.path, "%s/jwks.json", fx.dir);
+    snprintf(fx.url, sizeof fx.url, "file://%s", fx.path);
+    fx.rsa.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)2048);
+    fx.rsa.alg = "RS256";
+    fx.rsa.kid = "r1";
+    fx.ec.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    fx.ec.alg = "ES256";
+    fx.ec.kid = "e1";
+    fx.other.pkey = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    fx.other.alg = "ES256";
+    fx.other.kid = "e1"; /* same kid, another key: a forged signature */
+    ck_assert(fx.rsa.pkey && fx.ec.pkey && fx.other.pkey);
     {
-        signer_t keys[2] = { fx->rsa, fx->ec };
-        jwks_write(fx->path, keys, 2);
+        signer_t keys[2] = { fx.rsa, fx.ec };
+        jwks_write(fx.path, keys, 2);
     }
-    fx->s.conf[0] = (kv_t){ "sasl.server.callback.handler.class",
+    fx.s.conf[0] = (kv_t){ "sasl.server.callback.handler.class",
                             GR_OAUTH_SECURED_HANDLER };
-    fx->s.conf[1] = (kv_t){ "sasl.oauthbearer.jwks.endpoint.url", fx->url };
-    fx->s.conf[2] = (kv_t){ GR_OAUTH_ALLOWED_URLS, fx->url };
-    fx->s.conf[3] =
+    fx.s.conf[1] = (kv_t){ "sasl.oauthbearer.jwks.endpoint.url", fx.url };
+    fx.s.conf[2] = (kv_t){ GR_OAUTH_ALLOWED_URLS, fx.url };
+    fx.s.conf[3] =
         (kv_t){ "sasl.oauthbearer.expected.audience", "kafka, other" };
-    fx->s.conf[4] =
+    fx.s.conf[4] =
         (kv_t){ "sasl.oauthbearer.expected.issuer", "https://issuer.example" };
 }
 
 static void
-signed_teardown(signed_fx_t *fx)
+signed_teardown(void)
 {
-    EVP_PKEY_free(fx->rsa.pkey);
-    EVP_PKEY_free(fx->ec.pkey);
-    EVP_PKEY_free(fx->other.pkey);
-    unlink(fx->path);
-    rmdir(fx->dir);
+    EVP_PKEY_free(fx.rsa.pkey);
+    EVP_PKEY_free(fx.ec.pkey);
+    EVP_PKEY_free(fx.other.pkey);
+    unlink(fx.path);
+    rmdir(fx.dir);
 }
 
 #define GOOD_CLAIMS                                                         \
@@ -657,13 +655,11 @@ signed_teardown(signed_fx_t *fx)
 
 START_TEST(test_signed_ok)
 {
-    signed_fx_t fx;
     char why[512];
     gr_oauth_token_t t;
     const char *status;
     gr_oauth_t *o;
     char *tok;
-    signed_setup(&fx);
     o = make(&fx.s, why, sizeof why);
     ck_assert_msg(o != NULL, "%s", why);
     ck_assert(gr_oauth_is_signed(o));
@@ -679,7 +675,6 @@ START_TEST(test_signed_ok)
                   why);
     free(tok);
     gr_oauth_free(o);
-    signed_teardown(&fx);
 }
 END_TEST
 
@@ -719,13 +714,11 @@ START_TEST(test_signed_refused)
           "\"aud\":\"kafka\",\"iat\":1699999000,\"exp\":1700003600}",
           "JWT claims are not a JSON object with unique names" },
     };
-    signed_fx_t fx;
     char why[512];
     gr_oauth_token_t t;
     const char *status;
     gr_oauth_t *o;
     char *tok;
-    signed_setup(&fx);
     o = make(&fx.s, why, sizeof why);
     ck_assert_msg(o != NULL, "%s", why);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -781,13 +774,11 @@ START_TEST(test_signed_refused)
     ck_assert_int_eq(validate(o, tok, &t, &status, why, sizeof why), -1);
     free(tok);
     gr_oauth_free(o);
-    signed_teardown(&fx);
 }
 END_TEST
 
 START_TEST(test_signed_reload)
 {
-    signed_fx_t fx;
     char why[512];
     gr_oauth_token_t t;
     const char *status, *claims = GOOD_CLAIMS;
@@ -795,7 +786,6 @@ START_TEST(test_signed_reload)
     gr_oauth_t *o;
     char *tok;
     signer_t e2;
-    signed_setup(&fx);
     o = make(&fx.s, why, sizeof why);
     ck_assert(o != NULL);
     e2 = fx.other;
@@ -827,15 +817,12 @@ START_TEST(test_signed_reload)
     ck_assert_int_eq(gr_oauth_jwks_reloads(o), 1);
     free(tok);
     gr_oauth_free(o);
-    signed_teardown(&fx);
 }
 END_TEST
 
 START_TEST(test_signed_config)
 {
-    signed_fx_t fx;
     char why[1024];
-    signed_setup(&fx);
     /* the URL must be allowed (Kafka 4's allowed.urls) */
     fx.s.conf[2].v = "file:///elsewhere";
     ck_assert_ptr_null(make(&fx.s, why, sizeof why));
@@ -899,7 +886,6 @@ START_TEST(test_signed_config)
     fx.s.conf[3].v = "a,a";
     ck_assert_ptr_null(make(&fx.s, why, sizeof why));
     ck_assert(strstr(why, "must not be duplicated") != NULL);
-    signed_teardown(&fx);
 }
 END_TEST
 
@@ -950,7 +936,6 @@ listener(const char *const *kv)
 
 START_TEST(test_listener_settings)
 {
-    signed_fx_t fx;
     char k1[256], k2[256], opts[256];
     const char *jaas = "sasl.jaas.config=org.apache.kafka.common.security."
                        "oauthbearer.OAuthBearerLoginModule required;";
@@ -958,7 +943,6 @@ START_TEST(test_listener_settings)
         "listener.name.sasl_plaintext.oauthbearer.sasl."
         "server.callback.handler.class=" GR_OAUTH_SECURED_HANDLER;
     gr_sasl_listener_t *sl;
-    signed_setup(&fx);
     gr_log_level = GR_LOG_LEVEL_ERROR;
     /* no JAAS entry: refused, as Kafka's JaasContext refuses it */
     {
@@ -1013,7 +997,6 @@ START_TEST(test_listener_settings)
                              NULL };
         ck_assert_ptr_null(listener(kv)); /* the audience emptied there */
     }
-    signed_teardown(&fx);
 }
 END_TEST
 
@@ -1030,11 +1013,15 @@ suite_net_sasl_oauth(void)
     tcase_add_test(tc, test_unsecured_options);
     tcase_add_test(tc, test_step_error_then_ack);
     tcase_add_test(tc, test_session_lifetime);
+    tcase_add_test(tc, test_jwks_parse);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("signed");
+    tcase_set_timeout(tc, 30);
+    tcase_add_checked_fixture(tc, signed_setup, signed_teardown);
     tcase_add_test(tc, test_signed_ok);
     tcase_add_test(tc, test_signed_refused);
     tcase_add_test(tc, test_signed_reload);
     tcase_add_test(tc, test_signed_config);
-    tcase_add_test(tc, test_jwks_parse);
     tcase_add_test(tc, test_listener_settings);
     suite_add_tcase(s, tc);
     return s;
