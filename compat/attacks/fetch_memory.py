@@ -19,7 +19,6 @@ answer. Checks, besides harness.run()'s bounds: every answer is within
 fetch.max.bytes (FETCH_MAX_BYTES, default Kafka's) plus one batch, and
 carries records."""
 
-import multiprocessing
 import os
 import socket
 import struct
@@ -28,9 +27,9 @@ import time
 
 import harness
 from harness import Client, fail, ok, wait_topic
+from harness import check_attackers, recv_exact, run_attackers, send_request
 from kpy_raw import v2_batch
 
-from kafka.protocol.api import RequestHeader
 from kafka.protocol.fetch import FetchRequest
 from kafka.protocol.produce import ProduceRequest
 
@@ -72,10 +71,8 @@ def fetcher(i, out):
     try:
         for r in range(ROUNDS):
             req = FetchRequest[ver](-1, 0, 0, [(TOPIC, [(0, 0, 0x7fffffff)])])
-            hdr = RequestHeader(req, correlation_id=r + 1, client_id="attacker")
-            body = hdr.encode() + req.encode()
             t0 = time.monotonic()
-            s.sendall(struct.pack(">i", len(body)) + body)
+            send_request(s, req, r + 1)
             head = recv_exact(s, 4)
             size = struct.unpack(">i", head)[0]
             # correlation id, throttle_time_ms (v1+), [topic: name,
@@ -96,16 +93,6 @@ def fetcher(i, out):
     out[i] = {"sizes": sizes, "errors": errors, "worst": worst, "ver": ver}
 
 
-def recv_exact(s, n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise EOFError("connection closed by the broker")
-        buf += chunk
-    return bytes(buf)
-
-
 def drain(s, n):
     buf = bytearray(1 << 20)
     view = memoryview(buf)
@@ -123,22 +110,8 @@ def attacker(i, q):
 
 
 def attack():
-    # processes, not threads: the attackers must not hold the well-behaved
-    # client's interpreter lock (what it measures is the broker)
-    q = multiprocessing.Queue()
-    ps = [multiprocessing.Process(target=attacker, args=(i, q))
-          for i in range(CONNS)]
-    for p in ps:
-        p.start()
-    out = [None] * CONNS
-    for _ in ps:
-        i, o = q.get()
-        out[i] = o
-    for p in ps:
-        p.join()
-    for i, o in enumerate(out):
-        if o is None or "error" in o:
-            fail("attacker %d: %s" % (i, o and o["error"]))
+    out = run_attackers(attacker, CONNS)
+    check_attackers(out)
     sizes = [s for o in out for s in o["sizes"]]
     return {"answers": len(sizes), "answer_max_mib": round(max(sizes) / 2**20, 1),
             "answer_min_mib": round(min(sizes) / 2**20, 1),

@@ -36,10 +36,10 @@ import time
 
 import harness
 from harness import Client, fail, ok, wait_topic
+from harness import check_attackers, recv_exact, run_attackers, send_request
 from kpy_raw import v2_batch
 
 from kafka.protocol.admin import CreateTopicsRequest
-from kafka.protocol.api import RequestHeader
 from kafka.protocol.fetch import FetchRequest
 from kafka.protocol.produce import ProduceRequest
 from kafka.record.memory_records import MemoryRecords
@@ -82,16 +82,6 @@ def fill():
             for _ in range(3):
                 produce(c, TOPIC, p, batch)
     c.close()
-
-
-def recv_exact(s, n):
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = s.recv(n - len(buf))
-        if not chunk:
-            raise EOFError("connection closed by the broker")
-        buf += chunk
-    return bytes(buf)
 
 
 def recv_into(s, buf, n):
@@ -138,10 +128,8 @@ def attacker(i, q):
         for r in range(ROUNDS):
             req = FetchRequest[ver](-1, 0, 0, [(TOPIC, [(p, 0, 0x7fffffff)
                                                         for p in parts])])
-            hdr = RequestHeader(req, correlation_id=r + 1, client_id="attacker")
-            body = hdr.encode() + req.encode()
             t0 = time.monotonic()
-            s.sendall(struct.pack(">i", len(body)) + body)
+            send_request(s, req, r + 1)
             size = struct.unpack(">i", recv_exact(s, 4))[0]
             data = recv_into(s, buf, size)
             out["worst"] = max(out["worst"], time.monotonic() - t0)
@@ -190,7 +178,6 @@ def attack():
     # processes, not threads: the attackers must not hold the
     # well-behaved clients' interpreter lock (what they measure is the
     # broker)
-    q = multiprocessing.Queue()
     cq = multiprocessing.Queue()
     stop = multiprocessing.Event()
     cons = None
@@ -198,16 +185,7 @@ def attack():
         cons = multiprocessing.Process(target=consumer, args=(cq, stop))
         cons.start()
         time.sleep(0.3)
-    ps = [multiprocessing.Process(target=attacker, args=(i, q))
-          for i in range(CONNS)]
-    for p in ps:
-        p.start()
-    out = [None] * CONNS
-    for _ in ps:
-        i, o = q.get()
-        out[i] = o
-    for p in ps:
-        p.join()
+    out = run_attackers(attacker, CONNS)
     fig = {}
     if cons is not None:
         stop.set()
@@ -217,9 +195,7 @@ def attack():
             fail("fetch-queue: the v1 consumer: %s" % co["error"])
         fig["consumer_fetches"] = co["fetches"]
         fig["consumer_worst_ms"] = round(co["worst"] * 1000, 1)
-    for i, o in enumerate(out):
-        if o is None or "error" in o:
-            fail("attacker %d: %s" % (i, o and o["error"]))
+    check_attackers(out)
     sizes = [b for o in out for b in o["bytes"]]
     fig.update({"answers": len(sizes),
                 "answer_max_mib": round(max(sizes) / 2**20, 1),

@@ -37,6 +37,7 @@ other check stays.
 figures without an attack, to read the others against."""
 
 import io
+import multiprocessing
 import os
 import socket
 import struct
@@ -134,16 +135,55 @@ class Client:
         return req.RESPONSE_TYPE.decode(io.BytesIO(data[4:]))
 
     def read(self, n):
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self.s.recv(n - len(buf))
-            if not chunk:
-                raise EOFError("connection closed by the broker")
-            buf += chunk
-        return bytes(buf)
+        return recv_exact(self.s, n)
 
     def close(self):
         self.s.close()
+
+
+def recv_exact(s, n):
+    """n bytes from socket s; EOFError when the broker closes it first."""
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = s.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("connection closed by the broker")
+        buf += chunk
+    return bytes(buf)
+
+
+def send_request(s, req, corr, client_id="attacker"):
+    """Writes kafka-python request req on socket s, framed, without
+    reading the answer (attackers read it their own way)."""
+    hdr = RequestHeader(req, correlation_id=corr, client_id=client_id)
+    body = hdr.encode() + req.encode()
+    s.sendall(struct.pack(">i", len(body)) + body)
+
+
+def run_attackers(target, n):
+    """target(i, q) in n processes, not threads (attackers must not hold
+    the interpreter lock of the client that measures the broker), each
+    putting (i, result) on q once: the results, in the order of i."""
+    q = multiprocessing.Queue()
+    ps = [multiprocessing.Process(target=target, args=(i, q))
+          for i in range(n)]
+    for p in ps:
+        p.start()
+    out = [None] * n
+    for _ in ps:
+        i, o = q.get()
+        out[i] = o
+    for p in ps:
+        p.join()
+    return out
+
+
+def check_attackers(out):
+    """Fails at the first result of run_attackers() that is missing or
+    holds an "error"."""
+    for i, o in enumerate(out):
+        if o is None or "error" in o:
+            fail("attacker %d: %s" % (i, o and o["error"]))
 
 
 def fetch_req(topic, offset, max_bytes=1 << 20, wait_ms=0):
