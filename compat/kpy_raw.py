@@ -73,6 +73,96 @@ class Conn:
         return buf
 
 
+def uvarint(n):
+    """n as an unsigned varint (the compact lengths of flexible versions)."""
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+class SaslConn:
+    """SASL frames built by hand, not by kafka-python: SaslHandshake v1
+    and SaslAuthenticate v2 on a listener at host:port (request header v1,
+    v2 when flexible). Raises EOFError when the broker closes the
+    connection, ValueError on a correlation id not the request's."""
+
+    def __init__(self, host, port, client_id, nodelay=False, timeout=10):
+        self.s = socket.create_connection((host, int(port)), timeout=timeout)
+        if nodelay:
+            self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client_id = client_id.encode()
+        self.corr = 0
+
+    def req(self, key, ver, body, flexible):
+        """The answer to one request, after its correlation id."""
+        self.corr += 1
+        hdr = struct.pack(">hhih", key, ver, self.corr,
+                          len(self.client_id)) + self.client_id
+        if flexible:
+            hdr += b"\x00"
+        m = hdr + body
+        self.s.sendall(struct.pack(">i", len(m)) + m)
+        n = struct.unpack(">i", self.read(4))[0]
+        r = self.read(n)
+        corr = struct.unpack(">i", r[:4])[0]
+        if corr != self.corr:
+            raise ValueError("correlation id %d, want %d" % (corr, self.corr))
+        return r[4:]
+
+    def read(self, n):
+        b = b""
+        while len(b) < n:
+            c = self.s.recv(n - len(b))
+            if not c:
+                raise EOFError("connection closed by the broker")
+            b += c
+        return b
+
+    def handshake(self, mech):
+        """SaslHandshake v1 of mech: its error code."""
+        m = mech.encode()
+        r = self.req(17, 1, struct.pack(">h", len(m)) + m, False)
+        return struct.unpack(">h", r[:2])[0]
+
+    def authenticate(self, data):
+        """SaslAuthenticate v2 of data: (error code, message, auth bytes,
+        session lifetime ms)."""
+        r = self.req(36, 2, uvarint(len(data) + 1) + data + b"\x00", True)
+        p = 1  # the response header's tagged fields
+        err = struct.unpack(">h", r[p:p + 2])[0]
+        p += 2
+
+        def var(p):
+            v = sh = 0
+            while True:
+                b = r[p]
+                p += 1
+                v |= (b & 0x7F) << sh
+                sh += 7
+                if not b & 0x80:
+                    return v, p
+        n, p = var(p)
+        msg = r[p:p + n - 1].decode() if n else None
+        p += max(n - 1, 0)
+        n, p = var(p)
+        ab = r[p:p + n - 1]
+        p += n - 1
+        return err, msg, ab, struct.unpack(">q", r[p:p + 8])[0]
+
+    def closed(self):
+        """Whether the broker closes the connection within 5 s."""
+        try:
+            self.s.settimeout(5)
+            return self.s.recv(1) == b""
+        except (ConnectionError, socket.timeout):
+            return True
+
+
 def legacy_set(magic, codec, values, ts=None):
     b = LegacyRecordBatchBuilder(magic=magic, compression_type=codec,
                                  batch_size=1 << 20)

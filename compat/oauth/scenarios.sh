@@ -120,7 +120,7 @@ s_oauth_unsecured() {
     # librdkafka's and the Java client's own unsecured tokens (no scope:
     # a broker that requires none)
     oauth_start --override "sasl.jaas.config=$OAUTH_MODULE required;" || return 1
-    timeout 30 python3 "$OAUTH_SRC/probe.py" "$(oauth_boot SASL_PLAINTEXT)" unsecured || return 1
+    timeout 30 $PY "$OAUTH_SRC/probe.py" "$(oauth_boot SASL_PLAINTEXT)" unsecured || return 1
     for PROTO in SASL_PLAINTEXT SASL_SSL; do
         oauth_py ck-unsecure "$(oauth_boot $PROTO)" $PROTO "$(oauth_ca $PROTO)" "rdk-$PROTO" || return 1
         oauth_java "" unsecure "$(oauth_boot $PROTO)" $PROTO "$(oauth_ca $PROTO)" "java-$PROTO" || return 1
