@@ -6,6 +6,7 @@
 #include "auth/acl.h"
 #include "control/control.h"
 #include "api/api_int.h"
+#include "api/emulate.h"
 #include "api/change.h"
 #include "api/configs.h"
 #include "api/fetch_session.h"
@@ -131,6 +132,26 @@ authorizer_load(gr_broker_t *b)
     return rc;
 }
 
+int
+gr_broker_emulate_conf(gr_broker_t *b)
+{
+    const char *v = gr_conf_str(b->conf, GR_CONF_GREGOR_EMULATE_VERSION);
+    char known[128];
+    b->emulate = NULL;
+    if (v == NULL || *v == '\0')
+        return 0;
+    if ((b->emulate = gr_api_release_find(v)) == NULL) {
+        gr_api_release_list(known, sizeof known);
+        GR_LOG_ERROR("gregor.emulate.version=%s: no such Kafka release in "
+                     "the table (%s); not starting",
+                     v, known);
+        return -1;
+    }
+    GR_LOG_INFO("emulating Apache Kafka %s: its API versions only",
+                gr_api_release_name(b->emulate));
+    return 0;
+}
+
 gr_broker_t *
 gr_broker_new(gr_conf_t *conf, const char *listeners_file,
               const char *dump_frames_dir)
@@ -146,6 +167,10 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
     b->start_us = gr_mono_us();
     b->node_id = gr_conf_node_id(conf);
     b->max_request_bytes = gr_conf_int(conf, GR_CONF_SOCKET_REQUEST_MAX_BYTES);
+    if (gr_broker_emulate_conf(b) != 0) {
+        gr_broker_destroy(b);
+        return NULL;
+    }
     /* a Produce request's records, inflated or converted, may take what
      * the request itself may: no more memory than one more such frame */
     b->max_decompressed = (size_t)b->max_request_bytes;

@@ -92,6 +92,9 @@ struct gr_broker {
     struct gr_control *control;
     int (*request_hook)(struct gr_req *req);
     const int16_t (*api_caps)[2];
+    /* the Kafka release emulated (gregor.emulate.version, --emulate, or
+     * the control interface), or NULL: Gregor's own ranges (emulate.h) */
+    const struct gr_api_release *emulate;
     bool stopping;            /* gr_broker_destroy: late work is dropped */
     bool embedded;            /* libgregor: nothing printed on stdout */
     /* deleted partitions' directories wait until the deletion is stored */
@@ -110,6 +113,9 @@ struct gr_broker {
 /* Builds a broker from a finished configuration. NULL on error (logged). */
 gr_broker_t *gr_broker_new(gr_conf_t *conf, const char *listeners_file,
                            const char *dump_frames_dir);
+/* Sets b->emulate from gregor.emulate.version (NULL when unset): 0, or
+ * -1 (logged) when the table has no such release. */
+int gr_broker_emulate_conf(gr_broker_t *b);
 /* Binds listeners, loads state and serves until gr_broker_stop(). 0 on a
  * clean shutdown. */
 int gr_broker_run(gr_broker_t *broker);

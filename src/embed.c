@@ -747,6 +747,25 @@ gregor_cap_versions(gregor_t *g, const char *api, int min, int max)
 }
 
 int
+gregor_emulate(gregor_t *g, const char *version)
+{
+    gr_buf_t b = GR_BUF_INIT, out = GR_BUF_INIT;
+    int status;
+    gr_buf_puts(&b, "{\"version\":");
+    if (version == NULL)
+        gr_buf_puts(&b, "null");
+    else
+        gr_json_put_str(&b, version, strlen(version));
+    gr_buf_putc(&b, '}');
+    status = call(g, "POST", "/v1/emulate", gr_buf_cstr(&b), &out);
+    if (status >= 0 && status / 100 != 2)
+        fail_answer("gregor_emulate", status, &out);
+    gr_buf_fini(&b);
+    gr_buf_fini(&out);
+    return status / 100 == 2 ? 0 : -1;
+}
+
+int
 gregor_reset(gregor_t *g)
 {
     return call_for_int(g, "gregor_reset", "POST", "/v1/reset", "{}",

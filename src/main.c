@@ -47,6 +47,11 @@ usage(FILE *f)
             "  --dump-frames DIR      keep the first request/response frame "
             "of each\n"
             "                         (api, version) under DIR\n"
+            "  --emulate VERSION      look like Apache Kafka VERSION (2.8, "
+            "3.0 ... 3.9,\n"
+            "                         4.0 ... 4.3): only its API versions "
+            "(gregor.\n"
+            "                         emulate.version)\n"
             "  --log-level LEVEL      error, warn, info (default), debug, "
             "trace\n"
             "  --temp-data            keep data in a temporary directory "
@@ -70,6 +75,7 @@ main(int argc, char **argv)
 {
     gr_conf_t *conf = gr_conf_new();
     const char *props = NULL, *lfile = NULL, *dump = NULL;
+    char *emulate_kv = NULL;
     const char **overrides = calloc((size_t)argc, sizeof(char *));
     int noverrides = 0;
     const char *env_level = getenv("GREGOR_LOG_LEVEL");
@@ -97,6 +103,12 @@ main(int argc, char **argv)
             overrides[noverrides++] = argv[++i];
         } else if (strcmp(a, "--temp-data") == 0) {
             overrides[noverrides++] = "gregor.temp.data=true";
+        } else if (strcmp(a, "--emulate") == 0 && i + 1 < argc) {
+            emulate_kv = malloc(strlen(argv[i + 1]) + 32);
+            if (emulate_kv == NULL)
+                return 1;
+            sprintf(emulate_kv, "gregor.emulate.version=%s", argv[++i]);
+            overrides[noverrides++] = emulate_kv;
         } else if (strcmp(a, "--listeners-file") == 0 && i + 1 < argc) {
             lfile = argv[++i];
         } else if (strcmp(a, "--dump-frames") == 0 && i + 1 < argc) {
@@ -130,6 +142,7 @@ main(int argc, char **argv)
         }
     }
     free(overrides);
+    free(emulate_kv);
     if (gr_conf_finish(conf) != 0) {
         GR_LOG_ERROR("invalid configuration; not starting");
         gr_conf_destroy(conf);

@@ -222,6 +222,31 @@ s_control_faults() {
 LIMIT_control_faults=180
 SCENARIOS+=(control_faults)
 
+# --emulate: a broker started as Kafka 3.6 and switched through every
+# release of the table at run time, as confluent-kafka and kafka-python 3
+# see it (compat/python/emulate.py): the versions librdkafka negotiates,
+# kafka-python's broker version guess, the ApiVersions answer recorded
+# from each release's brokers; `gregor ctl emulate` from a shell
+s_emulate_versions() {
+    local c
+    pyc_ready || return 1
+    start_broker --emulate 3.6 \
+        --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    c=$(control_url) || return 1
+    "$GREGOR" ctl "$c" emulate | grep -q '"version":"3.6"' || return 1
+    "$GREGOR" ctl "$c" emulate 9.9 >/dev/null 2>&1 && return 1
+    GR_CONTROL=$c pyc emulate.py || return 1
+    # a release the table does not have stops start-up
+    if "$GREGOR" --emulate 2.7 --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override log.dirs="$BROKER_DIR/nx" >"$BROKER_DIR/nx.out" \
+        2>"$BROKER_DIR/nx.err"; then
+        echo "started with --emulate 2.7"; return 1
+    fi
+    grep -q 'no such Kafka release' "$BROKER_DIR/nx.err"
+}
+
+SCENARIOS+=(emulate_versions)
+
 # /metrics against what kafka-python 3 and confluent-kafka did
 # (compat/python/metrics_scrape.py: records and bytes per topic, a group's
 # lag and state, requests per API against the request log, an injected

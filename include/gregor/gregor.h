@@ -145,7 +145,14 @@ GREGOR_API int gregor_close_connections(gregor_t *g);
  * bound as it is; max -1: api is not served). 0 or -1. */
 GREGOR_API int gregor_cap_versions(gregor_t *g, const char *api, int min,
                                    int max);
-/* Clears faults, delays, caps and the request log. 0 or -1. */
+/* Looks like Apache Kafka release version ("2.8", "3.6", "4.0"; NULL:
+ * Gregor's own ranges): ApiVersions advertises and requests may use only
+ * that release's APIs and versions (--emulate). Connected clients keep
+ * what they were told until they reconnect. 0, or -1 for a release the
+ * table does not have. */
+GREGOR_API int gregor_emulate(gregor_t *g, const char *version);
+/* Clears faults, delays, caps and the request log, and sets the emulated
+ * release back to the configuration's. 0 or -1. */
 GREGOR_API int gregor_reset(gregor_t *g);
 /* The request log as JSON ({"requests":[...],"last":N}, README);
  * query: NULL or "since=S&limit=N&api=A&client_id=C". *json is the

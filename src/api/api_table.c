@@ -6,6 +6,7 @@
  * that each range lies inside the codec's.
  */
 #include "api/api_int.h"
+#include "api/emulate.h"
 
 static const gr_api_entry_t table[] = {
     {GR_API_PRODUCE, 0, 13, gr_api_produce},
@@ -88,6 +89,18 @@ gr_api_served(const gr_broker_t *b, const gr_api_entry_t *e, int16_t *min,
 {
     *min = e->min_ver;
     *max = gr_api_max_version(e, b->conf);
+    if (b->emulate != NULL) {
+        int16_t rmin, rmax;
+        if (!gr_api_release_range(b->emulate, e->key, &rmin, &rmax)) {
+            *min = 0;
+            *max = -1; /* that release had no such API */
+            return;
+        }
+        if (rmin > *min)
+            *min = rmin;
+        if (rmax < *max)
+            *max = rmax;
+    }
     if (b->api_caps != NULL) {
         const int16_t *c = b->api_caps[e->key];
         if (c[0] != -2 && c[0] > *min)

@@ -1,5 +1,6 @@
 /* Request dispatch: see dispatch.h. */
 #include "api/api_int.h"
+#include "api/emulate.h"
 #include "core/time.h"
 #include "net/sasl.h"
 
@@ -92,12 +93,18 @@ gr_dispatch(gr_req_t *req, const uint8_t *frame, size_t len)
     req->api = api;
     gr_api_served(req->broker, e, &min, &max);
     if (max < min) {
-        GR_LOG_WARN("closing connection %s (client %.*s): %s is turned off "
-                    "by the control interface",
+        GR_LOG_WARN("closing connection %s (client %.*s): %s is not served "
+                    "(%s%s)",
                     gr_req_peer(req),
                     req->hdr.client_id.len > 0 ? req->hdr.client_id.len : 0,
                     req->hdr.client_id.ptr ? req->hdr.client_id.ptr : "",
-                    api->name);
+                    api->name,
+                    req->broker->emulate != NULL
+                        ? "not in the emulated Kafka "
+                        : "turned off by the control interface",
+                    req->broker->emulate != NULL
+                        ? gr_api_release_name(req->broker->emulate)
+                        : "");
         gr_req_close(req, "api turned off");
         return;
     }

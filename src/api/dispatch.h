@@ -27,7 +27,8 @@ const gr_api_entry_t *gr_api_table(int *cnt);
  * schema's unstable latest one (conf may be NULL: the table's). */
 int16_t gr_api_max_version(const gr_api_entry_t *e, const gr_conf_t *conf);
 /* The versions of e served now: min_ver to gr_api_max_version(), within
- * the control interface's caps (b->api_caps, src/control/). *max < *min:
+ * the emulated Kafka release's ranges (b->emulate, emulate.h) and the
+ * control interface's caps (b->api_caps, src/control/). *max < *min:
  * the API is not served (not advertised, refused as an unknown one). */
 void gr_api_served(const struct gr_broker *b, const gr_api_entry_t *e,
                    int16_t *min, int16_t *max);

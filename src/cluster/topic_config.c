@@ -595,6 +595,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Gregor only: the control listener for tests (fault injection, the "
       "request log), http://host:port; unset: off (--temp-data: on, on "
       "127.0.0.1)."),
+    B(GREGOR_EMULATE_VERSION, STRING, RO,
+      "Gregor only: the Apache Kafka release (2.8, 3.0 ... 3.9, 4.0 ... "
+      "4.3) whose API versions are advertised and accepted; unset: all "
+      "of Gregor's."),
     B(GREGOR_CONTROL_ALLOW_REMOTE, BOOL, RO,
       "Gregor only: lets the control listener, which has no "
       "authentication, bind an address that is not a loopback one."),

@@ -16,6 +16,7 @@
 #include "control/prom.h"
 
 #include "api/dispatch.h"
+#include "api/emulate.h"
 #include "cluster/cluster.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -516,6 +517,51 @@ caps_post(rctx_t *r, const gr_json_t *body, gr_buf_t *o)
     return 200;
 }
 
+/* {"version":"3.6"} or {"version":null}: the Kafka release emulated. */
+static void
+emulate_json(gr_control_t *c, gr_buf_t *o)
+{
+    const gr_api_release_t *rel = c->b->emulate;
+    gr_buf_puts(o, "{\"version\":");
+    if (rel != NULL)
+        gr_json_put_str(o, gr_api_release_name(rel),
+                        strlen(gr_api_release_name(rel)));
+    else
+        gr_buf_puts(o, "null");
+    gr_buf_puts(o, "}");
+}
+
+/* {"version":"3.6"} emulates that release, {"version":null} none. The
+ * clients connected keep the versions they were told: close their
+ * connections (/v1/connections/close) for them to ask again. */
+static int
+emulate_post(rctx_t *r, const gr_json_t *body, gr_buf_t *o)
+{
+    static const char *const keys[] = { "version", NULL };
+    const gr_json_t *v = gr_json_get(body, "version");
+    const gr_api_release_t *rel = NULL;
+    char known[128];
+    if (!only(r, body, keys))
+        return 400;
+    if (v == NULL || (v->type != GR_JSON_NULL && v->type != GR_JSON_STR)) {
+        bad(r, "%s", "\"version\" must be a release (\"3.6\") or null");
+        return 400;
+    }
+    if (v->type == GR_JSON_STR &&
+        (memchr(v->s, 0, v->slen) != NULL ||
+         (rel = gr_api_release_find(v->s)) == NULL)) {
+        gr_api_release_list(known, sizeof known);
+        bad(r, "no such Kafka release in the table (%s)", known);
+        return 400;
+    }
+    r->c->b->emulate = rel;
+    if (rel != NULL)
+        GR_LOG_INFO("control: emulating Apache Kafka %s",
+                    gr_api_release_name(rel));
+    emulate_json(r->c, o);
+    return 200;
+}
+
 /* --- routes */
 
 static int
@@ -687,6 +733,21 @@ route(const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
         }
         return 405;
     }
+    if (path_is(p, n, "/v1/emulate")) {
+        if (get) {
+            emulate_json(c, o);
+            return 200;
+        }
+        if (post)
+            return body ? emulate_post(r, body, o) : no_body(r);
+        if (del) {
+            /* back to the configuration's (gregor.emulate.version) */
+            gr_broker_emulate_conf(c->b);
+            emulate_json(c, o);
+            return 200;
+        }
+        return 405;
+    }
     if (path_is(p, n, "/v1/connections/close")) {
         if (!post && !del)
             return 405;
@@ -725,6 +786,7 @@ route(const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
         f = gr_ctl_faults_clear(c, 0, -1);
         d = gr_ctl_delays_clear(c, 0, -1);
         gr_ctl_caps_clear(c);
+        gr_broker_emulate_conf(c->b);
         gr_ctl_log_clear(c);
         gr_buf_printf(o, "{\"faults\":%d,\"delays\":%d}", f, d);
         return 200;

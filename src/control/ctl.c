@@ -52,11 +52,18 @@ usage(FILE *f)
             "  cap api=A max=N [min=N]   serve only versions min..max of A "
             "(max=-1:\n"
             "                            not at all)\n"
+            "  emulate [VERSION|none]    look like Apache Kafka VERSION (2.8 "
+            "... 4.3):\n"
+            "                            its API versions only; none: "
+            "Gregor's own\n"
             "  close                     close every client connection\n"
             "  faults | delays | caps    list them\n"
             "  requests [since=S limit=N api=A client_id=C]  the request "
             "log\n"
-            "  clear [faults|delays|caps|requests] [ID]  clear one kind, "
+            "  clear [faults|delays|caps|emulate|requests] [ID]  clear one "
+            "kind\n"
+            "                            (emulate: back to gregor.emulate."
+            "version), "
             "or all\n"
             "  get PATH | delete PATH | post PATH JSON   any route\n");
 }
@@ -354,6 +361,18 @@ gr_ctl_main(int argc, char **argv)
     } else if (strcmp(op, "cap") == 0) {
         if ((body = object(&b, NULL, argc, argv)) != NULL)
             rc = call(url, "POST", "/v1/caps", body);
+    } else if (strcmp(op, "emulate") == 0 && argc <= 1) {
+        if (argc == 0) {
+            rc = call(url, "GET", "/v1/emulate", NULL);
+        } else {
+            gr_buf_puts(&b, "{\"version\":");
+            if (strcmp(argv[0], "none") == 0)
+                gr_buf_puts(&b, "null");
+            else
+                gr_json_put_str(&b, argv[0], strlen(argv[0]));
+            gr_buf_puts(&b, "}");
+            rc = call(url, "POST", "/v1/emulate", gr_buf_cstr(&b));
+        }
     } else if (strcmp(op, "close") == 0 && argc == 0) {
         rc = call(url, "POST", "/v1/connections/close", "{}");
     } else if ((strcmp(op, "faults") == 0 || strcmp(op, "delays") == 0 ||

@@ -162,7 +162,7 @@ main(void)
     struct stat st;
     int hammer_failures = 0;
 
-    printf("1..17\n");
+    printf("1..19\n");
     gregor_log_level("warn");
     ok(strlen(gregor_version()) > 0, "gregor_version");
 
@@ -240,8 +240,17 @@ main(void)
            strstr(json, "\"faults\":[]") != NULL,
        "gregor_control: any route");
     gregor_free(json);
+    ok(gregor_emulate(g, "3.6") == 0 &&
+           gregor_control(g, "GET", "/v1/emulate", NULL, &json) == 200 &&
+           strstr(json, "\"3.6\"") != NULL && gregor_emulate(g, "2.7") == -1,
+       "gregor_emulate: a release of the table, not another");
+    gregor_free(json);
     ok(gregor_reset(g) == 0 && gregor_request_count(g, NULL, NULL) == 0,
        "reset clears the request log");
+    ok(gregor_control(g, "GET", "/v1/emulate", NULL, &json) == 200 &&
+           strstr(json, "null") != NULL,
+       "reset: back to the configured emulation (none)");
+    gregor_free(json);
     rd_kafka_destroy(p);
     ok(gregor_stop(g) == 0, "stopped");
 

@@ -22,6 +22,7 @@ static const suite_entry_t suites[] = {
     { "proto/vectors3", suite_proto_vectors3 },
     { "proto/records", suite_proto_records },
     { "api/table", suite_api_table },
+    { "api/emulate", suite_api_emulate },
     { "core/conf", suite_core_conf },
     { "log/segment", suite_log_segment },
     { "log/log", suite_log_log },

@@ -15,6 +15,7 @@ Suite *suite_proto_vectors3(void);
 int vectors3_has_vector(int key, const char *data, int response, int ver);
 Suite *suite_proto_records(void);
 Suite *suite_api_table(void);
+Suite *suite_api_emulate(void);
 Suite *suite_core_conf(void);
 Suite *suite_log_segment(void);
 Suite *suite_log_log(void);
