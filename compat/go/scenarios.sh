@@ -142,3 +142,16 @@ s_go_kafkago_admin() {
 SCENARIOS+=(go_franz_data go_franz_group go_franz_group848 go_franz_txn go_franz_admin
             go_sarama_data go_sarama_group go_sarama_txn go_sarama_admin
             go_kafkago_data go_kafkago_group go_kafkago_txn go_kafkago_admin)
+
+# franz-go against failures made over the control interface's HTTP API
+# (cmd/franz/control.go): NOT_LEADER_OR_FOLLOWER on Produce three times
+# (retried, every record once, in order), a 600 ms delay on Produce (the
+# client's call takes it) and a throttle time (OnBrokerThrottle), Fetch
+# connections dropped (the consumer reconnects and reads everything)
+s_go_franz_control() {
+    go_ready || return 1
+    start_broker --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    GR_CONTROL=$(control_url) timeout 100 "$GO_BIN/franz" control
+}
+
+SCENARIOS+=(go_franz_control)

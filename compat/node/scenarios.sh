@@ -134,3 +134,16 @@ s_kafkajs_data() {
 }
 
 SCENARIOS+=(kafkajs_data)
+
+# kafkajs against failures made over the control interface's HTTP API, in
+# Node's test runner (compat/node/control.test.js): NOT_LEADER_OR_FOLLOWER
+# on Produce three times (retried, every record once), a 600 ms delay and
+# a 700 ms throttle time (the latency send() sees), Fetch connections
+# dropped (the consumer recovers)
+s_kafkajs_control() {
+    need node && node_modules_ready || return 1
+    start_broker --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    (cd "$COMPAT_SRC/node" && GR_CONTROL=$(control_url) timeout 100 node --test control.test.js)
+}
+
+SCENARIOS+=(kafkajs_control)

@@ -1,6 +1,6 @@
 // franz: franz-go (kgo, kadm, kmsg) against a running gregor at
 // $GR_BOOTSTRAP. franz-go negotiates the newest version of each API the
-// broker advertises. Subcommands: data, group, txn, admin, acl.
+// broker advertises. Subcommands: data, group, txn, admin, acl, control.
 package main
 
 import (
@@ -118,7 +118,7 @@ func str(s string) *string { return &s }
 func main() {
 	ck.Prefix = "franz"
 	if len(os.Args) < 2 {
-		ck.Fatalf("usage: franz data|group|group848|txn|admin|acl")
+		ck.Fatalf("usage: franz data|group|group848|txn|admin|acl|control")
 	}
 	ck.Watchdog(90 * time.Second)
 	switch os.Args[1] {
@@ -134,6 +134,8 @@ func main() {
 		adminCmd()
 	case "acl":
 		aclCmd()
+	case "control":
+		controlCmd()
 	default:
 		ck.Fatalf("unknown subcommand %s", os.Args[1])
 	}
