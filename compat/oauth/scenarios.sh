@@ -232,7 +232,7 @@ s_oauth_reauth() {
     pyc_ready || return 1
     oauth_start --override "sasl.jaas.config=$OAUTH_MODULE required;" \
         --override connections.max.reauth.ms=3000 || return 1
-    timeout 60 python3 "$OAUTH_SRC/probe.py" "$(oauth_boot SASL_PLAINTEXT)" reauth 3000 || return 1
+    timeout 60 $PY "$OAUTH_SRC/probe.py" "$(oauth_boot SASL_PLAINTEXT)" reauth 3000 || return 1
     oauth_py ck-reauth "$(oauth_boot SASL_PLAINTEXT)" SASL_PLAINTEXT - reauth 8 || return 1
 }
 
