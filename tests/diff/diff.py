@@ -208,6 +208,14 @@ def main():
     failed = ["%s (%d)" % (r["name"], len(r["fails"])) for r in results if r["fails"]]
     if failed:
         print("# failed cases (steps that differ): " + ", ".join(failed))
+        # again at the end, where a log's tail (compat/lib.sh keeps the
+        # last 80 lines of a failed scenario) still has them
+        for r in results:
+            for f in r["fails"]:
+                lines = f.split("\n")
+                print("#   %s: %s" % (r["name"], "\n#     ".join(lines[:12])))
+                if len(lines) > 12:
+                    print("#     (%d more lines in the report)" % (len(lines) - 12))
     print("# %d of %d failed; %.1f s" % (n_fail, len(todo) + (0 if a.only else 1), time.time() - t0))
     if a.report:
         with open(a.report, "w") as fp:
