@@ -116,8 +116,12 @@ def step_retry():
           "the injected answers carry NOT_LEADER_OR_FOLLOWER")
     check(log[-1]["outcome"] == "handled" and log[-1]["error"] == "NONE",
           "then a Produce is handled: %r" % log[-1])
-    # a lost answer: appended, but the response held past the timeout
-    fault(api="Produce", delay_ms=4000, topic=topic, count=1)
+    # a lost answer: appended, but the response held past the timeout.
+    # librdkafka's timeout scan runs once a second: it gave up after
+    # 1.7-2.2 s of the 1.5 s timeout here; the hold is 8 s so that a
+    # loaded machine's late scan still finds it unanswered (the hold ends
+    # when the client closes, so its length costs no time)
+    fault(api="Produce", delay_ms=8000, topic=topic, count=1)
     p2 = Producer({"bootstrap.servers": BOOT, "enable.idempotence": True,
                    "linger.ms": 5, "socket.timeout.ms": 1500,
                    "retry.backoff.ms": 50, "client.id": "ck-lost"})
@@ -127,7 +131,7 @@ def step_retry():
     check(p2.flush(40) == 0, "records delivered after a lost response")
     eq(errors, [], "delivery errors after a lost response")
     lost = [r for r in requests(api="Produce", client_id="ck-lost")
-            if r["delay_ms"] == 4000]
+            if r["delay_ms"] == 8000]
     eq(len(lost), 1, "one Produce held")
     eq(lost[0]["outcome"], "no_reply", "the held Produce's outcome")
     say("retry: lost response recovered in %.1f s" % (time.time() - t0))
@@ -218,6 +222,10 @@ def step_throttle():
     say("throttle: ok (next request after %.2f s)" % waited)
 
 
+def secs(xs):
+    return "/".join("%.3f" % x for x in xs)
+
+
 def step_delay():
     ctl("POST", "/v1/reset", {}, want=200)
     topic = "ctl-delay"
@@ -234,25 +242,39 @@ def step_delay():
         eq(hi, 1, "high watermark")
         return time.time() - t0
 
-    base = timed()
+    def metadata():
+        t0 = time.time()
+        c.list_topics(topic, timeout=10)
+        return time.time() - t0
+
+    # A delayed call is never shorter than the delay, an undelayed one is
+    # 1-16 ms here, but a single call on a loaded 2-core CI machine (make
+    # -j2 check beside 3 compat scenarios) may lose a few hundred ms to the
+    # scheduler: "not delayed" is the best of 3 calls under 0.3 s, which a
+    # 400 ms delay on every call could not give. The first call, which
+    # also connects, is not counted.
+    timed()
+    base = [timed() for _ in range(3)]
     st, d = ctl("POST", "/v1/delays", {"api": "ListOffsets", "ms": 400},
                 want=201)
-    slow = timed()
-    md0 = time.time()
-    c.list_topics(topic, timeout=10)
-    md = time.time() - md0
+    slow = [timed() for _ in range(2)]
+    md = [metadata() for _ in range(3)]
     ctl("DELETE", "/v1/delays/%d" % d["id"], want=200)
-    again = timed()
+    again = [timed() for _ in range(3)]
     c.close()
-    check(slow >= 0.4 and slow < 3, "delayed ListOffsets took %.3f s" % slow)
-    check(base < 0.3 and again < 0.3,
-          "undelayed ListOffsets took %.3f / %.3f s" % (base, again))
-    check(md < 0.3, "Metadata is not delayed: %.3f s" % md)
+    check(min(slow) >= 0.4 and max(slow) < 3,
+          "delayed ListOffsets took %s s (bounds 0.4, 3)" % secs(slow))
+    check(min(base) < 0.3 and min(again) < 0.3,
+          "undelayed ListOffsets took %s s before, %s s after (best of 3 "
+          "bound 0.3)" % (secs(base), secs(again)))
+    check(min(md) < 0.3, "Metadata is not delayed: %s s (best of 3 bound "
+          "0.3)" % secs(md))
     lat = [r["latency_ms"] for r in requests(api="ListOffsets",
                                              client_id="ck-delay")
            if r["delay_ms"] == 400]
     check(lat and min(lat) >= 400, "the log's latencies %r" % lat)
-    say("delay: %.3f s delayed, %.3f s not" % (slow, base))
+    say("delay: %s s delayed, %s / %s s not, Metadata %s s"
+        % (secs(slow), secs(base), secs(again), secs(md)))
 
 
 def step_blackhole():

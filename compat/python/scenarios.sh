@@ -186,22 +186,31 @@ SCENARIOS+=(py_aiokafka)
 # duplicated, COORDINATOR_LOAD_IN_PROGRESS, throttle times, a delayed API,
 # a blackholed client timing out
 s_control_faults() {
-    local c
+    local c out rc
     pyc_ready || return 1
     start_broker --override gregor.control.listener=http://127.0.0.1:0 || return 1
     c=$(control_url) || return 1
     case "$c" in http://127.0.0.1:*) ;; *) echo "control on $c"; return 1 ;; esac
-    "$GREGOR" ctl "$c" info | grep -q "\"control\":\"$c\"" || return 1
-    "$GREGOR" ctl "$c" push Produce NOT_LEADER_OR_FOLLOWER NONE \
-        THROTTLING_QUOTA_EXCEEDED:throttle_ms=500 topic=nowhere | grep -q '"ids":\[1,2,3\]' || return 1
-    [ "$("$GREGOR" ctl "$c" faults | grep -o '"id":' | wc -l)" = 3 ] || return 1
-    "$GREGOR" ctl "$c" clear faults | grep -q '"removed":3' || return 1
+    # each check names itself and shows what it read when it fails
+    out=$("$GREGOR" ctl "$c" info 2>&1)
+    grep -q "\"control\":\"$c\"" <<<"$out" || { echo "ctl info: $out"; return 1; }
+    out=$("$GREGOR" ctl "$c" push Produce NOT_LEADER_OR_FOLLOWER NONE \
+        THROTTLING_QUOTA_EXCEEDED:throttle_ms=500 topic=nowhere 2>&1)
+    grep -q '"ids":\[1,2,3\]' <<<"$out" || { echo "ctl push: $out"; return 1; }
+    out=$("$GREGOR" ctl "$c" faults 2>&1)
+    [ "$(grep -o '"id":' <<<"$out" | wc -l)" = 3 ] || { echo "ctl faults, 3 wanted: $out"; return 1; }
+    out=$("$GREGOR" ctl "$c" clear faults 2>&1)
+    grep -q '"removed":3' <<<"$out" || { echo "ctl clear faults: $out"; return 1; }
     # refused with a reason and exit code 1; a dead URL is 2
-    "$GREGOR" ctl "$c" fault api=Nope error=6 >"$BROKER_DIR/ctl.out" 2>/dev/null
-    [ $? = 1 ] && grep -q 'unknown or unserved API' "$BROKER_DIR/ctl.out" || return 1
+    "$GREGOR" ctl "$c" fault api=Nope error=6 >"$BROKER_DIR/ctl.out" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q 'unknown or unserved API' "$BROKER_DIR/ctl.out" ||
+        { echo "ctl fault api=Nope: exit $rc, $(cat "$BROKER_DIR/ctl.out")"; return 1; }
     "$GREGOR" ctl http://127.0.0.1:1 info 2>/dev/null
-    [ $? = 2 ] || return 1
-    GR_CONTROL=$c PYC_LIMIT=150 pyc control_faults.py || return 1
+    rc=$?
+    [ $rc = 2 ] || { echo "ctl on a dead URL: exit $rc, 2 wanted"; return 1; }
+    GR_CONTROL=$c PYC_LIMIT=150 pyc control_faults.py ||
+        { echo "control_faults.py: exit $?"; return 1; }
     # fail-closed: no authentication, so no address but loopback unless
     # allowed; a URL that does not parse stops start-up too
     local d=$BROKER_DIR
