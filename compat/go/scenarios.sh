@@ -155,3 +155,30 @@ s_go_franz_control() {
 }
 
 SCENARIOS+=(go_franz_control)
+
+# franz-go over SASL/SCRAM-SHA-256 and -512 (cmd/franzsasl, franz-go's
+# pkg/sasl/scram): kadm makes the credentials, each mechanism produces 20
+# records and consumes them back; a wrong password, the other mechanism's
+# password and an unknown user fail with SASL_AUTHENTICATION_FAILED and
+# Kafka's message (compat/sasl's scram_refusals); nothing of theirs is
+# appended and the broker stays up for a good login after them
+s_go_franz_scram() {
+    go_ready && need kcat || return 1
+    scram_broker || return 1
+    local m user pw text
+    GR_ADMIN_BOOTSTRAP=$GR_BOOTSTRAP timeout 30 "$GO_BIN/franzsasl" users sam sam-pw256 sam-pw512 || return 1
+    for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+        GR_BOOTSTRAP=$SCRAM_BOOT GR_SASL_MECHANISM=$m GR_SASL_USER=sam GR_SASL_PASSWORD=sam-pw${m##*-} \
+            timeout 30 "$GO_BIN/franzsasl" ok "fs-$m" || return 1
+    done
+    while IFS='|' read -r m user pw text; do
+        GR_BOOTSTRAP=$SCRAM_BOOT GR_SASL_MECHANISM=$m GR_SASL_USER=$user GR_SASL_PASSWORD=$pw \
+            timeout 30 "$GO_BIN/franzsasl" refused "fs-$m" "$text" </dev/null || return 1
+    done < <(scram_refusals)
+    # a good login after the refusals
+    GR_BOOTSTRAP=$SCRAM_BOOT GR_SASL_MECHANISM=SCRAM-SHA-512 GR_SASL_USER=sam GR_SASL_PASSWORD=sam-pw512 \
+        timeout 30 "$GO_BIN/franzsasl" ok fs-after || return 1
+    scram_up franz-go fs
+}
+
+SCENARIOS+=(go_franz_scram)

@@ -99,9 +99,20 @@ java_admin() {
     GR_DATA_DIR=$BROKER_DIR/data java_run "$1" admin
 }
 
+# SASL/SCRAM-SHA-256 and -512 (compat/java/src/Scrams.java): the Admin
+# makes the credentials; producer, group consumer and Admin log in with
+# each; wrong, crossed, unknown and removed credentials fail with
+# SaslAuthenticationException and Kafka's message; the broker stays up
+java_scram() {
+    need kcat || return 1
+    scram_broker || return 1
+    GR_SASL_BOOTSTRAP=$SCRAM_BOOT java_run "$1" scram || return 1
+    scram_up "java $1" scram
+}
+
 for _jv in "${JAVA_CLIENT_VERSIONS[@]}"; do
     _js=$(echo "$_jv" | cut -d. -f1-2 | tr . _)
-    for _ja in producer txn group consumer_group positions admin; do
+    for _ja in producer txn group consumer_group positions admin scram; do
         eval "s_java_${_ja}_$_js() { java_$_ja $_jv; }"
         SCENARIOS+=("java_${_ja}_$_js")
     done

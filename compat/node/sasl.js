@@ -63,7 +63,7 @@ async function refused(c) {
   const want = `SASL ${c[3] === 'PLAIN' ? 'PLAIN' : c[3].replace('-SHA-', ' SHA')} authentication failed: ${c[7]}`;
   if (err.name !== 'KafkaJSSASLAuthenticationError' || err.message !== want)
     throw new Error(`${c[3]}: want KafkaJSSASLAuthenticationError "${want}", got ${err.name}: ${err.message}`);
-  console.log(`# kafkajs: ${c[3]} with a wrong password over ${c[1]}: ${err.name}: ${err.message}`);
+  console.log(`# kafkajs: ${c[3]} as ${c[4]} (password ${c[5]}) refused over ${c[1]}: ${err.name}: ${err.message}`);
 }
 
 async function main() {

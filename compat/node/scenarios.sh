@@ -147,3 +147,30 @@ s_kafkajs_control() {
 }
 
 SCENARIOS+=(kafkajs_control)
+
+# kafkajs over SASL/SCRAM-SHA-256 and -512 (compat/node/sasl.js, its
+# mechanisms 'scram-sha-256' and 'scram-sha-512'): the credentials made
+# with confluent-kafka's admin (kafkajs has no SCRAM admin call); each
+# mechanism produces 20 records that a group consumer reads back; a wrong
+# password, the other mechanism's password and an unknown user fail with
+# KafkaJSSASLAuthenticationError holding Kafka's message (compat/sasl's
+# scram_refusals); nothing of theirs is appended; the broker stays up
+s_kafkajs_scram() {
+    need node && need kcat && node_modules_ready && pyc_ready || return 1
+    scram_broker || return 1
+    local m user pw text cases=()
+    sasl_py scram ck "$GR_BOOTSTRAP" set sam SCRAM-SHA-256 sam-pw256 4096 || return 1
+    sasl_py scram ck "$GR_BOOTSTRAP" set sam SCRAM-SHA-512 sam-pw512 8192 || return 1
+    for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+        cases+=("$SCRAM_BOOT|SASL_PLAINTEXT||$m|sam|sam-pw${m##*-}|kjs-$m|")
+    done
+    while IFS='|' read -r m user pw text; do
+        cases+=("$SCRAM_BOOT|SASL_PLAINTEXT||$m|$user|$pw|kjs-$m|$text")
+    done < <(scram_refusals)
+    # a good login after the refusals
+    cases+=("$SCRAM_BOOT|SASL_PLAINTEXT||SCRAM-SHA-256|sam|sam-pw256|kjs-after|")
+    (cd "$COMPAT_SRC/node" && timeout 60 node sasl.js "${cases[@]}") || return 1
+    scram_up kafkajs kjs
+}
+
+SCENARIOS+=(kafkajs_scram)

@@ -30,6 +30,51 @@ sasl_broker() {
     [ -n "$SASL_PT" ] && [ -n "$SASL_TLS" ]
 }
 
+# scram_broker [ARG...]: PLAINTEXT (the admin's, GR_BOOTSTRAP) and
+# SASL_PLAINTEXT with SCRAM-SHA-256 and -512 only; SCRAM_BOOT is the
+# latter's host:port. The scenarios make user sam (passwords sam-pw256
+# and sam-pw512) through AlterUserScramCredentials.
+# For the client directories' SCRAM scenarios (java_scram_*,
+# go_franz_scram, kafkajs_scram).
+scram_broker() {
+    start_broker --log-level debug \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
+        --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512 "$@" || return 1
+    SCRAM_BOOT=127.0.0.1:$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$BROKER_DIR/listeners")
+    [ "$SCRAM_BOOT" != 127.0.0.1: ]
+}
+
+# scram_refusals: the bad logins of the client SCRAM scenarios, one a
+# line "MECH|USER|PW|TEXT" (users from scram_users): for each mechanism a
+# wrong password, the other mechanism's password and an unknown user, all
+# refused with Kafka's message (TEXT)
+scram_refusals() {
+    local m other up
+    for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+        other=sam-pw512
+        [ "$m" = SCRAM-SHA-512 ] && other=sam-pw256
+        for up in sam:wrong sam:$other nobody:sam-pw${m##*-}; do
+            echo "$m|${up%%:*}|${up#*:}|Authentication failed during authentication due to invalid credentials with SASL mechanism $m"
+        done
+    done
+}
+
+# scram_up CLIENT PREFIX: after a client's refused logins the broker still
+# runs and logged a refusal of each mechanism, and each topic PREFIX-MECH
+# holds the 20 records of the good login, none of a refused one (read
+# over PLAINTEXT)
+scram_up() {
+    local m n
+    broker_alive || { echo "# the broker died under $1's SCRAM logins" >&2; return 1; }
+    for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+        grep -q "Failed authentication with .*invalid credentials with SASL mechanism $m" \
+            "$BROKER_DIR/broker.log" || { echo "# no refused $m login logged" >&2; return 1; }
+        n=$(timeout 30 kcat -b "$GR_BOOTSTRAP" -C -t "$2-$m" -o beginning -e -q | wc -l)
+        [ "$n" = 20 ] || { echo "# $2-$m holds $n records, not 20" >&2; return 1; }
+    done
+    echo "# $1: the broker is up after the refused SCRAM logins; $2-SCRAM-SHA-256 and -512 hold 20 records each"
+}
+
 # sasl_kcat PORT TLS MECH USER PW ARG...: kcat over SASL (TLS 1: SASL_SSL)
 sasl_kcat() {
     local port=$1 tls=$2 mech=$3 user=$4 pw=$5

@@ -55,6 +55,7 @@ public class Compat {
             case "consumer-group-child": ConsumerGroups.child(); break;
             case "positions": Positions.run(); break;
             case "admin": Admins.run(); break;
+            case "scram": Scrams.run(); break;
             default: throw new Fail("unknown test " + args[0]);
             }
             endSections();

@@ -9,6 +9,11 @@
 //	franzsasl refused TOPIC TEXT   the broker refuses the login: the
 //	                               produce fails with
 //	                               SASL_AUTHENTICATION_FAILED holding TEXT
+//	franzsasl users USER PW256 PW512
+//	                               kadm makes USER's SCRAM-SHA-256 (4096
+//	                               iterations) and SCRAM-SHA-512 (8192)
+//	                               credentials over PLAINTEXT
+//	                               ($GR_ADMIN_BOOTSTRAP) and describes them
 package main
 
 import (
@@ -21,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -124,7 +130,47 @@ func main() {
 			fail("want SASL_AUTHENTICATION_FAILED with %q, got %v", os.Args[3], err)
 		}
 		fmt.Printf("# franz-go refused: %.200s\n", err.Error())
+	case "users":
+		users(ctx, os.Args[2:])
 	default:
 		fail("unknown subcommand %s", os.Args[1])
 	}
+}
+
+// users: USER PW256 PW512, one alteration of the user per request (Kafka
+// refuses two in one with DUPLICATE_RESOURCE)
+func users(ctx context.Context, a []string) {
+	if len(a) != 3 {
+		fail("usage: franzsasl users USER PW256 PW512")
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(os.Getenv("GR_ADMIN_BOOTSTRAP")))
+	if err != nil {
+		fail("kgo.NewClient: %v", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	for _, u := range []kadm.UpsertSCRAM{
+		{User: a[0], Mechanism: kadm.ScramSha256, Iterations: 4096, Password: a[1]},
+		{User: a[0], Mechanism: kadm.ScramSha512, Iterations: 8192, Password: a[2]},
+	} {
+		r, err := adm.AlterUserSCRAMs(ctx, nil, []kadm.UpsertSCRAM{u})
+		if err == nil {
+			err = r[a[0]].Err
+		}
+		if err != nil {
+			fail("AlterUserSCRAMs %s %s: %v", a[0], u.Mechanism, err)
+		}
+	}
+	d, err := adm.DescribeUserSCRAMs(ctx, a[0])
+	if err == nil {
+		err = d[a[0]].Err
+	}
+	if err != nil {
+		fail("DescribeUserSCRAMs %s: %v", a[0], err)
+	}
+	got := fmt.Sprint(d[a[0]].CredInfos)
+	if got != "[SCRAM-SHA-256=iterations=4096 SCRAM-SHA-512=iterations=8192]" {
+		fail("DescribeUserSCRAMs %s: %s", a[0], got)
+	}
+	fmt.Printf("# franz-go kadm: %s has %s\n", a[0], got)
 }
