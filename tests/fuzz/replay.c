@@ -39,6 +39,7 @@ static const struct {
     { "http", gr_fuzz_http, NULL },
     { "oauth", gr_fuzz_oauth, NULL },
     { "sasl", gr_fuzz_sasl, NULL },
+    { "meta", gr_fuzz_meta, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

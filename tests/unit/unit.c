@@ -38,6 +38,7 @@ static const suite_entry_t suites[] = {
     { "core/str", suite_core_str },
     { "core/time", suite_core_time },
     { "core/worker", suite_core_worker },
+    { "meta/local", suite_meta_local },
     { "log/txn_index", suite_log_txn_index },
     { "txn/txn", suite_txn_txn },
     { "txn/coordinator", suite_txn_coordinator },

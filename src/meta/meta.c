@@ -1,0 +1,75 @@
+/*
+ * gr_meta's calls, passed to the engine (meta.h); nothing here knows how
+ * an engine keeps its tree.
+ */
+#include "meta/meta.h"
+
+const char *
+gr_meta_rc_name(int rc)
+{
+    switch ((gr_meta_rc_t)rc) {
+    case GR_META_OK:
+        return "OK";
+    case GR_META_SYSTEMERROR:
+        return "SYSTEMERROR";
+    case GR_META_RUNTIMEINCONSISTENCY:
+        return "RUNTIMEINCONSISTENCY";
+    case GR_META_BADARGUMENTS:
+        return "BADARGUMENTS";
+    case GR_META_NONODE:
+        return "NONODE";
+    case GR_META_BADVERSION:
+        return "BADVERSION";
+    case GR_META_NOCHILDRENFOREPHEMERALS:
+        return "NOCHILDRENFOREPHEMERALS";
+    case GR_META_NODEEXISTS:
+        return "NODEEXISTS";
+    case GR_META_NOTEMPTY:
+        return "NOTEMPTY";
+    case GR_META_SESSIONEXPIRED:
+        return "SESSIONEXPIRED";
+    }
+    return "UNKNOWN";
+}
+
+int
+gr_meta_create(gr_meta_t *m, const char *path, const void *data, size_t len,
+               int flags, gr_meta_create_cb cb, void *arg)
+{
+    return m->ops->create(m, path, data, len, flags, cb, arg);
+}
+
+int
+gr_meta_get(gr_meta_t *m, const char *path, gr_meta_watch_cb w, void *warg,
+            gr_meta_data_cb cb, void *arg)
+{
+    return m->ops->get(m, path, w, warg, cb, arg);
+}
+
+int
+gr_meta_exists(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
+               void *warg, gr_meta_stat_cb cb, void *arg)
+{
+    return m->ops->exists(m, path, w, warg, cb, arg);
+}
+
+int
+gr_meta_children(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
+                 void *warg, gr_meta_children_cb cb, void *arg)
+{
+    return m->ops->children(m, path, w, warg, cb, arg);
+}
+
+int
+gr_meta_multi(gr_meta_t *m, const gr_meta_op_t *ops, int n,
+              gr_meta_multi_cb cb, void *arg)
+{
+    return m->ops->multi(m, ops, n, cb, arg);
+}
+
+void
+gr_meta_close(gr_meta_t *m)
+{
+    if (m != NULL)
+        m->ops->close(m);
+}
