@@ -404,6 +404,7 @@ typedef struct local {
 static const gr_meta_ops_t local_ops;
 
 static void kick_write(local_t *l);
+static void flush_at_close(local_t *l);
 
 static void
 compl_free(compl_t *c)
@@ -1120,6 +1121,8 @@ job_done(gr_loop_t *loop, void *arg)
         release(l);
         if (!l->closed && !l->broken)
             kick_write(l);
+    } else {
+        flush_at_close(l); /* no new job: the workers may be stopping */
     }
     if (can_free(l))
         local_free(l);
@@ -1409,11 +1412,28 @@ local_children(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
     return 0;
 }
 
+/* At close: the records no worker has taken, written here (shutdown,
+ * a few hundred bytes and one fdatasync) so a clean stop keeps every
+ * write applied in memory. */
+static void
+flush_at_close(local_t *l)
+{
+    if (l->broken || l->pend.len == 0 || l->journal_fd < 0)
+        return;
+    if (write_all(l->journal_fd, l->pend.p, l->pend.len) != 0 ||
+        fdatasync(l->journal_fd) != 0)
+        GR_LOG_ERROR("meta: writing %s at close failed: %s", l->journal_path,
+                     strerror(errno));
+    l->pend.len = 0;
+}
+
 static void
 local_close(gr_meta_t *m)
 {
     local_t *l = (local_t *)m;
     l->closed = true;
+    if (l->job == NULL)
+        flush_at_close(l);
     while (l->head) {
         compl_t *c = l->head;
         l->head = c->next;

@@ -178,8 +178,11 @@ int gr_meta_children(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
  * 1 <= n <= 1000. */
 int gr_meta_multi(gr_meta_t *m, const gr_meta_op_t *ops, int n,
                   gr_meta_multi_cb cb, void *arg);
-/* Closes; no callback runs after this, answered or not. Writes already
- * handed to a worker finish. NULL does nothing. */
+/* Closes; no callback runs after this, answered or not. Every write
+ * made so far is kept: one a worker holds finishes there, the others are
+ * written (and fsynced) by close itself or, after that job, by its
+ * completion, with no new job (the workers may be stopping). NULL does
+ * nothing. */
 void gr_meta_close(gr_meta_t *m);
 
 /* meta_local's files, for tests and the fuzz target: parses a snapshot
