@@ -938,6 +938,9 @@ gr_broker_run(gr_broker_t *b)
         return -1;
     finish_deletions(b);
     gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
+    if (gr_broker_meta_start(b) != 0) /* nothing depends on it yet */
+        GR_LOG_WARN("meta: the coordination store did not open; serving "
+                    "without it");
     gr_timer_init(&b->start_sync_timer, start_sync, b);
     gr_timer_start(b->loop, &b->start_sync_timer, 50);
     if (groups_start(b) != 0)
@@ -1023,6 +1026,7 @@ gr_broker_destroy(gr_broker_t *b)
                 }
         gr_logs_close(b->logs);
     }
+    gr_broker_meta_stop(b); /* before the workers: its last write ends */
     if (b->inflate_workers) { /* their requests were aborted */
         gr_workers_destroy(b->inflate_workers);
         gr_loop_drain_posts(b->loop);

@@ -73,6 +73,7 @@ struct gr_broker {
     struct gr_telemetry *telemetry; /* client telemetry (src/telemetry/) */
     struct gr_acls *acls;     /* the authorizer (src/auth/); NULL: off */
     struct gr_scram_store *scram; /* SCRAM credentials (net/scram.h) */
+    struct gr_broker_meta *meta;  /* the coordination store (broker_meta.c) */
     struct gr_changes *changes;   /* ACL and quota changes being stored
                                    * (api/change.h); NULL: none yet */
     void *fetch_dirty;        /* fetches ready to complete (api/fetch.c) */
@@ -177,5 +178,10 @@ int gr_broker_reply_when_stored(gr_broker_t *broker, struct gr_req *req,
  * the cleaner take the new settings. Loop thread only. */
 void gr_broker_config_changed(gr_broker_t *broker);
 void gr_broker_destroy(gr_broker_t *broker);
+/* broker_meta.c: opens the coordination store, registers the broker and
+ * elects it controller (logged); 0 or -1. stop() closes it, before the
+ * workers stop (its last write then finishes). */
+int gr_broker_meta_start(gr_broker_t *broker);
+void gr_broker_meta_stop(gr_broker_t *broker);
 
 #endif

@@ -39,6 +39,7 @@ static const suite_entry_t suites[] = {
     { "core/time", suite_core_time },
     { "core/worker", suite_core_worker },
     { "meta/local", suite_meta_local },
+    { "meta/broker", suite_meta_broker },
     { "log/txn_index", suite_log_txn_index },
     { "txn/txn", suite_txn_txn },
     { "txn/coordinator", suite_txn_coordinator },
