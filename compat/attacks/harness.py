@@ -345,6 +345,7 @@ def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
                "steady_requests": len(lat),
                "steady_worst_ms": round(worst[0] * 1000, 1),
                "steady_p99_ms": round(pct(lat, 0.99) * 1000, 1),
+               "steady_over_500ms": len([dt for dt in lat if dt > 0.5]),
                "noise_worst_ms": round(NOISE_MS, 1),
                "attack_s": round(secs, 2),
                "broker_cpu_s": round(cpu, 2)}

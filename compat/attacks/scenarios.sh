@@ -181,7 +181,7 @@ SCENARIOS+=(attack_conn_flood attack_emfile attack_trickle)
 # broker's descriptors, which the others use too) at once against one
 # broker, started again as each ends, for 150 s (SOAK_SECONDS): each keeps
 # its own checks; their sum is bounded (soak.py: RSS +1280 MiB, the
-# well-behaved client 1 s)
+# well-behaved client 2 s, its p99 250 ms)
 s_attack_soak() {
     start_broker --override connections.max.idle.ms=10000 || return 1
     ATTACK_LIMIT=$((${SOAK_SECONDS:-150} + 200)) attack_py soak.py "${SOAK_SECONDS:-150}"

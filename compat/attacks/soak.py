@@ -8,10 +8,14 @@ them) as its own process, all at the same time, and starts each again when
 it ends until SECONDS have passed (fetch_sessions.py once: see ONCE). Each script keeps all its own checks
 (its answers, its own well-behaved client's records read back) but leaves
 the RSS and latency bounds to this one (GR_SOAK=1): the soak's well-behaved
-client must be answered within SOAK_LATENCY_MS (default 1000: every attack
+client must be answered within SOAK_LATENCY_MS (default 2000: every attack
 holds some loop time, and here they add up on 2 cores shared with the
-attackers) and the broker's peak RSS grow by at most SOAK_RSS_MB (default
-1280: the sum of the scripts' own bounds is about 1,200). A script that fails
+attackers; 150 s soaks at load 7-12 measured a worst of 2097 ms plain and
+2014 ms under ASan, p99 33 and 50 ms, which the former 1000, i.e.
+2 x 1000 + noise, refused or just let through), 99% of its requests
+within SOAK_P99_MS (default 250: the loop is seldom held long), and the
+broker's peak RSS grow by at most SOAK_RSS_MB (default 1280: the sum of
+the scripts' own bounds is about 1,200). A script that fails
 fails the soak, with its output. Exit 0 or 1."""
 
 import os
@@ -45,7 +49,8 @@ ONCE = [("fetch_sessions.py", "3", "2")]
 def main():
     secs = float(sys.argv[1]) if len(sys.argv) > 1 else 120.0
     rss_mb = int(os.environ.get("SOAK_RSS_MB", "1280"))
-    latency_ms = int(os.environ.get("SOAK_LATENCY_MS", "1000"))
+    latency_ms = int(os.environ.get("SOAK_LATENCY_MS", "2000"))
+    p99_ms = int(os.environ.get("SOAK_P99_MS", "250"))
     env = dict(os.environ, GR_SOAK="1")
     runs = {}
     failures = []
@@ -72,7 +77,14 @@ def main():
             t.join()
         return {"runs": sum(runs.values())}
 
-    harness.run("soak", attack, rss_mb=rss_mb, latency_ms=latency_ms)
+    fig = harness.run("soak", attack, rss_mb=rss_mb, latency_ms=latency_ms)
+    if fig["steady_p99_ms"] > harness.bound_ms(p99_ms):
+        fail("soak: the well-behaved client's p99 is %.1f ms (bound %.0f ms: "
+             "2 x %d + 2 x %.0f before the attack)"
+             % (fig["steady_p99_ms"], harness.bound_ms(p99_ms), p99_ms,
+                harness.NOISE_MS))
+    ok("soak: the well-behaved client's p99 %.1f ms (bound %.0f ms)"
+       % (fig["steady_p99_ms"], harness.bound_ms(p99_ms)))
     for what, out in failures:
         print("--- %s ---\n%s" % (what, out[-3000:]))
     if failures:
