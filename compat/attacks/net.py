@@ -26,7 +26,7 @@ there before connecting), so per-address limits tell the two apart.
   net.py trickle IDLE_MS    (broker: connections.max.idle.ms=IDLE_MS)
       200 connections send a frame's size (3 MB) and then one byte a
       second each (slowloris), 100 others a whole request first and then
-      the same: every one is closed within IDLE_MS plus 2 s of its last
+      the same: every one is closed within IDLE_MS plus 6 s of its last
       complete request (or of its connection), and meanwhile a 3.6 MB
       Produce of another client is answered within harness.bound_ms(250)
       (0.5 s on a quiet machine; the frames announced hold no request
@@ -363,7 +363,15 @@ def emfile():
 
 
 def trickle(idle_ms):
-    bound = idle_ms / 1000.0 + 2.0
+    # closed IDLE_MS after the last complete request, seen here within: the
+    # broker's idle sweep (every IDLE_MS / 4, at most 1 s: src/net/conn.c),
+    # this loop's pass (a byte a second), the 3.6 MB Produce below (its
+    # four new topics took seconds in the soak, and closes are looked for
+    # only after it) and the broker loop's latency under load. Measured in
+    # the soak at IDLE_MS=10000 on 2 cores: 12.1 s (plain, the well-behaved
+    # client's worst wait 1.8 s), which the former bound of IDLE_MS + 2 s
+    # refused; 14.2 s under ASan beside a second soak
+    bound = idle_ms / 1000.0 + min(idle_ms / 4000.0, 1.0) + 1.0 + 4.0
     slow = []  # (socket, time of its connection or last complete request)
     for _ in range(200):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -394,9 +402,15 @@ def trickle(idle_ms):
     big_ms = (time.monotonic() - t1) * 1000
     big.close()
     errs = [p[1] for t in resp.topics for p in t[1]]
-    check(not any(errs) and big_ms < harness.bound_ms(250),
+    # in the soak every other attack holds loop time too: its bound is the
+    # soak's well-behaved client's (555 ms was seen there under ASan while
+    # that client waited 2.5 s)
+    big_bound = harness.bound_ms(
+        int(os.environ.get("SOAK_LATENCY_MS", "2000"))
+        if os.environ.get("GR_SOAK") == "1" else 250)
+    check(not any(errs) and big_ms < big_bound,
           "trickle: a 3.6 MB Produce of another client answered in %.0f ms "
-          "(bound %.0f)" % (big_ms, harness.bound_ms(250)),
+          "(bound %.0f)" % (big_ms, big_bound),
           "a 3.6 MB Produce of another client took %.0f ms (errors %s) while "
           "the frames were announced" % (big_ms, errs))
     open_ = {s: t for s, t in slow}
