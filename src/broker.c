@@ -936,6 +936,11 @@ gr_broker_run(gr_broker_t *b)
         gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_SIZE_SECONDS) * 1000);
     if (b->client_quotas == NULL || gr_client_quotas_load(b->client_quotas) != 0)
         return -1;
+    gr_client_quotas_set_mutation_window(
+        b->client_quotas,
+        (int)gr_conf_int(b->conf, GR_CONF_CONTROLLER_QUOTA_WINDOW_NUM),
+        gr_conf_int(b->conf, GR_CONF_CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS) *
+            1000);
     finish_deletions(b);
     gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
     if (gr_broker_meta_start(b) != 0) /* nothing depends on it yet */

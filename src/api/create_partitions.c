@@ -58,6 +58,7 @@ grow_one(gr_req_t *req, const ptopic_t *qt, gr_topic_waits_t *w,
     gr_cluster_t *c = req->broker->cluster;
     gr_topic_t *t = gr_cluster_topic(c, &qt->name);
     const int32_t *const *rows = NULL;
+    int32_t before;
     gr_kerr_t err;
 
     *msg = NULL;
@@ -79,8 +80,16 @@ grow_one(gr_req_t *req, const ptopic_t *qt, gr_topic_waits_t *w,
     if (qt->assignments_cnt >= 0 &&
         (err = check_assignment(req, qt, t, &rows, msg)) != GR_KERR_NONE)
         return err;
+    /* the controller_mutation_rate: the partitions added; strict from v3 */
+    if ((err = gr_topics_mutation_check(req, 3)) != GR_KERR_NONE) {
+        *msg = gr_kerr_msg(err);
+        return err;
+    }
+    before = t->nparts;
     err = gr_cluster_create_partitions(c, t, qt->count, rows, rq->validate_only,
                                        msg);
+    if (err == GR_KERR_NONE)
+        gr_topics_mutation_record(req, 3, (int64_t)qt->count - before);
     if (err == GR_KERR_NONE && !rq->validate_only) {
         GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name, t->nparts,
                     gr_req_peer(req));

@@ -289,11 +289,19 @@ create_one(gr_req_t *req, const ctopic_t *qt, cresult_t *res)
     /* __consumer_offsets, __transaction_state: internal, as Kafka has it by
      * name whoever creates them */
     spec.internal = gr_topic_is_internal_name(&qt->name);
+    /* the controller_mutation_rate, once every check passed
+     * (ReplicationControlManager.createTopic); strict from v6 */
+    if ((err = gr_topics_mutation_check(req, 6)) != GR_KERR_NONE) {
+        res->error_code = err;
+        msg = gr_kerr_msg(err);
+        goto fail;
+    }
     err = gr_cluster_create_topic(c, &spec, &t, &msg);
     if (err != GR_KERR_NONE) {
         res->error_code = err;
         goto fail;
     }
+    gr_topics_mutation_record(req, 6, nparts);
     res->num_partitions = nparts;
     res->replication_factor = rf;
     if (t != NULL) {

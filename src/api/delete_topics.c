@@ -61,6 +61,7 @@ delete_one(gr_req_t *req, gr_delete_topics_response_t *rs, gr_topic_t *t)
                                               strlen(t->name)));
     gr_uuid_t id;
     gr_kerr_t err;
+    int32_t nparts;
 
     if (t->internal) {
         /* the coordinators' state lives there (Kafka deletes them) */
@@ -69,10 +70,19 @@ delete_one(gr_req_t *req, gr_delete_topics_response_t *rs, gr_topic_t *t)
             "cannot be deleted.");
         return;
     }
+    /* the controller_mutation_rate: the topic's partitions
+     * (ReplicationControlManager.deleteTopic); strict from v5 */
+    if ((err = gr_topics_mutation_check(req, 5)) != GR_KERR_NONE) {
+        add(rs, &name, &t->id, err, gr_kerr_msg(err));
+        return;
+    }
+    nparts = t->nparts;
     GR_LOG_INFO("topic %s deleted by %s (DeleteTopics v%d)", t->name,
                 gr_req_peer(req), req->version);
     id = t->id; /* t may be gone after the call */
     err = gr_cluster_delete_topic(b->cluster, t);
+    if (err == GR_KERR_NONE)
+        gr_topics_mutation_record(req, 5, nparts);
     add(rs, &name, &id, err,
         err != GR_KERR_NONE ? "The topic could not be deleted." : NULL);
 }

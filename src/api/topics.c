@@ -1,5 +1,7 @@
 /* Topic creation on demand: see topics.h. */
 #include "api/topics.h"
+#include "cluster/client_quotas.h"
+#include "core/time.h"
 #include "core/log.h"
 #include "net/conn.h"
 
@@ -351,4 +353,30 @@ gr_topics_internal_then(gr_req_t *req, const char *name,
     gr_broker_open_async_begin(b);
     gr_topics_internal(b, name);
     return gr_broker_open_async_end_then(b, req, answer);
+}
+
+gr_kerr_t
+gr_topics_mutation_check(gr_req_t *req, int strict_since)
+{
+    int64_t t;
+    if (req->version < strict_since)
+        return GR_KERR_NONE;
+    t = gr_client_quotas_mutation_check(req->broker->client_quotas,
+                                        gr_req_user(req), &req->hdr.client_id,
+                                        gr_mono_us() / 1000);
+    if (t <= 0)
+        return GR_KERR_NONE;
+    req->throttle_ms = t; /* the last refusal's (lastThrottleTimeMs) */
+    return GR_KERR_THROTTLING_QUOTA_EXCEEDED;
+}
+
+void
+gr_topics_mutation_record(gr_req_t *req, int strict_since, int64_t n)
+{
+    int64_t t = gr_client_quotas_mutation_record(
+        req->broker->client_quotas, gr_req_user(req), &req->hdr.client_id,
+        (double)n, gr_mono_us() / 1000);
+    /* strict records without checking (StrictControllerMutationQuota) */
+    if (req->version < strict_since && t > 0)
+        req->throttle_ms = t;
 }

@@ -68,4 +68,18 @@ gr_topic_t *gr_topics_internal(gr_broker_t *b, const char *name);
 int gr_topics_internal_then(struct gr_req *req, const char *name,
                             void (*answer)(struct gr_req *req));
 
+/* controller_mutation_rate (KIP-599) for a CreateTopics, CreatePartitions
+ * or DeleteTopics req, as Kafka's ControllerMutationQuotaManager.newQuotaFor
+ * (strict from version strict_since on, permissive below):
+ * gr_topics_mutation_check() before each topic's change: strict and the
+ * bucket below zero, THROTTLING_QUOTA_EXCEEDED and req->throttle_ms the
+ * time until it is back at zero; else GR_KERR_NONE. After a change (a
+ * validate_only one too, as Kafka's controller charges it) of n
+ * partitions, gr_topics_mutation_record(); permissive, req->throttle_ms
+ * becomes the time the bucket needs to be back at zero, if it is below.
+ * The connection is muted for the throttle time (net/conn.c). */
+gr_kerr_t gr_topics_mutation_check(struct gr_req *req, int strict_since);
+void gr_topics_mutation_record(struct gr_req *req, int strict_since,
+                               int64_t n);
+
 #endif

@@ -39,7 +39,7 @@ static const key_type_t key_types[GR_CQ__N] = {
 
 /* the rate each key bounds (-1: stored, not measured here) */
 static const int key_rate[GR_CQ__N] = {
-    GR_CQT_REQUEST, GR_CQT_PRODUCE, GR_CQT_FETCH, -1, -1,
+    GR_CQT_REQUEST, GR_CQT_PRODUCE, GR_CQT_FETCH, GR_CQT_MUTATION, -1,
 };
 
 typedef struct entry {
@@ -56,12 +56,18 @@ typedef struct sensor {
     char *key;
     int64_t last_ms;
     gr_rate_t rate;
+    /* GR_CQT_MUTATION: the bucket (partitions; starts empty at time 0,
+     * so full when first used) and the quota it last refilled at */
+    double tokens;
+    int64_t tokens_ms;
+    double bound;
 } sensor_t;
 
 struct gr_client_quotas {
     gr_cluster_t *c;
     int samples;
     int64_t win_ms;
+    int64_t burst_ms; /* controller_mutation_rate: samples x window */
     entry_t *entries, *tail;
     entry_t *ehash[NBUCKETS];
     /* per rate type: entities holding its key, by kind (Kafka's
@@ -225,7 +231,16 @@ gr_client_quotas_new(gr_cluster_t *c, int samples, int64_t win_ms)
                      ? samples
                      : GR_RATE_SAMPLES;
     q->win_ms = win_ms > 0 ? win_ms : GR_RATE_WINDOW_MS;
+    q->burst_ms = 11 * 1000;
     return q;
+}
+
+void
+gr_client_quotas_set_mutation_window(gr_client_quotas_t *q, int samples,
+                                     int64_t win_ms)
+{
+    if (samples > 0 && win_ms > 0)
+        q->burst_ms = (int64_t)samples * win_ms;
 }
 
 static void
@@ -1031,6 +1046,8 @@ key_of_type(gr_cq_type_t t)
         return GR_CQ_CONSUMER_BYTE_RATE;
     case GR_CQT_REQUEST:
         return GR_CQ_REQUEST_PERCENTAGE;
+    case GR_CQT_MUTATION:
+        return GR_CQ_CONTROLLER_MUTATION_RATE;
     case GR_CQT__N:
         break;
     }
@@ -1136,7 +1153,12 @@ sweep(gr_client_quotas_t *q, int64_t now_ms)
         sensor_t **pp = &q->shash[i];
         while (*pp) {
             sensor_t *s = *pp;
-            if (now_ms - s->last_ms > expire) {
+            /* a bucket goes once it would be full again: a new one is */
+            bool owes = s->bound > 0 &&
+                        s->tokens + s->bound * (double)(now_ms - s->tokens_ms) /
+                                        1000.0 <
+                            s->bound * (double)q->burst_ms / 1000.0;
+            if (now_ms - s->last_ms > expire && !owes) {
                 *pp = s->hnext;
                 free(s->key);
                 free(s);
@@ -1227,6 +1249,73 @@ gr_client_quotas_unrecord(gr_client_quotas_t *q, gr_cq_type_t t,
         return;
     if ((s = find_sensor(q, t, user, client_id, &bound)) != NULL)
         gr_rate_record(&s->rate, -v, now_ms);
+}
+
+/* TokenBucket.refill at now_ms with quota bound: *s's tokens. */
+static double
+bucket_refill(sensor_t *s, const gr_client_quotas_t *q, double bound,
+              int64_t now_ms)
+{
+    double burst = ((double)q->burst_ms / 1000.0) * bound;
+    double t = s->tokens + bound * ((double)(now_ms - s->tokens_ms) / 1000.0);
+    if (s->tokens_ms == 0)
+        t = burst; /* a new bucket (Kafka's refills from the epoch) */
+    s->tokens = t < burst ? t : burst;
+    s->tokens_ms = now_ms;
+    s->bound = bound;
+    return s->tokens;
+}
+
+/* ControllerMutationQuotaManager.throttleTimeMs: the time the bucket
+ * needs to be back at zero, Math.round(-tokens / quota x 1000). */
+static int64_t
+bucket_throttle(const sensor_t *s, double bound)
+{
+    double ms = -s->tokens / bound * 1000.0;
+    if (ms <= 0)
+        return 0;
+    return ms < 9.2e18 ? (int64_t)(ms + 0.5) : INT64_MAX; /* ms > 0 */
+}
+
+static sensor_t *
+bucket_find(gr_client_quotas_t *q, const char *user,
+            const gr_str_t *client_id, int64_t now_ms, double *bound)
+{
+    sensor_t *s;
+    if (!gr_client_quotas_enabled(q, GR_CQT_MUTATION))
+        return NULL;
+    sweep(q, now_ms);
+    if ((s = find_sensor(q, GR_CQT_MUTATION, user, client_id, bound)) == NULL)
+        return NULL; /* no quota holds (or out of memory: none enforced) */
+    s->last_ms = now_ms;
+    bucket_refill(s, q, *bound, now_ms);
+    return s;
+}
+
+int64_t
+gr_client_quotas_mutation_check(gr_client_quotas_t *q, const char *user,
+                                const gr_str_t *client_id, int64_t now_ms)
+{
+    double bound;
+    sensor_t *s = bucket_find(q, user, client_id, now_ms, &bound);
+    /* Sensor.checkQuotas: a TokenBucket is exceeded below zero only */
+    return s != NULL && s->tokens < 0 ? bucket_throttle(s, bound) : 0;
+}
+
+int64_t
+gr_client_quotas_mutation_record(gr_client_quotas_t *q, const char *user,
+                                 const gr_str_t *client_id, double permits,
+                                 int64_t now_ms)
+{
+    double bound, burst;
+    sensor_t *s = bucket_find(q, user, client_id, now_ms, &bound);
+    if (s == NULL)
+        return 0;
+    burst = ((double)q->burst_ms / 1000.0) * bound;
+    s->tokens -= permits;
+    if (s->tokens > burst)
+        s->tokens = burst;
+    return bucket_throttle(s, bound);
 }
 
 double

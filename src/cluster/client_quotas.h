@@ -69,6 +69,10 @@ typedef struct gr_cq_op {
 gr_client_quotas_t *gr_client_quotas_new(gr_cluster_t *c, int samples,
                                          int64_t win_ms);
 void gr_client_quotas_destroy(gr_client_quotas_t *q);
+/* The bucket of controller_mutation_rate: controller.quota.window.num
+ * samples of win_ms (Kafka's own pair; 11 of 1 s until set). */
+void gr_client_quotas_set_mutation_window(gr_client_quotas_t *q, int samples,
+                                          int64_t win_ms);
 /* Takes the persisted quotas (c->client_quotas); what does not parse is
  * logged and left out. 0, or -1 when out of memory. */
 int gr_client_quotas_load(gr_client_quotas_t *q);
@@ -151,6 +155,7 @@ typedef enum gr_cq_type {
     GR_CQT_PRODUCE, /* producer_byte_rate: request bytes */
     GR_CQT_FETCH,   /* consumer_byte_rate: response bytes */
     GR_CQT_REQUEST, /* request_percentage: loop time */
+    GR_CQT_MUTATION, /* controller_mutation_rate: partitions (a bucket) */
     GR_CQT__N
 } gr_cq_type_t;
 
@@ -175,6 +180,30 @@ void gr_client_quotas_unrecord(gr_client_quotas_t *q, gr_cq_type_t t,
 int64_t gr_client_quotas_window_max(gr_client_quotas_t *q, gr_cq_type_t t,
                                     const char *user,
                                     const gr_str_t *client_id);
+/* controller_mutation_rate (KIP-599), as Kafka's
+ * ControllerMutationQuotaManager: each sensor is a token bucket
+ * (TokenBucket) holding at most quota x controller.quota.window.num x
+ * controller.quota.window.size.seconds
+ * partitions, refilled at the quota a second, full when first used.
+ * CreateTopics, CreatePartitions and DeleteTopics take from it the
+ * partitions each topic creates or deletes; the bucket may go below zero.
+ *
+ * Strict (the versions that know THROTTLING_QUOTA_EXCEEDED): before each
+ * topic, gr_client_quotas_mutation_check(); while the bucket is below
+ * zero it gives the time until it is back at zero (ms, > 0) and the topic
+ * is refused; 0: go on, then _record() what was done. Permissive (older
+ * versions): _record() only; the result is the time until the bucket is
+ * back at zero (0 when it is not below). Both: 0 when no
+ * controller_mutation_rate holds. */
+int64_t gr_client_quotas_mutation_check(gr_client_quotas_t *q,
+                                        const char *user,
+                                        const gr_str_t *client_id,
+                                        int64_t now_ms);
+int64_t gr_client_quotas_mutation_record(gr_client_quotas_t *q,
+                                         const char *user,
+                                         const gr_str_t *client_id,
+                                         double permits, int64_t now_ms);
+
 /* The quota that holds for (user, client_id) of type t, or -1. */
 double gr_client_quotas_bound(gr_client_quotas_t *q, gr_cq_type_t t,
                               const char *user, const gr_str_t *client_id);

@@ -381,6 +381,10 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "The samples client quota rates are measured over."),
     B(QUOTA_WINDOW_SIZE_SECONDS, INT, RO,
       "The span of each sample of the client quota rates."),
+    B(CONTROLLER_QUOTA_WINDOW_NUM, INT, RO,
+      "The samples of the controller mutation quota's bucket."),
+    B(CONTROLLER_QUOTA_WINDOW_SIZE_SECONDS, INT, RO,
+      "The span of each sample of the controller mutation quota's bucket."),
     /* SASL (src/net/sasl.c): read-only, set at start-up */
     B(SASL_ENABLED_MECHANISMS, LIST, RO,
       "The SASL mechanisms SASL listeners offer (PLAIN, SCRAM-SHA-256, "

@@ -350,6 +350,67 @@ START_TEST(test_describe_and_reopen)
 }
 END_TEST
 
+/* controller_mutation_rate (KIP-599) by hand: quota 2 partitions/s, 11
+ * samples of 1 s (controller.quota.window.*), so a bucket of 22, full at first, refilled at 2 a
+ * second; refused (strict) only once below zero. */
+START_TEST(test_mutation_bucket)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_str_t cid = s("c"), other = s("d");
+    int64_t now = 1000000;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_mutation_check(q, "u", &cid, now), 0);
+    set(q, a, "client-id", "c", NULL, NULL, "controller_mutation_rate", 2);
+    ck_assert(gr_client_quotas_enabled(q, GR_CQT_MUTATION));
+    ck_assert_int_eq(gr_client_quotas_mutation_check(q, "u", &cid, now), 0);
+    ck_assert_int_eq(gr_client_quotas_mutation_record(q, "u", &cid, 20, now),
+                     0); /* 2 left */
+    ck_assert_int_eq(gr_client_quotas_mutation_check(q, "u", &cid, now), 0);
+    /* a topic larger than what is left passes and leaves -8: 4 s */
+    ck_assert_int_eq(gr_client_quotas_mutation_record(q, "u", &cid, 10, now),
+                     4000);
+    ck_assert_int_eq(gr_client_quotas_mutation_check(q, "u", &cid, now), 4000);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_check(q, "u", &cid, now + 1000), 3000);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_check(q, "u", &cid, now + 3999), 1);
+    /* at zero: no longer exceeded */
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_check(q, "u", &cid, now + 4000), 0);
+    /* another client id: no quota */
+    ck_assert_int_eq(gr_client_quotas_mutation_record(q, "u", &other, 1e6, now),
+                     0);
+    ck_assert_int_eq(gr_client_quotas_mutation_check(q, "u", &other, now), 0);
+    /* refilled up to the burst only: 22, then 1 more is 0.5 s */
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_record(q, "u", &cid, 22, now + 100000), 0);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_record(q, "u", &cid, 1, now + 100000), 500);
+    /* an owing bucket outlives the idle sweep (a new one would be full) */
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_record(q, "u", &cid, 200, now + 100000),
+        100500);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_check(q, "u", &cid, now + 150000), 50500);
+    /* controller.quota.window.num 3: a bucket of 6 */
+    gr_client_quotas_set_mutation_window(q, 3, 1000);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_record(q, "u", &cid, 6, now + 1000000), 0);
+    ck_assert_int_eq(
+        gr_client_quotas_mutation_record(q, "u", &cid, 1, now + 1000000), 500);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
 /* QuotaUtils.throttleTime by hand: quota 1000 B/s, 11 samples of 1 s;
  * the window is at least 10 s, so 10000 B pass at once. */
 START_TEST(test_throttle_numbers)
@@ -585,6 +646,7 @@ suite_cluster_client_quotas(void)
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_describe_and_reopen);
     tcase_add_test(tc, test_throttle_numbers);
+    tcase_add_test(tc, test_mutation_bucket);
     tcase_add_test(tc, test_request_quota_throttles);
     tcase_add_test(tc, test_alter_stored_first);
     tcase_add_test(tc, test_alter_store_fails);
