@@ -27,9 +27,13 @@ def quarantine_mib():
     return int(m.group(1)) if m else 256
 
 
-def rss_bound_mib(pid, stated_mib):
-    """(bound, why) for a stated RSS growth bound of process pid."""
+def rss_bound_mib(pid, stated_mib, asan_factor=2):
+    """(bound, why) for a stated RSS growth bound of process pid.
+    asan_factor: what ASan makes of the memory held, 2 unless the caller
+    holds mostly blocks of a few dozen bytes (ASan's header and minimum
+    redzone then cost more than the block) and says so with its figures."""
     if not asan(pid):
         return stated_mib, ""
     q = quarantine_mib()
-    return 2 * stated_mib + q, " (ASan build: 2 x %d + %d MiB of quarantine)" % (stated_mib, q)
+    return (asan_factor * stated_mib + q,
+            " (ASan build: %d x %d + %d MiB of quarantine)" % (asan_factor, stated_mib, q))

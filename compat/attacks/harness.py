@@ -292,7 +292,7 @@ def pct(xs, p):
 
 
 def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
-        settle=0.3):
+        settle=0.3, asan_factor=2):
     """Runs attack() while the well-behaved client works; checks the bounds
     (see the module's comment). Returns the figures as a dict."""
     global NOISE_MS
@@ -364,7 +364,7 @@ def run(name, attack, rss_mb, latency_ms, topic=None, steady_host=None,
            % (name, grew, worst[0] * 1000))
         ok("%s: all %d acknowledged records read back" % (name, steady.verify()))
         return figures
-    bound, why = rss_bound_mib(PID, rss_mb)
+    bound, why = rss_bound_mib(PID, rss_mb, asan_factor)
     if grew > bound:
         fail("%s: the broker's RSS grew by %.1f MiB (bound %d MiB%s)" % (name, grew, bound, why))
     ok("%s: peak RSS +%.1f MiB over %.1f MiB (bound %d MiB%s)"
