@@ -7,6 +7,7 @@
  */
 #include "cluster/cluster.h"
 #include "core/fault.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/worker.h"
 
@@ -95,18 +96,6 @@ unescape(char *s)
     *o = '\0';
 }
 
-static int
-fsync_dir(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    int rc;
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* The file a write of path goes to before its rename: <path>~. '~' is in
  * no topic name, so one that a crash leaves is never loaded as a topic
  * (<name>.tmp was: a topic "name.tmp"); local_load removes it. */
@@ -128,23 +117,13 @@ write_replace(const char *path, const char *data, size_t len, bool fault,
               bool sync)
 {
     char tmp[PATH_MAX];
-    int fd, e;
     if (tmp_path(tmp, sizeof tmp, path) != 0)
         return -1;
-    errno = EIO; /* a short write sets none */
-    fd = fault ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    if (write(fd, data, len) != (ssize_t)len || (sync && fsync(fd) != 0) ||
-        rename(tmp, path) != 0) {
-        e = errno;
-        close(fd);
-        unlink(tmp);
-        errno = e;
+    if (fault) {
+        errno = EIO;
         return -1;
     }
-    close(fd);
-    return 0;
+    return gr_file_replace(path, tmp, data, len, 0644, sync) == 0 ? 0 : -1;
 }
 
 /* Writes path atomically: write_replace, then an fsync of the dir. */
@@ -153,7 +132,7 @@ write_atomic(const char *dir, const char *path, const char *data, size_t len)
 {
     if (write_replace(path, data, len, false, true) != 0)
         return -1;
-    return fsync_dir(dir);
+    return gr_fsync_dir(dir);
 }
 
 /* --- persisting off the loop */
@@ -198,7 +177,7 @@ ops_work(void *arg)
             /* the file, then the log dir that names it (and
              * gregor-topics, made at start-up) */
             int fd = open(op->path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0 || fsync(fd) != 0 || fsync_dir(l->dir) != 0)
+            if (fd < 0 || fsync(fd) != 0 || gr_fsync_dir(l->dir) != 0)
                 op->err = errno;
             if (fd >= 0)
                 close(fd);
@@ -212,11 +191,11 @@ ops_work(void *arg)
             if ((mkdir(l->configs, 0755) != 0 && errno != EEXIST) ||
                 write_replace(op->path, op->data, op->len, op->fault, true) !=
                     0 ||
-                fsync_dir(l->configs) != 0)
+                gr_fsync_dir(l->configs) != 0)
                 op->err = errno ? errno : EIO;
         }
     }
-    if (changed && fsync_dir(l->topics) != 0)
+    if (changed && gr_fsync_dir(l->topics) != 0)
         dir_err = errno ? errno : EIO;
     if (dir_err != 0)
         for (meta_op_t *op = l->running; op; op = op->next)
@@ -599,7 +578,7 @@ local_deletions_done(gr_cluster_t *c)
         now = true;
     }
     if (now)
-        fsync_dir(l->topics);
+        gr_fsync_dir(l->topics);
     l->nrecords = 0;
     free(c->deletions);
     c->deletions = NULL;
@@ -1223,7 +1202,7 @@ local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                     snprintf(path, sizeof path, "%s/%s",
                              ((local_t *)c->impl)->topics, t->name);
                     unlink(path);
-                    fsync_dir(((local_t *)c->impl)->topics);
+                    gr_fsync_dir(((local_t *)c->impl)->topics);
                 }
                 gr_cluster_topic_remove(c, t);
                 *msg = "The partition log could not be created.";
@@ -1296,7 +1275,7 @@ local_delete_topic(gr_cluster_t *c, gr_topic_t *t)
             return GR_KERR_KAFKA_STORAGE_ERROR;
         }
         free(data);
-        fsync_dir(l->topics);
+        gr_fsync_dir(l->topics);
     }
     record_keep(l, rec);
     if (c->hooks.partition_deleted)

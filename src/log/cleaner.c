@@ -56,6 +56,7 @@
 
 #include "core/compress.h"
 #include "core/fault.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "proto/wire.h"
@@ -876,7 +877,7 @@ clean_group(gr_clean_job_t *job, const offset_map_t *map, clean_group_t *g)
     gr_segment_path(path, job->dir, g->base, ".range.cleaned");
     if (!job->err) {
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd < 0 || write(fd, num, strlen(num)) != (ssize_t)strlen(num) ||
+        if (fd < 0 || gr_write_full(fd, num, strlen(num)) != 0 ||
             fsync(fd) != 0)
             job_fail(job, GR_ERR_IO, "cannot write %s", path);
         if (fd >= 0)

@@ -22,6 +22,7 @@
 
 #include "core/buf.h"
 #include "core/fault.h"
+#include "core/file.h"
 #include "core/log.h"
 
 #include <dirent.h>
@@ -50,15 +51,12 @@ enum ckpt_kind { CKPT_RECOVERY_POINT, CKPT_START_OFFSET, CKPT_CLEAN_OFFSET };
 gr_err_t
 gr_logs_fsync_dir(const char *dir)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    gr_err_t err = 0;
-    if (fd < 0 || fsync(fd) != 0) {
-        GR_LOG_ERROR("cannot fsync directory %s: %s", dir, strerror(errno));
-        err = GR_ERR_IO;
+    int e = gr_fsync_dir(dir);
+    if (e != 0) {
+        GR_LOG_ERROR("cannot fsync directory %s: %s", dir, strerror(e));
+        return GR_ERR_IO;
     }
-    if (fd >= 0)
-        close(fd);
-    return err;
+    return 0;
 }
 
 /* tmp file, write, optional fsync, rename; returns 0 or the errno of the
@@ -68,33 +66,10 @@ replace_file(const char *dir, const char *name, const char *data, size_t n,
              bool durable)
 {
     char path[GR_SEG_PATH_MAX], tmp[GR_SEG_PATH_MAX];
-    int fd, e = 0;
 
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return errno;
-    while (n > 0) {
-        ssize_t w = write(fd, data, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            break;
-        }
-        data += w;
-        n -= (size_t)w;
-    }
-    if (e == 0 && durable && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && e == 0)
-        e = errno;
-    if (e == 0 && rename(tmp, path) != 0)
-        e = errno;
-    if (e != 0)
-        unlink(tmp);
-    return e;
+    return gr_file_replace(path, tmp, data, n, 0644, durable);
 }
 
 static gr_err_t

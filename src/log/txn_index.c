@@ -5,6 +5,7 @@
  */
 #include "log/txn_index.h"
 #include "core/log.h"
+#include "core/file.h"
 #include "log/segment.h"
 #include "proto/wire.h"
 
@@ -148,7 +149,7 @@ rewrite(gr_txnidx_t *ix, int64_t seg)
         if (ix->e[i].seg_base != seg)
             continue;
         encode(buf, &ix->e[i].t);
-        ok = write(fd, buf, sizeof buf) == (ssize_t)sizeof buf;
+        ok = gr_write_full(fd, buf, sizeof buf) == 0;
     }
     if (fd >= 0 && (close(fd) != 0 || !ok || rename(tmp, path) != 0))
         ok = false;
@@ -264,7 +265,7 @@ gr_txnidx_append(gr_txnidx_t *ix, int64_t seg_base, const gr_aborted_txn_t *t)
     encode(buf, t);
     gr_segment_path(path, ix->dir, seg_base, SUFFIX);
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) {
+    if (fd < 0 || gr_write_full(fd, buf, sizeof buf) != 0) {
         GR_LOG_ERROR("cannot append to %s: %s", path, strerror(errno));
         err = GR_ERR_IO;
     }

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "core/crc32c.h"
+#include "core/file.h"
 #include "core/log.h"
 
 #define SNAP_NAME     "00000000000000000000.checkpoint"
@@ -1031,33 +1032,6 @@ snap_load(local_t *l, const uint8_t *p, size_t len)
 
 /* --- the write job --------------------------------------------------------- */
 
-static int
-write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-static int
-fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* On a worker: only the job and l's paths and journal fd, which stay
  * put while a job runs. */
 static void
@@ -1068,7 +1042,7 @@ job_work(void *arg)
     if (j->snap != NULL) {
         int fd = open(l->snap_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
                       0644);
-        if (fd < 0 || write_all(fd, j->snap, j->snap_len) != 0 ||
+        if (fd < 0 || gr_write_full(fd, j->snap, j->snap_len) != 0 ||
             fsync(fd) != 0) {
             j->err = errno;
             if (fd >= 0)
@@ -1079,12 +1053,13 @@ job_work(void *arg)
         /* after the rename the journal's records are all in the
          * snapshot; recovery skips them if the truncate is lost */
         if (rename(l->snap_tmp, l->snap_path) != 0 ||
-            fsync_dir(l->dir) != 0 || ftruncate(l->journal_fd, 0) != 0) {
+            gr_fsync_dir(l->dir) != 0 || ftruncate(l->journal_fd, 0) != 0) {
             j->err = errno;
             return;
         }
     }
-    if (j->rec_len > 0 && write_all(l->journal_fd, j->rec, j->rec_len) != 0) {
+    if (j->rec_len > 0 &&
+        gr_write_full(l->journal_fd, j->rec, j->rec_len) != 0) {
         j->err = errno;
         return;
     }
@@ -1420,7 +1395,7 @@ flush_at_close(local_t *l)
 {
     if (l->broken || l->pend.len == 0 || l->journal_fd < 0)
         return;
-    if (write_all(l->journal_fd, l->pend.p, l->pend.len) != 0 ||
+    if (gr_write_full(l->journal_fd, l->pend.p, l->pend.len) != 0 ||
         fdatasync(l->journal_fd) != 0)
         GR_LOG_ERROR("meta: writing %s at close failed: %s", l->journal_path,
                      strerror(errno));

@@ -2,6 +2,7 @@
 #include "net/scram.h"
 #include "broker.h"
 #include "core/fault.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "core/str.h"
 #include "core/worker.h"
@@ -545,17 +546,6 @@ serialize(const gr_scram_store_t *s, size_t *len)
     return data;
 }
 
-static int
-fsync_dir(const char *path)
-{
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
-    if (fd < 0)
-        return -1;
-    rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* On a worker: the file written whole, durably. */
 typedef struct done_arg {
     write_job_t *job;
@@ -568,7 +558,6 @@ write_work(void *arg)
     write_job_t *j = ((done_arg_t *)arg)->job;
     gr_scram_store_t *s = j->s;
     char tmp[PATH_MAX];
-    int fd;
     j->err = 0;
     if (GR_FAULT("scram.store", s->path)) {
         j->err = EIO;
@@ -579,20 +568,9 @@ write_work(void *arg)
         return;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp", s->path);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
-        j->err = errno;
-        return;
-    }
-    if (write(fd, j->data, j->len) != (ssize_t)j->len || fsync(fd) != 0) {
-        j->err = errno ? errno : EIO;
-        close(fd);
-        unlink(tmp);
-        return;
-    }
-    close(fd);
-    if (rename(tmp, s->path) != 0 || fsync_dir(s->dir) != 0)
-        j->err = errno;
+    j->err = gr_file_replace(s->path, tmp, j->data, j->len, 0600, true);
+    if (j->err == 0)
+        j->err = gr_fsync_dir(s->dir);
 }
 
 static void start_job(gr_broker_t *b, gr_scram_store_t *s);

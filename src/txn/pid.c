@@ -1,6 +1,7 @@
 /* Producer id blocks: see pid.h. */
 #include "txn/pid.h"
 #include "core/log.h"
+#include "core/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,33 +25,22 @@ static int
 record(gr_pids_t *p, int64_t block_end)
 {
     char path[PATH_MAX], tmp[PATH_MAX + 8], data[128];
-    int fd, n;
+    int n, e;
     snprintf(path, sizeof path, "%s/%s", p->dir, PID_FILE);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     n = snprintf(data, sizeof data,
                  "# Gregor: producer ids below this are taken.\n"
                  "block.end=%" PRId64 "\n",
                  block_end);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        goto fail;
-    if (write(fd, data, (size_t)n) != n || fsync(fd) != 0) {
-        close(fd);
-        goto fail;
-    }
-    close(fd);
-    if (rename(tmp, path) != 0)
-        goto fail;
-    fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    return 0;
-fail:
+    /* the block counts once its name is durable too: a crash that lost
+     * the rename would hand out its ids a second time */
+    e = gr_file_replace(path, tmp, data, (size_t)n, 0644, true);
+    if (e == 0)
+        e = gr_fsync_dir(p->dir);
+    if (e == 0)
+        return 0;
     GR_LOG_ERROR("cannot record producer id block in %s: %s", path,
-                 strerror(errno));
-    unlink(tmp);
+                 strerror(e));
     return -1;
 }
 

@@ -38,6 +38,7 @@ static const suite_entry_t suites[] = {
     { "core/str", suite_core_str },
     { "core/time", suite_core_time },
     { "core/worker", suite_core_worker },
+    { "core/file", suite_core_file },
     { "meta/local", suite_meta_local },
     { "meta/broker", suite_meta_broker },
     { "log/txn_index", suite_log_txn_index },
