@@ -140,6 +140,14 @@ run_scenario() {
         [ "${VERBOSE:-0}" = 1 ] && sed 's/^/#   /' "$out"
     else
         not_ok "$name (exit $rc)"
+        # a long output loses its failure above the last lines: its
+        # failure lines come first, with their line numbers
+        if [ "$(wc -l <"$out")" -gt 80 ]; then
+            echo "#   --- lines naming a failure (first 20 of the whole output) ---"
+            grep -nE 'FAIL|not ok|[Ee]rror|Exception|Traceback|[Aa]ssert|timed out' "$out" |
+                head -n 20 | sed 's/^/#   /'
+            echo "#   --- the last 80 lines ---"
+        fi
         sed 's/^/#   /' "$out" | tail -n 80
     fi
     rm -f "$out"

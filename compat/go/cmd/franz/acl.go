@@ -8,8 +8,8 @@ package main
 
 import (
 	"crypto/tls"
-	"errors"
 	"crypto/x509"
+	"errors"
 	"os"
 	"time"
 
