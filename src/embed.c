@@ -17,8 +17,8 @@
 
 #include "broker.h"
 #include "control/control.h"
+#include "core/json.h"
 #include "core/log.h"
-#include "telemetry/otlp.h"
 
 #include <errno.h>
 #include <limits.h>

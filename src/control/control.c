@@ -12,16 +12,15 @@
  */
 #include "control/control_int.h"
 #include "control/http.h"
-#include "control/json.h"
 #include "control/prom.h"
 
 #include "api/dispatch.h"
 #include "api/emulate.h"
 #include "cluster/cluster.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
-#include "telemetry/otlp.h"
 #include "telemetry/telemetry.h"
 
 #include <arpa/inet.h>

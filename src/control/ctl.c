@@ -9,7 +9,7 @@
  */
 #include "control/control.h"
 #include "core/buf.h"
-#include "telemetry/otlp.h"
+#include "core/json.h"
 
 #include <errno.h>
 #include <netdb.h>

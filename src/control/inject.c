@@ -18,10 +18,10 @@
 #include "control/control_int.h"
 
 #include "api/dispatch.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
-#include "telemetry/otlp.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
  * text's writing.
  */
 #include "control/control_int.h"
-#include "control/json.h"
+#include "core/json.h"
 #include "control/prom.h"
 
 #include "api/dispatch.h"

@@ -1,41 +1,12 @@
 /* The Prometheus text exposition format: see prom.h. */
 #include "control/prom.h"
 
+#include "core/str.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The length of the valid UTF-8 sequence at s[0..n), or 0 if there is
- * none (RFC 3629: no overlong forms, no surrogates, at most U+10FFFF). */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        k = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        k = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        k = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (n < k)
-        return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3f);
-    }
-    if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return k;
-}
 
 static void
 escape(gr_buf_t *o, const char *s, size_t n, bool quote)
@@ -53,7 +24,7 @@ escape(gr_buf_t *o, const char *s, size_t n, bool quote)
         } else if (quote && p[i] == '"') {
             gr_buf_puts(o, "\\\"");
             i++;
-        } else if ((k = utf8_len(p + i, n - i)) == 0) {
+        } else if ((k = gr_utf8_len(p + i, n - i)) == 0) {
             gr_buf_puts(o, "\xef\xbf\xbd"); /* U+FFFD */
             i++;
         } else {

@@ -157,3 +157,50 @@ gr_str_repeats(gr_arena_t *a, const gr_str_t *first, size_t stride, int32_t n)
             dup[k[i - 1].i] = dup[k[i].i] = true;
     return dup;
 }
+
+size_t
+gr_utf8_len(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    unsigned c = s[0];
+    size_t k;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        k = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        k = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        k = 4, cp = c & 0x07;
+    else
+        return 0;
+    if (n < k)
+        return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    if ((k == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+        (k == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+        return 0;
+    return k;
+}
+
+bool
+gr_utf8_valid(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    size_t i = 0, k;
+    while (i < n) {
+        if (s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        if ((k = gr_utf8_len(s + i, n - i)) == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}

@@ -160,6 +160,13 @@ gr_base64url_decode(const char *in, size_t n, uint8_t *out)
     return gr_base64_decode_as(in, n, out, GR_BASE64_URL | GR_BASE64_NOPAD);
 }
 
+/* The length of the valid UTF-8 sequence at s[0..n) (n > 0), or 0 if
+ * there is none (RFC 3629: no overlong forms, no surrogates, at most
+ * U+10FFFF). */
+size_t gr_utf8_len(const void *s, size_t n);
+/* Whether s[0..n) is UTF-8 throughout. */
+bool gr_utf8_valid(const void *s, size_t n);
+
 /* Kafka prints topic ids as URL-safe base64 without padding (22 chars). */
 void gr_uuid_to_base64(const gr_uuid_t *u, char out[23]);
 /* Fills u from /dev/urandom-quality randomness; never the zero uuid. */

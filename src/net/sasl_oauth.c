@@ -4,9 +4,9 @@
  * ValidationUtils (the unsecured validator), BrokerJwtValidator, jose4j's
  * JwtConsumer and JwksVerificationKeyResolver (the signed one). */
 #include "net/sasl_oauth.h"
-#include "control/json.h"
 #include "core/arena.h"
 #include "core/conf.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/str.h"
 #include "core/time.h"

@@ -7,6 +7,9 @@
  */
 #include "telemetry/otlp.h"
 
+#include "core/json.h"
+#include "core/str.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -124,133 +127,7 @@ read_field(dec_t *d, msg_t *m, field_t *f)
     }
 }
 
-static bool
-utf8_valid(const uint8_t *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        uint8_t c = s[i];
-        uint32_t cp;
-        int k;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            k = 1;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            k = 2;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            k = 3;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (n - i <= (size_t)k)
-            return false;
-        for (int j = 1; j <= k; j++) {
-            if ((s[i + j] & 0xc0) != 0x80)
-                return false;
-            cp = cp << 6 | (s[i + j] & 0x3f);
-        }
-        /* overlong forms, surrogates, past U+10FFFF */
-        if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
-            (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-            return false;
-        i += (size_t)k + 1;
-    }
-    return true;
-}
-
 /* --- JSON */
-
-static void
-put_escaped_valid(gr_buf_t *out, const uint8_t *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t from = 0;
-    gr_buf_putc(out, '"');
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = s[i];
-        const char *esc = NULL;
-        char u[7];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        gr_buf_append(out, s + from, i - from);
-        from = i + 1;
-        switch (c) {
-        case '"':
-            esc = "\\\"";
-            break;
-        case '\\':
-            esc = "\\\\";
-            break;
-        case '\n':
-            esc = "\\n";
-            break;
-        case '\r':
-            esc = "\\r";
-            break;
-        case '\t':
-            esc = "\\t";
-            break;
-        case '\b':
-            esc = "\\b";
-            break;
-        case '\f':
-            esc = "\\f";
-            break;
-        default:
-            u[0] = '\\';
-            u[1] = 'u';
-            u[2] = '0';
-            u[3] = '0';
-            u[4] = hex[c >> 4];
-            u[5] = hex[c & 15];
-            u[6] = '\0';
-            esc = u;
-            break;
-        }
-        gr_buf_puts(out, esc);
-    }
-    gr_buf_append(out, s + from, n - from);
-    gr_buf_putc(out, '"');
-}
-
-void
-gr_json_put_str(gr_buf_t *out, const char *s, size_t n)
-{
-    const uint8_t *u = (const uint8_t *)s;
-    gr_buf_t tmp = GR_BUF_INIT;
-    size_t i = 0;
-
-    if (utf8_valid(u, n)) {
-        put_escaped_valid(out, u, n);
-        return;
-    }
-    /* each byte that starts no valid sequence becomes U+FFFD */
-    while (i < n) {
-        size_t k = 1;
-        if (u[i] >= 0x80) {
-            size_t len = u[i] >= 0xf0 ? 4 : u[i] >= 0xe0 ? 3 : 2;
-            if (len <= n - i && utf8_valid(u + i, len))
-                k = len;
-            else {
-                gr_buf_append(&tmp, "\xef\xbf\xbd", 3);
-                i++;
-                continue;
-            }
-        }
-        gr_buf_append(&tmp, u + i, k);
-        i += k;
-    }
-    put_escaped_valid(out, tmp.ptr, tmp.len);
-    if (tmp.oom)
-        out->oom = 1;
-    gr_buf_fini(&tmp);
-}
 
 static void
 put_double(gr_buf_t *out, double v)
@@ -299,11 +176,11 @@ put_base64(gr_buf_t *out, const uint8_t *p, size_t n)
 static bool
 put_string_field(dec_t *d, gr_buf_t *out, const field_t *f)
 {
-    if (!utf8_valid(f->data, f->len)) {
+    if (!gr_utf8_valid(f->data, f->len)) {
         fail(d, "string field is not UTF-8");
         return false;
     }
-    put_escaped_valid(out, f->data, f->len);
+    gr_json_put_str(out, (const char *)f->data, f->len);
     return true;
 }
 

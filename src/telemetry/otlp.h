@@ -73,8 +73,4 @@ int gr_otlp_to_jsonl(const uint8_t *p, size_t n, const char *prefix,
                      gr_buf_t *out, gr_otlp_stats_t *st, char *why,
                      size_t why_len);
 
-/* s[0..n) as a JSON string (quoted, escaped) appended to out; bytes that
- * are not UTF-8 become U+FFFD. */
-void gr_json_put_str(gr_buf_t *out, const char *s, size_t n);
-
 #endif

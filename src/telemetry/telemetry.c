@@ -16,6 +16,7 @@
 #include "telemetry/telemetry.h"
 #include "core/arena.h"
 #include "core/crc32c.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "telemetry/client_metrics.h"

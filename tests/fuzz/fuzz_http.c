@@ -17,7 +17,7 @@
 #include "fuzz.h"
 
 #include "control/http.h"
-#include "control/json.h"
+#include "core/json.h"
 #include "core/arena.h"
 
 #include <stdbool.h>

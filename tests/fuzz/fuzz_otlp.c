@@ -14,6 +14,7 @@
 #include "fuzz.h"
 
 #include "core/buf.h"
+#include "core/json.h"
 #include "telemetry/otlp.h"
 
 #include <stdbool.h>

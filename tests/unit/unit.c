@@ -39,6 +39,7 @@ static const suite_entry_t suites[] = {
     { "core/time", suite_core_time },
     { "core/worker", suite_core_worker },
     { "core/file", suite_core_file },
+    { "core/json", suite_core_json },
     { "meta/local", suite_meta_local },
     { "meta/broker", suite_meta_broker },
     { "log/txn_index", suite_log_txn_index },

@@ -31,6 +31,7 @@ Suite *suite_core_str(void);
 Suite *suite_core_time(void);
 Suite *suite_core_worker(void);
 Suite *suite_core_file(void);
+Suite *suite_core_json(void);
 Suite *suite_meta_local(void);
 Suite *suite_meta_broker(void);
 Suite *suite_core_compress(void);

@@ -1,6 +1,5 @@
 /*
- * The control interface (src/control/): the HTTP parser, the JSON parser,
- * the error answers of every API (shapes.c) and, through a running
+ * The control interface (src/control/): the HTTP parser, the error answers of every API (shapes.c) and, through a running
  * broker, fault matching and application (inject.c) as a client sees it.
  */
 #include "../api/brokertest.h"
@@ -9,9 +8,9 @@
 
 #include "control/control_int.h"
 #include "control/http.h"
-#include "control/json.h"
 
 #include "api/dispatch.h"
+#include "core/json.h"
 #include "core/time.h"
 #include "proto/gen/proto_table.h"
 #include "proto/proto_fill.h"
@@ -157,75 +156,6 @@ START_TEST(test_http_query)
     ck_assert(!gr_http_query_get("/?a=%00", 7, "a", v, sizeof v));
     ck_assert(!gr_http_query_get("/?a=0123456789abcdef", 20, "a", v, sizeof v));
     ck_assert(!gr_http_query_get("/v1", 3, "a", v, sizeof v));
-}
-END_TEST
-
-/* --- control/json */
-
-START_TEST(test_json_values)
-{
-    gr_arena_t *a = gr_arena_new(4096);
-    char err[128];
-    const char *s = " {\"api\": \"Produce\", \"count\": -1, \"top\": true,"
-                    " \"n\": null, \"e\": [1, \"x\\u00e9\\ud83d\\ude00\\n\"],"
-                    " \"o\": {}, \"max\": 9223372036854775807,"
-                    " \"min\": -9223372036854775808} ";
-    gr_json_t *j = gr_json_parse(a, s, strlen(s), err, sizeof err);
-    const gr_json_t *v;
-    ck_assert_msg(j != NULL, "%s", err);
-    ck_assert_int_eq(j->type, GR_JSON_OBJ);
-    ck_assert_int_eq(j->n, 8);
-    ck_assert_str_eq(gr_json_get(j, "api")->s, "Produce");
-    ck_assert_int_eq(gr_json_get(j, "count")->i, -1);
-    ck_assert(gr_json_get(j, "top")->b);
-    ck_assert_int_eq(gr_json_get(j, "n")->type, GR_JSON_NULL);
-    v = gr_json_get(j, "e");
-    ck_assert_int_eq(v->n, 2);
-    ck_assert_int_eq(v->kids[0].i, 1);
-    ck_assert_str_eq(v->kids[1].s, "x\xc3\xa9\xf0\x9f\x98\x80\n");
-    ck_assert_int_eq(gr_json_get(j, "o")->n, 0);
-    ck_assert(gr_json_get(j, "max")->i == INT64_MAX);
-    ck_assert(gr_json_get(j, "min")->i == INT64_MIN);
-    ck_assert_ptr_null(gr_json_get(j, "nope"));
-    ck_assert_ptr_null(gr_json_get(v, "e")); /* not an object */
-    gr_arena_destroy(a);
-}
-END_TEST
-
-START_TEST(test_json_refused)
-{
-    static const char *const bad[] = {
-        "",
-        "{",
-        "{\"a\":1,}",
-        "[1,]",
-        "{'a':1}",
-        "{\"a\" 1}",
-        "1.5",
-        "1e3",
-        "01",
-        "-",
-        "\"\\x\"",
-        "\"\\ud800\"",
-        "\"\\udc00\"",
-        "\"a\nb\"",
-        "tru",
-        "nulll",
-        "{} {}",
-        "9223372036854775808",
-        "-9223372036854775809",
-        "\"\\u12\"",
-        "[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]",
-    };
-    char err[128];
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        gr_arena_t *a = gr_arena_new(4096);
-        ck_assert_msg(
-            gr_json_parse(a, bad[i], strlen(bad[i]), err, sizeof err) == NULL,
-            "accepted %s", bad[i]);
-        ck_assert(strstr(err, " at byte ") != NULL);
-        gr_arena_destroy(a);
-    }
 }
 END_TEST
 
@@ -885,8 +815,6 @@ suite_control_http(void)
     tcase_add_test(tc, test_http_body);
     tcase_add_test(tc, test_http_refused);
     tcase_add_test(tc, test_http_query);
-    tcase_add_test(tc, test_json_values);
-    tcase_add_test(tc, test_json_refused);
     tcase_add_test(tc, test_shapes_all_versions);
     suite_add_tcase(s, tc);
     return s;

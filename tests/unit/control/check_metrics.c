@@ -12,7 +12,7 @@
 #include "../unit.h"
 
 #include "control/control_int.h"
-#include "control/json.h"
+#include "core/json.h"
 #include "control/prom.h"
 
 #include "proto/gen/proto_table.h"

@@ -1,14 +1,17 @@
 /*
- * JSON for the control listener: a parser of request bodies (RFC 8259,
- * numbers limited to integers that fit an int64, nesting to
- * GR_JSON_MAX_DEPTH) into a tree in an arena, and lookups. Peer input:
- * fuzzed with the HTTP parser (tests/fuzz/fuzz_http.c). Answers are
- * written with gr_buf_printf() and gr_json_put_str() (telemetry/otlp.h).
+ * JSON: a parser (RFC 8259, numbers limited to integers that fit an int64
+ * unless floats are asked for, nesting to GR_JSON_MAX_DEPTH) into a tree
+ * in an arena, and lookups, for what peers send (control request bodies,
+ * OAuth tokens and JWKS documents, ZooKeeper's znodes); and strings
+ * written as JSON, the rest of an answer being gr_buf_printf()'s. Peer
+ * input: fuzzed with the HTTP parser (tests/fuzz/fuzz_http.c) and the
+ * OAuth one.
  */
-#ifndef GR_CONTROL_JSON_H
-#define GR_CONTROL_JSON_H
+#ifndef GR_CORE_JSON_H
+#define GR_CORE_JSON_H
 
 #include "core/arena.h"
+#include "core/buf.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,5 +55,9 @@ gr_json_t *gr_json_parse_floats(gr_arena_t *a, const char *p, size_t n,
 /* The first member of object o named key, or NULL (also when o is not an
  * object). */
 const gr_json_t *gr_json_get(const gr_json_t *o, const char *key);
+
+/* s[0..n) as a JSON string (quoted, escaped) appended to out; bytes that
+ * are not UTF-8 become U+FFFD. */
+void gr_json_put_str(gr_buf_t *out, const char *s, size_t n);
 
 #endif

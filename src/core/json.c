@@ -1,6 +1,8 @@
-/* The JSON parser: see json.h. Two passes per container: members are
- * parsed into a temporary chain, then copied into one array. */
-#include "control/json.h"
+/* JSON: see json.h. The parser makes two passes per container: members
+ * are parsed into a temporary chain, then copied into one array. */
+#include "core/json.h"
+
+#include "core/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,4 +401,64 @@ gr_json_get(const gr_json_t *o, const char *key)
         if (o->kids[i].key != NULL && strcmp(o->kids[i].key, key) == 0)
             return &o->kids[i];
     return NULL;
+}
+
+/* --- writing */
+
+void
+gr_json_put_str(gr_buf_t *out, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t from = 0, i = 0;
+    gr_buf_putc(out, '"');
+    while (i < n) {
+        unsigned char c = u[i];
+        const char *esc;
+        char x[7];
+        size_t k;
+        if (c >= 0x80) {
+            if ((k = gr_utf8_len(u + i, n - i)) != 0) {
+                i += k;
+                continue;
+            }
+            esc = "\xef\xbf\xbd"; /* U+FFFD for a byte that starts none */
+        } else if (c >= 0x20 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        } else {
+            switch (c) {
+            case '"':
+                esc = "\\\"";
+                break;
+            case '\\':
+                esc = "\\\\";
+                break;
+            case '\n':
+                esc = "\\n";
+                break;
+            case '\r':
+                esc = "\\r";
+                break;
+            case '\t':
+                esc = "\\t";
+                break;
+            case '\b':
+                esc = "\\b";
+                break;
+            case '\f':
+                esc = "\\f";
+                break;
+            default:
+                snprintf(x, sizeof x, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+                esc = x;
+                break;
+            }
+        }
+        gr_buf_append(out, u + from, i - from);
+        gr_buf_puts(out, esc);
+        from = ++i;
+    }
+    gr_buf_append(out, u + from, n - from);
+    gr_buf_putc(out, '"');
 }
