@@ -194,9 +194,24 @@ class ConsumerGroups extends Compat {
             System.out.println("# " + what + ": records returned after their partition's revocation: "
                     + new TreeSet<>(late));
         check(knownLate || late.isEmpty(), what + ": no record returned after its partition's revocation");
+        // Before 4.4 the consumer also read a partition again from its
+        // start when the member that had it before was given it and had it
+        // revoked at once, before reading (m1 -> m2 -> m3: m3 starts at 0
+        // though m1 committed 10). Kafka 4.4's broker shows the same with
+        // kafka-clients 3.9.2 (1 run in 12, Gregor 2 in 25, the same
+        // partition history), never with 4.4.0 (15 runs): the client's,
+        // near what KAFKA-19781 fixed in 2025-11 (positions of partitions
+        // assigned and revoked at once). Such a client is held to every
+        // record read at least once and the committed offsets covering
+        // every record.
+        int twice = 0;
         for (Member m : ms)
             for (ConsumerRecord<String, String> r : new ArrayList<>(m.consumed))
                 if (!seen.add(r.partition() + "/" + r.offset()) && !late.contains(r.partition() + "/" + r.offset())) {
+                    if (knownLate) {
+                        twice++;
+                        continue;
+                    }
                     // who read the partition from where, and what each saw
                     // of the rebalances: the diagnosis of a duplicate
                     for (Member x : ms) {
@@ -209,6 +224,9 @@ class ConsumerGroups extends Compat {
                     }
                     throw new Fail(what + ": " + r.partition() + "/" + r.offset() + " read twice");
                 }
+        if (twice > 0)
+            System.out.println("# " + what + ": " + twice + " record(s) read twice (kafka-clients " + version
+                    + ", before KAFKA-19781)");
         eq(produced, seen.size(), what + ": every record read once across the members");
     }
 
