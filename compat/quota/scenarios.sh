@@ -192,4 +192,25 @@ s_quota_mutation() {
 }
 LIMIT_quota_mutation=150
 
-SCENARIOS+=(quota_rates quota_sasl_user quota_admin quota_mutation)
+# connection_creation_rate (KIP-612) on IP entities: an address over its
+# rate has its connections accepted, left unanswered and closed after the
+# throttle time, as Kafka's acceptor does (ip_rate.py, raw sockets from
+# 127.0.0.1, .2 and .3); an address without a quota is not slowed; the
+# default IP entity applies to the others; kafka-configs --entity-type ips
+# describes what was set. Kafka 4.4 (QUOTA_REFERENCE=kafka) passes the same.
+s_quota_ip_rate() {
+    need java || return 1
+    local B rc=0
+    quota_start --override quota.window.num=3 || return 1
+    B=$GR_BOOTSTRAP
+    timeout 60 python3 "$QUOTA_SRC/ip_rate.py" "$B" || rc=1
+    quota_kt ipd configs --bootstrap-server "$B" --describe --entity-type ips || rc=1
+    printf '%s\n' "Quota configs for ip '127.0.0.1' are connection_creation_rate=2.0" \
+        "Quota configs for the default ip are connection_creation_rate=1.0" |
+        diff -u - <(LC_ALL=C sort "$BROKER_DIR/ipd") || { echo "# kafka-configs --describe --entity-type ips (-want +got)"; rc=1; }
+    quota_stop
+    return $rc
+}
+LIMIT_quota_ip_rate=90
+
+SCENARIOS+=(quota_rates quota_sasl_user quota_admin quota_mutation quota_ip_rate)

@@ -37,7 +37,8 @@ static const key_type_t key_types[GR_CQ__N] = {
     T_DOUBLE, T_LONG, T_LONG, T_DOUBLE, T_INT,
 };
 
-/* the rate each key bounds (-1: stored, not measured here) */
+/* the rate each key bounds (-1: connection_creation_rate, measured per
+ * address by net/quota.c) */
 static const int key_rate[GR_CQ__N] = {
     GR_CQT_REQUEST, GR_CQT_PRODUCE, GR_CQT_FETCH, GR_CQT_MUTATION, -1,
 };
@@ -82,7 +83,17 @@ struct gr_client_quotas {
     struct undo *undo;
     int nchanged;
     int64_t records;
+    /* connection_creation_rate of the IP entities (Kafka's
+     * connectionRatePerIp, by address, sorted) and of the default one */
+    struct ip_rate *ip_rates;
+    int nip_rates;
+    int32_t ip_default;
 };
+
+typedef struct ip_rate {
+    gr_ipaddr_t addr;
+    int32_t rate;
+} ip_rate_t;
 
 /* An entity before a request changed it: a copy (NULL: it did not
  * exist) under its name. */
@@ -232,6 +243,7 @@ gr_client_quotas_new(gr_cluster_t *c, int samples, int64_t win_ms)
                      : GR_RATE_SAMPLES;
     q->win_ms = win_ms > 0 ? win_ms : GR_RATE_WINDOW_MS;
     q->burst_ms = 11 * 1000;
+    q->ip_default = INT32_MAX;
     return q;
 }
 
@@ -311,6 +323,7 @@ gr_client_quotas_destroy(gr_client_quotas_t *q)
     entries_free(q);
     undo_free(q);
     sensors_free(q);
+    free(q->ip_rates);
     free(q);
 }
 
@@ -372,6 +385,95 @@ rname_parse(const char *s, bool *has, char **name)
     return 0;
 }
 
+/* An IP rate with its entity's place in the list, to sort by address
+ * and keep, of one address, the entity made later. */
+typedef struct ip_rate_at {
+    ip_rate_t v;
+    int pos;
+} ip_rate_at_t;
+
+static int
+ip_rate_at_cmp(const void *x, const void *y)
+{
+    const ip_rate_at_t *a = x, *b = y;
+    int c = memcmp(&a->v.addr, &b->v.addr, sizeof a->v.addr);
+    return c != 0 ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int
+ip_rate_cmp(const void *x, const void *y)
+{
+    const ip_rate_t *a = x, *b = y;
+    return memcmp(&a->addr, &b->addr, sizeof a->addr);
+}
+
+/* The IP entities' connection_creation_rate by address, as Kafka's
+ * ConnectionQuotas keeps them (one InetAddress each: two spellings of an
+ * address are one, the entity made later wins), with Kafka's toInt of
+ * the value. 0, or -1 when out of memory (then none holds). */
+static int
+ip_rates_build(gr_client_quotas_t *q)
+{
+    const unsigned bit = 1u << GR_CQ_CONNECTION_CREATION_RATE;
+    int n = 0, k = 0;
+    ip_rate_at_t *t = NULL;
+
+    free(q->ip_rates);
+    q->ip_rates = NULL;
+    q->nip_rates = 0;
+    q->ip_default = INT32_MAX;
+    for (const entry_t *e = q->entries; e; e = e->next)
+        if (e->has[C_IP] && (e->set & bit) && e->name[C_IP] != NULL)
+            n++;
+    if (n > 0 && (t = calloc((size_t)n, sizeof(*t))) == NULL)
+        return -1;
+    for (const entry_t *e = q->entries; e; e = e->next) {
+        if (!e->has[C_IP] || !(e->set & bit))
+            continue;
+        if (e->name[C_IP] == NULL) {
+            q->ip_default = (int32_t)e->v[GR_CQ_CONNECTION_CREATION_RATE];
+            continue;
+        }
+        if (gr_ipaddr_parse(&t[k].v.addr, e->name[C_IP]) != 0)
+            continue; /* checked when set */
+        t[k].v.rate = (int32_t)e->v[GR_CQ_CONNECTION_CREATION_RATE];
+        t[k].pos = k;
+        k++;
+    }
+    if (k > 0) {
+        qsort(t, (size_t)k, sizeof(*t), ip_rate_at_cmp);
+        if ((q->ip_rates = calloc((size_t)k, sizeof(*q->ip_rates))) == NULL) {
+            free(t);
+            return -1;
+        }
+    }
+    n = 0;
+    for (int i = 0; i < k; i++) {
+        ip_rate_t *r = q->ip_rates;
+        if (n > 0 && ip_rate_cmp(&r[n - 1], &t[i].v) == 0)
+            r[n - 1] = t[i].v;
+        else
+            r[n++] = t[i].v;
+    }
+    q->nip_rates = n;
+    free(t);
+    return 0;
+}
+
+int32_t
+gr_client_quotas_ip_rate(const gr_client_quotas_t *q, const gr_ipaddr_t *ip)
+{
+    ip_rate_t key;
+    const ip_rate_t *r;
+    if (q == NULL)
+        return INT32_MAX;
+    key.addr = *ip;
+    r = q->nip_rates > 0 ? bsearch(&key, q->ip_rates, (size_t)q->nip_rates,
+                                   sizeof(*q->ip_rates), ip_rate_cmp)
+                         : NULL;
+    return r != NULL ? r->rate : q->ip_default;
+}
+
 int
 gr_client_quotas_load(gr_client_quotas_t *q)
 {
@@ -410,7 +512,7 @@ gr_client_quotas_load(gr_client_quotas_t *q)
         entry_link(q, e);
         entry_count(q, e, 1);
     }
-    return 0;
+    return ip_rates_build(q);
 }
 
 /* --- AlterClientQuotas */

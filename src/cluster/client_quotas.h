@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "core/arena.h"
+#include "net/quota.h"
 #include "core/str.h"
 #include "proto/kerr.h"
 
@@ -203,6 +204,12 @@ int64_t gr_client_quotas_mutation_record(gr_client_quotas_t *q,
                                          const char *user,
                                          const gr_str_t *client_id,
                                          double permits, int64_t now_ms);
+
+/* The connection_creation_rate (KIP-612) for a client address: its IP
+ * entity's, else the default IP entity's, else INT32_MAX (Kafka's
+ * "none": no rate measured). q may be NULL. */
+int32_t gr_client_quotas_ip_rate(const gr_client_quotas_t *q,
+                                 const gr_ipaddr_t *ip);
 
 /* The quota that holds for (user, client_id) of type t, or -1. */
 double gr_client_quotas_bound(gr_client_quotas_t *q, gr_cq_type_t t,

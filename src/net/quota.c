@@ -6,12 +6,21 @@
  * the per-address count (over its limit: TooManyConnectionsException,
  * closed at once). Kafka's acceptor thread blocks while it waits; here the
  * listener stops accepting and keeps the one socket it accepted, which
- * goes on when the wait is over. The per-address connection rate of
- * Kafka's client quotas (an IP entity's connection_creation_rate) is not
- * here: Gregor has no client quotas yet.
+ * goes on when the wait is over.
+ *
+ * Then, as Kafka's recordIpConnectionMaybeThrottle, the address's
+ * connection_creation_rate (an IP entity's client quota, KIP-612): when
+ * one holds, the connection is recorded on the address's rate; over it,
+ * the connection is taken back from that rate and the broker's and
+ * listener's, is not read and is closed when the throttle time is over
+ * (Kafka's acceptor keeps such sockets in throttledSockets and closes them
+ * from its loop): the client sees its connection open and closed without
+ * an answer, and retries after its backoff. The socket goes into a heap
+ * closed by a timer; nothing waits.
  */
 #include "net/quota.h"
 #include "broker.h"
+#include "cluster/client_quotas.h"
 #include "cluster/cluster.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -373,7 +382,30 @@ typedef struct gr_quotas {
     bool stopped;
     char *overrides; /* the max.connections.per.ip.overrides applied */
     int64_t per_ip;  /* and the max.connections.per.ip */
+    /* connection_creation_rate per address: the rates (a hash), the
+     * sockets throttled (a heap by the time they close) */
+    struct ip_sensor **sens;
+    size_t sens_cap, nsens;
+    int64_t sens_swept_ms;
+    int ip_samples;
+    int64_t ip_win_ms;
+    struct delayed_close *dl;
+    int ndl, dl_cap;
+    gr_timer_t dl_timer;
+    int64_t throttle_log_us, throttled_unlogged;
 } gr_quotas_t;
+
+typedef struct ip_sensor {
+    struct ip_sensor *next;
+    gr_ipaddr_t addr;
+    int64_t last_ms;
+    gr_rate_t rate;
+} ip_sensor_t;
+
+typedef struct delayed_close {
+    int64_t end_ms;
+    int fd;
+} delayed_close_t;
 
 static gr_quotas_t *
 quotas_of(gr_broker_t *b)
@@ -452,6 +484,229 @@ log_due(int64_t *last_us)
     return true;
 }
 
+/* --- connection_creation_rate per address */
+
+/* A sensor nobody recorded on for samples x window holds nothing (every
+ * sample expired: gr_rate purges them) and goes at the next sweep, done
+ * at most once per such span (Kafka keeps an IP's sensor an hour, to the
+ * same effect). */
+static void
+sensors_sweep(gr_quotas_t *q, int64_t now)
+{
+    int64_t expire = (int64_t)q->ip_samples * q->ip_win_ms;
+    if (now - q->sens_swept_ms < expire)
+        return;
+    q->sens_swept_ms = now;
+    for (size_t i = 0; i < q->sens_cap; i++) {
+        ip_sensor_t **pp = &q->sens[i];
+        while (*pp) {
+            ip_sensor_t *x = *pp;
+            if (now - x->last_ms >= expire) {
+                *pp = x->next;
+                free(x);
+                q->nsens--;
+            } else {
+                pp = &x->next;
+            }
+        }
+    }
+}
+
+static void
+sensors_free(gr_quotas_t *q)
+{
+    for (size_t i = 0; i < q->sens_cap; i++)
+        while (q->sens[i]) {
+            ip_sensor_t *x = q->sens[i];
+            q->sens[i] = x->next;
+            free(x);
+        }
+    free(q->sens);
+    q->sens = NULL;
+    q->sens_cap = q->nsens = 0;
+}
+
+/* The rate of address a, made when missing; NULL when out of memory. */
+static ip_sensor_t *
+sensor_get(gr_quotas_t *q, const gr_ipaddr_t *a)
+{
+    ip_sensor_t *x;
+    size_t h;
+    if (q->nsens >= q->sens_cap) { /* at most one per bucket on average */
+        size_t cap = q->sens_cap ? q->sens_cap * 2 : 64;
+        ip_sensor_t **nb = calloc(cap, sizeof(*nb));
+        if (nb == NULL && q->sens_cap == 0)
+            return NULL;
+        for (size_t i = 0; nb != NULL && i < q->sens_cap; i++)
+            while (q->sens[i]) {
+                ip_sensor_t *y = q->sens[i];
+                q->sens[i] = y->next;
+                h = ip_hash(&y->addr) & (cap - 1);
+                y->next = nb[h];
+                nb[h] = y;
+            }
+        if (nb != NULL) {
+            free(q->sens);
+            q->sens = nb;
+            q->sens_cap = cap;
+        }
+    }
+    h = ip_hash(a) & (q->sens_cap - 1);
+    for (x = q->sens[h]; x; x = x->next)
+        if (memcmp(&x->addr, a, sizeof *a) == 0)
+            return x;
+    if ((x = calloc(1, sizeof(*x))) == NULL)
+        return NULL;
+    x->addr = *a;
+    x->rate.samples = q->ip_samples;
+    x->rate.win_ms = q->ip_win_ms;
+    x->next = q->sens[h];
+    q->sens[h] = x;
+    q->nsens++;
+    return x;
+}
+
+/* the heap of throttled sockets, earliest close first */
+static void
+dl_swap(delayed_close_t *d, int i, int j)
+{
+    delayed_close_t t = d[i];
+    d[i] = d[j];
+    d[j] = t;
+}
+
+static void
+dl_pop(gr_quotas_t *q)
+{
+    int i = 0;
+    q->dl[0] = q->dl[--q->ndl];
+    for (;;) {
+        int c = 2 * i + 1, m = i;
+        if (c < q->ndl && q->dl[c].end_ms < q->dl[m].end_ms)
+            m = c;
+        if (c + 1 < q->ndl && q->dl[c + 1].end_ms < q->dl[m].end_ms)
+            m = c + 1;
+        if (m == i)
+            return;
+        dl_swap(q->dl, i, m);
+        i = m;
+    }
+}
+
+static void
+dl_arm(gr_quotas_t *q)
+{
+    int64_t wait;
+    if (gr_timer_armed(&q->dl_timer))
+        gr_timer_stop(q->b->loop, &q->dl_timer);
+    if (q->ndl == 0)
+        return;
+    wait = q->dl[0].end_ms - now_ms();
+    gr_timer_start(q->b->loop, &q->dl_timer, wait > 0 ? wait : 0);
+}
+
+/* closeThrottledConnections */
+static void
+dl_due(gr_loop_t *loop, gr_timer_t *t)
+{
+    gr_quotas_t *q = t->data;
+    int64_t now = now_ms();
+    (void)loop;
+    while (q->ndl > 0 && q->dl[0].end_ms <= now) {
+        close(q->dl[0].fd);
+        dl_pop(q);
+    }
+    dl_arm(q);
+}
+
+/* Closes fd end_ms from now (at once when out of memory, or when the
+ * sockets waiting would take the descriptors connections may use). */
+static void
+dl_push(gr_quotas_t *q, int fd, int64_t end_ms)
+{
+    int i;
+    if (q->ndl + q->b->nconns >= q->fd_budget) {
+        close(fd);
+        return;
+    }
+    if (q->ndl == q->dl_cap) {
+        int cap = q->dl_cap ? q->dl_cap * 2 : 16;
+        delayed_close_t *d = realloc(q->dl, (size_t)cap * sizeof(*d));
+        if (d == NULL) {
+            close(fd);
+            return;
+        }
+        q->dl = d;
+        q->dl_cap = cap;
+    }
+    i = q->ndl++;
+    q->dl[i].fd = fd;
+    q->dl[i].end_ms = end_ms;
+    while (i > 0 && q->dl[(i - 1) / 2].end_ms > q->dl[i].end_ms) {
+        dl_swap(q->dl, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    if (i == 0)
+        dl_arm(q);
+}
+
+static void
+host_text(const struct sockaddr *sa, char *host, size_t n)
+{
+    snprintf(host, n, "?");
+    if (sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, host,
+                  (socklen_t)n);
+    else if (sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr,
+                  host, (socklen_t)n);
+}
+
+/* recordIpConnectionMaybeThrottle: true when ip is over its
+ * connection_creation_rate; fd is then the throttled one's, closed
+ * later. */
+static bool
+ip_throttled(gr_listener_t *l, int fd, const gr_ipaddr_t *ip,
+             const struct sockaddr *sa)
+{
+    gr_quotas_t *q = quotas_of(l->broker);
+    int32_t bound = gr_client_quotas_ip_rate(l->broker->client_quotas, ip);
+    int64_t now, t;
+    ip_sensor_t *x;
+
+    if (bound == INT32_MAX) /* QuotaConfig.IP_CONNECTION_RATE_DEFAULT */
+        return false;
+    now = now_ms();
+    sensors_sweep(q, now);
+    if ((x = sensor_get(q, ip)) == NULL) {
+        GR_LOG_WARN("out of memory measuring connections per address");
+        return false;
+    }
+    x->last_ms = now;
+    t = gr_rate_record_throttle(&x->rate, (double)bound, now, q->ip_win_ms);
+    if (t <= 0)
+        return false;
+    /* taken back from every rate it was recorded on (updateListenerMetrics) */
+    gr_rate_record(&x->rate, -1, now);
+    if (!is_protected(l))
+        gr_rate_record(&q->rate, -1, now);
+    gr_rate_record(&l->rate, -1, now);
+    if (log_due(&q->throttle_log_us)) {
+        char host[INET6_ADDRSTRLEN];
+        host_text(sa, host, sizeof host);
+        GR_LOG_INFO("connection from %s on %s throttled: over its "
+                    "connection_creation_rate of %d a second, closed in %lld "
+                    "ms unread (%lld more throttled since the last such line)",
+                    host, l->name, bound, (long long)t,
+                    (long long)q->throttled_unlogged);
+        q->throttled_unlogged = 0;
+    } else {
+        q->throttled_unlogged++;
+    }
+    dl_push(q, fd, now + t);
+    return true;
+}
+
 /* Takes fd on as a connection of l, unless its address is at its limit
  * (closed at once, as Kafka's TooManyConnectionsException). */
 static void
@@ -463,18 +718,14 @@ admit(gr_listener_t *l, int fd, const struct sockaddr *sa, socklen_t salen)
     int32_t max;
 
     gr_ipaddr_from_sockaddr(&ip, sa);
+    if (ip_throttled(l, fd, &ip, sa))
+        return;
     count = gr_iptab_count(q->ips, &ip);
     max = gr_iptab_max(q->ips, &ip);
     if (count >= max) {
         if (log_due(&l->reject_log_us)) {
-            char host[INET6_ADDRSTRLEN] = "?";
-            if (sa->sa_family == AF_INET)
-                inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr,
-                          host, sizeof host);
-            else if (sa->sa_family == AF_INET6)
-                inet_ntop(AF_INET6,
-                          &((const struct sockaddr_in6 *)sa)->sin6_addr, host,
-                          sizeof host);
+            char host[INET6_ADDRSTRLEN];
+            host_text(sa, host, sizeof host);
             GR_LOG_INFO("Rejected connection from %s, address already has the "
                         "configured maximum of %d connections (%s; %lld more "
                         "rejected on %s since the last such line)",
@@ -983,7 +1234,14 @@ gr_quotas_start(gr_broker_t *b)
         return -1;
     }
     q->b = b;
+    q->ip_samples = (int)gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_NUM);
+    q->ip_win_ms = gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_SIZE_SECONDS) * 1000;
+    if (q->ip_samples <= 0 || q->ip_samples > GR_RATE_SAMPLES_MAX)
+        q->ip_samples = GR_RATE_SAMPLES;
+    if (q->ip_win_ms <= 0)
+        q->ip_win_ms = GR_RATE_WINDOW_MS;
     gr_timer_init(&q->exhausted_timer, exhausted_end, q);
+    gr_timer_init(&q->dl_timer, dl_due, q);
     b->quotas = q;
     for (int i = 0; i < b->nlisteners; i++) {
         gr_listener_t *l = &b->listeners[i];
@@ -1003,6 +1261,8 @@ quotas_free(gr_quotas_t *q)
 {
     gr_iptab_destroy(q->ips);
     free(q->overrides);
+    sensors_free(q);
+    free(q->dl);
     free(q);
 }
 
@@ -1013,6 +1273,10 @@ gr_quotas_stop(gr_broker_t *b)
     if (q == NULL)
         return;
     gr_timer_stop(b->loop, &q->exhausted_timer);
+    gr_timer_stop(b->loop, &q->dl_timer);
+    for (int i = 0; i < q->ndl; i++)
+        close(q->dl[i].fd);
+    q->ndl = 0;
     for (int i = 0; i < b->nlisteners; i++) {
         gr_listener_t *l = &b->listeners[i];
         gr_timer_stop(b->loop, &l->throttle_timer);

@@ -19,6 +19,10 @@
  *   max.connections.per.ip, max.connections.per.ip.overrides
  *                                 per client address over all listeners;
  *                                 a connection over it is closed at once
+ *   connection_creation_rate      an IP entity's client quota (else the
+ *                                 default IP entity's; KIP-612): over it
+ *                                 a connection is not read and is closed
+ *                                 after its throttle time
  *
  * Rates are Kafka's Rate over 11 samples of 1 s (quota.window.num and
  * quota.window.size.seconds at their defaults): measured over at least 10

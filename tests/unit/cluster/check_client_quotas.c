@@ -536,6 +536,65 @@ quota_count(gr_brokertest_t *t, int fd)
 /* AlterClientQuotas is answered once the worker stored the file; until
  * then the quota does not hold (DescribeClientQuotas, on the loop, shows
  * none); two requests from two connections apply in order. */
+/* connection_creation_rate of the IP entities: an address's own, else the
+ * default's, else none (INT32_MAX); two spellings of one address are one
+ * (the later entity wins); removals and a reopen hold. */
+static int32_t
+ip_rate(gr_client_quotas_t *q, const char *text)
+{
+    gr_ipaddr_t ip;
+    ck_assert_int_eq(gr_ipaddr_parse(&ip, text), 0);
+    return gr_client_quotas_ip_rate(q, &ip);
+}
+
+START_TEST(test_ip_rates)
+{
+    gr_logtest_t t;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    const char *msg;
+    const char *k = "connection_creation_rate";
+
+    gr_logtest_init(&t, 64);
+    q = gr_client_quotas_new(cluster_open(&t), 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_ip_rate(NULL, NULL), INT32_MAX);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.1"), INT32_MAX);
+    ck_assert_int_eq(alter1(q, a, "ip", "10.0.0.1", NULL, NULL, k, 5, false,
+                            false, &msg), GR_KERR_NONE);
+    ck_assert_int_eq(alter1(q, a, "ip", "::1", NULL, NULL, k, 7, false, false,
+                            &msg), GR_KERR_NONE);
+    ck_assert_int_eq(alter1(q, a, "ip", "0:0::1", NULL, NULL, k, 9, false,
+                            false, &msg), GR_KERR_NONE);
+    ck_assert_int_eq(alter1(q, a, "ip", "10.0.0.2", NULL, NULL, k, 3, false,
+                            true, &msg), GR_KERR_NONE); /* validate only */
+    ck_assert_int_eq(ip_rate(q, "10.0.0.1"), 5);
+    ck_assert_int_eq(ip_rate(q, "::ffff:10.0.0.1"), 5);
+    ck_assert_int_eq(ip_rate(q, "::1"), 9);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.2"), INT32_MAX);
+    ck_assert_int_eq(alter1(q, a, "ip", NULL, NULL, NULL, k, 2, false, false,
+                            &msg), GR_KERR_NONE);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.2"), 2);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.1"), 5);
+    /* a user's quotas do not touch them */
+    ck_assert_int_eq(alter1(q, a, "user", "u", NULL, NULL, "producer_byte_rate",
+                            100, false, false, &msg), GR_KERR_NONE);
+    ck_assert_int_eq(alter1(q, a, "ip", "10.0.0.1", NULL, NULL, k, 0, true,
+                            false, &msg), GR_KERR_NONE);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.1"), 2);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(opened);
+    /* reopened: the same */
+    q = gr_client_quotas_new(cluster_open(&t), 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_load(q), 0);
+    ck_assert_int_eq(ip_rate(q, "10.0.0.1"), 2);
+    ck_assert_int_eq(ip_rate(q, "::1"), 9);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(opened);
+    gr_arena_destroy(a);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 START_TEST(test_alter_stored_first)
 {
     gr_brokertest_t bt;
@@ -648,6 +707,7 @@ suite_cluster_client_quotas(void)
     tcase_add_test(tc, test_throttle_numbers);
     tcase_add_test(tc, test_mutation_bucket);
     tcase_add_test(tc, test_request_quota_throttles);
+    tcase_add_test(tc, test_ip_rates);
     tcase_add_test(tc, test_alter_stored_first);
     tcase_add_test(tc, test_alter_store_fails);
     suite_add_tcase(s, tc);
