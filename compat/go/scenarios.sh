@@ -182,3 +182,32 @@ s_go_franz_scram() {
 }
 
 SCENARIOS+=(go_franz_scram)
+
+# franz-go over SASL_SSL with SCRAM-SHA-256 and -512, across a restart:
+# kadm makes the credentials (over PLAINTEXT), each mechanism produces and
+# consumes 20 records over TLS and a wrong password is refused; the broker
+# is stopped and started on the same data, and the same logins succeed
+# (and the wrong one is still refused) without the users being made again
+s_go_franz_scram_ssl() {
+    go_ready && need kcat || return 1
+    scram_ssl_broker || return 1
+    local m round prefix
+    GR_ADMIN_BOOTSTRAP=$GR_BOOTSTRAP timeout 30 "$GO_BIN/franzsasl" users sam sam-pw256 sam-pw512 || return 1
+    for round in made again; do
+        prefix=fss
+        [ $round = again ] && prefix=fss-again
+        for m in SCRAM-SHA-256 SCRAM-SHA-512; do
+            GR_BOOTSTRAP=$SCRAM_SSL_BOOT GR_SASL_CA=$SCRAM_CA GR_SASL_MECHANISM=$m GR_SASL_USER=sam \
+                GR_SASL_PASSWORD=sam-pw${m##*-} timeout 30 "$GO_BIN/franzsasl" ok "$prefix-$m" || return 1
+            GR_BOOTSTRAP=$SCRAM_SSL_BOOT GR_SASL_CA=$SCRAM_CA GR_SASL_MECHANISM=$m GR_SASL_USER=sam \
+                GR_SASL_PASSWORD=wrong timeout 30 "$GO_BIN/franzsasl" refused "$prefix-$m" \
+                "Authentication failed during authentication due to invalid credentials with SASL mechanism $m" ||
+                return 1
+        done
+        scram_up "franz-go over SASL_SSL ($round)" "$prefix" || return 1
+        [ $round = again ] || scram_restart || return 1
+    done
+    scram_up "franz-go over SASL_SSL (after the restart, the first records)" fss
+}
+
+SCENARIOS+=(go_franz_scram_ssl)

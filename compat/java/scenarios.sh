@@ -110,6 +110,27 @@ java_scram() {
     scram_up "java $1" scram
 }
 
+# SCRAM-SHA-256 and -512 over SASL_SSL (Scrams.tls), across a restart:
+# the Admin makes the credentials; a producer (20 records each) and an
+# Admin log in with each over TLS and a wrong password is refused; the
+# broker is stopped and started on the same data, the credentials are
+# described as made, the same logins succeed and the wrong one is still
+# refused. The current client only (java_scram_* cover the rest).
+s_java_scram_ssl() {
+    need kcat || return 1
+    scram_ssl_broker || return 1
+    GR_SASL_BOOTSTRAP=$SCRAM_SSL_BOOT GR_SASL_CA=$SCRAM_CA java_run "${JAVA_CLIENT_VERSIONS[0]}" scram-ssl-made ||
+        return 1
+    scram_up "java over SASL_SSL" scram || return 1
+    scram_restart || return 1
+    GR_SASL_BOOTSTRAP=$SCRAM_SSL_BOOT GR_SASL_CA=$SCRAM_CA java_run "${JAVA_CLIENT_VERSIONS[0]}" scram-ssl-again ||
+        return 1
+    scram_up "java over SASL_SSL (after the restart)" scram-again || return 1
+    scram_up "java over SASL_SSL (after the restart, the first records)" scram
+}
+LIMIT_java_scram_ssl=240
+SCENARIOS+=(java_scram_ssl)
+
 for _jv in "${JAVA_CLIENT_VERSIONS[@]}"; do
     _js=$(echo "$_jv" | cut -d. -f1-2 | tr . _)
     for _ja in producer txn group consumer_group positions admin scram; do

@@ -44,6 +44,41 @@ scram_broker() {
     [ "$SCRAM_BOOT" != 127.0.0.1: ]
 }
 
+# scram_ssl_broker: PLAINTEXT (the admin's, GR_BOOTSTRAP) and SASL_SSL
+# with SCRAM-SHA-256 and -512 on localhost (compat/tls/certs.sh's server
+# certificate, made once a run); SCRAM_SSL_BOOT is the latter's
+# localhost:port, SCRAM_CA the CA's PEM. With REUSE_DIR=1, the same broker
+# again on its data (scram_restart). For the client directories'
+# SCRAM-over-TLS scenarios (java_scram_ssl, go_franz_scram_ssl,
+# kafkajs_scram_ssl): users made through the Admin API log in over
+# SASL_SSL, and again after a restart.
+scram_ssl_broker() {
+    local c=$COMPAT_TMP/scram-certs t
+    SCRAM_CA=$c/ca.pem
+    # made once a run; scenarios run side by side, so made aside and
+    # renamed into place (the loser of a race drops its own)
+    if [ ! -s "$c/server.p12" ]; then
+        t=$(mktemp -d "$c.XXXXXX") && sh "$COMPAT_SRC/tls/certs.sh" "$t" || return 1
+        mv -T "$t" "$c" 2>/dev/null || rm -rf "$t"
+    fi
+    start_broker --log-level debug \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SASL_SSL://localhost:0 \
+        --override sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512 \
+        --override ssl.keystore.type=PKCS12 \
+        --override "ssl.keystore.location=$c/server.p12" \
+        --override ssl.keystore.password=secret || return 1
+    SCRAM_SSL_BOOT=localhost:$(sed -n 's/^SASL_SSL:.*://p' "$BROKER_DIR/listeners" | head -1)
+    [ "$SCRAM_SSL_BOOT" != localhost: ]
+}
+
+# scram_restart: the broker stopped and started again on the same data
+# (new ports); what the SCRAM users logged in to before is still there
+scram_restart() {
+    stop_broker
+    REUSE_DIR=1 scram_ssl_broker || return 1
+    echo "# restarted on the same data; SASL_SSL now at $SCRAM_SSL_BOOT"
+}
+
 # scram_refusals: the bad logins of the client SCRAM scenarios, one a
 # line "MECH|USER|PW|TEXT" (users from scram_users): for each mechanism a
 # wrong password, the other mechanism's password and an unknown user, all

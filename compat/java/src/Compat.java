@@ -56,6 +56,8 @@ public class Compat {
             case "positions": Positions.run(); break;
             case "admin": Admins.run(); break;
             case "scram": Scrams.run(); break;
+            case "scram-ssl-made": Scrams.tls("made"); break;
+            case "scram-ssl-again": Scrams.tls("again"); break;
             default: throw new Fail("unknown test " + args[0]);
             }
             endSections();

@@ -30,12 +30,18 @@ class Scrams extends Compat {
                 + mech;
     }
 
-    /** The SASL_PLAINTEXT listener's properties for user/pw with mech. */
+    /** The SASL listener's properties for user/pw with mech: SASL_SSL
+     * when $GR_SASL_CA names the CA's PEM, else SASL_PLAINTEXT. */
     static String[] sasl(String mech, String user, String pw) {
-        return new String[] { "bootstrap.servers", System.getenv("GR_SASL_BOOTSTRAP"),
+        String[] s = { "bootstrap.servers", System.getenv("GR_SASL_BOOTSTRAP"),
                 "security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", mech,
                 "sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
                         + user + "\" password=\"" + pw + "\";" };
+        String ca = System.getenv("GR_SASL_CA");
+        if (ca == null)
+            return s;
+        s[3] = "SASL_SSL";
+        return concat(s, "ssl.truststore.type", "PEM", "ssl.truststore.location", ca);
     }
 
     static Admin admin(String... kv) {
@@ -91,6 +97,54 @@ class Scrams extends Compat {
         // over PLAINTEXT: each topic holds its records, none of a refused login
         for (String mech : List.of("SCRAM-SHA-256", "SCRAM-SHA-512"))
             eq(20, readAll("scram-" + mech, 1).size(), "scram-" + mech + ": records after the refusals");
+    }
+
+    /** Over SASL_SSL ($GR_SASL_CA), across a restart: phase "made" makes
+     * the credentials through the Admin; each mechanism's producer writes
+     * 20 records (topics PREFIX-MECH, read back over PLAINTEXT by the
+     * scenario) and its Admin describes the cluster, and an Admin with a
+     * wrong password is refused; phase "again" (the broker restarted on
+     * the same data) describes the same credentials and does the same
+     * with topics scram-again-MECH. Lighter than run(): no group. */
+    static void tls(String phase) throws Exception {
+        String prefix = phase.equals("made") ? "scram-" : "scram-again-";
+        if (phase.equals("made"))
+            try (Admin a = admin()) {
+                get(a.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
+                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), PW.get("SCRAM-SHA-256")))).all());
+                get(a.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(USER,
+                        new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 8192), PW.get("SCRAM-SHA-512")))).all());
+            }
+        try (Admin a = admin()) {
+            Set<String> got = new TreeSet<>();
+            for (ScramCredentialInfo i : get(a.describeUserScramCredentials(List.of(USER)).all())
+                    .get(USER).credentialInfos())
+                got.add(i.mechanism() + "/" + i.iterations());
+            eq(new TreeSet<>(List.of("SCRAM_SHA_256/4096", "SCRAM_SHA_512/8192")), got,
+                    "describeUserScramCredentials (" + phase + ")");
+        }
+        for (String mech : List.of("SCRAM-SHA-256", "SCRAM-SHA-512"))
+            section(mech + " over SASL_SSL (" + phase + ")", () -> {
+                String[] s = sasl(mech, USER, PW.get(mech));
+                try (KafkaProducer<String, String> p = producer(concat(s, "acks", "all"))) {
+                    List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+                    for (int i = 0; i < 20; i++)
+                        fs.add(p.send(new ProducerRecord<>(prefix + mech, "k" + i, "v" + i)));
+                    for (java.util.concurrent.Future<?> f : fs)
+                        get(f);
+                }
+                ok(mech + ": 20 records produced over SASL_SSL (" + phase + ")");
+                try (Admin a = admin(s)) {
+                    eq(1, get(a.describeCluster().nodes()).size(), mech + ": Admin describeCluster over SASL_SSL");
+                }
+                SaslAuthenticationException e = expectThrows(SaslAuthenticationException.class,
+                        mech + " Admin, a wrong password", () -> {
+                            try (Admin a = admin(sasl(mech, USER, "wrong"))) {
+                                get(a.describeCluster().nodes());
+                            }
+                        });
+                eq(refusal(mech), e.getMessage(), mech + " Admin, a wrong password, over SASL_SSL: the message");
+            });
     }
 
     static void good(String mech) throws Exception {
