@@ -16,6 +16,7 @@
 #include "group/group.h"
 #include "log/log.h"
 #include "log/producer_state.h"
+#include "partition/partition.h"
 #include "telemetry/telemetry.h"
 #include "txn/pid.h"
 #include "txn/txn.h"
@@ -317,7 +318,7 @@ open_partition(gr_broker_t *b, gr_partition_t *p)
                      gr_err_str(err));
         return GR_KERR_KAFKA_STORAGE_ERROR;
     }
-    p->high_watermark = gr_log_end_offset(p->log);
+    gr_partition_log_opened(p, b->node_id); /* leader epoch, high watermark */
     p->stats.leo_base = p->high_watermark; /* messages in count from here */
     p->pstate = gr_pstate_new(p->topic->name, p->id);
     if (p->pstate == NULL || gr_pstate_load(p->pstate, p->log) != 0)

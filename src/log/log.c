@@ -108,6 +108,12 @@ seg_find(const gr_log_t *l, int64_t offset)
     return lo - 1;
 }
 
+int
+gr_log_seg_find(const gr_log_t *l, int64_t offset)
+{
+    return seg_find(l, offset);
+}
+
 static gr_err_t
 seg_push(gr_log_t *l, gr_segment_t *seg)
 {
@@ -681,6 +687,7 @@ load_active_tail(gr_log_t *l)
             break;
         }
         l->leo = last + 1;
+        l->last_epoch = h.leader_epoch;
         if (h.max_timestamp > seg->max_ts) {
             seg->max_ts = h.max_timestamp;
             seg->max_ts_offset = last;
@@ -921,6 +928,7 @@ log_free(gr_log_t *l)
     GR_ASSERT(l->nsegs == 0);
     free(l->segs);
     free(l->next_waiters);
+    gr_epochs_fini(&l->epochs);
     free(l->topic);
     free(l->dir);
     free(l);
@@ -1042,6 +1050,8 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     }
     snprintf(l->dir, n, "%s/%s-%d", m->dir, topic, (int)partition);
     l->last_flush_ms = gr_wall_ms();
+    l->last_epoch = -1;
+    l->hw_ckpt = -1;
 
     if (mkdir(l->dir, 0755) != 0 && errno != EEXIST) {
         GR_LOG_ERROR("cannot create %s: %s", l->dir, strerror(errno));
@@ -1072,6 +1082,8 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
     }
     if (*err == 0)
         *err = recover_log(l, ck_rp, ck_lso);
+    if (*err == 0)
+        *err = gr_log_epochs_load(l, ck_rp);
     if (*err == 0 && !m->was_clean && l->nsegs > 0) {
         /* a crash may have left blocks reserved past the active
          * segment's data (seg_prealloc): give them back */
@@ -1264,6 +1276,15 @@ bool
 gr_log_offline(const gr_log_t *l)
 {
     return l->offline;
+}
+
+void
+gr_log_set_high_watermark(gr_log_t *l, int64_t hw)
+{
+    if (hw != l->hw_ckpt) {
+        l->hw_ckpt = hw;
+        l->m->ckpt_dirty = true;
+    }
 }
 
 int64_t
@@ -1512,6 +1533,7 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
     info->max_timestamp = max_ts;
     info->log_start_offset = l->start_offset;
     info->flush_due = l->leo - l->recovery_point >= l->cfg.flush_messages;
+    gr_log_epochs_appended(l, leader_epoch, info->first_offset);
     return 0;
 }
 
@@ -1758,6 +1780,7 @@ gr_log_delete_records(gr_log_t *l, int64_t offset, int64_t hw)
     if (offset > l->start_offset) {
         l->start_offset = offset;
         l->m->ckpt_dirty = true;
+        gr_log_epochs_start_moved(l); /* truncateFromStart */
     }
     return 0;
 }
@@ -1829,6 +1852,7 @@ delete_old_segments(gr_log_t *l, enum retention rule, int64_t now_ms)
     if (l->segs[0]->base > l->start_offset)
         l->start_offset = l->segs[0]->base;
     l->m->ckpt_dirty = true;
+    gr_log_epochs_start_moved(l);
     return k;
 }
 
@@ -2043,9 +2067,11 @@ gr_log_close_internal(gr_log_t *l)
         ck->recovery_point = l->recovery_point;
         ck->start_offset = l->start_offset;
         ck->clean_offset = l->clean_offset;
+        ck->high_watermark = l->hw_ckpt;
         ck->log = NULL;
     }
     gr_log_cleaner_forget(l);
+    gr_log_epochs_close(l);
     seg_remove(l, 0, l->nsegs, false);
     log_unlink(l->m, l);
     l->m->ckpt_dirty = true;
@@ -2070,6 +2096,7 @@ gr_log_delete(gr_log_t *l)
     /* as Kafka: the directory is renamed <topic>-<p>.<id>-delete at once
      * and removed by a worker; slices handed out keep their fds */
     gr_log_cleaner_forget(l);
+    gr_log_epochs_wait(l); /* no write may land in the directory */
     seg_remove(l, 0, l->nsegs, false);
     gr_logs_trash_dir(l->m, l->dir, l->topic, l->partition, &l->topic_id);
     if (ck != NULL) {

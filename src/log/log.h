@@ -288,6 +288,24 @@ int64_t gr_log_segment_base(const gr_log_t *l, int64_t offset);
 /* The partition directory (for files kept beside the segments). */
 const char *gr_log_dir(const gr_log_t *l);
 
+/* --- leader epochs (log_epochs.c; the cache is log/epoch.h's): the
+ * leader-epoch-checkpoint of the partition directory, loaded at open
+ * (rebuilt from the batches when missing, bad or behind), cut when the
+ * log start moves, written by a worker after each change. */
+
+/* The latest epoch of the cache, -1 when it has none: the partition's
+ * current leader epoch as this log knows it. */
+int32_t gr_log_leader_epoch(const gr_log_t *l);
+/* A new leader epoch starting at the log end (Kafka's makeLeader:
+ * assign(epoch, LEO)); nothing when epoch is not above the latest. 0, or
+ * -1 on ENOMEM. */
+int gr_log_assign_epoch(gr_log_t *l, int32_t epoch);
+/* OffsetForLeaderEpoch's lookup: gr_epochs_end_offset() with the LEO. */
+void gr_log_epoch_end_offset(const gr_log_t *l, int32_t requested,
+                             int32_t *epoch, int64_t *end_offset);
+/* The cache (tests, DescribeLogDirs-like reports). */
+const struct gr_epochs *gr_log_epochs(const gr_log_t *l);
+
 /* Makes everything appended so far durable (fsync of the segment files on a
  * worker thread), then calls cb (may be NULL) on the loop with 0 or
  * GR_ERR_IO, and the recovery point moves to the LEO of the call. Flushes
@@ -301,6 +319,9 @@ int gr_log_flush(gr_log_t *l, gr_log_flush_cb cb, void *arg);
  * fail with GR_ERR_IO (KAFKA_STORAGE_ERROR) until the log is opened again
  * and recovered from its recovery point. */
 bool gr_log_offline(const gr_log_t *l);
+/* The partition's high watermark, for replication-offset-checkpoint
+ * (written with the other checkpoints; -1: no line). */
+void gr_log_set_high_watermark(gr_log_t *l, int64_t hw);
 /* Offset up to which the log is known durable (recovery point). */
 int64_t gr_log_recovery_point(const gr_log_t *l);
 

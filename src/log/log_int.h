@@ -5,6 +5,7 @@
 #ifndef GR_LOG_LOG_INT_H
 #define GR_LOG_LOG_INT_H
 
+#include "log/epoch.h"
 #include "log/log.h"
 #include "log/segment.h"
 
@@ -13,6 +14,7 @@
 #define GR_LOG_LSO_CHECKPOINT "log-start-offset-checkpoint"
 #define GR_LOG_METADATA       "partition.metadata"
 #define GR_LOG_CLEANER_CHECKPOINT "cleaner-offset-checkpoint"
+#define GR_LOG_HW_CHECKPOINT  "replication-offset-checkpoint"
 
 /* Batches of the active segment remembered for reads near the log end
  * (consumers tail the log): a read there needs no index and no scan. */
@@ -40,6 +42,7 @@ typedef struct gr_ckpt {
     int64_t recovery_point; /* -1: not in the file */
     int64_t start_offset;   /* -1: not in the file */
     int64_t clean_offset;   /* -1: not in the file */
+    int64_t high_watermark; /* -1: not in the file */
     int64_t closing_rp;     /* gr_logs_close: the recovery point once the
                              * final syncfs succeeds; -1 otherwise */
     gr_log_t *log;          /* the open log, or NULL */
@@ -83,6 +86,14 @@ struct gr_log {
     int64_t delete_horizon_ms; /* earliest tombstone horizon kept, -1 none */
     struct gr_clean_job *cleaning; /* in flight, or NULL */
     gr_log_txns_t txns;            /* all NULL: no transactions known */
+
+    /* leader epochs (log_epochs.c) */
+    gr_epochs_t epochs;
+    bool epochs_dirty;  /* changed since the last write was queued */
+    int32_t last_epoch; /* partitionLeaderEpoch of the last batch the load
+                           saw, -1: none seen */
+    int64_t hw_ckpt;    /* the high watermark for
+                           replication-offset-checkpoint, -1: none */
 };
 
 struct gr_logs {
@@ -109,6 +120,11 @@ struct gr_logs {
     int nslots;     /* power of two, > 2 * nck */
     bool ckpt_dirty;
     struct gr_ckpt_job *ckpt_job; /* in flight, or NULL */
+
+    /* leader-epoch checkpoint writes (log_epochs.c): one job at a time */
+    struct gr_epoch_job *epochs_job; /* in flight, or NULL */
+    bool epochs_posted; /* a loop turn is posted (holds a reference) */
+    bool epochs_again;  /* changes arrived while a job ran */
 
     /* deleted partition directories waiting to be renamed (logs.c) */
     struct trash_wait *trash_head, *trash_tail;
@@ -207,6 +223,23 @@ void gr_log_cleaner_forget(gr_log_t *l);
 gr_err_t gr_log_seg_max_ts(gr_log_t *l, int i, int64_t *ts);
 int64_t gr_log_seg_first_ts(gr_log_t *l, int i);
 gr_err_t gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg);
+/* The index of the segment holding offset (the last based at or below
+ * it), -1 when below the first. */
+int gr_log_seg_find(const gr_log_t *l, int64_t offset);
+
+/* log_epochs.c, for log.c: loads (or rebuilds) the cache at open, after
+ * recovery (recovery_point: the checkpoint's, -1 none); 0 or GR_ERR_*. */
+gr_err_t gr_log_epochs_load(gr_log_t *l, int64_t recovery_point);
+/* An append of batches stamped epoch starting at base_offset. */
+void gr_log_epochs_appended(gr_log_t *l, int32_t epoch, int64_t base_offset);
+/* l->start_offset moved up (DeleteRecords, retention). */
+void gr_log_epochs_start_moved(gr_log_t *l);
+/* Waits for a write of l's file in flight (close, deletion). */
+void gr_log_epochs_wait(gr_log_t *l);
+/* Close: writes the cache if changed (fsynced unless the manager's syncfs
+ * follows) and frees it. */
+void gr_log_epochs_close(gr_log_t *l);
+
 /* Drops a reference; the last frees l. */
 void gr_log_unref(gr_log_t *l);
 void gr_logs_unref(gr_logs_t *m);

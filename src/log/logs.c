@@ -15,7 +15,11 @@
  * recovery-point-offset-checkpoint holds each log's recovery point (below it
  * everything was fsynced), log-start-offset-checkpoint its log start offset,
  * cleaner-offset-checkpoint the first dirty offset of compacted logs (where
- * the next cleaning starts; absent: the log start).
+ * the next cleaning starts; absent: the log start),
+ * replication-offset-checkpoint the high watermark of each partition (the
+ * log end on a single broker; written for Kafka's tools and for a broker
+ * started on this directory, read back only to keep lines of logs not
+ * open).
  * Lines of logs not open now are kept as read.
  */
 #include "log/log_int.h"
@@ -39,12 +43,17 @@
 
 typedef struct gr_ckpt_job {
     gr_logs_t *m;
-    gr_buf_t rp, lso, cl; /* file contents */
+    gr_buf_t rp, lso, cl, hw; /* file contents */
     gr_err_t err;         /* worker */
     int finished;         /* set by the worker when the files are written */
 } gr_ckpt_job_t;
 
-enum ckpt_kind { CKPT_RECOVERY_POINT, CKPT_START_OFFSET, CKPT_CLEAN_OFFSET };
+enum ckpt_kind {
+    CKPT_RECOVERY_POINT,
+    CKPT_START_OFFSET,
+    CKPT_CLEAN_OFFSET,
+    CKPT_HIGH_WATERMARK
+};
 
 /* --- small file helpers */
 
@@ -707,6 +716,7 @@ gr_logs_ckpt_get(gr_logs_t *m, const char *topic, int32_t partition)
     e->recovery_point = -1;
     e->start_offset = -1;
     e->clean_offset = -1;
+    e->high_watermark = -1;
     e->closing_rp = -1;
     e->log = NULL;
     slots_insert(m, m->nck++);
@@ -761,8 +771,10 @@ ckpt_read(gr_logs_t *m, const char *name, enum ckpt_kind kind)
             e->recovery_point = off;
         else if (kind == CKPT_START_OFFSET)
             e->start_offset = off;
-        else
+        else if (kind == CKPT_CLEAN_OFFSET)
             e->clean_offset = off;
+        else
+            e->high_watermark = off;
         if (--count == 0) {
             lineno = -1; /* done */
             break;
@@ -790,11 +802,13 @@ ckpt_build(gr_logs_t *m, gr_buf_t *out, enum ckpt_kind kind)
             if (e->log != NULL)
                 v = kind == CKPT_RECOVERY_POINT ? e->log->recovery_point
                     : kind == CKPT_START_OFFSET ? e->log->start_offset
-                                                : e->log->clean_offset;
+                    : kind == CKPT_CLEAN_OFFSET ? e->log->clean_offset
+                                                : e->log->hw_ckpt;
             else
                 v = kind == CKPT_RECOVERY_POINT ? e->recovery_point
                     : kind == CKPT_START_OFFSET ? e->start_offset
-                                                : e->clean_offset;
+                    : kind == CKPT_CLEAN_OFFSET ? e->clean_offset
+                                                : e->high_watermark;
             if (v < 0)
                 continue;
             if (pass == 0)
@@ -807,10 +821,11 @@ ckpt_build(gr_logs_t *m, gr_buf_t *out, enum ckpt_kind kind)
 }
 
 static gr_err_t
-ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso, gr_buf_t *cl)
+ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso, gr_buf_t *cl,
+           gr_buf_t *hw)
 {
     gr_err_t err;
-    if (rp->oom || lso->oom || cl->oom)
+    if (rp->oom || lso->oom || cl->oom || hw->oom)
         return GR_ERR_NOMEM;
     err = gr_logs_write_atomic(dir, GR_LOG_RP_CHECKPOINT, (char *)rp->ptr,
                                rp->len);
@@ -820,6 +835,9 @@ ckpt_write(const char *dir, gr_buf_t *rp, gr_buf_t *lso, gr_buf_t *cl)
     if (err == 0)
         err = gr_logs_write_atomic(dir, GR_LOG_CLEANER_CHECKPOINT,
                                    (char *)cl->ptr, cl->len);
+    if (err == 0)
+        err = gr_logs_write_atomic(dir, GR_LOG_HW_CHECKPOINT, (char *)hw->ptr,
+                                   hw->len);
     return err;
 }
 
@@ -827,19 +845,22 @@ gr_err_t
 gr_logs_ckpt_write_now(gr_logs_t *m)
 {
     gr_buf_t rp = GR_BUF_INIT, lso = GR_BUF_INIT, cl = GR_BUF_INIT;
+    gr_buf_t hw = GR_BUF_INIT;
     gr_err_t err;
     if (m->nslots > 0)
         slots_rebuild(m, m->nslots); /* drop deleted logs' entries */
     ckpt_build(m, &rp, CKPT_RECOVERY_POINT);
     ckpt_build(m, &lso, CKPT_START_OFFSET);
     ckpt_build(m, &cl, CKPT_CLEAN_OFFSET);
+    ckpt_build(m, &hw, CKPT_HIGH_WATERMARK);
     m->ckpt_dirty = false;
-    err = ckpt_write(m->dir, &rp, &lso, &cl);
+    err = ckpt_write(m->dir, &rp, &lso, &cl, &hw);
     if (err != 0)
         m->ckpt_dirty = true;
     gr_buf_fini(&rp);
     gr_buf_fini(&lso);
     gr_buf_fini(&cl);
+    gr_buf_fini(&hw);
     return err;
 }
 
@@ -847,7 +868,8 @@ static void
 ckpt_work(void *arg)
 {
     gr_ckpt_job_t *job = arg;
-    job->err = ckpt_write(job->m->dir, &job->rp, &job->lso, &job->cl);
+    job->err =
+        ckpt_write(job->m->dir, &job->rp, &job->lso, &job->cl, &job->hw);
     __atomic_store_n(&job->finished, 1, __ATOMIC_RELEASE);
 }
 
@@ -863,6 +885,7 @@ ckpt_done(gr_loop_t *loop, void *arg)
     gr_buf_fini(&job->rp);
     gr_buf_fini(&job->lso);
     gr_buf_fini(&job->cl);
+    gr_buf_fini(&job->hw);
     free(job);
     gr_logs_unref(m);
 }
@@ -880,10 +903,12 @@ ckpt_submit(gr_logs_t *m)
     ckpt_build(m, &job->rp, CKPT_RECOVERY_POINT);
     ckpt_build(m, &job->lso, CKPT_START_OFFSET);
     ckpt_build(m, &job->cl, CKPT_CLEAN_OFFSET);
+    ckpt_build(m, &job->hw, CKPT_HIGH_WATERMARK);
     if (gr_workers_submit(m->workers, ckpt_work, ckpt_done, job) != 0) {
         gr_buf_fini(&job->rp);
         gr_buf_fini(&job->lso);
         gr_buf_fini(&job->cl);
+        gr_buf_fini(&job->hw);
         free(job);
         return;
     }
@@ -953,6 +978,7 @@ gr_logs_open(const char *dir, gr_loop_t *loop, gr_workers_t *workers,
     ckpt_read(m, GR_LOG_RP_CHECKPOINT, CKPT_RECOVERY_POINT);
     ckpt_read(m, GR_LOG_LSO_CHECKPOINT, CKPT_START_OFFSET);
     ckpt_read(m, GR_LOG_CLEANER_CHECKPOINT, CKPT_CLEAN_OFFSET);
+    ckpt_read(m, GR_LOG_HW_CHECKPOINT, CKPT_HIGH_WATERMARK);
     trash_leftovers(m);
     if (fresh)
         GR_LOG_INFO("log dir %s: new, nothing to recover", dir);

@@ -85,6 +85,7 @@ gr_partition_append(gr_partition_t *p, uint8_t *buf, size_t n,
 
     /* a single broker: the high watermark is the log end offset */
     p->high_watermark = gr_log_end_offset(p->log);
+    gr_log_set_high_watermark(p->log, p->high_watermark);
     p->stats.bytes_in += (int64_t)n; /* BytesInPerSec (metrics) */
     for (gr_partition_waiter_t *w = p->waiters; w; w = w->next)
         w->wake(w, n);
@@ -92,4 +93,31 @@ gr_partition_append(gr_partition_t *p, uint8_t *buf, size_t n,
     if (info.flush_due && !args->caller_flushes)
         gr_log_flush(p->log, NULL, NULL);
     return GR_KERR_NONE;
+}
+
+void
+gr_partition_log_opened(gr_partition_t *p, int32_t self_id)
+{
+    int32_t have = gr_log_leader_epoch(p->log);
+
+    /* the cache outlives the process, the cluster model (on a single
+     * broker) does not: the higher of the two is the epoch */
+    if (have > p->leader_epoch)
+        p->leader_epoch = have;
+    if (p->leader == self_id && gr_log_assign_epoch(p->log, p->leader_epoch))
+        GR_LOG_WARN("%s-%d: leader epoch %d not recorded (out of memory)",
+                    p->topic->name, p->id, (int)p->leader_epoch);
+    p->high_watermark = gr_log_end_offset(p->log);
+    gr_log_set_high_watermark(p->log, p->high_watermark);
+}
+
+void
+gr_partition_set_leader_epoch(gr_partition_t *p, int32_t epoch,
+                              int32_t self_id)
+{
+    p->leader_epoch = epoch;
+    if (p->log != NULL && p->leader == self_id &&
+        gr_log_assign_epoch(p->log, epoch) != 0)
+        GR_LOG_WARN("%s-%d: leader epoch %d not recorded (out of memory)",
+                    p->topic->name, p->id, (int)epoch);
 }

@@ -52,6 +52,23 @@ void gr_partition_unwait(gr_partition_waiter_t *w);
  * checks the same; Produce also asks first, to answer in Kafka's order. */
 gr_kerr_t gr_partition_check_leader(const gr_partition_t *p, int32_t self_id);
 
+/* The leader epoch (Kafka's Partition.leaderEpoch) has one source of
+ * truth: the log's leader-epoch cache (log/log.h), whose latest entry is
+ * the epoch batches are stamped with (gr_partition_append) and that
+ * Metadata, ListOffsets, Fetch and OffsetForLeaderEpoch answer, through
+ * p->leader_epoch, kept equal to it by these two. */
+
+/* p's log was just opened: p->leader_epoch becomes the higher of the
+ * cluster model's and the cache's latest (a single broker keeps its
+ * epochs across restarts only in the cache), and, when self_id leads p,
+ * is assigned at the log end as Kafka's makeLeader does; the high
+ * watermark starts at the log end. */
+void gr_partition_log_opened(gr_partition_t *p, int32_t self_id);
+/* A new leader epoch for p (the controller's bump on a leadership
+ * change): assigned at the log end when self_id leads p. */
+void gr_partition_set_leader_epoch(gr_partition_t *p, int32_t epoch,
+                                   int32_t self_id);
+
 /* A transaction marker being appended (the batch is its control batch). */
 typedef struct gr_partition_marker {
     int64_t producer_id;

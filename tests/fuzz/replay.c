@@ -40,6 +40,7 @@ static const struct {
     { "oauth", gr_fuzz_oauth, NULL },
     { "sasl", gr_fuzz_sasl, NULL },
     { "meta", gr_fuzz_meta, NULL },
+    { "epochs", gr_fuzz_epochs, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -27,6 +27,7 @@ static const suite_entry_t suites[] = {
     { "log/segment", suite_log_segment },
     { "log/log", suite_log_log },
     { "log/logs", suite_log_logs },
+    { "log/epoch", suite_log_epoch },
     { "log/cleaner", suite_log_cleaner },
     { "cluster/topic_config", suite_cluster_topic_config },
     { "cluster/client_quotas", suite_cluster_client_quotas },

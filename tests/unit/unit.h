@@ -20,6 +20,7 @@ Suite *suite_core_conf(void);
 Suite *suite_log_segment(void);
 Suite *suite_log_log(void);
 Suite *suite_log_logs(void);
+Suite *suite_log_epoch(void);
 Suite *suite_log_cleaner(void);
 Suite *suite_cluster_topic_config(void);
 Suite *suite_cluster_client_quotas(void);
