@@ -206,6 +206,22 @@ s_raw_data_path() {
     timeout 60 $PY "$COMPAT_SRC/flex_raw.py"
 }
 
+# OffsetForLeaderEpoch v0-v4, hand-encoded (compat/epoch_raw.py), and the
+# leader-epoch checkpoints; again after a SIGKILL with one partition's
+# checkpoint removed (rebuilt from the batches at the unclean start)
+s_leader_epochs() {
+    need kcat || return 1
+    start_broker --override num.partitions=2 || return 1
+    printf 'a\nb\nc\n' | kcat -P -b "$GR_BOOTSTRAP" -t epr -p 0 || return 1
+    GR_TOPIC=epr GR_DATA_DIR=$BROKER_DIR/data timeout 60 \
+        $PY "$COMPAT_SRC/epoch_raw.py" || return 1
+    stop_broker KILL
+    rm "$BROKER_DIR/data/epr-0/leader-epoch-checkpoint" || return 1
+    REUSE_DIR=1 start_broker --override num.partitions=2 || return 1
+    GR_TOPIC=epr GR_DATA_DIR=$BROKER_DIR/data timeout 60 \
+        $PY "$COMPAT_SRC/epoch_raw.py"
+}
+
 s_acks_and_isr() {
     start_broker --override min.insync.replicas=2 || return 1
     timeout 60 $PY "$COMPAT_SRC/kpy_acks.py"
@@ -956,7 +972,8 @@ SCENARIOS=(kcat_list rdkafka_metadata kafka_python_connect kafkajs_connect
            hostile_frames restart_keeps_topics config_handling
            rdkafka_codecs rdkafka_longpoll kcat_roundtrip kafka_python_data
            kafka_python_legacy_fetch kcat_legacy_fetch
-           kafkajs_produce raw_data_path restart_durability broker_compression
+           kafkajs_produce raw_data_path leader_epochs restart_durability
+           broker_compression
            acks_and_isr idempotence temp_data many_partitions topic_creation
            topic_store_fault topic_creation_stop topic_deletion_crash
            retention_and_flush localhost_dual_stack

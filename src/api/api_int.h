@@ -38,6 +38,7 @@ int gr_api_produce(gr_req_t *req);
 int gr_api_fetch(gr_req_t *req);
 int gr_api_list_offsets(gr_req_t *req);
 int gr_api_init_producer_id(gr_req_t *req);
+int gr_api_offset_for_leader_epoch(gr_req_t *req);
 /* transactions (src/txn/) */
 int gr_api_add_partitions_to_txn(gr_req_t *req);
 int gr_api_add_offsets_to_txn(gr_req_t *req);

@@ -28,6 +28,7 @@ static const gr_api_entry_t table[] = {
     {GR_API_DELETE_TOPICS, 0, 6, gr_api_delete_topics},
     {GR_API_DELETE_RECORDS, 0, 2, gr_api_delete_records},
     {GR_API_INIT_PRODUCER_ID, 0, 5, gr_api_init_producer_id},
+    {GR_API_OFFSET_FOR_LEADER_EPOCH, 0, 4, gr_api_offset_for_leader_epoch},
     {GR_API_ADD_PARTITIONS_TO_TXN, 0, 5, gr_api_add_partitions_to_txn},
     {GR_API_ADD_OFFSETS_TO_TXN, 0, 4, gr_api_add_offsets_to_txn},
     {GR_API_END_TXN, 0, 5, gr_api_end_txn},

@@ -1,5 +1,6 @@
 """
-tests/diff/cases_data.py: Produce, Fetch, ListOffsets and DeleteRecords at
+tests/diff/cases_data.py: Produce, Fetch, ListOffsets, DeleteRecords and
+OffsetForLeaderEpoch at
 every version, and their error paths: unknown topics, partitions and topic
 ids, oversize, corrupt and foreign batches, acks, out-of-range offsets,
 fenced leader epochs, fetch sessions; idempotent producers' sequences.
@@ -358,3 +359,47 @@ def delete_records(b):
     create(b, c, configs={"cleanup.policy": "compact"})
     produce(b, c, 0, batch([{"key": "k", "value": "v"}]), record=False)
     dr(2, 1, "compacted topic", topic=c)
+
+
+def _ofle(topic, parts):
+    """An OffsetForLeaderEpoch topic: parts (partition, current epoch,
+    epoch)."""
+    return {"topic": topic, "partitions": [
+        {"partition": p, "current_leader_epoch": c, "leader_epoch": e} for p, c, e in parts]}
+
+
+@case("offset_for_leader_epoch")
+def offset_for_leader_epoch(b):
+    """The end offsets of leader epochs (a single broker: epoch 0 only) at
+    every version: the current epoch (the log end), UNDEFINED_EPOCH, an
+    epoch above every one, an empty partition, current_leader_epoch
+    checks, unknown partitions and topics, a follower's replica id; after
+    DeleteRecords and more records; v0-v1 Kafka 4 no longer serves."""
+    t = b.t("t")
+    create(b, t, 2)
+    for i in range(3):
+        produce(b, t, 0, batch(vals(2, "e%d-" % i)), record=False)
+    parts = [(0, -1, 0), (0, -1, -1), (0, -1, 1), (0, -1, 9), (1, -1, 0),
+             (0, 0, 0), (0, 1, 0), (0, 7, -1), (2, -1, 0), (-1, -1, 0)]
+    body = {"replica_id": -1, "topics": [_ofle(t, parts),
+                                         _ofle(b.t("none"), [(0, -1, 0)])]}
+    for v in (2, 3, 4):
+        b.req("OffsetForLeaderEpoch", v, body)
+    # v0-v1 carry no current_leader_epoch (it reads as -1: no check)
+    ref = {"replica_id": -1, "topics": [_ofle(t, [(p, -1, e) for p, _, e in parts]),
+                                        _ofle(b.t("none"), [(0, -1, 0)])]}
+    for v in (0, 1):
+        b.legacy("OffsetForLeaderEpoch", v, body, ref_body=ref)
+    # a follower's request (CLUSTER_ACTION: no authorizer here)
+    b.req("OffsetForLeaderEpoch", 4, dict(body, replica_id=1), label="replica 1")
+    # repeated topics and partitions are each answered
+    b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": [
+        _ofle(t, [(0, -1, 0), (0, -1, 0)]), _ofle(t, [(1, -1, 0)])]},
+        label="repeated topic and partition")
+    b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": []}, label="no topics")
+    # the log start moves; more records
+    b.req("DeleteRecords", 2, {"topics": [{"name": t, "partitions": [
+        {"partition_index": 0, "offset": 4}]}], "timeout_ms": 30000}, record=False)
+    produce(b, t, 0, batch(vals(1, "f")), record=False)
+    b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": [
+        _ofle(t, [(0, 0, 0), (0, -1, 1)])]}, label="after DeleteRecords")

@@ -17,6 +17,7 @@ LEGACY_MIN = {
     "OffsetFetch": 1, "CreateTopics": 2, "DeleteTopics": 1,
     "DescribeConfigs": 1, "DescribeLogDirs": 1, "WriteTxnMarkers": 1,
     "DescribeAcls": 1, "CreateAcls": 1, "DeleteAcls": 1,
+    "OffsetForLeaderEpoch": 2,
 }
 
 # APIs Kafka 4.4 serves that Gregor does not serve yet, and the issue
@@ -30,7 +31,6 @@ UNSERVED = {
     # features are cluster metadata, kept by the controller (with ZooKeeper,
     # Kafka's /feature znode); one broker's come from its configuration
     "UpdateFeatures": 22,
-    "OffsetForLeaderEpoch": 22,
     "AlterReplicaLogDirs": 23, "AlterPartitionReassignments": 23,
     "ListPartitionReassignments": 23,
     "ShareGroupHeartbeat": 24, "ShareGroupDescribe": 24, "ShareFetch": 24,
@@ -145,10 +145,6 @@ def unserved_apis(b):
     """An API Kafka serves and Gregor does not (yet): Kafka answers,
     Gregor closes the connection (the ACL APIs are served: cases_acl.py;
     client quotas: cases_quotas.py)."""
-    deny = {"gregor": lambda s: s.outcome == "closed"}
-    b.req("OffsetForLeaderEpoch", 4, {"replica_id": -1, "topics": []},
-          conn=b.conn(), deliberate="unserved-apis",
-          expect=dict(deny, kafka=lambda s: s.outcome == "answer"))
     # served since issue 19: on a listener without SASL both answer
     # ILLEGAL_SASL_STATE (KafkaApis), and the SCRAM credentials are listed
     for v in (0, 1):

@@ -10,7 +10,7 @@ DELIBERATE = {
         "Gregor keeps the API versions Kafka 4.0 removed (KIP-896: Produce "
         "v0-v2, Fetch v0-v3, ListOffsets v0, OffsetCommit v0-v1, OffsetFetch "
         "v0, CreateTopics v0-v1, DeleteTopics v0, DescribeConfigs v0, "
-        "DescribeLogDirs v0, WriteTxnMarkers v0) so that old clients keep "
+        "DescribeLogDirs v0, WriteTxnMarkers v0, OffsetForLeaderEpoch v0-v1) so that old clients keep "
         "working; Kafka 4.4 answers them UNSUPPORTED_VERSION or closes."),
     "unserved-apis": (
         "APIs Kafka 4.4 serves that Gregor does not serve yet, each with the "

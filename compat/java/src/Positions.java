@@ -143,6 +143,24 @@ class Positions extends Compat {
             c.assign(TPS);
             eq(26L, c.position(TP), "a group without offsets, latest: the end");
         }
+        // KIP-320: a position carrying a leader epoch is validated with
+        // OffsetForLeaderEpoch before the consumer fetches from it
+        section("seek with a leader epoch (OffsetForLeaderEpoch)", () -> {
+            try (KafkaConsumer<String, String> c = consumer(null, "auto.offset.reset", "none")) {
+                c.assign(TPS);
+                c.seek(TP, new OffsetAndMetadata(12, Optional.of(0), ""));
+                eq(12L, firstAfterSeek(c).offset(), "inside epoch 0: the position stands");
+                c.seek(TP, new OffsetAndMetadata(40, Optional.of(0), ""));
+                LogTruncationException e = expectThrows(LogTruncationException.class,
+                        "past the end of epoch 0, none", () -> {
+                            for (int i = 0; i < 100; i++)
+                                c.poll(Duration.ofMillis(100));
+                        });
+                OffsetAndMetadata d = e.divergentOffsets().get(TP);
+                eq("26 " + Optional.of(0), d.offset() + " " + d.leaderEpoch(),
+                        "the divergent offset: epoch 0 ends at the log end");
+            }
+        });
         endSections();
     }
 }
