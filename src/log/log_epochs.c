@@ -36,10 +36,14 @@
 /* A file larger than this is not a checkpoint Kafka or Gregor wrote. */
 #define EPOCH_FILE_MAX (16 << 20)
 
+enum { ITEM_QUEUED, ITEM_WRITING, ITEM_DONE, ITEM_DROPPED };
+
 typedef struct epoch_item {
     gr_log_t *l; /* referenced */
     gr_buf_t text;
-    int err; /* worker: errno of the failed step, 0 */
+    int state; /* ITEM_*, atomic: the loop drops a queued item (close,
+                  deletion) without waiting for the job */
+    int err;   /* worker: errno of the failed step, 0 */
 } epoch_item_t;
 
 typedef struct gr_epoch_job gr_epoch_job_t;
@@ -103,9 +107,16 @@ static void
 job_work(void *arg)
 {
     gr_epoch_job_t *job = arg;
-    for (int i = 0; i < job->n; i++)
-        job->items[i].err = write_file(job->items[i].l->dir,
-                                       &job->items[i].text, true);
+    for (int i = 0; i < job->n; i++) {
+        epoch_item_t *it = &job->items[i];
+        int queued = ITEM_QUEUED;
+        if (!__atomic_compare_exchange_n(&it->state, &queued, ITEM_WRITING,
+                                         false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue; /* dropped */
+        it->err = write_file(it->l->dir, &it->text, true);
+        __atomic_store_n(&it->state, ITEM_DONE, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&job->finished, 1, __ATOMIC_RELEASE);
 }
 
@@ -221,14 +232,24 @@ void
 gr_log_epochs_wait(gr_log_t *l)
 {
     gr_epoch_job_t *job = l->m->epochs_job;
-    bool mine = false;
-    if (job == NULL)
+    epoch_item_t *it = NULL;
+    int queued = ITEM_QUEUED;
+
+    for (int i = 0; job != NULL && i < job->n && it == NULL; i++)
+        if (job->items[i].l == l)
+            it = &job->items[i];
+    if (it == NULL)
         return;
-    for (int i = 0; i < job->n && !mine; i++)
-        mine = job->items[i].l == l;
-    /* a write of l's directory in flight would race with the close's
-     * write, or land in a directory of the same name made later */
-    while (mine && !__atomic_load_n(&job->finished, __ATOMIC_ACQUIRE)) {
+    /* not started: it never will (the close writes what is current; a
+     * deleted log's directory gets nothing); being written: a write of
+     * l's directory in flight would race with the close's, or land in a
+     * directory of the same name made later, so wait for that one file */
+    if (__atomic_compare_exchange_n(&it->state, &queued, ITEM_DROPPED, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        l->epochs_dirty = true; /* its text was not written */
+        return;
+    }
+    while (__atomic_load_n(&it->state, __ATOMIC_ACQUIRE) == ITEM_WRITING) {
         struct timespec ts = { 0, 200000 };
         nanosleep(&ts, NULL);
     }
