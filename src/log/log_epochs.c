@@ -56,51 +56,18 @@ struct gr_epoch_job {
 
 /* --- writing */
 
-/* Writes text as dir's leader-epoch-checkpoint: 0 or an errno. A
- * directory gone meanwhile (the log was deleted) is no error. */
+/* Writes text as dir's leader-epoch-checkpoint (tmp, rename; with the
+ * fsyncs when durable): 0 or an errno. A directory gone meanwhile (the
+ * log was deleted) is no error. */
 static int
 write_file(const char *dir, gr_buf_t *text, bool durable)
 {
-    char tmp[GR_SEG_PATH_MAX], path[GR_SEG_PATH_MAX];
-    int fd, e = 0;
-    size_t off = 0;
-
+    int e;
     if (text->oom)
         return ENOMEM;
-    snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_EPOCH_CHECKPOINT);
-    snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, GR_LOG_EPOCH_CHECKPOINT);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return errno == ENOENT ? 0 : errno;
-    while (off < text->len) {
-        ssize_t w = write(fd, text->ptr + off, text->len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            e = w < 0 ? errno : EIO;
-            break;
-        }
-        off += (size_t)w;
-    }
-    if (e == 0 && durable && fsync(fd) != 0)
-        e = errno;
-    if (close(fd) != 0 && e == 0)
-        e = errno;
-    if (e == 0 && rename(tmp, path) != 0)
-        e = errno;
-    if (e != 0) {
-        unlink(tmp);
-        return e == ENOENT ? 0 : e;
-    }
-    if (durable) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-            return errno == ENOENT ? 0 : errno;
-        if (fsync(dfd) != 0)
-            e = errno;
-        close(dfd);
-    }
-    return e;
+    e = (durable ? gr_logs_replace_durable_quiet : gr_logs_replace_quiet)(
+        dir, GR_LOG_EPOCH_CHECKPOINT, (const char *)text->ptr, text->len);
+    return e == ENOENT ? 0 : e;
 }
 
 static void

@@ -178,6 +178,9 @@ gr_err_t gr_logs_write_replace(const char *dir, const char *name,
 /* The same without fsync or log lines, for workers: 0 or an errno. */
 int gr_logs_replace_quiet(const char *dir, const char *name, const char *data,
                           size_t n);
+/* The same with the fsyncs (file, then dir), for workers: 0 or an errno. */
+int gr_logs_replace_durable_quiet(const char *dir, const char *name,
+                                  const char *data, size_t n);
 
 /* Closes l (not freed: the caller drops its reference): writes its
  * indexes, fsyncs its unflushed segments, records its offsets in the

@@ -100,6 +100,21 @@ gr_logs_replace_quiet(const char *dir, const char *name, const char *data,
     return replace_file(dir, name, data, n, false);
 }
 
+int
+gr_logs_replace_durable_quiet(const char *dir, const char *name,
+                              const char *data, size_t n)
+{
+    int fd, e = replace_file(dir, name, data, n, true);
+    if (e != 0)
+        return e;
+    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return errno;
+    if (fsync(fd) != 0)
+        e = errno;
+    close(fd);
+    return e;
+}
+
 gr_err_t
 gr_logs_write_atomic(const char *dir, const char *name, const char *data,
                      size_t n)
