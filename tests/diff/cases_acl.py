@@ -169,6 +169,14 @@ def acl_denials(b):
         {"name": deny, "partitions": [{"partition_index": 0, "current_leader_epoch": -1,
                                         "timestamp": -1}]}]},
       ["topics", "*", "partitions", "*", "error_code"], "ListOffsets denied")
+    # CLUSTER_ACTION is denied: DESCRIBE per topic, the refused answered last
+    for replica in (-1, 1):
+        b.req("OffsetForLeaderEpoch", 4, {"replica_id": replica, "topics": [
+            {"topic": t, "partitions": [{"partition": 0, "current_leader_epoch": -1,
+                                         "leader_epoch": 0}]} for t in (deny, ok)]},
+            filt=lambda r: [(t["topic"], [(p["error_code"], p["end_offset"])
+                                          for p in t["partitions"]]) for t in r["topics"]],
+            label="OffsetForLeaderEpoch denied, replica %d" % replica)
     e("FindCoordinator", 3, {"key": g, "key_type": 0}, ["error_code"],
       "FindCoordinator group")
     e("FindCoordinator", 3, {"key": tx, "key_type": 1}, ["error_code"],
