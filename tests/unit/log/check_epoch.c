@@ -169,6 +169,15 @@ END_TEST
 
 /* --- a log's cache on disk */
 
+/* The write of a change: a loop turn submits the job, the worker writes,
+ * its done() runs on the loop. */
+static void
+settle(gr_logtest_t *t)
+{
+    gr_logtest_settle(t); /* the posted turn: the job is submitted */
+    gr_logtest_settle(t); /* the job's end */
+}
+
 static gr_log_t *
 open_log(gr_logtest_t *t)
 {
@@ -237,7 +246,7 @@ make_log(gr_logtest_t *t)
     ck_assert_int_eq(gr_log_assign_epoch(l, 3), 0);
     ck_assert_int_eq(gr_log_assign_epoch(l, 2), 0); /* not above: nothing */
     append(l, 3, 10);
-    gr_logtest_settle(t); /* the worker's write */
+    settle(t); /* the worker's write */
     assert_file(t, "0\n2\n0 0\n3 20\n");
     gr_log_close(l);
 }
@@ -261,7 +270,7 @@ START_TEST(test_written_and_loaded)
     /* a new epoch without data: the cache has it, the file after the
      * worker's write too */
     ck_assert_int_eq(gr_log_assign_epoch(l, 4), 0);
-    gr_logtest_settle(&t);
+    settle(&t);
     assert_file(&t, "0\n3\n0 0\n3 20\n4 40\n");
     gr_log_close(l);
     gr_logtest_fini(&t);
@@ -294,7 +303,7 @@ START_TEST(test_rebuilt)
     ck_assert_int_eq(gr_log_leader_epoch(l), 3);
     ck_assert_int_eq(gr_log_epochs(l)->n, 2);
     ck_assert_int_eq(gr_log_epochs(l)->v[1].start_offset, 20);
-    gr_logtest_settle(&t);
+    settle(&t);
     assert_file(&t, "0\n2\n0 0\n3 20\n");
     gr_log_close(l);
     gr_logtest_fini(&t);
@@ -311,11 +320,11 @@ START_TEST(test_start_moves)
     l = open_log(&t);
     /* DeleteRecords inside epoch 0: its entry starts there */
     ck_assert_int_eq(gr_log_delete_records(l, 7, gr_log_end_offset(l)), 0);
-    gr_logtest_settle(&t);
+    settle(&t);
     assert_file(&t, "0\n2\n0 7\n3 20\n");
     /* past epoch 3's start: only epoch 3 is left, from there */
     ck_assert_int_eq(gr_log_delete_records(l, 25, gr_log_end_offset(l)), 0);
-    gr_logtest_settle(&t);
+    settle(&t);
     assert_file(&t, "0\n1\n3 25\n");
     gr_log_close(l);
     /* the start is kept across a restart, the file agrees */
