@@ -104,15 +104,8 @@ int
 gr_logs_replace_durable_quiet(const char *dir, const char *name,
                               const char *data, size_t n)
 {
-    int fd, e = replace_file(dir, name, data, n, true);
-    if (e != 0)
-        return e;
-    if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        return errno;
-    if (fsync(fd) != 0)
-        e = errno;
-    close(fd);
-    return e;
+    int e = replace_file(dir, name, data, n, true);
+    return e != 0 ? e : gr_fsync_dir(dir);
 }
 
 gr_err_t
