@@ -9,15 +9,20 @@
  * UNSUPPORTED_SASL_MECHANISM, deleting what does not exist
  * RESOURCE_NOT_FOUND, with Kafka's messages. The results list the
  * deletions done, then the upsertions, then the errors, as Kafka's. The
- * changes count at once for new logins; the answer waits until they are
- * durable (net/scram.h), and says KAFKA_STORAGE_ERROR if they could not
- * be written. The stored key and server key are computed here as Kafka's
+ * changes are made at the request's turn among the stored admin changes
+ * (api/change.h) on a copy of the credentials, written, and count for
+ * logins and are answered once durable, as Kafka's controller applies a
+ * change once its records are committed; a write that fails changes
+ * nothing and each change answers UNKNOWN_SERVER_ERROR (as CreateAcls and
+ * AlterClientQuotas). The stored key and server key are computed here as Kafka's
  * ScramFormatter does. ALTER on the cluster first (ControllerApis):
  * without it every user named gets CLUSTER_AUTHORIZATION_FAILED, once each
  * and sorted, as the request's getErrorResponse.
  */
 #include "api/api_int.h"
 #include "api/authz.h"
+#include "api/change.h"
+#include "broker.h"
 #include "net/scram.h"
 
 #include <openssl/crypto.h>
@@ -146,21 +151,6 @@ decide(const gr_scram_store_t *s,
     }
 }
 
-static void
-storage_failed(gr_req_t *req, int err)
-{
-    gr_alter_user_scram_credentials_response_t *rs = req->resp;
-    (void)err;
-    for (int32_t i = 0; i < rs->results_cnt; i++) {
-        if (rs->results[i].error_code != GR_KERR_NONE)
-            continue;
-        rs->results[i].error_code = GR_KERR_KAFKA_STORAGE_ERROR;
-        rs->results[i].error_message =
-            GR_STR("The credential could not be stored; it counts until "
-                   "the broker restarts");
-    }
-}
-
 /* Applies o (a deletion or an upsertion) to the store. */
 static int16_t
 apply(gr_scram_store_t *s, const outcome_t *o, const char **msg)
@@ -201,12 +191,14 @@ apply(gr_scram_store_t *s, const outcome_t *o, const char **msg)
     return GR_KERR_NONE;
 }
 
-int
-gr_api_alter_user_scram_credentials(gr_req_t *req)
+/* At the request's turn (change.h): the outcomes against the
+ * credentials as they are now, made on a copy (*state) to be stored. */
+static int
+alter_apply(gr_req_t *req, void **state)
 {
     const gr_alter_user_scram_credentials_request_t *rq = req->body;
     gr_alter_user_scram_credentials_response_t *rs = req->resp;
-    gr_scram_store_t *s = req->broker->scram;
+    gr_scram_store_t *cur = req->broker->scram, *s;
     int32_t nd = rq->deletions_cnt > 0 ? rq->deletions_cnt : 0;
     int32_t nu = rq->upsertions_cnt > 0 ? rq->upsertions_cnt : 0;
     int32_t n = nd + nu, nout = 0;
@@ -215,43 +207,33 @@ gr_api_alter_user_scram_credentials(gr_req_t *req)
     outcome_t *o = gr_arena_alloc(req->a, sizeof(*o) * (size_t)(n + 1));
     bool changed = false;
 
-    if (e == NULL || o == NULL)
-        return gr_req_close(req, "out of memory");
+    if (e == NULL || o == NULL) {
+        gr_req_close(req, "out of memory");
+        return -1;
+    }
     for (int32_t i = 0; i < nd; i++)
         e[i] = (entry_t){ rq->deletions[i].name, i, true, i };
     for (int32_t i = 0; i < nu; i++)
         e[nd + i] = (entry_t){ rq->upsertions[i].name, nd + i, false, i };
     qsort(e, (size_t)n, sizeof(*e), cmp_entry);
-    if (!gr_authz_cluster(req, GR_OP_ALTER)) {
-        rs->results =
-            gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(n + 1));
-        if (rs->results == NULL)
-            return gr_req_close(req, "out of memory");
-        for (int32_t i = 0, k; i < n; i = k) {
-            result_t *r = &rs->results[rs->results_cnt++];
-            for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
-                ;
-            r->user = e[i].name;
-            r->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
-            r->error_message = GR_STR("Request AlterUserScramCredentials "
-                                      "needs ALTER permission.");
-        }
-        return gr_req_reply(req);
-    }
     for (int32_t i = 0, k; i < n; i = k) {
         for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
             ;
-        decide(s, rq, e + i, k - i, &o[nout]);
+        decide(cur, rq, e + i, k - i, &o[nout]);
         bytes += 8 + (uint64_t)(o[nout].name.len > 0 ? o[nout].name.len : 0) +
                  (o[nout].msg ? strlen(o[nout].msg) : 0);
-        if (max > 0 && bytes > max)
-            return gr_api_answer_refuse(req, bytes);
+        if (max > 0 && bytes > max) {
+            gr_api_answer_refuse(req, bytes);
+            return -1;
+        }
         nout++;
     }
     rs->results =
         gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(nout + 1));
-    if (rs->results == NULL)
-        return gr_req_close(req, "out of memory");
+    if (rs->results == NULL || (s = gr_scram_store_copy(cur)) == NULL) {
+        gr_req_close(req, "out of memory");
+        return -1;
+    }
     /* deletions done, upsertions done, errors: Kafka's order */
     for (int pass = 0; pass < 3; pass++) {
         for (int32_t i = 0; i < nout; i++) {
@@ -272,7 +254,8 @@ gr_api_alter_user_scram_credentials(gr_req_t *req)
                     continue; /* listed with the errors */
                 }
                 changed = true;
-                GR_LOG_INFO("SCRAM credential of user %.*s %s (%s, from %s)",
+                GR_LOG_INFO("SCRAM credential of user %.*s to be %s (%s, "
+                            "from %s)",
                             x->name.len, x->name.ptr,
                             pass == 0 ? "deleted" : "set",
                             gr_scram_mech_name(pass == 0 ? x->del->mechanism
@@ -287,7 +270,80 @@ gr_api_alter_user_scram_credentials(gr_req_t *req)
                        : GR_STR_NULL;
         }
     }
-    if (!changed)
-        return gr_req_reply(req);
-    return gr_scram_store_reply_when_stored(req->broker, req, storage_failed);
+    if (!changed) {
+        gr_scram_store_close(s);
+        return 0;
+    }
+    *state = s;
+    return 1;
+}
+
+static void
+alter_store(gr_broker_t *b, void *state, gr_cluster_stored_cb cb, void *arg)
+{
+    gr_scram_store_write(b, b->scram, state, cb, arg);
+}
+
+static void
+alter_done(gr_broker_t *b, gr_req_t *req, void *state, int err)
+{
+    gr_alter_user_scram_credentials_response_t *rs;
+    const char *msg;
+
+    if (err == 0) {
+        gr_scram_store_install(b->scram, state);
+        return;
+    }
+    gr_scram_store_close(state);
+    if (req == NULL)
+        return;
+    /* nothing changed: each change says so */
+    rs = req->resp;
+    msg = gr_authz_store_failed_msg(req, "SCRAM credentials", err);
+    for (int32_t i = 0; i < rs->results_cnt; i++) {
+        if (rs->results[i].error_code != GR_KERR_NONE)
+            continue;
+        rs->results[i].error_code = GR_KERR_UNKNOWN_SERVER_ERROR;
+        rs->results[i].error_message = msg ? gr_str_c(msg) : GR_STR_NULL;
+    }
+}
+
+static const gr_change_ops_t alter_ops = {
+    .what = "SCRAM credentials",
+    .apply = alter_apply,
+    .store = alter_store,
+    .done = alter_done,
+};
+
+int
+gr_api_alter_user_scram_credentials(gr_req_t *req)
+{
+    const gr_alter_user_scram_credentials_request_t *rq = req->body;
+    gr_alter_user_scram_credentials_response_t *rs = req->resp;
+    int32_t nd = rq->deletions_cnt > 0 ? rq->deletions_cnt : 0;
+    int32_t nu = rq->upsertions_cnt > 0 ? rq->upsertions_cnt : 0;
+    int32_t n = nd + nu;
+    entry_t *e;
+
+    if (gr_authz_cluster(req, GR_OP_ALTER))
+        return gr_change_submit(req, &alter_ops);
+    e = gr_arena_alloc(req->a, sizeof(*e) * (size_t)(n + 1));
+    rs->results = gr_arena_zalloc(req->a, sizeof(result_t) * (size_t)(n + 1));
+    if (e == NULL || rs->results == NULL)
+        return gr_req_close(req, "out of memory");
+    for (int32_t i = 0; i < nd; i++)
+        e[i] = (entry_t){ rq->deletions[i].name, i, true, i };
+    for (int32_t i = 0; i < nu; i++)
+        e[nd + i] = (entry_t){ rq->upsertions[i].name, nd + i, false, i };
+    qsort(e, (size_t)n, sizeof(*e), cmp_entry);
+    for (int32_t i = 0, k; i < n; i = k) {
+        result_t *r = &rs->results[rs->results_cnt++];
+        for (k = i + 1; k < n && gr_str_eq(&e[k].name, &e[i].name); k++)
+            ;
+        r->user = e[i].name;
+        r->error_code = GR_KERR_CLUSTER_AUTHORIZATION_FAILED;
+        r->error_message = GR_STR("Request AlterUserScramCredentials "
+                                  "needs ALTER permission.");
+    }
+    return gr_req_reply(req);
 }

@@ -301,30 +301,20 @@ bad:
 
 /* --- the store */
 
-typedef struct waiter {
-    struct waiter *next;
-    gr_req_t *req; /* NULL once its connection closed */
-    void (*fix)(gr_req_t *req, int err);
-    struct gr_scram_store *s;
-} waiter_t;
-
 typedef struct write_job {
-    struct gr_scram_store *s;
+    char *dir, *path;
     char *data;
     size_t len;
     int err; /* errno, on the worker */
-    waiter_t *waiters;
+    void (*cb)(void *arg, int err);
+    void *arg;
 } write_job_t;
 
 struct gr_scram_store {
-    char *dir;  /* <log dir>/gregor-configs */
+    char *dir;  /* <log dir>/gregor-configs (NULL in a copy) */
     char *path; /* .../scram-credentials */
     gr_scram_cred_t *creds;
     int ncreds, cap;
-    bool writing;     /* a job is on a worker */
-    waiter_t *next;   /* wait for the job after it */
-    write_job_t *job; /* the job running */
-    bool closed;      /* the broker went: a job's done() frees it */
 };
 
 static void
@@ -489,20 +479,41 @@ gr_scram_store_close(gr_scram_store_t *s)
     for (int i = 0; i < s->ncreds; i++)
         cred_fini(&s->creds[i]);
     free(s->creds);
-    s->creds = NULL;
-    s->ncreds = 0;
-    for (waiter_t *w = s->next, *nx; w != NULL; w = nx) {
-        nx = w->next;
-        free(w); /* their connections are closed */
-    }
-    s->next = NULL;
-    if (s->writing) {
-        s->closed = true; /* the job's done() frees the rest */
-        return;
-    }
     free(s->dir);
     free(s->path);
     free(s);
+}
+
+gr_scram_store_t *
+gr_scram_store_copy(const gr_scram_store_t *s)
+{
+    gr_scram_store_t *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    for (int i = 0; i < s->ncreds; i++) {
+        const gr_scram_cred_t *x = &s->creds[i];
+        if (gr_scram_store_set(c, x->user, x->type, x->iterations, x->salt,
+                               x->salt_len, x->stored_key,
+                               x->server_key) != 0) {
+            gr_scram_store_close(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+void
+gr_scram_store_install(gr_scram_store_t *s, gr_scram_store_t *copy)
+{
+    for (int i = 0; i < s->ncreds; i++)
+        cred_fini(&s->creds[i]);
+    free(s->creds);
+    s->creds = copy->creds;
+    s->ncreds = copy->ncreds;
+    s->cap = copy->cap;
+    copy->creds = NULL;
+    copy->ncreds = copy->cap = 0;
+    gr_scram_store_close(copy);
 }
 
 static char *
@@ -547,130 +558,66 @@ serialize(const gr_scram_store_t *s, size_t *len)
 }
 
 /* On a worker: the file written whole, durably. */
-typedef struct done_arg {
-    write_job_t *job;
-    gr_broker_t *b;
-} done_arg_t;
-
 static void
 write_work(void *arg)
 {
-    write_job_t *j = ((done_arg_t *)arg)->job;
-    gr_scram_store_t *s = j->s;
+    write_job_t *j = arg;
     char tmp[PATH_MAX];
     j->err = 0;
-    if (GR_FAULT("scram.store", s->path)) {
+    if (GR_FAULT("scram.store", j->path)) {
         j->err = EIO;
         return;
     }
-    if (mkdir(s->dir, 0755) != 0 && errno != EEXIST) {
+    if (mkdir(j->dir, 0755) != 0 && errno != EEXIST) {
         j->err = errno;
         return;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp", s->path);
-    j->err = gr_file_replace(s->path, tmp, j->data, j->len, 0600, true);
+    snprintf(tmp, sizeof tmp, "%s.tmp", j->path);
+    j->err = gr_file_replace(j->path, tmp, j->data, j->len, 0600, true);
     if (j->err == 0)
-        j->err = gr_fsync_dir(s->dir);
+        j->err = gr_fsync_dir(j->dir);
 }
 
-static void start_job(gr_broker_t *b, gr_scram_store_t *s);
-
 static void
-waiter_abort(gr_req_t *req)
+job_free(write_job_t *j)
 {
-    waiter_t *w = req->owner;
-    w->req = NULL;
+    if (j == NULL)
+        return;
+    if (j->data != NULL)
+        OPENSSL_clear_free(j->data, j->len);
+    free(j->dir);
+    free(j->path);
+    free(j);
 }
 
 static void
 write_done(gr_loop_t *loop, void *arg)
 {
-    done_arg_t *d = arg;
-    write_job_t *j = d->job;
-    gr_scram_store_t *s = j->s;
-    gr_broker_t *b = d->b;
+    write_job_t *j = arg;
     (void)loop;
     if (j->err != 0)
-        GR_LOG_ERROR("cannot persist %s: %s", s->path, strerror(j->err));
-    for (waiter_t *w = j->waiters, *nx; w != NULL; w = nx) {
-        nx = w->next;
-        if (w->req != NULL) {
-            if (j->err != 0 && w->fix != NULL)
-                w->fix(w->req, j->err);
-            gr_req_reply(w->req);
-        }
-        free(w);
-    }
-    OPENSSL_clear_free(j->data, j->len);
-    free(j);
-    free(d);
-    s->writing = false;
-    s->job = NULL;
-    if (s->closed) {
-        free(s->dir);
-        free(s->path);
-        free(s);
-        return;
-    }
-    if (s->next != NULL)
-        start_job(b, s);
+        GR_LOG_ERROR("cannot persist %s: %s", j->path, strerror(j->err));
+    j->cb(j->arg, j->err);
+    job_free(j);
 }
 
-static void
-start_job(gr_broker_t *b, gr_scram_store_t *s)
+void
+gr_scram_store_write(gr_broker_t *b, const gr_scram_store_t *s,
+                     const gr_scram_store_t *what,
+                     void (*cb)(void *arg, int err), void *arg)
 {
     write_job_t *j = calloc(1, sizeof(*j));
-    done_arg_t *d = calloc(1, sizeof(*d));
-    if (j != NULL)
-        j->data = serialize(s, &j->len);
-    if (j == NULL || d == NULL || j->data == NULL) {
-        /* answered at once, with the error the write would give */
-        for (waiter_t *w = s->next, *nx; w != NULL; w = nx) {
-            nx = w->next;
-            if (w->req != NULL) {
-                if (w->fix != NULL)
-                    w->fix(w->req, ENOMEM);
-                gr_req_reply(w->req);
-            }
-            free(w);
-        }
-        s->next = NULL;
-        if (j)
-            free(j->data);
-        free(j);
-        free(d);
+    if (j == NULL || (j->dir = strdup(s->dir)) == NULL ||
+        (j->path = strdup(s->path)) == NULL ||
+        (j->data = serialize(what, &j->len)) == NULL) {
+        job_free(j);
+        cb(arg, ENOMEM);
         return;
     }
-    j->s = s;
-    j->waiters = s->next;
-    s->next = NULL;
-    d->job = j;
-    d->b = b;
-    s->writing = true;
-    s->job = j;
-    if (gr_workers_submit(b->workers, write_work, write_done, d) != 0) {
+    j->cb = cb;
+    j->arg = arg;
+    if (gr_workers_submit(b->workers, write_work, write_done, j) != 0) {
         j->err = ENOMEM;
-        write_done(b->loop, d);
+        write_done(b->loop, j);
     }
-}
-
-int
-gr_scram_store_reply_when_stored(gr_broker_t *b, gr_req_t *req,
-                                 void (*fix)(gr_req_t *req, int err))
-{
-    gr_scram_store_t *s = b->scram;
-    waiter_t *w = calloc(1, sizeof(*w)), **pp; /* outlives an aborted req */
-    if (w == NULL)
-        return gr_req_close(req, "out of memory");
-    w->req = req;
-    w->fix = fix;
-    w->s = s;
-    /* answers go in request order */
-    for (pp = &s->next; *pp != NULL; pp = &(*pp)->next)
-        ;
-    *pp = w;
-    gr_req_defer(req, waiter_abort, w);
-    if (!s->writing)
-        start_job(b, s);
-    return 0;
 }

@@ -10,8 +10,9 @@
  * HMAC(SaltedPassword, "Server Key"); never the password. They live in
  * <log.dirs>/gregor-configs/scram-credentials, written whole after each
  * change (temporary file, fsync, rename, fsync of the directory) on a
- * worker: a change counts at once for new logins, and its request is
- * answered once it is durable. One line per credential:
+ * worker: a change is made on a copy, written, and counts for logins and
+ * is answered once it is durable (AlterUserScramCredentials through
+ * api/change.h). One line per credential:
  *
  *   <mechanism> <iterations> <salt> <stored key> <server key> <user>
  *
@@ -110,10 +111,17 @@ const gr_scram_cred_t *gr_scram_store_at(const gr_scram_store_t *s, int i);
 int gr_scram_store_set(gr_scram_store_t *s, const char *user, int type,
                        int32_t iterations, const uint8_t *salt, size_t salt_len,
                        const uint8_t *stored_key, const uint8_t *server_key);
-/* Answers req once what the store holds now is durable (the file
- * written on a worker); if it could not be written, fix(req, err) first
- * sets the answer's errors. Returns 0. */
-int gr_scram_store_reply_when_stored(gr_broker_t *b, gr_req_t *req,
-                                     void (*fix)(gr_req_t *req, int err));
+/* A copy of s's credentials (not tied to a file), to change before
+ * installing; NULL when out of memory. Free with gr_scram_store_close. */
+gr_scram_store_t *gr_scram_store_copy(const gr_scram_store_t *s);
+/* Writes what's credentials whole to s's file on a worker (temporary
+ * file, fsync, rename, fsync of the directory), then cb(arg, 0 or an
+ * errno) on the loop, maybe before this returns. s's memory is not
+ * touched. */
+void gr_scram_store_write(gr_broker_t *b, const gr_scram_store_t *s,
+                          const gr_scram_store_t *what,
+                          void (*cb)(void *arg, int err), void *arg);
+/* Makes copy's credentials s's (copy is freed): for logins from now on. */
+void gr_scram_store_install(gr_scram_store_t *s, gr_scram_store_t *copy);
 
 #endif

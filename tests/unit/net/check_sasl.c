@@ -10,6 +10,7 @@
 #include "core/time.h"
 #include "net/jaas.h"
 #include "net/sasl.h"
+#include "core/fault.h"
 #include "net/scram.h"
 #include "proto/gen/proto_table.h"
 #include "proto/kerr.h"
@@ -504,15 +505,15 @@ START_TEST(broker_handshake_v0_raw)
 }
 END_TEST
 
-/* AlterUserScramCredentials of one upsertion (or deletion: salt NULL). */
-static int16_t
-scram_alter(gr_brokertest_t *t, const char *user, int8_t mech, int32_t iter,
-            const char *pw)
+/* AlterUserScramCredentials of one upsertion (or deletion: pw NULL),
+ * sent on t's connection; its correlation id. */
+static int32_t
+scram_alter_send(gr_brokertest_t *t, const char *user, int8_t mech,
+                 int32_t iter, const char *pw)
 {
     gr_alter_user_scram_credentials_request_t rq;
     gr_alter_user_scram_credentials_request_scram_credential_upsertion_t u;
     gr_alter_user_scram_credentials_request_scram_credential_deletion_t d;
-    gr_alter_user_scram_credentials_response_t *rs;
     static uint8_t salt[] = "0123456789abcdef", salted[64];
     gr_alter_user_scram_credentials_request_init(&rq);
     if (pw != NULL) {
@@ -541,10 +542,26 @@ scram_alter(gr_brokertest_t *t, const char *user, int8_t mech, int32_t iter,
         rq.deletions_cnt = 1;
         rq.upsertions_cnt = 0;
     }
-    rs = gr_brokertest_call(t, GR_API_ALTER_USER_SCRAM_CREDENTIALS, 0, &rq);
+    return gr_brokertest_send(t, GR_API_ALTER_USER_SCRAM_CREDENTIALS, 0, &rq);
+}
+
+/* Its answer: the one user's error code. */
+static int16_t
+scram_alter_recv(gr_brokertest_t *t, const char *user, int32_t corr)
+{
+    gr_alter_user_scram_credentials_response_t *rs = gr_brokertest_recv(
+        t, GR_API_ALTER_USER_SCRAM_CREDENTIALS, 0, corr);
     ck_assert_int_eq(rs->results_cnt, 1);
     ck_assert(gr_str_eq_cstr(&rs->results[0].user, user));
     return rs->results[0].error_code;
+}
+
+static int16_t
+scram_alter(gr_brokertest_t *t, const char *user, int8_t mech, int32_t iter,
+            const char *pw)
+{
+    return scram_alter_recv(t, user,
+                            scram_alter_send(t, user, mech, iter, pw));
 }
 
 /* A SCRAM login over SaslAuthenticate v2: the server's answers checked
@@ -698,6 +715,74 @@ START_TEST(broker_scram)
 }
 END_TEST
 
+/* A SCRAM change counts once its write is durable: while the write
+ * waits for a worker, a login with the new password is refused and the
+ * old one still passes; a write that fails changes nothing (the answer
+ * is UNKNOWN_SERVER_ERROR), in memory and after a restart. */
+START_TEST(broker_scram_store_fails)
+{
+    gr_brokertest_t t;
+    int fd, fd2;
+    int32_t corr;
+    gr_brokertest_start(&t, sasl_over);
+    plain_login(&t, "alice", "alice-pw", GR_KERR_NONE);
+    ck_assert_int_eq(scram_alter(&t, "erin", GR_SCRAM_SHA_256, 4096, "old-pw"),
+                     GR_KERR_NONE);
+    fd = t.fd;
+    fd2 = gr_brokertest_connect(&t);
+    gr_brokertest_hold_workers(&t);
+    corr = scram_alter_send(&t, "erin", GR_SCRAM_SHA_256, 4096, "new-pw");
+    ck_assert(!gr_brokertest_readable(fd, 200));
+    t.fd = fd2; /* logins on other connections meanwhile */
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "new-pw", NULL),
+                     GR_KERR_SASL_AUTHENTICATION_FAILED);
+    close(fd2);
+    t.fd = fd;
+    t.fd = fd2 = gr_brokertest_connect(&t);
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "old-pw", NULL),
+                     GR_KERR_NONE);
+    close(fd2);
+    t.fd = fd;
+    gr_brokertest_release_workers(&t);
+    ck_assert_int_eq(scram_alter_recv(&t, "erin", corr), GR_KERR_NONE);
+    t.fd = fd2 = gr_brokertest_connect(&t);
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "new-pw", NULL),
+                     GR_KERR_NONE);
+    close(fd2);
+    t.fd = fd;
+    ck_assert_int_eq(scram_alter(&t, "erin", GR_SCRAM_SHA_256, 4096, "old-pw"),
+                     GR_KERR_NONE);
+    gr_fault_arm("scram.store", 1);
+    ck_assert_int_eq(scram_alter(&t, "erin", GR_SCRAM_SHA_256, 4096, "new-pw"),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    gr_fault_arm("scram.store", 1);
+    ck_assert_int_eq(scram_alter(&t, "frank", GR_SCRAM_SHA_512, 4096, "f-pw"),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    gr_fault_arm("scram.store", 1);
+    ck_assert_int_eq(scram_alter(&t, "erin", GR_SCRAM_SHA_256, 0, NULL),
+                     GR_KERR_UNKNOWN_SERVER_ERROR);
+    gr_fault_clear();
+    gr_brokertest_restart(&t, sasl_over); /* memory as before: a new conn */
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "new-pw", NULL),
+                     GR_KERR_SASL_AUTHENTICATION_FAILED);
+    gr_brokertest_restart(&t, sasl_over);
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "old-pw", NULL),
+                     GR_KERR_NONE);
+    gr_brokertest_restart(&t, sasl_over);
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_512, "frank", "f-pw", NULL),
+                     GR_KERR_SASL_AUTHENTICATION_FAILED);
+    /* once the disk takes it, the change holds */
+    gr_brokertest_restart(&t, sasl_over);
+    plain_login(&t, "alice", "alice-pw", GR_KERR_NONE);
+    ck_assert_int_eq(scram_alter(&t, "erin", GR_SCRAM_SHA_256, 4096, "new-pw"),
+                     GR_KERR_NONE);
+    gr_brokertest_restart(&t, sasl_over);
+    ck_assert_int_eq(scram_login(&t, GR_SCRAM_SHA_256, "erin", "new-pw", NULL),
+                     GR_KERR_NONE);
+    gr_brokertest_stop(&t);
+}
+END_TEST
+
 START_TEST(broker_principal_authorized)
 {
     /* the SASL principal is what the authorizer sees: User:admin is a
@@ -846,6 +931,7 @@ suite_net_sasl(void)
     tcase_add_test(tc, broker_plaintext_listener);
     tcase_add_test(tc, broker_handshake_v0_raw);
     tcase_add_test(tc, broker_scram);
+    tcase_add_test(tc, broker_scram_store_fails);
     tcase_add_test(tc, broker_principal_authorized);
     tcase_add_test(tc, broker_reauth);
     tcase_add_test(tc, startup_refusals);
