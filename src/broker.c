@@ -944,9 +944,8 @@ gr_broker_run(gr_broker_t *b)
             1000);
     finish_deletions(b);
     gr_cluster_set_workers(b->cluster, b->workers); /* topic files there */
-    if (gr_broker_meta_start(b) != 0) /* nothing depends on it yet */
-        GR_LOG_WARN("meta: the coordination store did not open; serving "
-                    "without it");
+    if (gr_broker_meta_start(b) != 0) /* cluster mode without ZooKeeper */
+        return -1;
     gr_timer_init(&b->start_sync_timer, start_sync, b);
     gr_timer_start(b->loop, &b->start_sync_timer, 50);
     if (groups_start(b) != 0)
@@ -960,9 +959,6 @@ gr_broker_run(gr_broker_t *b)
     /* dynamic broker configs loaded with the cluster; the cleaner */
     gr_timer_init(&b->cleaner_timer, clean_tick, b);
     gr_broker_config_changed(b);
-    if (gr_conf_str(b->conf, GR_CONF_ZOOKEEPER_CONNECT))
-        GR_LOG_INFO("zookeeper.connect is set but not used: Gregor runs as a "
-                    "single broker");
     gr_loop_set_before_sleep(b->loop, before_sleep, b);
     if (gr_control_open(b) != 0)
         return -1;

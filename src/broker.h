@@ -178,10 +178,18 @@ int gr_broker_reply_when_stored(gr_broker_t *broker, struct gr_req *req,
  * the cleaner take the new settings. Loop thread only. */
 void gr_broker_config_changed(gr_broker_t *broker);
 void gr_broker_destroy(gr_broker_t *broker);
-/* broker_meta.c: opens the coordination store, registers the broker and
- * elects it controller (logged); 0 or -1. stop() closes it, before the
- * workers stop (its last write then finishes). */
+/* broker_meta.c: opens the coordination store (ZooKeeper with
+ * zookeeper.connect and no process.roles, else meta_local), registers
+ * the broker and runs the controller election (logged); 0, or -1 when
+ * cluster mode has no ZooKeeper session (start-up fails; a local store
+ * that does not open is logged and served without). stop() closes it,
+ * before the workers stop (its last write then finishes). */
 int gr_broker_meta_start(gr_broker_t *broker);
 void gr_broker_meta_stop(gr_broker_t *broker);
+/* Kafka's /controller_epoch (decimal) and /controller ({"brokerid":N,...})
+ * as read from the store (peer data in cluster mode): 0, or -1 if bad. */
+int gr_broker_meta_parse_epoch(const void *data, size_t len, int32_t *epoch);
+int gr_broker_meta_parse_controller(const void *data, size_t len,
+                                    int32_t *id);
 
 #endif

@@ -1,13 +1,22 @@
 /*
- * The broker's place in the coordination store (src/meta/): at start-up
- * it opens meta_local under <log.dirs>/__cluster_metadata_local/, makes
- * Kafka's persistent paths, registers /brokers/ids/<node.id> (ephemeral;
- * its czxid is the broker epoch) and wins /controller, raising
- * /controller_epoch by one in the same multi, as Kafka's
- * registerControllerAndIncrementControllerEpoch does
- * (cluster-zookeeper.md 2.2). Nothing reads these yet: the controller
- * that will act on them is the next step of issue 22. A failure here is
- * logged and changes nothing else.
+ * The broker's place in the coordination store (src/meta/). Without
+ * zookeeper.connect it opens meta_local under
+ * <log.dirs>/__cluster_metadata_local/; with it, meta_zk on that ensemble
+ * (cluster mode). Either way, at every new session it makes Kafka's
+ * persistent paths, registers /brokers/ids/<node.id> (ephemeral; its
+ * czxid is the broker epoch) and runs Kafka's controller election
+ * (cluster-zookeeper.md 2.2, KafkaController.elect): whoever creates the
+ * ephemeral /controller, raising /controller_epoch by one in the same
+ * multi (registerControllerAndIncrementControllerEpoch), is controller;
+ * the others watch /controller and run again when it goes. Nothing acts
+ * on the controller role yet: replication is the next step of issue 22.
+ *
+ * Sessions (meta.h): SUSPENDED pauses nothing yet (nothing acts) but is
+ * logged; EXPIRED resigns the controller role and forgets the broker
+ * epoch, and the next CONNECTED registers and elects again (Kafka's
+ * Expire, then RegisterBrokerAndReelect). A write answered CONNECTIONLOSS
+ * is left to that next CONNECTED, which re-reads: a create found existing
+ * with our own session as owner was ours (Kafka's CheckedEphemeral).
  */
 #include "broker.h"
 
@@ -16,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/arena.h"
+#include "core/conf.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
 #include "meta/meta.h"
@@ -25,8 +37,15 @@
 struct gr_broker_meta {
     gr_broker_t *b;
     gr_meta_t *m;
+    bool zk;
+    int64_t session;          /* the session's id, 0 before */
+    int64_t session_us;       /* when it came (mono), for the log */
     int64_t broker_epoch;     /* czxid of /brokers/ids/<id>; -1 before */
-    int32_t controller_epoch; /* -1 until elected */
+    int32_t controller_epoch; /* -1 unless this node is controller */
+    int32_t pending_epoch;    /* the one its election multi asks for */
+    int32_t epoch_zkversion;  /* /controller_epoch's version it set */
+    int32_t controller_id;    /* the controller last read, -1 none */
+    char reg_path[32];
 };
 
 /* Kafka's PersistentZkPaths that the later steps use */
@@ -36,22 +55,86 @@ static const char *const persistent[] = {
     "/admin",       "/admin/delete_topics",  "/isr_change_notification",
 };
 
-static void read_epoch(struct gr_broker_meta *bm);
+static void elect(struct gr_broker_meta *bm);
+static void do_register(struct gr_broker_meta *bm);
+
+static double
+since_session_ms(const struct gr_broker_meta *bm)
+{
+    return (double)(gr_mono_us() - bm->session_us) / 1000.0;
+}
+
+int
+gr_broker_meta_parse_epoch(const void *data, size_t len, int32_t *epoch)
+{
+    char txt[16], *end;
+    long e;
+    if (data == NULL || len == 0 || len >= sizeof txt)
+        return -1;
+    memcpy(txt, data, len);
+    txt[len] = '\0';
+    e = strtol(txt, &end, 10);
+    if (*end != '\0' || txt[0] < '0' || txt[0] > '9' || e < 0 ||
+        e >= INT32_MAX)
+        return -1;
+    *epoch = (int32_t)e;
+    return 0;
+}
+
+int
+gr_broker_meta_parse_controller(const void *data, size_t len, int32_t *id)
+{
+    gr_arena_t *a;
+    const gr_json_t *o, *v;
+    char err[64];
+    int rc = -1;
+    if (data == NULL || (a = gr_arena_new(1024)) == NULL)
+        return -1;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    v = o != NULL ? gr_json_get(o, "brokerid") : NULL;
+    if (v != NULL && v->type == GR_JSON_INT && v->i >= 0 &&
+        v->i <= INT32_MAX) {
+        *id = (int32_t)v->i;
+        rc = 0;
+    }
+    gr_arena_destroy(a);
+    return rc;
+}
+
+static void
+resign(struct gr_broker_meta *bm, const char *why)
+{
+    if (bm->controller_epoch < 0)
+        return;
+    GR_LOG_WARN("meta: node %d resigned as controller (controller epoch "
+                "%" PRId32 "): %s",
+                bm->b->node_id, bm->controller_epoch, why);
+    bm->controller_epoch = -1;
+    bm->epoch_zkversion = -1;
+}
 
 static void
 elected(void *arg, int rc, const gr_meta_result_t *res, int n)
 {
     struct gr_broker_meta *bm = arg;
-    (void)res;
-    (void)n;
-    if (rc != GR_META_OK) {
-        GR_LOG_WARN("meta: node %d did not become controller: %s",
-                    bm->b->node_id, gr_meta_rc_name(rc));
+    if (rc == GR_META_NODEEXISTS || rc == GR_META_BADVERSION) {
+        elect(bm); /* another won: read it, watch it */
         return;
     }
+    if (rc != GR_META_OK) {
+        /* CONNECTIONLOSS, SESSIONEXPIRED: the next session re-reads */
+        GR_LOG_DEBUG("meta: node %d's election: %s", bm->b->node_id,
+                     gr_meta_rc_name(rc));
+        return;
+    }
+    bm->controller_epoch = bm->pending_epoch;
+    bm->epoch_zkversion = n > 1 ? res[1].st.version : -1;
+    bm->controller_id = bm->b->node_id;
     GR_LOG_INFO("meta: node %d registered (broker epoch %" PRId64
-                ") and elected controller (controller epoch %" PRId32 ")",
-                bm->b->node_id, bm->broker_epoch, bm->controller_epoch);
+                ") and elected controller (controller epoch %" PRId32
+                ", %.1f ms after the session began)",
+                bm->b->node_id, bm->broker_epoch, bm->controller_epoch,
+                since_session_ms(bm));
 }
 
 static void
@@ -65,17 +148,17 @@ epoch_made(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
                     gr_meta_rc_name(rc));
         return;
     }
-    read_epoch(bm);
+    elect(bm);
 }
 
+/* /controller_epoch read: the multi that makes this node controller */
 static void
 epoch_read(void *arg, int rc, const void *data, size_t len,
            const gr_meta_stat_t *st)
 {
     struct gr_broker_meta *bm = arg;
-    char txt[16], ctl[128], epoch[16];
-    long e;
-    char *end;
+    char ctl[128], epoch[16];
+    int32_t e;
     gr_meta_op_t ops[2];
 
     if (rc == GR_META_NONODE) {
@@ -85,20 +168,15 @@ epoch_read(void *arg, int rc, const void *data, size_t len,
             GR_LOG_WARN("meta: out of memory electing the controller");
         return;
     }
-    if (rc != GR_META_OK || len == 0 || len >= sizeof txt) {
-        GR_LOG_WARN("meta: /controller_epoch unreadable: %s",
-                    gr_meta_rc_name(rc));
+    if (rc != GR_META_OK)
+        return; /* lost with the session: the next one elects */
+    if (gr_broker_meta_parse_epoch(data, len, &e) != 0) {
+        GR_LOG_WARN("meta: /controller_epoch holds \"%.*s\", not an epoch",
+                    (int)(len < 32 ? len : 32), (const char *)data);
         return;
     }
-    memcpy(txt, data, len);
-    txt[len] = '\0';
-    e = strtol(txt, &end, 10);
-    if (*end != '\0' || e < 0 || e >= INT32_MAX) {
-        GR_LOG_WARN("meta: /controller_epoch holds \"%s\"", txt);
-        return;
-    }
-    bm->controller_epoch = (int32_t)e + 1;
-    snprintf(epoch, sizeof epoch, "%" PRId32, bm->controller_epoch);
+    bm->pending_epoch = e + 1;
+    snprintf(epoch, sizeof epoch, "%" PRId32, bm->pending_epoch);
     snprintf(ctl, sizeof ctl,
              "{\"version\":1,\"brokerid\":%d,\"timestamp\":\"%" PRId64 "\"}",
              (int)bm->b->node_id, gr_wall_ms());
@@ -110,11 +188,93 @@ epoch_read(void *arg, int rc, const void *data, size_t len,
         GR_LOG_WARN("meta: out of memory electing the controller");
 }
 
+/* ours from an answer lost with the connection: the epoch it set */
 static void
-read_epoch(struct gr_broker_meta *bm)
+own_epoch_read(void *arg, int rc, const void *data, size_t len,
+               const gr_meta_stat_t *st)
 {
-    if (gr_meta_get(bm->m, "/controller_epoch", NULL, NULL, epoch_read, bm) !=
+    struct gr_broker_meta *bm = arg;
+    int32_t e;
+    if (rc != GR_META_OK || gr_broker_meta_parse_epoch(data, len, &e) != 0)
+        return;
+    bm->controller_epoch = e;
+    bm->epoch_zkversion = st->version;
+    bm->controller_id = bm->b->node_id;
+    GR_LOG_INFO("meta: node %d registered (broker epoch %" PRId64
+                ") and elected controller (controller epoch %" PRId32
+                ", %.1f ms after the session began)",
+                bm->b->node_id, bm->broker_epoch, e, since_session_ms(bm));
+}
+
+static void
+controller_read(void *arg, int rc, const void *data, size_t len,
+                const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    int32_t id;
+    (void)st;
+    if (rc == GR_META_NONODE) {
+        elect(bm); /* gone meanwhile */
+        return;
+    }
+    if (rc != GR_META_OK)
+        return;
+    if (gr_broker_meta_parse_controller(data, len, &id) != 0) {
+        GR_LOG_WARN("meta: /controller holds no brokerid: \"%.*s\"",
+                    (int)(len < 128 ? len : 128), (const char *)data);
+        return;
+    }
+    if (id != bm->controller_id)
+        GR_LOG_INFO("meta: node %d: the controller is node %" PRId32,
+                    bm->b->node_id, id);
+    bm->controller_id = id;
+}
+
+static void
+controller_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    (void)path;
+    if (ev == GR_META_EV_DELETED) {
+        resign(bm, "/controller was deleted");
+        bm->controller_id = -1;
+    }
+    elect(bm); /* re-reads and re-arms */
+}
+
+static void
+controller_stat(void *arg, int rc, const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    if (rc == GR_META_NONODE) {
+        if (gr_meta_get(bm->m, "/controller_epoch", NULL, NULL, epoch_read,
+                        bm) != 0)
+            GR_LOG_WARN("meta: out of memory electing the controller");
+        return;
+    }
+    if (rc != GR_META_OK)
+        return;
+    if (st->ephemeral_owner == bm->session) {
+        if (bm->controller_epoch < 0 &&
+            gr_meta_get(bm->m, "/controller_epoch", NULL, NULL,
+                        own_epoch_read, bm) != 0)
+            GR_LOG_WARN("meta: out of memory electing the controller");
+        return;
+    }
+    resign(bm, "another node holds /controller");
+    if (gr_meta_get(bm->m, "/controller", NULL, NULL, controller_read, bm) !=
         0)
+        GR_LOG_WARN("meta: out of memory reading /controller");
+}
+
+/* KafkaController.elect: who holds /controller (watched), or take it. */
+static void
+elect(struct gr_broker_meta *bm)
+{
+    if (bm->broker_epoch < 0)
+        return; /* registration first; it elects once done */
+    if (gr_meta_exists(bm->m, "/controller", controller_changed, bm,
+                       controller_stat, bm) != 0)
         GR_LOG_WARN("meta: out of memory electing the controller");
 }
 
@@ -124,23 +284,68 @@ path_made(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
     (void)arg;
     (void)path;
     (void)st;
-    if (rc != GR_META_OK && rc != GR_META_NODEEXISTS)
+    if (rc != GR_META_OK && rc != GR_META_NODEEXISTS &&
+        rc != GR_META_CONNECTIONLOSS && rc != GR_META_SESSIONEXPIRED)
         GR_LOG_WARN("meta: cannot create a top-level path: %s",
                     gr_meta_rc_name(rc));
+}
+
+static void
+registration_gone(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    (void)path;
+    if (ev == GR_META_EV_DELETED && bm->broker_epoch < 0)
+        do_register(bm);
+}
+
+/* /brokers/ids/<id> existed: ours (an answer lost), or another's */
+static void
+registration_stat(void *arg, int rc, const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    if (rc == GR_META_NONODE) {
+        do_register(bm);
+        return;
+    }
+    if (rc != GR_META_OK)
+        return;
+    if (st->ephemeral_owner == bm->session) {
+        bm->broker_epoch = st->czxid;
+        elect(bm);
+        return;
+    }
+    GR_LOG_WARN("meta: %s is held by another session (0x%" PRIx64 "): this "
+                "node's earlier run, until ZooKeeper expires it, or another "
+                "broker with broker.id %d; waiting for it to go",
+                bm->reg_path, st->ephemeral_owner, bm->b->node_id);
 }
 
 static void
 registered(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
 {
     struct gr_broker_meta *bm = arg;
-    if (rc != GR_META_OK) {
-        GR_LOG_WARN("meta: cannot register node %d: %s", bm->b->node_id,
-                    gr_meta_rc_name(rc));
+    (void)path;
+    if (rc == GR_META_NODEEXISTS) {
+        if (gr_meta_exists(bm->m, bm->reg_path, registration_gone, bm,
+                           registration_stat, bm) != 0)
+            GR_LOG_WARN("meta: out of memory registering node %d",
+                        bm->b->node_id);
         return;
     }
-    (void)path;
+    if (rc != GR_META_OK) {
+        if (rc != GR_META_CONNECTIONLOSS && rc != GR_META_SESSIONEXPIRED)
+            GR_LOG_WARN("meta: cannot register node %d: %s", bm->b->node_id,
+                        gr_meta_rc_name(rc));
+        return;
+    }
     bm->broker_epoch = st->czxid;
-    read_epoch(bm);
+    if (bm->zk)
+        GR_LOG_INFO("meta: node %d registered at %s (broker epoch %" PRId64
+                    ", %.1f ms after the session began)",
+                    bm->b->node_id, bm->reg_path, bm->broker_epoch,
+                    since_session_ms(bm));
+    elect(bm);
 }
 
 /* Kafka's BrokerIdZNode JSON, version 5 */
@@ -172,53 +377,130 @@ broker_json(const gr_broker_t *b, char *out, size_t cap)
 }
 
 static void
-connected(void *arg, gr_meta_session_t state, int64_t session_id)
+do_register(struct gr_broker_meta *bm)
 {
-    struct gr_broker_meta *bm = arg;
-    char path[64], json[4096];
-    size_t len;
-
-    if (state != GR_META_SESSION_CONNECTED)
-        return; /* meta_local's session never ends */
-    GR_LOG_DEBUG("meta: session %" PRId64 " connected", session_id);
-    for (size_t i = 0; i < sizeof persistent / sizeof persistent[0]; i++)
-        if (gr_meta_create(bm->m, persistent[i], NULL, 0, 0, path_made,
-                           NULL) != 0)
-            goto oom;
-    len = broker_json(bm->b, json, sizeof json);
+    char json[4096];
+    size_t len = broker_json(bm->b, json, sizeof json);
     if (len >= sizeof json) {
         GR_LOG_WARN("meta: node %d's registration is too long",
                     bm->b->node_id);
         return;
     }
-    snprintf(path, sizeof path, "/brokers/ids/%d", (int)bm->b->node_id);
-    if (gr_meta_create(bm->m, path, json, len, GR_META_EPHEMERAL, registered,
-                       bm) == 0)
+    if (gr_meta_create(bm->m, bm->reg_path, json, len, GR_META_EPHEMERAL,
+                       registered, bm) != 0)
+        GR_LOG_WARN("meta: out of memory registering node %d",
+                    bm->b->node_id);
+}
+
+static void
+session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
+{
+    struct gr_broker_meta *bm = arg;
+
+    switch (state) {
+    case GR_META_SESSION_SUSPENDED:
+        GR_LOG_WARN("meta: ZooKeeper session 0x%" PRIx64 " suspended "
+                    "(disconnected); node %d waits for it to come back or "
+                    "expire",
+                    session_id, bm->b->node_id);
         return;
-oom:
-    GR_LOG_WARN("meta: out of memory registering node %d", bm->b->node_id);
+    case GR_META_SESSION_EXPIRED:
+        resign(bm, "its ZooKeeper session expired");
+        GR_LOG_WARN("meta: node %d's registration went with session 0x%" PRIx64
+                    "; registering again with the next",
+                    bm->b->node_id, session_id);
+        bm->broker_epoch = -1;
+        bm->controller_id = -1;
+        return;
+    case GR_META_SESSION_CONNECTED:
+        break;
+    }
+    if (session_id == bm->session) {
+        /* the same session back: re-read what a lost answer may hide */
+        GR_LOG_INFO("meta: ZooKeeper session 0x%" PRIx64 " resumed",
+                    session_id);
+        if (bm->broker_epoch < 0)
+            do_register(bm);
+        else
+            elect(bm);
+        return;
+    }
+    GR_LOG_DEBUG("meta: session %" PRId64 " connected", session_id);
+    bm->session = session_id;
+    bm->session_us = gr_mono_us();
+    bm->broker_epoch = -1;
+    for (size_t i = 0; i < sizeof persistent / sizeof persistent[0]; i++)
+        if (gr_meta_create(bm->m, persistent[i], NULL, 0, 0, path_made,
+                           NULL) != 0) {
+            GR_LOG_WARN("meta: out of memory registering node %d",
+                        bm->b->node_id);
+            return;
+        }
+    do_register(bm);
 }
 
 int
 gr_broker_meta_start(gr_broker_t *b)
 {
     struct gr_broker_meta *bm = calloc(1, sizeof(*bm));
+    const char *zk = gr_conf_str(b->conf, GR_CONF_ZOOKEEPER_CONNECT);
+    const char *roles = gr_conf_extra_get(b->conf, "process.roles");
     char *dir = NULL;
-    gr_meta_cfg_t cfg;
+    gr_meta_cfg_t cfg = { 0 };
 
-    if (bm == NULL || asprintf(&dir, "%s/%s", b->log_dir, META_DIR) < 0) {
-        free(bm);
+    if (bm == NULL)
         return -1;
-    }
     bm->b = b;
     bm->broker_epoch = -1;
     bm->controller_epoch = -1;
-    cfg = (gr_meta_cfg_t){ b->loop, b->workers, dir };
-    bm->m = gr_meta_local_open(&cfg, connected, bm);
-    free(dir);
+    bm->epoch_zkversion = -1;
+    bm->controller_id = -1;
+    snprintf(bm->reg_path, sizeof bm->reg_path, "/brokers/ids/%d",
+             (int)b->node_id);
+    cfg.loop = b->loop;
+    cfg.workers = b->workers;
+    if (zk != NULL && roles != NULL && *roles != '\0') {
+        /* Kafka's rule: process.roles makes it KRaft, with no ZooKeeper */
+        GR_LOG_INFO("zookeeper.connect is set but not used: process.roles "
+                    "makes this a KRaft configuration, and Gregor runs it as "
+                    "a single broker");
+        zk = NULL;
+    }
+    if (zk != NULL && *zk != '\0') {
+        bm->zk = true;
+        cfg.connect = zk;
+        cfg.session_timeout_ms =
+            (int)gr_conf_int(b->conf, GR_CONF_ZOOKEEPER_SESSION_TIMEOUT_MS);
+        cfg.connection_timeout_ms =
+            gr_conf_is_set(b->conf, GR_CONF_ZOOKEEPER_CONNECTION_TIMEOUT_MS)
+                ? (int)gr_conf_int(b->conf,
+                                   GR_CONF_ZOOKEEPER_CONNECTION_TIMEOUT_MS)
+                : cfg.session_timeout_ms;
+        bm->m = gr_meta_zk_open(&cfg, session_changed, bm);
+        if (bm->m != NULL)
+            GR_LOG_WARN("cluster mode (zookeeper.connect=%s): node %d "
+                        "registers in ZooKeeper and takes part in the "
+                        "controller election, but serves clients as a single "
+                        "broker still: no replication, its topics its own, "
+                        "Metadata lists itself alone",
+                        zk, b->node_id);
+    } else {
+        if (asprintf(&dir, "%s/%s", b->log_dir, META_DIR) < 0) {
+            free(bm);
+            return -1;
+        }
+        cfg.dir = dir;
+        bm->m = gr_meta_local_open(&cfg, session_changed, bm);
+        free(dir);
+    }
     if (bm->m == NULL) {
+        bool fatal = bm->zk;
         free(bm);
-        return -1;
+        if (fatal) /* cluster mode cannot run without its ensemble */
+            return -1;
+        GR_LOG_WARN("meta: the coordination store did not open; serving "
+                    "without it");
+        return 0;
     }
     b->meta = bm;
     return 0;

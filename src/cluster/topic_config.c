@@ -536,7 +536,12 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     BU(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, INT, RO,
       "How often idle producer state is looked for."),
     BU(ZOOKEEPER_CONNECT, STRING, RO,
-      "ZooKeeper of a multi-broker cluster (accepted, not used yet)."),
+      "The ZooKeeper ensemble of cluster mode (host:port,...[/chroot])."),
+    BU(ZOOKEEPER_SESSION_TIMEOUT_MS, INT, RO,
+      "The ZooKeeper session timeout of cluster mode."),
+    BU(ZOOKEEPER_CONNECTION_TIMEOUT_MS, INT, RO,
+      "How long start-up waits for a ZooKeeper session (default: the "
+      "session timeout)."),
     B(LOG_CLEANER_ENABLE, BOOL, RO,
       "Whether the log cleaner runs (compacted topics need it)."),
     B(LOG_CLEANER_THREADS, INT, DY,

@@ -280,31 +280,6 @@ kid_detach(node_t *p, node_t *n)
     p->nkids--;
 }
 
-/* ZooKeeper's PathUtils.validatePath: absolute, no empty, "." or ".."
- * component, no trailing slash but on the root. */
-static bool
-path_ok(const char *path)
-{
-    size_t n;
-    const char *c;
-    if (path == NULL || path[0] != '/' || (n = strlen(path)) > GR_META_MAX_PATH)
-        return false;
-    if (n == 1)
-        return true;
-    if (path[n - 1] == '/')
-        return false;
-    for (c = path + 1;;) {
-        const char *e = strchr(c, '/');
-        size_t len = e ? (size_t)(e - c) : strlen(c);
-        if (len == 0 || (len == 1 && c[0] == '.') ||
-            (len == 2 && c[0] == '.' && c[1] == '.'))
-            return false;
-        if (e == NULL)
-            return true;
-        c = e + 1;
-    }
-}
-
 static node_t *
 lookup(node_t *root, const char *path)
 {
@@ -645,8 +620,8 @@ do_create(local_t *l, txn_t *t, const char *path, const void *data,
     node_t *p, *n;
     undo_t *u = &t->u[t->n];
 
-    if (!path_ok(path) || path[1] == '\0' || len > GR_META_MAX_DATA)
-        return path_ok(path) && path[1] == '\0' ? GR_META_NODEEXISTS
+    if (!gr_meta_path_ok(path) || path[1] == '\0' || len > GR_META_MAX_DATA)
+        return gr_meta_path_ok(path) && path[1] == '\0' ? GR_META_NODEEXISTS
                                                 : GR_META_BADARGUMENTS;
     parent_path(path, pp);
     if ((p = lookup(l->root, pp)) == NULL)
@@ -684,7 +659,7 @@ do_set(local_t *l, txn_t *t, const char *path, const void *data, size_t len,
     uint8_t *copy;
     undo_t *u = &t->u[t->n];
 
-    if (!path_ok(path) || len > GR_META_MAX_DATA)
+    if (!gr_meta_path_ok(path) || len > GR_META_MAX_DATA)
         return GR_META_BADARGUMENTS;
     if ((n = lookup(l->root, path)) == NULL)
         return GR_META_NONODE;
@@ -717,7 +692,7 @@ do_delete(local_t *l, txn_t *t, const char *path, int32_t version,
     node_t *n;
     undo_t *u = &t->u[t->n];
 
-    if (!path_ok(path) || path[1] == '\0')
+    if (!gr_meta_path_ok(path) || path[1] == '\0')
         return GR_META_BADARGUMENTS;
     if ((n = lookup(l->root, path)) == NULL)
         return GR_META_NONODE;
@@ -994,7 +969,7 @@ snap_load(local_t *l, const uint8_t *p, size_t len)
         st.version = (int32_t)rd_be(&r, 4);
         st.cversion = (int32_t)rd_be(&r, 4);
         st.ephemeral_owner = (int64_t)rd_be(&r, 8);
-        if (!r.ok || !path_ok(path))
+        if (!r.ok || !gr_meta_path_ok(path))
             return -1;
         if (i == 0) {
             /* the root comes first */
@@ -1181,7 +1156,7 @@ run_multi(local_t *l, const gr_meta_op_t *ops, int n, gr_meta_result_t *res)
                 char pp[GR_META_MAX_PATH + 16];
                 node_t *p;
                 snprintf(name, sizeof name, "%s0000000000", path);
-                if (!path_ok(name)) {
+                if (!gr_meta_path_ok(name)) {
                     rc = GR_META_BADARGUMENTS;
                     break;
                 }
@@ -1211,7 +1186,7 @@ run_multi(local_t *l, const gr_meta_op_t *ops, int n, gr_meta_result_t *res)
             break;
         case GR_META_OP_CHECK: {
             node_t *nd;
-            if (op->path == NULL || !path_ok(op->path))
+            if (op->path == NULL || !gr_meta_path_ok(op->path))
                 rc = GR_META_BADARGUMENTS;
             else if ((nd = lookup(l->root, op->path)) == NULL)
                 rc = GR_META_NONODE;
@@ -1313,7 +1288,7 @@ local_get(gr_meta_t *m, const char *path, gr_meta_watch_cb w, void *warg,
     node_t *n;
     if (c == NULL)
         return -1;
-    if (path == NULL || !path_ok(path))
+    if (path == NULL || !gr_meta_path_ok(path))
         c->rc = GR_META_BADARGUMENTS;
     else if ((n = lookup(l->root, path)) == NULL)
         c->rc = GR_META_NONODE; /* no watch: ZooKeeper's getData */
@@ -1340,7 +1315,7 @@ local_exists(gr_meta_t *m, const char *path, gr_meta_watch_cb w, void *warg,
     node_t *n;
     if (c == NULL)
         return -1;
-    if (path == NULL || !path_ok(path)) {
+    if (path == NULL || !gr_meta_path_ok(path)) {
         c->rc = GR_META_BADARGUMENTS;
     } else {
         if (watch_add(l, path, false, w, warg) != 0) {
@@ -1365,7 +1340,7 @@ local_children(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
     node_t *n;
     if (c == NULL)
         return -1;
-    if (path == NULL || !path_ok(path)) {
+    if (path == NULL || !gr_meta_path_ok(path)) {
         c->rc = GR_META_BADARGUMENTS;
     } else if ((n = lookup(l->root, path)) == NULL) {
         c->rc = GR_META_NONODE;

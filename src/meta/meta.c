@@ -4,6 +4,8 @@
  */
 #include "meta/meta.h"
 
+#include <string.h>
+
 const char *
 gr_meta_rc_name(int rc)
 {
@@ -28,8 +30,35 @@ gr_meta_rc_name(int rc)
         return "NOTEMPTY";
     case GR_META_SESSIONEXPIRED:
         return "SESSIONEXPIRED";
+    case GR_META_CONNECTIONLOSS:
+        return "CONNECTIONLOSS";
+    case GR_META_NOAUTH:
+        return "NOAUTH";
     }
     return "UNKNOWN";
+}
+
+bool
+gr_meta_path_ok(const char *path)
+{
+    size_t n;
+    const char *c;
+    if (path == NULL || path[0] != '/' || (n = strlen(path)) > GR_META_MAX_PATH)
+        return false;
+    if (n == 1)
+        return true;
+    if (path[n - 1] == '/')
+        return false;
+    for (c = path + 1;;) {
+        const char *e = strchr(c, '/');
+        size_t len = e ? (size_t)(e - c) : strlen(c);
+        if (len == 0 || (len == 1 && c[0] == '.') ||
+            (len == 2 && c[0] == '.' && c[1] == '.'))
+            return false;
+        if (e == NULL)
+            return true;
+        c = e + 1;
+    }
 }
 
 int

@@ -5,8 +5,8 @@
  * znodes, each with data and a stat; writes are conditional on versions;
  * ephemeral nodes belong to the session that made them; watches fire
  * once. meta_local (local.c) is the engine built in: an in-memory tree
- * kept on disk as a snapshot plus a journal; a ZooKeeper engine can sit
- * behind the same calls later.
+ * kept on disk as a snapshot plus a journal; meta_zk (zk.c) is a
+ * ZooKeeper ensemble behind the same calls (cluster mode).
  *
  * Every call is loop thread only and every callback runs on the loop
  * thread, never inside the call that asked for it (ZooKeeper's
@@ -20,6 +20,7 @@
 #ifndef GR_META_META_H
 #define GR_META_META_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,10 +31,16 @@
  * the same against either engine. */
 typedef enum {
     GR_META_OK = 0,
-    GR_META_SYSTEMERROR = -1,           /* I/O failed: the store is closed */
+    GR_META_SYSTEMERROR = -1,           /* local: I/O failed, the store is
+                                         * closed; zk: an error of
+                                         * ZooKeeper's not listed here */
     GR_META_RUNTIMEINCONSISTENCY = -2,  /* a multi's op after the failed one */
+    GR_META_CONNECTIONLOSS = -4,        /* zk: the answer was lost with the
+                                         * connection; a write may or may
+                                         * not have happened: read back */
     GR_META_BADARGUMENTS = -8,          /* bad path, too large, bad op */
     GR_META_NONODE = -101,
+    GR_META_NOAUTH = -102,              /* zk: an ACL refused it */
     GR_META_BADVERSION = -103,
     GR_META_NOCHILDRENFOREPHEMERALS = -108,
     GR_META_NODEEXISTS = -110,
@@ -112,8 +119,9 @@ typedef struct gr_meta_op {
 
 /* A multi's per-op answer: for a failed multi the ops before the failed
  * one say OK, the failed one its error, the later ones
- * RUNTIMEINCONSISTENCY (ZooKeeper's). path: create's node; st: create's
- * and set's stat. */
+ * RUNTIMEINCONSISTENCY (ZooKeeper's). path: create's node; st: set's
+ * stat, and create's on meta_local only (ZooKeeper 3.8's C client has
+ * no create2 op in a multi: zeros there). */
 typedef struct gr_meta_result {
     int rc;
     const char *path;
@@ -128,6 +136,11 @@ typedef struct gr_meta_cfg {
     gr_loop_t *loop;
     gr_workers_t *workers; /* file writes and fsyncs run there */
     const char *dir;       /* meta_local: its directory (made if missing) */
+    /* meta_zk: zookeeper.connect ("host:port,host:port[/chroot]") and
+     * Kafka's two timeouts */
+    const char *connect;
+    int session_timeout_ms;
+    int connection_timeout_ms;
 } gr_meta_cfg_t;
 
 /* The engine behind a gr_meta_t; each call has the gr_meta_x() contract
@@ -160,6 +173,24 @@ struct gr_meta {
  * (logged). Reading happens here, at start-up; writes go to workers. */
 gr_meta_t *gr_meta_local_open(const gr_meta_cfg_t *cfg,
                               gr_meta_session_cb session_cb, void *arg);
+
+/* Opens meta_zk: loads ZooKeeper's C client (libzookeeper_mt, only
+ * now: a single broker never maps it), starts a session with the servers
+ * of cfg->connect and waits for it, at most cfg->connection_timeout_ms
+ * (start-up, as Kafka's broker waits), then makes the chroot if missing
+ * (Kafka's createChrootIfNecessary). Paths are the chroot's. Sessions:
+ * CONNECTED (again after SUSPENDED with the same id: ephemerals and
+ * watches kept), SUSPENDED (disconnected: the servers decide expiry, and
+ * the client hears of it only once it reaches one again), EXPIRED (its
+ * ephemerals and armed watches are gone; meta_zk opens a new session at
+ * once, reported CONNECTED with its new id). NULL on failure (logged). */
+gr_meta_t *gr_meta_zk_open(const gr_meta_cfg_t *cfg,
+                           gr_meta_session_cb session_cb, void *arg);
+
+/* ZooKeeper's PathUtils.validatePath: absolute, no empty, "." or ".."
+ * component, no trailing slash but on the root, at most
+ * GR_META_MAX_PATH bytes. */
+bool gr_meta_path_ok(const char *path);
 
 /* Each returns 0 when cb will be called once (with the result), or -1
  * (out of memory) when nothing will be called. A watch w, when given, is

@@ -13,12 +13,16 @@
  * gr_meta_local_parse() loads both into a tree and frees it: no crash or
  * leak; the valid journal prefix it reports lies inside the journal, and
  * parsing that prefix again accepts all of it (recovery cuts the journal
- * there, so the next start must read it whole).
+ * there, so the next start must read it whole). The bytes from offset 1
+ * also go, whole, to the readers of Kafka's /controller_epoch and
+ * /controller (src/broker_meta.c): in cluster mode they are what
+ * ZooKeeper holds, peer data; an accepted value is never negative.
  */
 #include "fuzz.h"
 
 #include <string.h>
 
+#include "broker.h"
 #include "core/crc32c.h"
 #include "meta/meta.h"
 
@@ -71,6 +75,14 @@ gr_fuzz_meta(const uint8_t *data, size_t n)
     memcpy(buf, data, n);
     if (data[0] & 1)
         fix_crcs(buf + 5, s, buf + 5 + s, jn);
+    {
+        int32_t v = -1;
+        if (gr_broker_meta_parse_epoch(buf + 1, n - 1, &v) == 0)
+            GR_FUZZ_CHECK(v >= 0);
+        v = -1;
+        if (gr_broker_meta_parse_controller(buf + 1, n - 1, &v) == 0)
+            GR_FUZZ_CHECK(v >= 0);
+    }
     rc = gr_meta_local_parse(buf + 5, s, buf + 5 + s, jn, &ok);
     GR_FUZZ_CHECK(ok <= jn);
     if (rc == 0) {

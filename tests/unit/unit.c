@@ -42,6 +42,7 @@ static const suite_entry_t suites[] = {
     { "core/file", suite_core_file },
     { "core/json", suite_core_json },
     { "meta/local", suite_meta_local },
+    { "meta/contract", suite_meta_contract },
     { "meta/broker", suite_meta_broker },
     { "log/txn_index", suite_log_txn_index },
     { "txn/txn", suite_txn_txn },

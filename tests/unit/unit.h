@@ -34,6 +34,7 @@ Suite *suite_core_worker(void);
 Suite *suite_core_file(void);
 Suite *suite_core_json(void);
 Suite *suite_meta_local(void);
+Suite *suite_meta_contract(void);
 Suite *suite_meta_broker(void);
 Suite *suite_core_compress(void);
 Suite *suite_log_txn_index(void);

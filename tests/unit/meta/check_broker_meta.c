@@ -4,6 +4,7 @@
  * start. */
 #include "../unit.h"
 #include "../api/brokertest.h"
+#include "broker.h"
 #include "core/log.h"
 #include "core/loop.h"
 #include "core/worker.h"
@@ -102,7 +103,7 @@ START_TEST(test_register_and_elect)
     snprintf(dir, sizeof dir, "%s/data/__cluster_metadata_local", bt.dir);
     loop = gr_loop_new();
     w = gr_workers_new(loop, 1);
-    cfg = (gr_meta_cfg_t){ loop, w, dir };
+    cfg = (gr_meta_cfg_t){ .loop = loop, .workers = w, .dir = dir };
     gr_log_level = GR_LOG_LEVEL_ERROR;
     m = gr_meta_local_open(&cfg, NULL, NULL);
     ck_assert_ptr_nonnull(m);
@@ -137,6 +138,48 @@ START_TEST(test_register_and_elect)
 }
 END_TEST
 
+/* Kafka's /controller (ControllerZNode, versions 1 and 2) and
+ * /controller_epoch as written by Kafka and by us; anything else refused */
+START_TEST(test_parse_znodes)
+{
+    static const char *ctl_ok[] = {
+        "{\"version\":1,\"brokerid\":2,\"timestamp\":\"1796283812774\"}",
+        "{\"version\":2,\"brokerid\":17,\"timestamp\":\"1\","
+        "\"kraftControllerEpoch\":-1}",
+        "{\"brokerid\" : 0}",
+    };
+    static const int ids[] = { 2, 17, 0 };
+    static const char *ctl_bad[] = { "", "{}", "{\"brokerid\":-1}",
+                                     "{\"brokerid\":\"1\"}",
+                                     "{\"brokerid\":99999999999}",
+                                     "{\"brokerid\":1x}" };
+    int32_t v;
+    for (size_t i = 0; i < sizeof ctl_ok / sizeof ctl_ok[0]; i++) {
+        v = -1;
+        ck_assert_int_eq(
+            gr_broker_meta_parse_controller(ctl_ok[i], strlen(ctl_ok[i]), &v),
+            0);
+        ck_assert_int_eq(v, ids[i]);
+    }
+    for (size_t i = 0; i < sizeof ctl_bad / sizeof ctl_bad[0]; i++)
+        ck_assert_int_eq(gr_broker_meta_parse_controller(
+                             ctl_bad[i], strlen(ctl_bad[i]), &v),
+                         -1);
+    ck_assert_int_eq(gr_broker_meta_parse_controller("{\"brokerid\":1}\0x", 16,
+                                                     &v),
+                     -1); /* a NUL inside */
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("42", 2, &v), 0);
+    ck_assert_int_eq(v, 42);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("0", 1, &v), 0);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("-1", 2, &v), -1);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch(" 1", 2, &v), -1);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("1 ", 2, &v), -1);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("2147483647", 10, &v), -1);
+    ck_assert_int_eq(gr_broker_meta_parse_epoch("", 0, &v), -1);
+}
+END_TEST
+
 Suite *
 suite_meta_broker(void)
 {
@@ -144,6 +187,7 @@ suite_meta_broker(void)
     TCase *tc = tcase_create("broker");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_register_and_elect);
+    tcase_add_test(tc, test_parse_znodes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,204 @@
+# compat/zk/scenarios.sh: cluster mode on a real ZooKeeper ensemble,
+# sourced by compat/run.sh. One scenario, one ensemble (3 JVMs, ~200 MB:
+# started once, tests/zk/ensemble.sh), in this order:
+#   1. the gr_meta contract over meta_zk (tests/zk/check_meta_zk: the
+#      cases tests/unit/meta runs over meta_local);
+#   2. two gregor brokers (broker.id 1, 2) under one chroot: both
+#      registered, exactly one controller, as ZooKeeper's own C client
+#      reads them (tests/zk/zkcli); each still one broker to clients;
+#   3. kill -9 of the controller: the other takes over within the session
+#      timeout (3000 ms) plus a margin; the dead one's registration goes;
+#      restarted, it registers again and follows;
+#   4. SIGSTOP of the controller past its session: the other takes over;
+#      on SIGCONT the old one resigns (it hears /controller deleted, or
+#      its session EXPIRED), opens a new session and registers again;
+#   5. a broker whose ensemble does not answer stops at start-up after
+#      zookeeper.connection.timeout.ms, saying so.
+# Nothing skips: a missing java or zookeeper package fails it.
+
+ZK_SESSION_MS=3000
+
+# zkb_start I ARG...: broker I (broker.id I) in ZKB_DIR/I, pid in ZKB_PID[I]
+declare -a ZKB_PID=()
+zkb_start() {
+    local i=$1
+    shift
+    mkdir -p "$ZKB_DIR/$i"
+    rm -f "$ZKB_DIR/$i/listeners"
+    "$GREGOR" --override broker.id="$i" \
+        --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$ZKB_DIR/$i/data" \
+        --override "zookeeper.connect=$ZK_CONNECT$ZKB_CHROOT" \
+        --override zookeeper.session.timeout.ms=$ZK_SESSION_MS \
+        --listeners-file "$ZKB_DIR/$i/listeners" "$@" \
+        >>"$ZKB_DIR/$i/stdout" 2>>"$ZKB_DIR/$i/broker.log" &
+    ZKB_PID[$i]=$!
+    for _ in $(seq 1 300); do
+        [ -s "$ZKB_DIR/$i/listeners" ] && return 0
+        kill -0 "${ZKB_PID[$i]}" 2>/dev/null || {
+            echo "# broker $i exited at start-up"; cat "$ZKB_DIR/$i/broker.log"; return 1; }
+        sleep 0.05
+    done
+    echo "# broker $i did not start in 15 s"
+    return 1
+}
+
+zkb_stop_all() {
+    local p
+    for p in "${ZKB_PID[@]}"; do
+        [ -n "$p" ] || continue
+        kill -CONT "$p" 2>/dev/null
+        kill -TERM "$p" 2>/dev/null
+    done
+    for p in "${ZKB_PID[@]}"; do
+        [ -n "$p" ] || continue
+        for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+        kill -KILL "$p" 2>/dev/null
+        wait "$p" 2>/dev/null
+    done
+    ZKB_PID=()
+}
+
+zkcli() { "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$@"; }
+
+# zk_is WANT get|ls PATH: until zkcli's answer (ls: one line) is WANT, 10 s
+# at most. A new session may read a follower a write has not reached yet
+# (ZooKeeper orders each session's view, not all of them at once).
+zk_is() {
+    local want=$1 got
+    shift
+    for _ in $(seq 1 100); do
+        got=$(zkcli "$@" | tr '\n' ' ' | sed 's/ $//')
+        [ "$got" = "$want" ] && return 0
+        sleep 0.1
+    done
+    echo "# zkcli $*: '$got', not '$want'"
+    return 1
+}
+
+# wait_log I REGEX [SECONDS]: until broker I's log has a line matching
+wait_log() {
+    local end=$((SECONDS + ${3:-20}))
+    until grep -qE "$2" "$ZKB_DIR/$1/broker.log"; do
+        [ $SECONDS -ge $end ] && { echo "# broker $1: no line /$2/ in ${3:-20} s"; return 1; }
+        sleep 0.02
+    done
+}
+
+# the controller's broker id as ZooKeeper holds it
+zk_controller() {
+    zkcli get "$ZKB_CHROOT/controller" | sed -n 's/.*"brokerid":\([0-9]*\).*/\1/p'
+}
+
+now_ms() { date +%s%3N; }
+
+zk_cluster_body() {
+    local t0 ms c other ids
+    need java || return 1
+    [ -f /usr/share/java/zookeeper.jar ] || { echo "no /usr/share/java/zookeeper.jar: install-deps.sh installs zookeeper"; return 1; }
+    ZK_DIR=$(mktemp -d "$COMPAT_TMP/zk.XXXXXX")
+    ZKB_DIR=$(mktemp -d "$COMPAT_TMP/zkb.XXXXXX")
+    ZKB_CHROOT=/gregor-compat/cluster-$$
+    t0=$(now_ms)
+    ZK_CONNECT=$("$top_srcdir/tests/zk/ensemble.sh" start "$ZK_DIR" 3) || return 1
+    echo "# figure: 3-node ensemble serving after $(( $(now_ms) - t0 )) ms"
+
+    # 1. the contract over ZooKeeper
+    t0=$(now_ms)
+    GREGOR_TEST_ZK=$ZK_CONNECT timeout 300 "$top_builddir/tests/zk/check_meta_zk" ||
+        return 1
+    echo "# figure: gr_meta contract over meta_zk in $(( $(now_ms) - t0 )) ms"
+
+    # 2. two brokers: both registered, one controller
+    zkb_start 1 || return 1
+    zkb_start 2 || return 1
+    wait_log 1 'node 1 registered at /brokers/ids/1' || return 1
+    wait_log 2 'node 2 registered at /brokers/ids/2' || return 1
+    grep -h 'registered at\|elected controller' "$ZKB_DIR"/[12]/broker.log |
+        sed 's/^/# figure: /'
+    for _ in $(seq 1 200); do
+        c=$(zk_controller)
+        [ -n "$c" ] && grep -q "node $((3 - c)): the controller is node $c" \
+            "$ZKB_DIR/$((3 - c))/broker.log" && break
+        sleep 0.05
+    done
+    [ "$c" = 1 ] || [ "$c" = 2 ] || { echo "# no controller: '$c'"; return 1; }
+    other=$((3 - c))
+    [ "$(grep -c 'elected controller' "$ZKB_DIR/$c/broker.log")" = 1 ] || return 1
+    ! grep -q 'elected controller' "$ZKB_DIR/$other/broker.log" || return 1
+    zk_is "1 2" ls "$ZKB_CHROOT/brokers/ids" || return 1
+    for _ in $(seq 1 50); do
+        zkcli get "$ZKB_CHROOT/brokers/ids/1" >"$ZKB_DIR/reg1" 2>&1
+        grep -q '"version":5,"host":"127.0.0.1"' "$ZKB_DIR/reg1" && break
+        sleep 0.1
+    done
+    grep -q '"version":5,"host":"127.0.0.1"' "$ZKB_DIR/reg1" || { cat "$ZKB_DIR/reg1"; return 1; }
+    zk_is 1 get "$ZKB_CHROOT/controller_epoch" || return 1
+    grep -q 'serves clients as a single broker still' "$ZKB_DIR/1/broker.log" || return 1
+    kcat -b "127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/1/listeners")" -L -m 10 |
+        grep -q ' 1 brokers:' || return 1
+
+    # 3. kill -9 the controller: the other takes over within the session
+    t0=$(now_ms)
+    kill -KILL "${ZKB_PID[$c]}"
+    wait "${ZKB_PID[$c]}" 2>/dev/null
+    ZKB_PID[$c]=
+    wait_log "$other" "node $other registered .* and elected controller \\(controller epoch 2" 20 ||
+        return 1
+    ms=$(( $(now_ms) - t0 ))
+    echo "# figure: failover after kill -9 of the controller: $ms ms (session timeout $ZK_SESSION_MS ms)"
+    [ "$ms" -le $((ZK_SESSION_MS + 6000)) ] || { echo "# failover took $ms ms"; return 1; }
+    zk_is 2 get "$ZKB_CHROOT/controller_epoch" || return 1
+    [ "$(zk_controller)" = "$other" ] || return 1
+    zk_is "$other" ls "$ZKB_CHROOT/brokers/ids" || return 1
+    # restarted on its data: registers again, follows
+    zkb_start "$c" || return 1
+    wait_log "$c" "node $c: the controller is node $other" || return 1
+    zk_is "1 2" ls "$ZKB_CHROOT/brokers/ids" || return 1
+
+    # 4. the controller paused past its session: fenced out, then back
+    kill -STOP "${ZKB_PID[$other]}"
+    t0=$(now_ms)
+    wait_log "$c" "node $c registered .* and elected controller \\(controller epoch 3" 20 ||
+        return 1
+    echo "# figure: takeover after SIGSTOP of the controller: $(( $(now_ms) - t0 )) ms"
+    kill -CONT "${ZKB_PID[$other]}"
+    # it resigns when it hears /controller went (the server's notice may
+    # be waiting in its socket) or its session expired, whichever first
+    wait_log "$other" "node $other resigned as controller \\(controller epoch 2\\)" ||
+        return 1
+    wait_log "$other" "node $other's registration went with session" || return 1
+    wait_log "$other" "node $other: the controller is node $c" || return 1
+    zk_is "1 2" ls "$ZKB_CHROOT/brokers/ids" || return 1
+    zk_is 3 get "$ZKB_CHROOT/controller_epoch" || return 1
+    zkb_stop_all
+
+    # 5. no ensemble: start-up fails after the connection timeout
+    mkdir -p "$ZKB_DIR/x"
+    if "$GREGOR" --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$ZKB_DIR/x/data" \
+        --override "zookeeper.connect=127.0.0.1:1/x" \
+        --override zookeeper.connection.timeout.ms=1000 \
+        >"$ZKB_DIR/x/stdout" 2>"$ZKB_DIR/x/broker.log"; then
+        echo "# started without its ensemble"; return 1
+    fi
+    grep -q 'timed out waiting for a ZooKeeper session with 127.0.0.1:1 after 1000 ms' \
+        "$ZKB_DIR/x/broker.log" || { cat "$ZKB_DIR/x/broker.log"; return 1; }
+}
+
+s_zk_cluster() {
+    local rc
+    zk_cluster_body
+    rc=$?
+    if [ $rc != 0 ] && [ -n "$ZKB_DIR" ]; then
+        for f in "$ZKB_DIR"/*/broker.log; do
+            [ -f "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }
+        done
+    fi
+    zkb_stop_all
+    [ -n "$ZK_DIR" ] && "$top_srcdir/tests/zk/ensemble.sh" stop "$ZK_DIR"
+    return $rc
+}
+
+SCENARIOS+=(zk_cluster)
+LIMIT_zk_cluster=240
