@@ -4,6 +4,7 @@
  */
 #include "meta/meta.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char *
@@ -101,4 +102,52 @@ gr_meta_close(gr_meta_t *m)
 {
     if (m != NULL)
         m->ops->close(m);
+}
+
+typedef struct {
+    gr_meta_multi_cb cb;
+    void *arg;
+} fenced_t;
+
+static void
+fenced_done(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    fenced_t f = *(fenced_t *)arg;
+    free(arg);
+    if (n < 1) { /* refused whole (BADARGUMENTS) */
+        f.cb(f.arg, rc, res, 0);
+        return;
+    }
+    /* the check failed: ZooKeeper says BADVERSION (NONODE if the fence is
+     * gone) on it and RUNTIMEINCONSISTENCY on every op after it */
+    f.cb(f.arg, rc != 0 && res[0].rc != 0 ? GR_META_BADVERSION : rc, res + 1,
+         n - 1);
+}
+
+int
+gr_meta_fenced_multi(gr_meta_t *m, const char *fence_path,
+                     int32_t fence_version, const gr_meta_op_t *ops, int n,
+                     gr_meta_multi_cb cb, void *arg)
+{
+    gr_meta_op_t *all;
+    fenced_t *f;
+    int rc;
+    if (n < 1 || n > 999)
+        return gr_meta_multi(m, ops, 0, cb, arg); /* BADARGUMENTS */
+    if ((all = calloc((size_t)n + 1, sizeof(*all))) == NULL)
+        return -1;
+    if ((f = malloc(sizeof(*f))) == NULL) {
+        free(all);
+        return -1;
+    }
+    f->cb = cb;
+    f->arg = arg;
+    all[0] = (gr_meta_op_t){ GR_META_OP_CHECK, fence_path, NULL, 0, 0,
+                             fence_version };
+    memcpy(all + 1, ops, (size_t)n * sizeof(*ops));
+    rc = gr_meta_multi(m, all, n + 1, fenced_done, f); /* the ops copied */
+    free(all);
+    if (rc != 0)
+        free(f);
+    return rc;
 }

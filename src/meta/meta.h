@@ -209,6 +209,15 @@ int gr_meta_children(gr_meta_t *m, const char *path, gr_meta_watch_cb w,
  * 1 <= n <= 1000. */
 int gr_meta_multi(gr_meta_t *m, const gr_meta_op_t *ops, int n,
                   gr_meta_multi_cb cb, void *arg);
+/* A multi fenced by a version, Kafka's wrapRequestWithControllerEpochCheck:
+ * ops run behind check(fence_path, fence_version), all or nothing. cb
+ * sees ops' own results (n of them, the check's taken off); rc is
+ * GR_META_BADVERSION with *every* result RUNTIMEINCONSISTENCY when the
+ * fence moved (the writer was deposed), else as gr_meta_multi's.
+ * 1 <= n <= 999. */
+int gr_meta_fenced_multi(gr_meta_t *m, const char *fence_path,
+                         int32_t fence_version, const gr_meta_op_t *ops,
+                         int n, gr_meta_multi_cb cb, void *arg);
 /* Closes; no callback runs after this, answered or not. Every write
  * made so far is kept: one a worker holds finishes there, the others are
  * written (and fsynced) by close itself or, after that job, by its

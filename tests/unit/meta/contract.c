@@ -497,6 +497,57 @@ START_TEST(test_ephemerals_go_with_session)
 }
 END_TEST
 
+static int
+fenced(int32_t version, const char *data)
+{
+    gr_meta_op_t op = { GR_META_OP_SET, "/state", data, strlen(data), 0, -1 };
+    int want = T.answers + 1;
+    ck_assert_int_eq(gr_meta_fenced_multi(T.m, "/controller_epoch", version,
+                                          &op, 1, on_multi, NULL),
+                     0);
+    wait_answers(want);
+    return T.rc;
+}
+
+/* Kafka's controller-epoch fencing: a controller's writes check the
+ * version of /controller_epoch its election set; once another election
+ * moved it on, the deposed one's writes change nothing */
+START_TEST(test_fenced_multi)
+{
+    int32_t va, vb;
+    meta_setup();
+    ck_assert_int_eq(create("/controller_epoch", "0", 0), GR_META_OK);
+    ck_assert_int_eq(create("/state", "", 0), GR_META_OK);
+    ck_assert_int_eq(set("/controller_epoch", "1", 0), GR_META_OK); /* A */
+    va = T.res[0].st.version;
+    ck_assert_int_eq(fenced(va, "a"), GR_META_OK);
+    ck_assert_int_eq(T.n, 1); /* the check's result taken off */
+    ck_assert_int_eq(T.res[0].rc, GR_META_OK);
+    ck_assert_int_eq(T.res[0].st.version, 1); /* /state's */
+    ck_assert_int_eq(set("/controller_epoch", "2", va), GR_META_OK); /* B */
+    vb = T.res[0].st.version;
+    ck_assert_int_eq(fenced(va, "zombie"), GR_META_BADVERSION);
+    ck_assert_int_eq(T.n, 1);
+    ck_assert_int_eq(T.res[0].rc, GR_META_RUNTIMEINCONSISTENCY);
+    ck_assert_int_eq(get("/state", false), GR_META_OK);
+    ck_assert_str_eq(T.data, "a");
+    ck_assert_int_eq(fenced(vb, "b"), GR_META_OK);
+    ck_assert_int_eq(get("/state", false), GR_META_OK);
+    ck_assert_str_eq(T.data, "b");
+    /* the fence gone is a fence moved */
+    {
+        gr_meta_op_t op = { GR_META_OP_SET, "/state", "c", 1, 0, -1 };
+        ck_assert_int_eq(del("/controller_epoch", -1), GR_META_OK);
+        ck_assert_int_eq(gr_meta_fenced_multi(T.m, "/controller_epoch", vb,
+                                              &op, 1, on_multi, NULL),
+                         0);
+        wait_answers(T.answers + 1);
+        ck_assert_int_eq(T.rc, GR_META_BADVERSION);
+    }
+    meta_teardown();
+}
+END_TEST
+
 void
 meta_contract_add(TCase *tc, const meta_engine_t *e)
 {
@@ -508,4 +559,5 @@ meta_contract_add(TCase *tc, const meta_engine_t *e)
     tcase_add_test(tc, test_watches_once);
     tcase_add_test(tc, test_watches_in_order);
     tcase_add_test(tc, test_ephemerals_go_with_session);
+    tcase_add_test(tc, test_fenced_multi);
 }
