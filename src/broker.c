@@ -1006,6 +1006,7 @@ gr_broker_destroy(gr_broker_t *b)
     if (b == NULL)
         return;
     gr_control_close(b); /* when gr_broker_run() stopped short */
+    gr_quotas_stop(b);   /* likewise (a start-up refused after them) */
     gr_txn_coord_destroy(b->txn);
     gr_groups_destroy(b->groups);
     b->groups = NULL;
