@@ -4,7 +4,10 @@
            partitions with keys, headers and CreateTime timestamps, each
            back at the partition and offset its RecordMetadata gave, every
            field equal; keyed records without a partition where murmur2
-           puts them; a send_batch batch; 1,000,000-byte records round
+           puts them; a send_batch batch; a LogAppendTime topic (plain
+           and gzip) stamps records sent with old timestamps with the
+           broker's clock, in RecordMetadata and to a consumer;
+           1,000,000-byte records round
            trip, 1,100,000 is refused by the broker
            (MessageSizeTooLargeError); offsets_for_times, beginning and
            end offsets
@@ -17,7 +20,7 @@
            sticky and one takes over when the other leaves; commits resume
            a group exactly once over three members; committed()
   admin    create_topics (TOPIC_ALREADY_EXISTS, INVALID_REPLICATION_FACTOR
-           in the response), describe_cluster, describe_topics,
+           and INVALID_CONFIG in the response), describe_cluster, describe_topics,
            describe_configs, alter_configs, create_partitions,
            list/describe_consumer_groups, list_consumer_group_offsets,
            delete_records, delete_topics (UNKNOWN_TOPIC_OR_PARTITION)
@@ -41,7 +44,7 @@ from aiokafka.coordinator.assignors.sticky.sticky_assignor import \
 from aiokafka.partitioner import murmur2
 from aiokafka.structs import OffsetAndMetadata
 
-from common import BOOT, PORT, check, eq, fail, say, value_of
+from common import BOOT, PORT, check, check_log_append_time, eq, fail, say, value_of
 
 T = 30
 # aiokafka's sticky assignor keeps its state in the class: two members in one
@@ -134,6 +137,8 @@ async def data():
        [(b"b%d" % i, b"batch-%d" % i) for i in range(10)], "send_batch records")
     await p.stop()
 
+    await log_append_time()
+
     topic = "aio-large"
     p = await producer(max_request_size=3000000, compression_type="lz4")
     md = [await p.send_and_wait(topic, value_of(i, 1000000), partition=0) for i in range(3)]
@@ -167,6 +172,34 @@ async def data():
        "beginning/end offsets")
     await c.stop()
     say("times: offsets_for_times, beginning and end offsets")
+
+
+async def log_append_time():
+    """A topic with message.timestamp.type=LogAppendTime: records sent with
+    old timestamps (plain and gzip) get the broker's clock at the append,
+    in RecordMetadata (timestamp_type 1) and as what a consumer reads."""
+    a = AIOKafkaAdminClient(bootstrap_servers=BOOT)
+    await a.start()
+    for codec in (None, "gzip"):
+        topic = "aio-lat-%s" % codec
+        r = await a.create_topics([NewTopic(topic, 1, 1, topic_configs={
+            "message.timestamp.type": "LogAppendTime"})])
+        eq([t[1] for t in r.topic_errors], [0], "create %s" % topic)
+        old = int(time.time() * 1000) - 3600 * 1000
+        p = await producer(compression_type=codec)
+        before = int(time.time() * 1000)
+        futs = [await p.send(topic, b"lat-%d" % i, key=b"k%d" % i, partition=0,
+                             timestamp_ms=old + i) for i in range(20)]
+        md = [await f for f in futs]
+        after = int(time.time() * 1000)
+        await p.stop()
+        for m in md:
+            eq(m.timestamp_type, 1, "LogAppendTime %s: metadata timestamp type" % codec)
+        check_log_append_time("LogAppendTime %s" % codec, md, await read_all(topic, 1),
+                              (before, after), old)
+    await a.close()
+    say("LogAppendTime: 40 records (none, gzip) stamped with the broker's clock, "
+        "acknowledged and read as LogAppendTime")
 
 
 async def idem():
@@ -319,6 +352,16 @@ async def admin():
     eq(codes, {"aio-a": 0, "aio-rf": E.InvalidReplicationFactorError.errno}, "create_topics")
     r = await a.create_topics([NewTopic("aio-a", 1, 1)])
     eq(r.topic_errors[0][1], E.TopicAlreadyExistsError.errno, "create aio-a again")
+    # invalid configs: a value outside the allowed ones, a number that does
+    # not parse, a key Kafka does not know; none of the topics is made
+    bad = [("aio-bad-policy", {"cleanup.policy": "bogus"}),
+           ("aio-bad-number", {"retention.ms": "abc"}),
+           ("aio-bad-key", {"no.such.config": "1"})]
+    r = await a.create_topics([NewTopic(t, 1, 1, topic_configs=c) for t, c in bad])
+    eq(sorted((t[0], t[1]) for t in r.topic_errors),
+       sorted((t, E.InvalidConfigurationError.errno) for t, _ in bad), "create_topics invalid configs")
+    left = set(await a.list_topics()) & {t for t, _ in bad}
+    eq(left, set(), "topics made with invalid configs")
     c = await a.describe_cluster()
     eq((c["controller_id"], [(b["node_id"], b["host"], b["port"]) for b in c["brokers"]]),
        (1, [(1, "127.0.0.1", PORT)]), "describe_cluster")

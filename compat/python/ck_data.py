@@ -12,6 +12,10 @@
              timestamp byte for byte; keyed records without a partition
              land where librdkafka's consistent_random partitioner
              (crc32 of the key) says
+  logappend  topics with message.timestamp.type=LogAppendTime (plain and
+             lz4): records sent with old CreateTime stamps come back, in
+             the delivery reports and to a consumer, as LogAppendTime with
+             the broker's clock at the append
   large      records of 1,000,000 bytes (none and lz4) round trip; one of
              1,100,000 is refused by the broker as MSG_SIZE_TOO_LARGE
              (Kafka's MESSAGE_TOO_LARGE, message.max.bytes 1048588)
@@ -28,9 +32,9 @@ import zlib
 
 import confluent_kafka
 from confluent_kafka import (Consumer, KafkaError, Producer, TopicPartition,
-                             TIMESTAMP_CREATE_TIME, OFFSET_BEGINNING,
-                             OFFSET_END)
-from confluent_kafka.admin import AdminClient, OffsetSpec
+                             TIMESTAMP_CREATE_TIME, TIMESTAMP_LOG_APPEND_TIME,
+                             OFFSET_BEGINNING, OFFSET_END)
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
 
 from common import BOOT, PORT, check, eq, fail, say, value_of
 
@@ -163,6 +167,54 @@ def codecs():
         say("codec %s: %d records back at their offsets with keys, headers, timestamps" % (codec, n))
 
 
+def log_append_time():
+    """A topic with message.timestamp.type=LogAppendTime: the broker's
+    clock at the append replaces the producer's timestamps, plain and
+    compressed, in the delivery reports and in what a consumer reads."""
+    a = AdminClient({"bootstrap.servers": BOOT})
+    n = 0
+    for codec in ("none", "lz4"):
+        topic = "ck-lat-" + codec
+        fs = a.create_topics([NewTopic(topic, 1, 1, config={
+            "message.timestamp.type": "LogAppendTime"})], request_timeout=10)
+        fs[topic].result(15)
+        old = int(time.time() * 1000) - 3600 * 1000
+        p = producer(**{"compression.type": codec})
+        reports = {}
+
+        def cb(err, msg):
+            reports[msg.value()] = (err, msg.timestamp())
+        before = int(time.time() * 1000)
+        for i in range(20):
+            for _ in range(100):
+                try:
+                    p.produce(topic, value=b"lat-%d" % i, key=b"k%d" % i, partition=0,
+                              timestamp=old + i, on_delivery=cb)
+                    break
+                except BufferError:
+                    p.poll(0.1)
+        check(p.flush(30) == 0, "LogAppendTime %s: flush timed out" % codec)
+        after = int(time.time() * 1000)
+        eq(len(reports), 20, "LogAppendTime %s: delivery reports" % codec)
+        for v, (err, (tstype, ts)) in sorted(reports.items()):
+            check(err is None, "LogAppendTime %s: %s: %s" % (codec, v, err))
+            eq(tstype, TIMESTAMP_LOG_APPEND_TIME, "LogAppendTime %s: report type of %s" % (codec, v))
+            check(before <= ts <= after, "LogAppendTime %s: report time %d of %s not in %d..%d"
+                  % (codec, ts, v, before, after))
+        got = read_all(topic, 1, 20)
+        for (part, off), m in sorted(got.items()):
+            eq(m.value(), b"lat-%d" % off, "LogAppendTime %s: value at %d" % (codec, off))
+            tstype, ts = m.timestamp()
+            eq(tstype, TIMESTAMP_LOG_APPEND_TIME, "LogAppendTime %s: type at %d" % (codec, off))
+            check(before <= ts <= after, "LogAppendTime %s: time %d at %d not in %d..%d (sent %d)"
+                  % (codec, ts, off, before, after, old + off))
+            eq(ts, reports[m.value()][1][1], "LogAppendTime %s: read and reported time at %d"
+               % (codec, off))
+        n += len(got)
+    say("LogAppendTime: %d records (none, lz4) stamped with the broker's clock, "
+        "reported and read as LogAppendTime" % n)
+
+
 def large():
     topic = "ck-large"
     size = 1000000
@@ -272,6 +324,7 @@ def main():
                                                 confluent_kafka.libversion()[0]))
     metadata()
     codecs()
+    log_append_time()
     large()
     longpoll()
     idempotence()

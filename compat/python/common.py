@@ -76,3 +76,23 @@ def value_of(i, size):
     """A value of size bytes that differs for every i."""
     seed = ("%08d" % i).encode()
     return (seed * (size // len(seed) + 1))[:size]
+
+
+def check_log_append_time(what, md, got, window, sent):
+    """The records of a LogAppendTime topic as kafka-python 3 and aiokafka
+    give them: md the producer's metadata of records 0..n-1 (key b"k<i>",
+    value b"lat-<i>", sent stamped sent + i), got {(0, offset): record}
+    as read back; each acknowledged and read with one time of the broker's
+    clock within window (the produce's (start, end) in ms), as
+    LogAppendTime (timestamp_type 1)."""
+    lo, hi = window
+    eq([m.offset for m in md], list(range(len(md))), "%s: offsets" % what)
+    eq(len(got), len(md), "%s: records read" % what)
+    for i, m in enumerate(md):
+        check(lo <= m.timestamp <= hi, "%s: metadata time %d of %d not in %d..%d"
+              % (what, m.timestamp, i, lo, hi))
+        r = got[(0, i)]
+        eq((r.key, r.value, r.timestamp_type), (b"k%d" % i, b"lat-%d" % i, 1),
+           "%s: record %d" % (what, i))
+        check(r.timestamp == m.timestamp, "%s: record %d read at %d, acknowledged at %d "
+              "(sent %d)" % (what, i, r.timestamp, m.timestamp, sent + i))

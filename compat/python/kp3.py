@@ -5,7 +5,9 @@ timed-out transaction check).
            partitions, keys, headers, CreateTime timestamps; each back at
            the partition and offset its RecordMetadata gave, every field
            equal; keyed records without a partition where murmur2 puts
-           them; 1,000,000-byte records round trip, 1,100,000 is refused
+           them; a LogAppendTime topic (plain and gzip) stamps records
+           sent with old timestamps with the broker's clock, in
+           RecordMetadata and to a consumer; 1,000,000-byte records round trip, 1,100,000 is refused
            by the broker (MessageSizeTooLargeError); offsets_for_times,
            beginning_offsets, end_offsets
   idem     enable_idempotence: 3000 records over 3 partitions once each,
@@ -43,7 +45,7 @@ from kafka.coordinator.assignors.sticky.sticky_assignor import \
 from kafka.partitioner.default import murmur2
 from kafka.structs import OffsetAndMetadata
 
-from common import BOOT, PORT, check, eq, fail, say, value_of
+from common import BOOT, PORT, check, check_log_append_time, eq, fail, say, value_of
 
 T = 30
 
@@ -110,6 +112,8 @@ def data():
                "%s: record %d" % (codec, i))
         say("codec %s: %d records back with keys, headers, timestamps" % (codec, n))
 
+    log_append_time()
+
     topic = "kp-large"
     p = producer(compression_type="lz4", max_request_size=3000000)
     md = [p.send(topic, value_of(i, 1000000), partition=0).get(T) for i in range(3)]
@@ -141,6 +145,31 @@ def data():
     eq((c.beginning_offsets([tp])[tp], c.end_offsets([tp])[tp]), (0, 10), "beginning/end")
     c.close()
     say("times: offsets_for_times, beginning and end offsets")
+
+
+def log_append_time():
+    """A topic with message.timestamp.type=LogAppendTime: records sent with
+    old timestamps (plain and gzip) get the broker's clock at the append,
+    in RecordMetadata and as what a consumer reads (timestamp_type 1)."""
+    a = KafkaAdminClient(bootstrap_servers=BOOT)
+    for codec in (None, "gzip"):
+        topic = "kp-lat-%s" % codec
+        a.create_topics([NewTopic(topic, 1, 1, topic_configs={
+            "message.timestamp.type": "LogAppendTime"})])
+        old = int(time.time() * 1000) - 3600 * 1000
+        p = producer(compression_type=codec)
+        before = int(time.time() * 1000)
+        futs = [p.send(topic, b"lat-%d" % i, key=b"k%d" % i, partition=0, timestamp_ms=old + i)
+                for i in range(20)]
+        p.flush(T)
+        md = [f.get(T) for f in futs]
+        after = int(time.time() * 1000)
+        p.close()
+        check_log_append_time("LogAppendTime %s" % codec, md, read_all(topic, 1, 20),
+                              (before, after), old)
+    a.close()
+    say("LogAppendTime: 40 records (none, gzip) stamped with the broker's clock, "
+        "acknowledged and read as LogAppendTime")
 
 
 def idem():
