@@ -33,7 +33,6 @@ import sys
 # partition > cluster, meta, log > proto > core). Without them the module
 # graph has no circle.
 ALLOWED_MODULE_EDGES = {
-    ("cluster", "net"): "cluster/client_quotas.c uses net/quota.h's windows",
     ("net", "broker"): "net/ reads gr_broker_t (broker.h) for its settings",
     ("api", "broker"): "handlers reach modules through req->broker",
     ("control", "broker"): "control/control.h takes gr_broker_t",

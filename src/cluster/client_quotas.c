@@ -10,7 +10,6 @@
 #include "cluster/cluster.h"
 #include "core/buf.h"
 #include "core/log.h"
-#include "net/quota.h"
 
 #include <arpa/inet.h>
 #include <math.h>

@@ -32,7 +32,8 @@
 #include <stdint.h>
 
 #include "core/arena.h"
-#include "net/quota.h"
+#include "core/ipaddr.h"
+#include "core/rate.h"
 #include "core/str.h"
 #include "proto/kerr.h"
 

@@ -35,6 +35,9 @@
 #ifndef GR_NET_QUOTA_H
 #define GR_NET_QUOTA_H
 
+#include "core/ipaddr.h"
+#include "core/rate.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,55 +45,6 @@
 
 typedef struct gr_broker gr_broker_t;
 typedef struct gr_listener gr_listener_t;
-
-/* Kafka's Rate with a WindowedSum (SampledStat): samples of win_ms,
- * `samples` of them measured, one more kept as the current one. All-zero
- * is an empty rate with Kafka's defaults (quota.window.num 11 of
- * quota.window.size.seconds 1); client quotas set both from the config
- * (at most GR_RATE_SAMPLES_MAX samples) before the first record. */
-#define GR_RATE_SAMPLES     11
-#define GR_RATE_WINDOW_MS   1000
-#define GR_RATE_SAMPLES_MAX 100
-
-typedef struct gr_rate {
-    struct {
-        int64_t start_ms, last_ms; /* startTimeMs, lastEventMs */
-        double value;
-        int64_t events;
-    } s[GR_RATE_SAMPLES_MAX + 1];
-    int n;          /* samples made so far */
-    int cur;        /* the current one */
-    int samples;    /* 0: GR_RATE_SAMPLES */
-    int64_t win_ms; /* 0: GR_RATE_WINDOW_MS */
-} gr_rate_t;
-
-/* Records v at now_ms (Sensor.record). */
-void gr_rate_record(gr_rate_t *r, double v, int64_t now_ms);
-/* The rate a second at now_ms (Rate.measure). */
-double gr_rate_measure(gr_rate_t *r, int64_t now_ms);
-/* Rate.windowSize: the span (ms) the rate is measured over. */
-int64_t gr_rate_window_ms(gr_rate_t *r, int64_t now_ms);
-/* Records one event against quota bound: 0 when the rate stays within it,
- * else the throttle time in ms (QuotaUtils.boundedThrottleTime: the time
- * the excess takes to drain at the bound, at most max_ms). */
-int64_t gr_rate_record_throttle(gr_rate_t *r, double bound, int64_t now_ms,
-                                int64_t max_ms);
-/* Records v against quota bound as Kafka's Sensor.record(v, now, true)
- * and QuotaUtils.throttleTime: 0 when the rate stays within the bound,
- * else the time in ms the excess takes to drain at the bound over the
- * window (rounded; not bounded). */
-int64_t gr_rate_record_value_throttle(gr_rate_t *r, double v, double bound,
-                                      int64_t now_ms);
-
-/* A client address as Kafka keys its counts (InetAddress equality): IPv4
- * and IPv4-mapped IPv6 alike, IPv6 without its scope. */
-typedef struct gr_ipaddr {
-    uint8_t a[16];
-} gr_ipaddr_t;
-
-void gr_ipaddr_from_sockaddr(gr_ipaddr_t *out, const struct sockaddr *sa);
-/* A numeric address (IPv4 dotted or IPv6): 0, or -1. */
-int gr_ipaddr_parse(gr_ipaddr_t *out, const char *text);
 
 /* Connections per address, and the per-address limits. */
 typedef struct gr_iptab gr_iptab_t;
