@@ -3,6 +3,12 @@
  * min-heap keyed by expiry; posts from other threads through a mutex-guarded
  * list and an eventfd. stop() may be called from a signal handler: it only
  * writes the eventfd and sets a flag.
+ *
+ * A virtual clock adds a second heap, of the virtual timers, keyed by the
+ * virtual clock's monotonic time: its top bounds epoll's wait only when
+ * it is already due (a timer armed with delay 0 fires on the next turn,
+ * as with the real clock); the rest wait for gr_loop_advance(). Without
+ * one, virtual timers share the real heap: the broker's clock is real.
  */
 #include "core/loop.h"
 #include "core/log.h"
@@ -23,14 +29,20 @@ typedef struct post {
     void *arg;
 } post_t;
 
+typedef struct heap {
+    gr_timer_t **t;
+    int len;
+    int cap;
+} heap_t;
+
 struct gr_loop {
     int epfd;
     gr_io_t wake; /* eventfd */
     volatile sig_atomic_t stop;
     int64_t now_us;
-    gr_timer_t **heap;
-    int heap_len;
-    int heap_cap;
+    heap_t heap;  /* real timers (all of them with the real clock) */
+    heap_t vheap; /* virtual timers, with a virtual clock */
+    gr_clock_t clock;
     pthread_mutex_t lock;
     post_t *posts;
     post_t **posts_tail;
@@ -79,6 +91,7 @@ gr_loop_new(void)
     loop->posts_tail = &loop->posts;
     loop->wake.cb = wake_cb;
     loop->now_us = gr_mono_us();
+    gr_clock_init(&loop->clock, false);
     gr_loop_io_add(loop, &loop->wake, GR_IO_READ);
     return loop;
 }
@@ -96,7 +109,8 @@ gr_loop_destroy(gr_loop_t *loop)
     close(loop->wake.fd);
     close(loop->epfd);
     pthread_mutex_destroy(&loop->lock);
-    free(loop->heap);
+    free(loop->heap.t);
+    free(loop->vheap.t);
     free(loop);
 }
 
@@ -152,81 +166,92 @@ gr_loop_io_del(gr_loop_t *loop, gr_io_t *io)
     io->events = 0;
 }
 
-/* --- timer heap */
+/* --- timer heaps */
 
 static void
-heap_swap(gr_loop_t *loop, int i, int j)
+heap_swap(heap_t *h, int i, int j)
 {
-    gr_timer_t *t = loop->heap[i];
-    loop->heap[i] = loop->heap[j];
-    loop->heap[j] = t;
-    loop->heap[i]->heap_idx = i;
-    loop->heap[j]->heap_idx = j;
+    gr_timer_t *t = h->t[i];
+    h->t[i] = h->t[j];
+    h->t[j] = t;
+    h->t[i]->heap_idx = i;
+    h->t[j]->heap_idx = j;
 }
 
 static void
-heap_up(gr_loop_t *loop, int i)
+heap_up(heap_t *h, int i)
 {
     while (i > 0) {
         int p = (i - 1) / 2;
-        if (loop->heap[p]->when_us <= loop->heap[i]->when_us)
+        if (h->t[p]->when_us <= h->t[i]->when_us)
             break;
-        heap_swap(loop, i, p);
+        heap_swap(h, i, p);
         i = p;
     }
 }
 
 static void
-heap_down(gr_loop_t *loop, int i)
+heap_down(heap_t *h, int i)
 {
     for (;;) {
         int l = 2 * i + 1, r = l + 1, m = i;
-        if (l < loop->heap_len &&
-            loop->heap[l]->when_us < loop->heap[m]->when_us)
+        if (l < h->len && h->t[l]->when_us < h->t[m]->when_us)
             m = l;
-        if (r < loop->heap_len &&
-            loop->heap[r]->when_us < loop->heap[m]->when_us)
+        if (r < h->len && h->t[r]->when_us < h->t[m]->when_us)
             m = r;
         if (m == i)
             break;
-        heap_swap(loop, i, m);
+        heap_swap(h, i, m);
         i = m;
     }
+}
+
+/* The heap t is (or goes) in: the clock is made virtual before any timer
+ * is armed, so this does not change while t is armed. */
+static heap_t *
+heap_of(gr_loop_t *loop, const gr_timer_t *t)
+{
+    return t->virt && loop->clock.virt ? &loop->vheap : &loop->heap;
 }
 
 void
 gr_timer_stop(gr_loop_t *loop, gr_timer_t *t)
 {
+    heap_t *h = heap_of(loop, t);
     int i = t->heap_idx;
     if (i < 0)
         return;
+    GR_ASSERT(i < h->len && h->t[i] == t);
     t->heap_idx = -1;
-    loop->heap_len--;
-    if (i == loop->heap_len)
+    h->len--;
+    if (i == h->len)
         return;
-    loop->heap[i] = loop->heap[loop->heap_len];
-    loop->heap[i]->heap_idx = i;
-    heap_up(loop, i);
-    heap_down(loop, loop->heap[i]->heap_idx);
+    h->t[i] = h->t[h->len];
+    h->t[i]->heap_idx = i;
+    heap_up(h, i);
+    heap_down(h, h->t[i]->heap_idx);
 }
 
 void
 gr_timer_start(gr_loop_t *loop, gr_timer_t *t, int64_t delay_ms)
 {
+    heap_t *h = heap_of(loop, t);
     gr_timer_stop(loop, t);
     if (delay_ms < 0)
         delay_ms = 0;
-    t->when_us = gr_mono_us() + delay_ms * 1000;
-    if (loop->heap_len == loop->heap_cap) {
-        int cap = loop->heap_cap ? loop->heap_cap * 2 : 64;
-        gr_timer_t **h = realloc(loop->heap, (size_t)cap * sizeof(*h));
-        GR_ASSERT(h != NULL);
-        loop->heap = h;
-        loop->heap_cap = cap;
+    t->when_us =
+        (h == &loop->vheap ? gr_clock_mono_us(&loop->clock) : gr_mono_us()) +
+        delay_ms * 1000;
+    if (h->len == h->cap) {
+        int cap = h->cap ? h->cap * 2 : 64;
+        gr_timer_t **n = realloc(h->t, (size_t)cap * sizeof(*n));
+        GR_ASSERT(n != NULL);
+        h->t = n;
+        h->cap = cap;
     }
-    t->heap_idx = loop->heap_len;
-    loop->heap[loop->heap_len++] = t;
-    heap_up(loop, t->heap_idx);
+    t->heap_idx = h->len;
+    h->t[h->len++] = t;
+    heap_up(h, t->heap_idx);
 }
 
 int
@@ -283,14 +308,59 @@ gr_loop_set_before_sleep(gr_loop_t *loop, gr_post_cb cb, void *arg)
     loop->before_sleep_arg = arg;
 }
 
+void
+gr_loop_virtual_clock(gr_loop_t *loop)
+{
+    GR_ASSERT(loop->heap.len == 0 && loop->vheap.len == 0);
+    gr_clock_init(&loop->clock, true);
+}
+
+const gr_clock_t *
+gr_loop_clock(const gr_loop_t *loop)
+{
+    return loop ? &loop->clock : NULL; /* NULL: the real clock (tests) */
+}
+
+/* Fires the timers of h due at now_us (a timer a callback arms at or
+ * before it fires too). */
+static int64_t
+run_heap(gr_loop_t *loop, heap_t *h, int64_t now_us)
+{
+    int64_t n = 0;
+    while (h->len > 0 && h->t[0]->when_us <= now_us) {
+        gr_timer_t *t = h->t[0];
+        gr_timer_stop(loop, t);
+        t->cb(loop, t);
+        n++;
+    }
+    return n;
+}
+
 static void
 run_timers(gr_loop_t *loop)
 {
-    while (loop->heap_len > 0 && loop->heap[0]->when_us <= loop->now_us) {
-        gr_timer_t *t = loop->heap[0];
+    run_heap(loop, &loop->heap, loop->now_us);
+    if (loop->clock.virt)
+        run_heap(loop, &loop->vheap, gr_clock_mono_us(&loop->clock));
+}
+
+int64_t
+gr_loop_advance(gr_loop_t *loop, int64_t ms)
+{
+    heap_t *h = &loop->vheap;
+    int64_t to, n = 0;
+    if (!loop->clock.virt || ms < 0 || ms > GR_LOOP_ADVANCE_MAX_MS)
+        return -1;
+    to = gr_clock_mono_us(&loop->clock) + ms * 1000;
+    while (h->len > 0 && h->t[0]->when_us <= to) {
+        gr_timer_t *t = h->t[0];
+        gr_clock_set_mono_us(&loop->clock, t->when_us);
         gr_timer_stop(loop, t);
         t->cb(loop, t);
+        n++;
     }
+    gr_clock_set_mono_us(&loop->clock, to);
+    return n;
 }
 
 void
@@ -303,10 +373,13 @@ gr_loop_run(gr_loop_t *loop)
             loop->before_sleep(loop, loop->before_sleep_arg);
         if (loop->stop)
             break;
-        if (loop->heap_len > 0) {
-            int64_t d = loop->heap[0]->when_us - gr_mono_us();
+        if (loop->heap.len > 0) {
+            int64_t d = loop->heap.t[0]->when_us - gr_mono_us();
             timeout = d <= 0 ? 0 : (int)((d + 999) / 1000);
         }
+        if (loop->vheap.len > 0 &&
+            loop->vheap.t[0]->when_us <= gr_clock_mono_us(&loop->clock))
+            timeout = 0; /* due already: armed with no delay */
         n = epoll_wait(loop->epfd, evs, 256, timeout);
         loop->now_us = gr_mono_us();
         if (n < 0) {

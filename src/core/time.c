@@ -56,3 +56,46 @@ gr_utc_format(int64_t ms, char *out)
         for (int p = at[k]; f[k] > 0; p--, f[k] /= 10)
             out[p] = (char)('0' + f[k] % 10);
 }
+
+/* --- the broker's clock */
+
+void
+gr_clock_init(gr_clock_t *c, bool virt)
+{
+    c->virt = virt;
+    c->mono0_us = gr_mono_us();
+    c->wall0_ms = gr_wall_ms();
+    __atomic_store_n(&c->moved_us, 0, __ATOMIC_RELAXED);
+}
+
+int64_t
+gr_clock_mono_us(const gr_clock_t *c)
+{
+    if (c == NULL || !c->virt)
+        return gr_mono_us();
+    return c->mono0_us + __atomic_load_n(&c->moved_us, __ATOMIC_ACQUIRE);
+}
+
+int64_t
+gr_clock_mono_ms(const gr_clock_t *c)
+{
+    return gr_clock_mono_us(c) / 1000;
+}
+
+/* The wall clock moves with the monotonic one, in whole milliseconds of
+ * it: advancing 1.5 ms twice moves both by 3 ms. */
+int64_t
+gr_clock_wall_ms(const gr_clock_t *c)
+{
+    if (c == NULL || !c->virt)
+        return gr_wall_ms();
+    return c->wall0_ms + __atomic_load_n(&c->moved_us, __ATOMIC_ACQUIRE) / 1000;
+}
+
+void
+gr_clock_set_mono_us(gr_clock_t *c, int64_t mono_us)
+{
+    if (!c->virt || mono_us - c->mono0_us <= c->moved_us)
+        return;
+    __atomic_store_n(&c->moved_us, mono_us - c->mono0_us, __ATOMIC_RELEASE);
+}

@@ -38,6 +38,7 @@ static const suite_entry_t suites[] = {
     { "core/compress", suite_core_compress },
     { "core/str", suite_core_str },
     { "core/time", suite_core_time },
+    { "core/loop", suite_core_loop },
     { "core/worker", suite_core_worker },
     { "core/file", suite_core_file },
     { "core/json", suite_core_json },

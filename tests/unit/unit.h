@@ -30,6 +30,7 @@ Suite *suite_api_answers(void);
 Suite *suite_core_crc32c(void);
 Suite *suite_core_str(void);
 Suite *suite_core_time(void);
+Suite *suite_core_loop(void);
 Suite *suite_core_worker(void);
 Suite *suite_core_file(void);
 Suite *suite_core_json(void);

@@ -1,5 +1,6 @@
 /* core/time: gr_utc_format against dates worked out from the calendar,
- * and against the C library over five centuries. */
+ * and against the C library over five centuries; the broker's clock,
+ * real and virtual. */
 #include "../unit.h"
 #include "core/time.h"
 
@@ -55,6 +56,53 @@ START_TEST(test_utc_libc)
 }
 END_TEST
 
+START_TEST(test_clock_real)
+{
+    gr_clock_t c;
+    int64_t m0 = gr_mono_us(), w0 = gr_wall_ms();
+    gr_clock_init(&c, false);
+    gr_clock_set_mono_us(&c, m0 + 3600000000); /* a real clock ignores it */
+    ck_assert_int_ge(gr_clock_mono_us(&c), m0);
+    ck_assert_int_lt(gr_clock_mono_us(&c), m0 + 60000000);
+    ck_assert_int_ge(gr_clock_wall_ms(&c), w0);
+    ck_assert_int_lt(gr_clock_wall_ms(&c), w0 + 60000);
+    ck_assert_int_ge(gr_clock_wall_ms(NULL), w0); /* NULL: real */
+    ck_assert_int_ge(gr_clock_mono_ms(NULL), m0 / 1000);
+}
+END_TEST
+
+START_TEST(test_clock_virtual)
+{
+    gr_clock_t c;
+    struct timespec ts = { 0, 20 * 1000 * 1000 };
+    int64_t w0 = gr_wall_ms(), m0 = gr_mono_us(), vm, vw;
+    gr_clock_init(&c, true);
+    vm = gr_clock_mono_us(&c);
+    vw = gr_clock_wall_ms(&c);
+    /* starts at the real values ... */
+    ck_assert_int_ge(vm, m0);
+    ck_assert_int_lt(vm, m0 + 60000000);
+    ck_assert_int_ge(vw, w0);
+    ck_assert_int_lt(vw, w0 + 60000);
+    /* ... and stands still while real time passes */
+    nanosleep(&ts, NULL);
+    ck_assert_int_eq(gr_clock_mono_us(&c), vm);
+    ck_assert_int_eq(gr_clock_wall_ms(&c), vw);
+    /* both move together, the wall clock in whole ms of the monotonic */
+    gr_clock_set_mono_us(&c, vm + 1500);
+    ck_assert_int_eq(gr_clock_mono_us(&c), vm + 1500);
+    ck_assert_int_eq(gr_clock_wall_ms(&c), vw + 1);
+    gr_clock_set_mono_us(&c, vm + 3000);
+    ck_assert_int_eq(gr_clock_wall_ms(&c), vw + 3);
+    ck_assert_int_eq(gr_clock_mono_ms(&c), (vm + 3000) / 1000);
+    /* never back */
+    gr_clock_set_mono_us(&c, vm + 1000);
+    ck_assert_int_eq(gr_clock_mono_us(&c), vm + 3000);
+    gr_clock_set_mono_us(&c, vm + 86400000000);
+    ck_assert_int_eq(gr_clock_wall_ms(&c), vw + 86400000);
+}
+END_TEST
+
 Suite *
 suite_core_time(void)
 {
@@ -62,6 +110,10 @@ suite_core_time(void)
     TCase *tc = tcase_create("utc");
     tcase_add_test(tc, test_utc_fixed);
     tcase_add_test(tc, test_utc_libc);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("clock");
+    tcase_add_test(tc, test_clock_real);
+    tcase_add_test(tc, test_clock_virtual);
     suite_add_tcase(s, tc);
     return s;
 }
