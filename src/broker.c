@@ -206,6 +206,11 @@ gr_broker_new(gr_conf_t *conf, const char *listeners_file,
         gr_broker_destroy(b);
         return NULL;
     }
+    if (gr_conf_bool(b->conf, GR_CONF_GREGOR_VIRTUAL_CLOCK)) {
+        gr_loop_virtual_clock(b->loop); /* core/loop.h: what follows it */
+        GR_LOG_INFO("virtual clock: time moves only when advanced "
+                    "(POST /v1/clock/advance)");
+    }
     return b;
 }
 
@@ -728,7 +733,7 @@ static void
 clean_tick(gr_loop_t *loop, gr_timer_t *t)
 {
     gr_broker_t *b = t->data;
-    gr_logs_clean(b->logs, gr_wall_ms());
+    gr_logs_clean(b->logs, gr_loop_wall_ms(loop));
     gr_timer_start(loop, t,
                    gr_conf_int(b->conf, GR_CONF_LOG_CLEANER_BACKOFF_MS));
 }
@@ -738,7 +743,7 @@ maintain(gr_loop_t *loop, gr_timer_t *t)
 {
     gr_broker_t *b = t->data;
     int64_t every = gr_conf_int(b->conf, GR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS);
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(loop);
     int64_t expiry = gr_conf_int(b->conf, GR_CONF_PRODUCER_ID_EXPIRATION_MS);
     gr_logs_maintain(b->logs, now);
     for (gr_topic_t *tp = b->cluster->topics; tp; tp = tp->lnext)
@@ -953,11 +958,11 @@ gr_broker_run(gr_broker_t *b)
     if ((b->txn = txn_coord_new(b)) == NULL)
         return -1;
     gr_txn_coord_start(b->txn); /* loads __transaction_state */
-    gr_timer_init(&b->maintain_timer, maintain, b);
+    gr_timer_init_virtual(&b->maintain_timer, maintain, b);
     gr_timer_start(b->loop, &b->maintain_timer,
                    gr_conf_int(b->conf, GR_CONF_LOG_RETENTION_CHECK_INTERVAL_MS));
     /* dynamic broker configs loaded with the cluster; the cleaner */
-    gr_timer_init(&b->cleaner_timer, clean_tick, b);
+    gr_timer_init_virtual(&b->cleaner_timer, clean_tick, b);
     gr_broker_config_changed(b);
     gr_loop_set_before_sleep(b->loop, before_sleep, b);
     if (gr_control_open(b) != 0)

@@ -765,6 +765,19 @@ gregor_emulate(gregor_t *g, const char *version)
     return status / 100 == 2 ? 0 : -1;
 }
 
+int64_t
+gregor_clock_advance(gregor_t *g, int64_t ms)
+{
+    char body[48];
+    if (ms < 0) {
+        fail("gregor_clock_advance: ms must be >= 0");
+        return -1;
+    }
+    snprintf(body, sizeof body, "{\"ms\":%lld}", (long long)ms);
+    return call_for_int(g, "gregor_clock_advance", "POST", "/v1/clock/advance",
+                        body, "wall_ms");
+}
+
 int
 gregor_reset(gregor_t *g)
 {

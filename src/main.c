@@ -66,6 +66,15 @@ usage(FILE *f)
             "listener on\n"
             "                         http://127.0.0.1:0 (gregor."
             "control.listener)\n"
+            "  --virtual-clock        the broker's clock stands still "
+            "until advanced\n"
+            "                         (gregor ctl URL advance 30s): "
+            "session, rebalance\n"
+            "                         and transaction timeouts, retention, "
+            "quota windows\n"
+            "                         and the times it writes follow it "
+            "(gregor.virtual.\n"
+            "                         clock)\n"
             "  --version              print the version and exit\n"
             "  --help                 print this help and exit\n");
 }
@@ -103,6 +112,8 @@ main(int argc, char **argv)
             overrides[noverrides++] = argv[++i];
         } else if (strcmp(a, "--temp-data") == 0) {
             overrides[noverrides++] = "gregor.temp.data=true";
+        } else if (strcmp(a, "--virtual-clock") == 0) {
+            overrides[noverrides++] = "gregor.virtual.clock=true";
         } else if (strcmp(a, "--emulate") == 0 && i + 1 < argc) {
             emulate_kv = malloc(strlen(argv[i + 1]) + 32);
             if (emulate_kv == NULL)

@@ -235,6 +235,41 @@ s_control_faults() {
 LIMIT_control_faults=180
 SCENARIOS+=(control_faults)
 
+# --virtual-clock: timeouts in milliseconds (compat/python/virtual_clock.py):
+# a killed classic-group member expires exactly at its session timeout of
+# virtual time, an open transaction is aborted once the clock passes its
+# timeout, LogAppendTime is the virtual time, retention.ms deletes after
+# advancing; `gregor ctl advance` from a shell, refused on a real clock
+s_virtual_clock() {
+    local c out rc
+    pyc_ready || return 1
+    start_broker --virtual-clock \
+        --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    c=$(control_url) || return 1
+    GR_CONTROL=$c pyc virtual_clock.py || { echo "virtual_clock.py: exit $?"; return 1; }
+    out=$("$GREGOR" ctl "$c" clock 2>&1)
+    grep -q '"virtual":true' <<<"$out" || { echo "ctl clock: $out"; return 1; }
+    local before=${out#*\"advanced_ms\":}
+    before=${before%%[,\}]*}
+    out=$("$GREGOR" ctl "$c" advance 1m30s 2>&1)
+    grep -q "\"advanced_ms\":$((before + 90000))," <<<"$out" ||
+        { echo "ctl advance 1m30s after $before: $out"; return 1; }
+    "$GREGOR" ctl "$c" advance soon >"$BROKER_DIR/ctl.out" 2>&1
+    rc=$?
+    [ $rc = 2 ] && grep -q 'not a duration' "$BROKER_DIR/ctl.out" ||
+        { echo "ctl advance soon: exit $rc, $(cat "$BROKER_DIR/ctl.out")"; return 1; }
+    # a broker on real time refuses, saying how to get a virtual clock
+    stop_broker || return 1
+    start_broker --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    c=$(control_url) || return 1
+    "$GREGOR" ctl "$c" advance 30s >"$BROKER_DIR/ctl.out" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q -- '--virtual-clock' "$BROKER_DIR/ctl.out" ||
+        { echo "ctl advance on a real clock: exit $rc, $(cat "$BROKER_DIR/ctl.out")"; return 1; }
+}
+
+SCENARIOS+=(virtual_clock)
+
 # --emulate: a broker started as Kafka 3.6 and switched through every
 # release of the table at run time, as confluent-kafka and kafka-python 3
 # see it (compat/python/emulate.py): the versions librdkafka negotiates,

@@ -47,7 +47,7 @@ extern "C" {
 #define GREGOR_API
 #endif
 
-#define GREGOR_API_VERSION 1
+#define GREGOR_API_VERSION 2
 
 typedef struct gregor gregor_t;
 typedef struct gregor_conf gregor_conf_t;
@@ -154,6 +154,14 @@ GREGOR_API int gregor_emulate(gregor_t *g, const char *version);
 /* Clears faults, delays, caps and the request log, and sets the emulated
  * release back to the configuration's. 0 or -1. */
 GREGOR_API int gregor_reset(gregor_t *g);
+/* Moves the broker's virtual clock ms ahead (ms >= 0): the timers that
+ * fall due (session, rebalance and transaction timeouts, retention
+ * checks ...) have run when this returns. The broker must have been
+ * started with gregor.virtual.clock=true (gregor_conf_set); the README's
+ * "Virtual time" says what follows the clock and what stays real.
+ * Returns the broker's wall-clock time afterwards (ms since the epoch),
+ * or -1 (a real clock, or ms out of range). ms 0 reads the clock. */
+GREGOR_API int64_t gregor_clock_advance(gregor_t *g, int64_t ms);
 /* The request log as JSON ({"requests":[...],"last":N}, README);
  * query: NULL or "since=S&limit=N&api=A&client_id=C". *json is the
  * caller's (gregor_free()). 0 or -1. */

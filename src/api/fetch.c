@@ -1066,7 +1066,7 @@ fetch_quota(fetch_ctx_t *ctx)
     const gr_fetch_request_t *rq = req->body;
     gr_fetch_response_t *rs = req->resp;
     gr_client_quotas_t *q = req->broker->client_quotas;
-    int64_t now_ms = gr_mono_us() / 1000, t;
+    int64_t now_ms = gr_loop_mono_ms(req->broker->loop), t;
     double size;
 
     if (!gr_client_quotas_enabled(q, GR_CQT_FETCH) || rq->replica_id >= 0 ||

@@ -802,7 +802,7 @@ prepare_all(gr_req_t *req, part_t *parts, int32_t np)
     gr_broker_t *b = req->broker;
     size_t left = b->max_decompressed;
     inflate_job_t *job = NULL;
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(b->loop);
 
     if (rq->acks != 0 && rq->acks != 1 && rq->acks != -1)
         return finish(req, parts, np, false); /* stage 5 refuses them all */

@@ -363,7 +363,7 @@ gr_topics_mutation_check(gr_req_t *req, int strict_since)
         return GR_KERR_NONE;
     t = gr_client_quotas_mutation_check(req->broker->client_quotas,
                                         gr_req_user(req), &req->hdr.client_id,
-                                        gr_mono_us() / 1000);
+                                        gr_loop_mono_ms(req->broker->loop));
     if (t <= 0)
         return GR_KERR_NONE;
     req->throttle_ms = t; /* the last refusal's (lastThrottleTimeMs) */
@@ -375,7 +375,7 @@ gr_topics_mutation_record(gr_req_t *req, int strict_since, int64_t n)
 {
     int64_t t = gr_client_quotas_mutation_record(
         req->broker->client_quotas, gr_req_user(req), &req->hdr.client_id,
-        (double)n, gr_mono_us() / 1000);
+        (double)n, gr_loop_mono_ms(req->broker->loop));
     /* strict records without checking (StrictControllerMutationQuota) */
     if (req->version < strict_since && t > 0)
         req->throttle_ms = t;

@@ -608,6 +608,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Gregor only: the Apache Kafka release (2.8, 3.0 ... 3.9, 4.0 ... "
       "4.3) whose API versions are advertised and accepted; unset: all "
       "of Gregor's."),
+    B(GREGOR_VIRTUAL_CLOCK, BOOL, RO,
+      "Gregor only: the broker's clock moves only when advanced through "
+      "the control interface (session, transaction and retention times)."),
     B(GREGOR_CONTROL_ALLOW_REMOTE, BOOL, RO,
       "Gregor only: lets the control listener, which has no "
       "authentication, bind an address that is not a loopback one."),

@@ -561,6 +561,56 @@ emulate_post(rctx_t *r, const gr_json_t *body, gr_buf_t *o)
     return 200;
 }
 
+/* --- the clock (--virtual-clock; core/loop.h says what follows it) */
+
+/* {"virtual":true,"wall_ms":W,"time":"2026-...Z","advanced_ms":A}: the
+ * broker's clock, and how far it was advanced since start-up. */
+static void
+clock_json(gr_control_t *c, gr_buf_t *o, int64_t fired)
+{
+    const gr_clock_t *k = gr_loop_clock(c->b->loop);
+    int64_t wall = gr_clock_wall_ms(k);
+    char utc[25];
+    gr_utc_format(wall, utc);
+    gr_buf_printf(o, "{\"virtual\":%s,\"wall_ms\":%lld,\"time\":\"%s\"",
+                  k->virt ? "true" : "false", (long long)wall, utc);
+    if (k->virt)
+        gr_buf_printf(o, ",\"advanced_ms\":%lld",
+                      (long long)(gr_clock_mono_us(k) - k->mono0_us) / 1000);
+    if (fired >= 0)
+        gr_buf_printf(o, ",\"timers_fired\":%lld", (long long)fired);
+    gr_buf_puts(o, "}");
+}
+
+/* {"ms":N}: moves the virtual clock N ms ahead. The timers that fall due
+ * run here, on the loop, before the answer (a session timeout's member
+ * is gone when it arrives); what they start off the loop (log writes,
+ * markers) may still be under way. */
+static int
+clock_advance(rctx_t *r, const gr_json_t *body, gr_buf_t *o)
+{
+    static const char *const keys[] = { "ms", NULL };
+    int64_t ms = -1, fired;
+    if (!only(r, body, keys) ||
+        !get_int(r, body, "ms", 0, GR_LOOP_ADVANCE_MAX_MS, &ms))
+        return 400;
+    if (ms < 0) {
+        bad(r, "%s", "\"ms\" is required");
+        return 400;
+    }
+    if (!gr_loop_clock(r->c->b->loop)->virt) {
+        bad(r, "%s",
+            "the broker's clock is real: start it with --virtual-clock "
+            "(gregor.virtual.clock=true) to advance it");
+        return 409;
+    }
+    fired = gr_loop_advance(r->c->b->loop, ms);
+    GR_LOG_INFO("control: clock advanced %lld ms (%lld timers fired)",
+                (long long)ms, (long long)fired);
+    clock_json(r->c, o, fired);
+    return 200;
+}
+
 /* --- routes */
 
 static int
@@ -747,6 +797,17 @@ route(const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
         }
         return 405;
     }
+    if (path_is(p, n, "/v1/clock")) {
+        if (!get)
+            return 405;
+        clock_json(c, o, -1);
+        return 200;
+    }
+    if (path_is(p, n, "/v1/clock/advance")) {
+        if (!post)
+            return 405;
+        return body ? clock_advance(r, body, o) : no_body(r);
+    }
     if (path_is(p, n, "/v1/connections/close")) {
         if (!post && !del)
             return 405;
@@ -780,6 +841,8 @@ route(const gr_http_req_t *hr, gr_buf_t *o, rctx_t *r)
     }
     if (path_is(p, n, "/v1/reset")) {
         int f, d;
+        /* the clock stays where it is: the broker's state (groups,
+         * transactions, records' times) was made at that time */
         if (!post && !del)
             return 405;
         f = gr_ctl_faults_clear(c, 0, -1);

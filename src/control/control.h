@@ -66,6 +66,11 @@ int gr_ctl_http(const char *url, const char *method, const char *path,
  * '=' or an empty key. */
 int gr_ctl_kv_json(gr_buf_t *o, const char *kv, size_t len, bool first);
 
+/* A duration for `gregor ctl URL advance`: digits with a unit each, ms,
+ * s, m, h or d ("1m30s"; digits alone: ms) into *ms. 0, or -1 when s is
+ * not one (or beyond 2^62 ms). */
+int gr_ctl_duration_ms(const char *s, int64_t *ms);
+
 /* `gregor ctl URL OP [key=value...]`: argv[0] is "ctl". Returns the
  * process exit code. */
 int gr_ctl_main(int argc, char **argv);

@@ -57,6 +57,12 @@ usage(FILE *f)
             "                            its API versions only; none: "
             "Gregor's own\n"
             "  close                     close every client connection\n"
+            "  clock                     the broker's clock (virtual or "
+            "real)\n"
+            "  advance DURATION          move the virtual clock (--virtual-"
+            "clock) ahead:\n"
+            "                            250 (ms), 500ms, 30s, 5m, 2h, 1d, "
+            "1m30s\n"
             "  faults | delays | caps    list them\n"
             "  requests [since=S limit=N api=A client_id=C]  the request "
             "log\n"
@@ -66,6 +72,47 @@ usage(FILE *f)
             "version), "
             "or all\n"
             "  get PATH | delete PATH | post PATH JSON   any route\n");
+}
+
+int
+gr_ctl_duration_ms(const char *s, int64_t *ms)
+{
+    static const struct {
+        const char *unit;
+        int64_t ms;
+    } units[] = { { "ms", 1 },      { "s", 1000 },     { "m", 60000 },
+                  { "h", 3600000 }, { "d", 86400000 }, { "", 1 } };
+    const char *start = s;
+    int64_t total = 0;
+    if (s == NULL || *s == '\0')
+        return -1;
+    while (*s) {
+        int64_t n = 0;
+        size_t k, nd = 0;
+        if (*s < '0' || *s > '9')
+            return -1;
+        for (; *s >= '0' && *s <= '9'; s++, nd++) {
+            if (n > (INT64_MAX - 9) / 10)
+                return -1;
+            n = n * 10 + (*s - '0');
+        }
+        for (k = 0; k < sizeof units / sizeof units[0]; k++) {
+            size_t ul = strlen(units[k].unit);
+            /* "ms" is tried before "m"; no unit: digits alone */
+            if (strncmp(s, units[k].unit, ul) == 0 &&
+                (ul > 0 || (*s == '\0' && total == 0 && s == start + nd)))
+                break;
+        }
+        if (k == sizeof units / sizeof units[0] ||
+            n > (INT64_MAX / 2) / units[k].ms)
+            return -1;
+        total += n * units[k].ms;
+        if (total > INT64_MAX / 2)
+            return -1;
+        s += strlen(units[k].unit);
+    }
+    *ms = total;
+    return 0;
 }
 
 /* "http://host:port" into host and port */
@@ -372,6 +419,20 @@ gr_ctl_main(int argc, char **argv)
                 gr_json_put_str(&b, argv[0], strlen(argv[0]));
             gr_buf_puts(&b, "}");
             rc = call(url, "POST", "/v1/emulate", gr_buf_cstr(&b));
+        }
+    } else if (strcmp(op, "clock") == 0 && argc == 0) {
+        rc = call(url, "GET", "/v1/clock", NULL);
+    } else if (strcmp(op, "advance") == 0 && argc == 1) {
+        int64_t ms;
+        if (gr_ctl_duration_ms(argv[0], &ms) != 0) {
+            fprintf(stderr,
+                    "gregor ctl: advance: '%s' is not a duration (250, "
+                    "500ms, 30s, 5m, 2h, 1d, 1m30s)\n",
+                    argv[0]);
+            rc = 2;
+        } else {
+            gr_buf_printf(&b, "{\"ms\":%lld}", (long long)ms);
+            rc = call(url, "POST", "/v1/clock/advance", gr_buf_cstr(&b));
         }
     } else if (strcmp(op, "close") == 0 && argc == 0) {
         rc = call(url, "POST", "/v1/connections/close", "{}");

@@ -322,7 +322,7 @@ gr_cg_commit(gr_group_t *grp, gr_cg_recs_t *rs, bool *gone)
 {
     gr_batch_builder_t bb;
     gr_buf_t k = GR_BUF_INIT, v = GR_BUF_INIT;
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(grp->g->loop);
     bool flush_due = false, oom = false;
     gr_groups_t *g = grp->g;
     gr_kerr_t err;

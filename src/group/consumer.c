@@ -579,8 +579,8 @@ gr_cg_member_get(gr_cgroup_t *cg, const char *id)
     m->prev_epoch = -1;
     m->state = GR_CM_STABLE;
     m->rebalance_timeout_ms = -1;
-    gr_timer_init(&m->session_timer, session_expired, m);
-    gr_timer_init(&m->rebalance_timer, rebalance_expired, m);
+    gr_timer_init_virtual(&m->session_timer, session_expired, m);
+    gr_timer_init_virtual(&m->rebalance_timer, rebalance_expired, m);
     /* last in the join order */
     m->prev = cg->mlast;
     if (cg->mlast)
@@ -1603,7 +1603,7 @@ op_init(op_t *op, gr_groups_t *g, gr_group_t *grp, gr_arena_t *a)
     op->cg = grp ? grp->cg : NULL;
     op->a = a;
     op->rs.a = a;
-    op->now = gr_wall_ms();
+    op->now = gr_loop_wall_ms(g->loop);
 }
 
 /* Fences m now (a timeout): its records are written and applied. */

@@ -66,7 +66,7 @@ gr_groups_new(gr_loop_t *loop, gr_cluster_t *cluster, int32_t node_id,
         return NULL;
     }
     gr_timer_init(&g->load_timer, load_tick, g);
-    gr_timer_init(&g->retention_timer, retention_tick, g);
+    gr_timer_init_virtual(&g->retention_timer, retention_tick, g);
     return g;
 }
 
@@ -142,9 +142,9 @@ gr_groups_create(gr_groups_t *g, const gr_str_t *id, int32_t partition)
     GR_ASSERT(grp->id != NULL);
     grp->partition = partition;
     grp->state = GR_GROUP_EMPTY;
-    grp->state_ts = gr_wall_ms();
-    gr_timer_init(&grp->join_timer, NULL, grp);
-    gr_timer_init(&grp->sync_timer, NULL, grp);
+    grp->state_ts = gr_loop_wall_ms(g->loop);
+    gr_timer_init_virtual(&grp->join_timer, NULL, grp);
+    gr_timer_init_virtual(&grp->sync_timer, NULL, grp);
     if (g->count + 1 > g->hsize)
         rehash(g);
     b = gr_hash(grp->id, strlen(grp->id)) & (g->hsize - 1);
@@ -595,7 +595,7 @@ static void
 retention_tick(gr_loop_t *loop, gr_timer_t *t)
 {
     gr_groups_t *g = t->data;
-    gr_groups_expire_offsets(g, gr_wall_ms());
+    gr_groups_expire_offsets(g, gr_loop_wall_ms(loop));
     gr_timer_start(loop, t, g->cfg.retention_check_interval_ms);
 }
 

@@ -27,9 +27,9 @@ static void try_complete_join(gr_group_t *grp);
 static void complete_join(gr_group_t *grp);
 
 static int64_t
-now_ms(void)
+now_ms(const gr_group_t *grp)
 {
-    return gr_wall_ms();
+    return gr_loop_wall_ms(grp->g->loop);
 }
 
 void
@@ -38,7 +38,7 @@ gr_group_transition(gr_group_t *grp, gr_group_state_t s)
     GR_LOG_DEBUG("group %s: %s -> %s", grp->id, gr_group_state_str(grp->state),
                  gr_group_state_str(s));
     grp->state = s;
-    grp->state_ts = now_ms();
+    grp->state_ts = now_ms(grp);
 }
 
 static int32_t
@@ -266,7 +266,7 @@ group_add(gr_group_t *grp, gr_member_t *m, gr_group_waiter_t *w)
     grp->nmembers++;
     if (grp->leader == NULL)
         grp->leader = m;
-    gr_timer_init(&m->hb_timer, hb_expired, m);
+    gr_timer_init_virtual(&m->hb_timer, hb_expired, m);
     if (w != NULL) {
         m->awaiting_join = true;
         grp->num_awaiting_join++;
@@ -937,7 +937,7 @@ new_member_join(gr_group_t *grp, const gr_group_join_args_t *a,
         p->grp = grp;
         p->member_id = strdup(new_id);
         GR_ASSERT(p->member_id != NULL);
-        gr_timer_init(&p->timer, pending_expired, p);
+        gr_timer_init_virtual(&p->timer, pending_expired, p);
         p->next = grp->pending;
         grp->pending = p;
         grp->npending++;
@@ -1363,7 +1363,7 @@ gr_group_loaded(gr_group_t *grp)
     grp->state = grp->members ? GR_GROUP_STABLE : GR_GROUP_EMPTY;
     gr_group_compute_subscribed(grp);
     for (gr_member_t *m = grp->members; m; m = m->next) {
-        gr_timer_init(&m->hb_timer, hb_expired, m);
+        gr_timer_init_virtual(&m->hb_timer, hb_expired, m);
         gr_member_heartbeat(m, m->session_timeout_ms);
     }
 }

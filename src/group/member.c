@@ -186,7 +186,7 @@ gr_member_new(gr_group_t *grp, const char *member_id,
     gr_member_t *m = calloc(1, sizeof(*m));
     GR_ASSERT(m != NULL);
     m->grp = grp;
-    gr_timer_init(&m->hb_timer, NULL, m); /* armed by group.c */
+    gr_timer_init_virtual(&m->hb_timer, NULL, m); /* armed by group.c */
     m->member_id = strdup(member_id);
     m->group_instance_id = gr_group_strdup(&a->group_instance_id);
     m->client_id = gr_group_strdup(&a->client_id);

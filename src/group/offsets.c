@@ -195,7 +195,7 @@ commit_store(gr_groups_t *g, gr_group_t *grp, const gr_group_commit_args_t *a,
 {
     gr_batch_builder_t bb;
     gr_buf_t k = GR_BUF_INIT, v = GR_BUF_INIT;
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(g->loop);
     int32_t nwrite = 0;
     bool flush_due = false;
     gr_kerr_t err;

@@ -168,7 +168,7 @@ gr_store_append(gr_groups_t *g, int32_t partition, gr_batch_builder_t *bb,
      * producer's transaction on the partition, as a Produce would; the
      * caller decides whether to wait for a flush (gr_store_flush) */
     gr_partition_append_args_t args = { .self_id = g->node_id,
-                                        .now_ms = gr_wall_ms(),
+                                        .now_ms = gr_loop_wall_ms(g->loop),
                                         .caller_flushes = true };
     gr_partition_append_result_t res;
     gr_kerr_t kerr;
@@ -249,7 +249,8 @@ gr_store_group(gr_group_t *grp, const gr_bytes_t *assign)
     kb = (gr_bytes_t){ k.ptr, (int32_t)k.len };
     vb = (gr_bytes_t){ v.ptr, (int32_t)v.len };
     gr_batch_builder_init(&bb, 0, 0, -1, -1, -1);
-    gr_batch_builder_add(&bb, gr_wall_ms(), &kb, &vb, 0, NULL, 0);
+    gr_batch_builder_add(&bb, gr_loop_wall_ms(grp->g->loop), &kb, &vb, 0, NULL,
+                         0);
     err = k.oom || v.oom
               ? GR_KERR_UNKNOWN_SERVER_ERROR
               : gr_store_append(grp->g, grp->partition, &bb, &flush_due);
@@ -271,7 +272,7 @@ gr_store_tombstones(gr_group_t *grp, gr_offset_t **offs, int32_t n,
     gr_batch_builder_t bb;
     gr_buf_t k = GR_BUF_INIT;
     gr_bytes_t null = { NULL, -1 };
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(grp->g->loop);
     bool flush_due;
     gr_kerr_t err;
 

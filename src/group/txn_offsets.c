@@ -158,7 +158,7 @@ txn_commit(gr_groups_t *g, const gr_group_txn_commit_args_t *a,
     gr_kerr_t none = GR_KERR_NONE;
     gr_batch_builder_t bb;
     gr_buf_t k = GR_BUF_INIT, v = GR_BUF_INIT;
-    int64_t now = gr_wall_ms();
+    int64_t now = gr_loop_wall_ms(g->loop);
     bool flush_due = false;
     gr_group_t *grp;
 

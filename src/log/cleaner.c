@@ -1007,7 +1007,7 @@ swap_in(gr_log_t *l, gr_clean_job_t *job, clean_group_t *g, int at)
 {
     static const char *const idx[] = { ".index", ".timeindex" };
     char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], suffix[32];
-    gr_segment_t *seg = gr_segment_new(g->base);
+    gr_segment_t *seg = gr_segment_new(g->base, gr_loop_wall_ms(l->m->loop));
 
     if (seg == NULL)
         return -1;
@@ -1198,7 +1198,7 @@ clean_done(gr_loop_t *loop, void *arg)
     job->l = NULL;
     job_free(job);
     gr_log_unref(l);
-    start_next(m, gr_wall_ms());
+    start_next(m, gr_loop_wall_ms(m->loop));
 }
 
 /* --- choosing */

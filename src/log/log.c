@@ -200,7 +200,7 @@ seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
             return NULL;
         }
     }
-    seg = gr_segment_new(base);
+    seg = gr_segment_new(base, gr_loop_wall_ms(l->m->loop));
     if (seg == NULL || gr_logs_seg_adopt(l->m, seg, fd) != 0) {
         if (seg == NULL)
             close(fd);
@@ -609,7 +609,8 @@ load_segments(gr_log_t *l, const gr_dir_names_t *names)
     }
 
     for (size_t i = 0; err == 0 && i < nb; i++) {
-        gr_segment_t *seg = gr_segment_new(bases[i]);
+        gr_segment_t *seg =
+            gr_segment_new(bases[i], gr_loop_wall_ms(l->m->loop));
         struct stat st;
         if (seg == NULL || seg_push(l, seg) != 0) {
             gr_segment_free(seg);
@@ -1049,7 +1050,7 @@ gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
         return NULL;
     }
     snprintf(l->dir, n, "%s/%s-%d", m->dir, topic, (int)partition);
-    l->last_flush_ms = gr_wall_ms();
+    l->last_flush_ms = gr_loop_wall_ms(m->loop);
     l->last_epoch = -1;
     l->hw_ckpt = -1;
 
@@ -1350,7 +1351,8 @@ should_roll(gr_log_t *l, gr_segment_t *seg, size_t n, int64_t max_ts,
         return false; /* rolling an empty segment gains nothing */
     return seg->size > c->segment_bytes - (int64_t)n ||
            seg->size > INT32_MAX - (int64_t)n || /* positions are int32 */
-           time_waited(l, seg, gr_wall_ms(), max_ts) > c->segment_ms ||
+           time_waited(l, seg, gr_loop_wall_ms(l->m->loop), max_ts) >
+               c->segment_ms ||
            (int64_t)seg->oidx.n >= oidx_max ||
            (int64_t)seg->tidx.n >= tidx_max ||
            last_offset - seg->base > INT32_MAX;
@@ -1945,7 +1947,7 @@ flush_done(gr_loop_t *loop, void *arg)
         err = GR_ERR_IO;
     if (!l->dead) {
         if (err == 0) {
-            l->last_flush_ms = gr_wall_ms();
+            l->last_flush_ms = gr_loop_wall_ms(l->m->loop);
             if (job->upto > l->recovery_point) {
                 l->recovery_point = job->upto;
                 l->m->ckpt_dirty = true;

@@ -16,13 +16,13 @@
 #include <unistd.h>
 
 gr_segment_t *
-gr_segment_new(int64_t base)
+gr_segment_new(int64_t base, int64_t created_ms)
 {
     gr_segment_t *seg = calloc(1, sizeof(*seg));
     if (seg == NULL)
         return NULL;
     seg->base = base;
-    seg->created_ms = gr_wall_ms();
+    seg->created_ms = created_ms;
     seg->max_ts = -1;
     seg->max_ts_offset = -1;
     return seg;

@@ -93,7 +93,7 @@ struct gr_segment {
 };
 
 /* A new segment in memory (no file is touched); NULL on ENOMEM. */
-gr_segment_t *gr_segment_new(int64_t base);
+gr_segment_t *gr_segment_new(int64_t base, int64_t created_ms);
 /* Frees the indexes and seg; the file must have been released. */
 void gr_segment_free(gr_segment_t *seg);
 /* dir/<base as %020lld><suffix> into out (GR_SEG_PATH_MAX bytes). */

@@ -1083,6 +1083,8 @@ quota_account(gr_req_t *req, bool noreply)
 {
     gr_client_quotas_t *q = req->broker->client_quotas;
     int64_t now_us = gr_mono_us(), t = req->throttle_ms, x;
+    /* the quota windows count in the broker's clock (core/loop.h) */
+    int64_t now_ms = gr_loop_mono_ms(req->broker->loop);
     const gr_str_t *cid = &req->hdr.client_id;
 
     if (q == NULL || req->api == NULL)
@@ -1090,7 +1092,7 @@ quota_account(gr_req_t *req, bool noreply)
     if (req->hdr.api_key == GR_API_PRODUCE &&
         gr_client_quotas_enabled(q, GR_CQT_PRODUCE)) {
         x = gr_client_quotas_record(q, GR_CQT_PRODUCE, gr_req_user(req), cid,
-                                    (double)req->frame_len, now_us / 1000);
+                                    (double)req->frame_len, now_ms);
         t = x > t ? x : t;
     }
     if (!noreply && req->hdr.api_key != GR_API_WRITE_TXN_MARKERS &&
@@ -1098,7 +1100,7 @@ quota_account(gr_req_t *req, bool noreply)
         int64_t us = req->in_dispatch ? now_us - req->start_us : req->loop_us;
         /* nanos x 100 / 1e9 (NANOS_TO_PERCENTAGE_PER_SECOND) */
         x = gr_client_quotas_record(q, GR_CQT_REQUEST, gr_req_user(req), cid,
-                                    (double)us / 1e4, now_us / 1000);
+                                    (double)us / 1e4, now_ms);
         t = x > t ? x : t;
     }
     if (t > 0)

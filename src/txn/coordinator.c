@@ -35,7 +35,7 @@
 int64_t
 gr_txn_now(const gr_txn_coord_t *tc)
 {
-    return tc->cfg.clock_ms ? tc->cfg.clock_ms() : gr_wall_ms();
+    return tc->cfg.clock_ms ? tc->cfg.clock_ms() : gr_loop_wall_ms(tc->loop);
 }
 
 /* --- the id hash */
@@ -780,8 +780,8 @@ gr_txn_coord_new(gr_loop_t *loop, gr_cluster_t *cluster, gr_pids_t *pids,
         free(tc);
         return NULL;
     }
-    gr_timer_init(&tc->abort_timer, on_abort_timer, tc);
-    gr_timer_init(&tc->expire_timer, on_expire_timer, tc);
+    gr_timer_init_virtual(&tc->abort_timer, on_abort_timer, tc);
+    gr_timer_init_virtual(&tc->expire_timer, on_expire_timer, tc);
     gr_timer_init(&tc->retry_timer, on_retry_timer, tc);
     gr_timer_init(&tc->load_timer, on_load_timer, tc);
     return tc;

@@ -150,7 +150,7 @@ typedef struct gr_txn_config {
     /* the finalized transaction.version: 2 writes TransactionLogValue v1
      * (with ClientTransactionVersion and NextProducerId), as Kafka 4.x */
     int16_t transaction_version;
-    int64_t (*clock_ms)(void);          /* wall clock; NULL: gr_wall_ms */
+    int64_t (*clock_ms)(void); /* wall clock; NULL: the loop's */
 } gr_txn_config_t;
 
 /* What the coordinator needs from the broker. */

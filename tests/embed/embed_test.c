@@ -4,7 +4,8 @@
  * started in this process, records produced and consumed, an injected
  * error the producer sees, control calls from four threads at once
  * while the client runs, the metrics of what was done, a stop and a
- * start on the same (kept) data, and what is refused. TAP output.
+ * start on the same (kept) data, a virtual clock a record's
+ * LogAppendTime follows, and what is refused. TAP output.
  */
 #include <gregor/gregor.h>
 #include <librdkafka/rdkafka.h>
@@ -108,6 +109,41 @@ consume(const char *bootstrap, const char *group, const char *topic, int want)
     return got;
 }
 
+/* The timestamp (and its type) of the first record of topic's partition
+ * 0, read within 20 s; -1 if none. */
+static int64_t
+first_timestamp(const char *bootstrap, const char *topic,
+                rd_kafka_timestamp_type_t *type)
+{
+    char err[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    rd_kafka_topic_partition_list_t *tl;
+    rd_kafka_t *c;
+    int64_t ts = -1;
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap, err, sizeof err);
+    rd_kafka_conf_set(conf, "group.id", "embed-ts", err, sizeof err);
+    c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (c == NULL)
+        return -1;
+    rd_kafka_poll_set_consumer(c);
+    tl = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(tl, topic, 0)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_assign(c, tl);
+    rd_kafka_topic_partition_list_destroy(tl);
+    for (int i = 0; i < 200 && ts < 0; i++) {
+        rd_kafka_message_t *m = rd_kafka_consumer_poll(c, 100);
+        if (m == NULL)
+            continue;
+        if (!m->err)
+            ts = rd_kafka_message_timestamp(m, type);
+        rd_kafka_message_destroy(m);
+    }
+    rd_kafka_consumer_close(c);
+    rd_kafka_destroy(c);
+    return ts;
+}
+
 /* Control calls from several threads while the client runs. */
 typedef struct hammer {
     gregor_t *g;
@@ -162,7 +198,7 @@ main(void)
     struct stat st;
     int hammer_failures = 0;
 
-    printf("1..19\n");
+    printf("1..22\n");
     gregor_log_level("warn");
     ok(strlen(gregor_version()) > 0, "gregor_version");
 
@@ -264,6 +300,9 @@ main(void)
 
     /* the defaults: a temporary directory, gone after the stop */
     g = gregor_start(NULL);
+    ok(gregor_clock_advance(g, 1000) == -1 &&
+           strstr(gregor_last_error(), "--virtual-clock") != NULL,
+       "a real clock is not advanced, the error says why");
     {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s", g ? gregor_data_dir(g) : "");
@@ -271,6 +310,31 @@ main(void)
         ok(g != NULL && strncmp(tmp, "/tmp/", 5) == 0 && stat(tmp, &st) != 0,
            "with the defaults, the temporary data is removed at stop");
     }
+
+    /* a virtual clock: a day ahead, and the record's LogAppendTime with it */
+    conf = gregor_conf_new();
+    gregor_conf_set(conf, "gregor.virtual.clock", "true");
+    gregor_conf_set(conf, "log.message.timestamp.type", "LogAppendTime");
+    g = gregor_start(conf);
+    gregor_conf_destroy(conf);
+    {
+        int64_t t0 = gregor_clock_advance(g, 0), t1, ts;
+        rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+        t1 = gregor_clock_advance(g, 86400000);
+        ok(t0 > 0 && t1 == t0 + 86400000,
+           "gregor_clock_advance: a day ahead, exactly");
+        p = producer(gregor_bootstrap_servers(g));
+        produce(p, "embed-vc", 1);
+        rd_kafka_destroy(p);
+        ts = first_timestamp(gregor_bootstrap_servers(g), "embed-vc", &type);
+        ok(delivered == 1 && ts == t1 &&
+               type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME,
+           "the record's LogAppendTime is the virtual clock's");
+        if (ts != t1)
+            printf("# timestamp %lld (type %d), clock %lld\n", (long long)ts,
+                   (int)type, (long long)t1);
+    }
+    gregor_stop(g);
     {
         char cmd[256];
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -806,6 +806,114 @@ START_TEST(test_control_bounds)
 }
 END_TEST
 
+/* --- the clock: /v1/clock, /v1/clock/advance, gr_ctl_duration_ms */
+
+static const char *const ctl_virtual[] = {
+    "gregor.control.listener=http://127.0.0.1:0", "gregor.virtual.clock=true",
+    NULL
+};
+
+/* The integer after "key": in a JSON answer. */
+static int64_t
+json_int(gr_buf_t *o, const char *key)
+{
+    char pat[64];
+    const char *p;
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    p = strstr(gr_buf_cstr(o), pat);
+    ck_assert_msg(p != NULL, "%s not in %s", key, gr_buf_cstr(o));
+    return strtoll(p + strlen(pat), NULL, 10);
+}
+
+START_TEST(test_clock_routes)
+{
+    gr_brokertest_t bt;
+    gr_buf_t o = GR_BUF_INIT;
+    int64_t w0, real0 = gr_wall_ms();
+    gr_brokertest_start(&bt, ctl_virtual);
+    ck_assert_int_eq(ctl(&bt, "GET", "/v1/clock", NULL, &o), 200);
+    ck_assert(strstr(gr_buf_cstr(&o), "\"virtual\":true") != NULL);
+    ck_assert_int_eq(json_int(&o, "advanced_ms"), 0);
+    w0 = json_int(&o, "wall_ms");
+    ck_assert_int_ge(w0, real0 - 60000); /* started at the real time */
+    ck_assert_int_le(w0, gr_wall_ms());
+    gr_buf_reset(&o);
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock/advance", "{\"ms\":1500}", &o),
+                     200);
+    ck_assert_int_eq(json_int(&o, "advanced_ms"), 1500);
+    ck_assert_int_eq(json_int(&o, "wall_ms"), w0 + 1500);
+    ck_assert_int_ge(json_int(&o, "timers_fired"), 0);
+    /* a reset keeps the clock where it is */
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/reset", "{}", NULL), 200);
+    gr_buf_reset(&o);
+    ck_assert_int_eq(ctl(&bt, "GET", "/v1/clock", NULL, &o), 200);
+    ck_assert_int_eq(json_int(&o, "wall_ms"), w0 + 1500);
+    /* what is refused */
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock/advance", "{\"ms\":-1}", NULL),
+                     400);
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock/advance", "{}", NULL), 400);
+    ck_assert_int_eq(
+        ctl(&bt, "POST", "/v1/clock/advance", "{\"ms\":\"30s\"}", NULL), 400);
+    ck_assert_int_eq(
+        ctl(&bt, "POST", "/v1/clock/advance", "{\"ms\":1,\"x\":1}", NULL), 400);
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock/advance", NULL, NULL), 400);
+    ck_assert_int_eq(ctl(&bt, "GET", "/v1/clock/advance", NULL, NULL), 405);
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock", "{}", NULL), 405);
+    gr_buf_reset(&o);
+    ck_assert_int_eq(ctl(&bt, "GET", "/v1/clock", NULL, &o), 200);
+    ck_assert_int_eq(json_int(&o, "wall_ms"), w0 + 1500);
+    gr_buf_fini(&o);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+START_TEST(test_clock_real_refused)
+{
+    gr_brokertest_t bt;
+    gr_buf_t o = GR_BUF_INIT;
+    gr_brokertest_start(&bt, ctl_on);
+    ck_assert_int_eq(ctl(&bt, "GET", "/v1/clock", NULL, &o), 200);
+    ck_assert(strstr(gr_buf_cstr(&o), "\"virtual\":false") != NULL);
+    gr_buf_reset(&o);
+    ck_assert_int_eq(ctl(&bt, "POST", "/v1/clock/advance", "{\"ms\":1}", &o),
+                     409);
+    ck_assert_msg(strstr(gr_buf_cstr(&o), "--virtual-clock") != NULL, "%s",
+                  gr_buf_cstr(&o));
+    gr_buf_fini(&o);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+START_TEST(test_clock_durations)
+{
+    static const struct {
+        const char *s;
+        int64_t ms;
+    } ok[] = { { "0", 0 },         { "250", 250 },     { "500ms", 500 },
+               { "30s", 30000 },   { "5m", 300000 },   { "2h", 7200000 },
+               { "1d", 86400000 }, { "1m30s", 90000 }, { "1h1ms", 3600001 },
+               { "007s", 7000 } };
+    static const char *const bad[] = { "",
+                                       "s",
+                                       "-1s",
+                                       "1x",
+                                       "1.5s",
+                                       "1 s",
+                                       "ms",
+                                       "1sm",
+                                       "10s10",
+                                       "99999999999999999999",
+                                       "3000000000000000000s" };
+    int64_t ms;
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        ck_assert_msg(gr_ctl_duration_ms(ok[i].s, &ms) == 0, "%s", ok[i].s);
+        ck_assert_int_eq(ms, ok[i].ms);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(gr_ctl_duration_ms(bad[i], &ms) == -1, "%s", bad[i]);
+}
+END_TEST
+
 Suite *
 suite_control_http(void)
 {
@@ -835,6 +943,9 @@ suite_control_inject(void)
     tcase_add_test(tc, test_inject_caps);
     tcase_add_test(tc, test_inject_bad_requests);
     tcase_add_test(tc, test_control_bounds);
+    tcase_add_test(tc, test_clock_routes);
+    tcase_add_test(tc, test_clock_real_refused);
+    tcase_add_test(tc, test_clock_durations);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -4,6 +4,7 @@
 #include "logtest.h"
 
 #include "core/crc32c.h"
+#include "core/time.h"
 #include "log/segment.h"
 #include "proto/wire.h"
 
@@ -224,7 +225,7 @@ START_TEST(test_recover_valid)
 {
     gr_logtest_t t;
     int64_t bounds[201], bases[201];
-    gr_segment_t *seg = gr_segment_new(0);
+    gr_segment_t *seg = gr_segment_new(0, gr_wall_ms());
     gr_recovery_t r;
     char path[GR_SEG_PATH_MAX];
     int fd;
@@ -272,7 +273,7 @@ START_TEST(test_recover_torn_and_corrupt)
     srand(42);
     /* torn tails: cut anywhere, keep the whole batches before the cut */
     for (int round = 0; round < 40; round++) {
-        gr_segment_t *seg = gr_segment_new(0);
+        gr_segment_t *seg = gr_segment_new(0, gr_wall_ms());
         int64_t cut;
         int k = 0;
         fd = write_segment(t.dir, 50, bounds, bases);
@@ -291,7 +292,7 @@ START_TEST(test_recover_torn_and_corrupt)
     }
     /* a flipped byte in batch 20: cut there */
     {
-        gr_segment_t *seg = gr_segment_new(0);
+        gr_segment_t *seg = gr_segment_new(0, gr_wall_ms());
         uint8_t c;
         fd = write_segment(t.dir, 50, bounds, bases);
         ck_assert_int_eq(pread(fd, &c, 1, bounds[20] + 70), 1);
@@ -307,7 +308,7 @@ START_TEST(test_recover_torn_and_corrupt)
     }
     /* offsets past the limit (the next segment's base) are refused */
     {
-        gr_segment_t *seg = gr_segment_new(0);
+        gr_segment_t *seg = gr_segment_new(0, gr_wall_ms());
         fd = write_segment(t.dir, 50, bounds, bases);
         ck_assert_int_eq(gr_segment_recover(seg, fd, t.dir, 500, bases[30], &r),
                          0);
