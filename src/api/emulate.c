@@ -9,7 +9,8 @@
  * protocol-versions.md for 4.0.0 (KIP-896's new minimums: Fetch 4,
  * ListOffsets 1, OffsetCommit 2, OffsetFetch 1, JoinGroup 2 in 4.0.0
  * only, back to 0 in 4.0.1/4.1 (KAFKA-19444), CreateTopics 2, DeleteTopics 1, the ACL APIs 1,
- * DescribeConfigs 1, DescribeLogDirs 1, WriteTxnMarkers 1).
+ * DescribeConfigs 1, DescribeLogDirs 1, WriteTxnMarkers 1,
+ * OffsetForLeaderEpoch 2).
  *
  * The recorded 3.x answers are those of ZooKeeper-mode brokers; Gregor
  * stands for a KRaft one, so three KRaft-only APIs are added where the
@@ -110,6 +111,9 @@ static const row_t rows[] = {
     {GR_API_INIT_PRODUCER_ID,
      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {4, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5}},
+    {GR_API_OFFSET_FOR_LEADER_EPOCH,
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2},
+     {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
     {GR_API_ADD_PARTITIONS_TO_TXN,
      {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
      {3, 3, 3, 3, 3, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5}},
