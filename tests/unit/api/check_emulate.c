@@ -331,6 +331,27 @@ START_TEST(test_release_names)
 }
 END_TEST
 
+/* Every API Gregor serves has its row: the newest release emulated
+ * serves it (an API added without one vanished from every emulated
+ * release's ApiVersions, as OffsetForLeaderEpoch did), and within
+ * Gregor's own range. */
+START_TEST(test_every_served_api_has_a_row)
+{
+    const gr_api_release_t *newest = gr_api_release_find("4.3");
+    int n;
+    const gr_api_entry_t *t = gr_api_table(&n);
+    ck_assert_ptr_nonnull(newest);
+    for (int i = 0; i < n; i++) {
+        int16_t min, max;
+        ck_assert_msg(gr_api_release_range(newest, t[i].key, &min, &max),
+                      "api key %d has no row in emulate.c", (int)t[i].key);
+        ck_assert_msg(min <= max && max <= t[i].max_ver,
+                      "api key %d: 4.3 v%d-v%d, Gregor v%d-v%d", (int)t[i].key,
+                      (int)min, (int)max, (int)t[i].min_ver, (int)t[i].max_ver);
+    }
+}
+END_TEST
+
 Suite *
 suite_api_emulate(void)
 {
@@ -342,6 +363,7 @@ suite_api_emulate(void)
     tcase_add_test(tc, test_3_6);
     tcase_add_test(tc, test_4_0_minimums);
     tcase_add_test(tc, test_control);
+    tcase_add_test(tc, test_every_served_api_has_a_row);
     suite_add_tcase(s, tc);
     return s;
 }
