@@ -13,6 +13,11 @@ import struct
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "telemetry"))
+import raw  # noqa: E402
+from raw import uvarint  # noqa: E402
+
 HOST, PORT = os.environ["GR_BOOTSTRAP"].rsplit(":", 1)
 TOPIC = os.environ["GR_TOPIC"]
 DATA = os.environ["GR_DATA_DIR"]
@@ -26,12 +31,6 @@ def fail(msg):
     sys.exit(1)
 
 
-def uvarint(n):
-    out = b""
-    while n >= 0x80:
-        out += bytes([(n & 0x7F) | 0x80])
-        n >>= 7
-    return out + bytes([n])
 
 
 def encode(ver, replica_id, topics):
@@ -57,34 +56,22 @@ def encode(ver, replica_id, topics):
     return out
 
 
-class Reader:
+class Reader(raw.R):
+    """telemetry/raw.py's reader, failing on a truncated answer, with the
+    non-flexible forms before v4."""
+
     def __init__(self, data, flex):
-        self.d, self.p, self.flex = data, 0, flex
+        super().__init__(data)
+        self.flex = flex
 
     def take(self, n):
-        v = self.d[self.p:self.p + n]
+        v = super().take(n)
         if len(v) != n:
             fail("response truncated")
-        self.p += n
         return v
-
-    def i16(self):
-        return struct.unpack(">h", self.take(2))[0]
-
-    def i32(self):
-        return struct.unpack(">i", self.take(4))[0]
 
     def i64(self):
         return struct.unpack(">q", self.take(8))[0]
-
-    def uv(self):
-        shift = v = 0
-        while True:
-            b = self.take(1)[0]
-            v |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return v
-            shift += 7
 
     def count(self):
         return self.uv() - 1 if self.flex else self.i32()
@@ -95,9 +82,7 @@ class Reader:
 
     def tags(self):
         if self.flex:
-            for _ in range(self.uv()):
-                self.uv()
-                self.take(self.uv())
+            super().tags()
 
 
 sock = socket.create_connection((HOST, int(PORT)), timeout=10)
