@@ -188,6 +188,11 @@ alter_apply(gr_req_t *req, void **state)
         o->error_code = err;
         o->error_message =
             err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+        /* past Kafka's batch bound every entry is refused whatever the
+         * rest would make: 50,000 new entities took 166 ms of the loop
+         * made one by one, then undone */
+        if (gr_client_quotas_over_batch(req->broker->client_quotas))
+            break;
     }
     for (int32_t i = 0; i < n; i++) {
         rs_entry_t *o;

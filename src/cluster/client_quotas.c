@@ -44,6 +44,7 @@ static const int key_rate[GR_CQ__N] = {
 
 typedef struct entry {
     struct entry *next, *prev, *hnext;
+    uint32_t hash; /* str_hash of rname */
     bool has[C__N];
     char *name[C__N]; /* NULL: the default */
     char *rname;      /* the resource name (and hash key) */
@@ -69,7 +70,10 @@ struct gr_client_quotas {
     int64_t win_ms;
     int64_t burst_ms; /* controller_mutation_rate: samples x window */
     entry_t *entries, *tail;
-    entry_t *ehash[NBUCKETS];
+    /* by rname: esize buckets (a power of 2), doubled as nentries
+     * passes it so a lookup stays a few compares at any count */
+    entry_t **ehash;
+    uint32_t esize, nentries;
     /* per rate type: entities holding its key, by kind (Kafka's
      * activeQuotaEntities: 1 client-id, 2 user, 4 both) */
     int active[GR_CQT__N][5];
@@ -114,7 +118,7 @@ str_hash(const char *s)
     uint32_t h = 2166136261u; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (uint8_t)*s) * 16777619u;
-    return h % NBUCKETS;
+    return h;
 }
 
 /* Kafka's Sanitizer.sanitize: URL-encoded (UTF-8 bytes), space and '*'
@@ -160,8 +164,9 @@ rname_build(gr_buf_t *b, const bool *has, const char *const *name,
 static entry_t *
 entry_find(const gr_client_quotas_t *q, const char *rname)
 {
-    for (entry_t *e = q->ehash[str_hash(rname)]; e; e = e->hnext)
-        if (strcmp(e->rname, rname) == 0)
+    uint32_t h = str_hash(rname);
+    for (entry_t *e = q->ehash[h & (q->esize - 1)]; e; e = e->hnext)
+        if (e->hash == h && strcmp(e->rname, rname) == 0)
             return e;
     return NULL;
 }
@@ -200,10 +205,11 @@ entry_free(entry_t *e)
 static void
 entry_unlink(gr_client_quotas_t *q, entry_t *e)
 {
-    entry_t **pp = &q->ehash[str_hash(e->rname)];
+    entry_t **pp = &q->ehash[e->hash & (q->esize - 1)];
     while (*pp != e)
         pp = &(*pp)->hnext;
     *pp = e->hnext;
+    q->nentries--;
     if (e->prev)
         e->prev->next = e->next;
     else
@@ -215,12 +221,35 @@ entry_unlink(gr_client_quotas_t *q, entry_t *e)
     e->next = e->prev = NULL;
 }
 
+/* Doubles the buckets; out of memory, the table stays as it is (slower,
+ * still right). */
+static void
+entries_rehash(gr_client_quotas_t *q)
+{
+    uint32_t n = q->esize * 2;
+    entry_t **h = calloc(n, sizeof(*h));
+    if (h == NULL)
+        return;
+    for (entry_t *e = q->entries; e; e = e->next) {
+        e->hnext = h[e->hash & (n - 1)];
+        h[e->hash & (n - 1)] = e;
+    }
+    free(q->ehash);
+    q->ehash = h;
+    q->esize = n;
+}
+
 static void
 entry_link(gr_client_quotas_t *q, entry_t *e)
 {
-    uint32_t h = str_hash(e->rname);
+    uint32_t h;
+    e->hash = str_hash(e->rname);
+    if (q->nentries >= q->esize)
+        entries_rehash(q);
+    h = e->hash & (q->esize - 1);
     e->hnext = q->ehash[h];
     q->ehash[h] = e;
+    q->nentries++;
     e->next = NULL;
     e->prev = q->tail;
     if (q->tail)
@@ -236,6 +265,11 @@ gr_client_quotas_new(gr_cluster_t *c, int samples, int64_t win_ms)
     gr_client_quotas_t *q = calloc(1, sizeof(*q));
     if (q == NULL)
         return NULL;
+    q->esize = NBUCKETS;
+    if ((q->ehash = calloc(q->esize, sizeof(*q->ehash))) == NULL) {
+        free(q);
+        return NULL;
+    }
     q->c = c;
     q->samples = samples > 0 && samples <= GR_RATE_SAMPLES_MAX
                      ? samples
@@ -263,7 +297,8 @@ entries_free(gr_client_quotas_t *q)
         entry_free(e);
     }
     q->tail = NULL;
-    memset(q->ehash, 0, sizeof q->ehash);
+    memset(q->ehash, 0, q->esize * sizeof(*q->ehash));
+    q->nentries = 0;
     memset(q->active, 0, sizeof q->active);
 }
 
@@ -323,6 +358,7 @@ gr_client_quotas_destroy(gr_client_quotas_t *q)
     undo_free(q);
     sensors_free(q);
     free(q->ip_rates);
+    free(q->ehash);
     free(q);
 }
 
@@ -948,6 +984,12 @@ resources_of(const gr_client_quotas_t *q, bool *oom)
     return list;
 }
 
+bool
+gr_client_quotas_over_batch(const gr_client_quotas_t *q)
+{
+    return q->records > GR_CQ_MAX_RECORDS;
+}
+
 gr_kerr_t
 gr_client_quotas_prepare(gr_client_quotas_t *q, bool *changed,
                          gr_config_resource_t **out)
@@ -1286,7 +1328,7 @@ sensor_get(gr_client_quotas_t *q, gr_cq_type_t t, bool tag_u, const char *user,
     gr_buf_putc(b, ':');
     if (tag_c)
         put_sanitized(b, client, clen);
-    h = str_hash(gr_buf_cstr(b));
+    h = str_hash(gr_buf_cstr(b)) % NBUCKETS;
     for (s = q->shash[h]; s; s = s->hnext)
         if (strcmp(s->key, gr_buf_cstr(b)) == 0)
             return s;

@@ -95,6 +95,9 @@ int gr_client_quotas_begin(gr_client_quotas_t *q);
 /* The most records (keys set, changed or removed) one request may make:
  * Kafka's controller refuses more (BoundedList of 10000). */
 #define GR_CQ_MAX_RECORDS 10000
+/* Whether the request's changes so far already pass GR_CQ_MAX_RECORDS:
+ * prepare will refuse them all, so the rest need not be made. */
+bool gr_client_quotas_over_batch(const gr_client_quotas_t *q);
 /* Ends a request's changes (begin, alter...): *changed says whether
  * there were any, *out (malloc'd; NULL: none left) is what the quota
  * file is to hold, and memory is put back as it was: the changes hold

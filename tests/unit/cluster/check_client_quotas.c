@@ -350,6 +350,74 @@ START_TEST(test_describe_and_reopen)
 }
 END_TEST
 
+/* Alters of n client-id entities "c<from>".."c<from+n-1>" in one
+ * request (begin, alter..., commit); value v, or removed when v is 0. */
+static gr_kerr_t
+alter_many(gr_client_quotas_t *q, gr_arena_t *a, int from, int n, double v)
+{
+    char name[32];
+    const char *msg;
+    ck_assert_int_eq(gr_client_quotas_begin(q), 0);
+    for (int i = from; i < from + n; i++) {
+        gr_cq_comp_t comp = { s("client-id"), GR_STR_NULL };
+        gr_cq_op_t op = { s("producer_byte_rate"), v, v == 0 };
+        snprintf(name, sizeof name, "c%d", i);
+        comp.name = gr_str_c(gr_arena_printf(a, "%s", name));
+        ck_assert_int_eq(gr_client_quotas_alter(q, &comp, 1, &op, 1, false,
+                                                a, &msg),
+                         GR_KERR_NONE);
+    }
+    return commit(q);
+}
+
+/* Thousands of entities: each still found after the table has grown
+ * many times over, removals unlink the right ones, a reopen reads them
+ * all back; more than Kafka's 10,000 records a request: refused whole,
+ * nothing kept. */
+START_TEST(test_many_entities)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(1 << 16);
+    gr_cq_found_t *out;
+    gr_cq_filter_t f = { s("client-id"), 2, GR_STR_NULL };
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert_int_eq(alter_many(q, a, 0, 6000, 1000), GR_KERR_NONE);
+    ck_assert_int_eq(alter_many(q, a, 6000, 3000, 2000), GR_KERR_NONE);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c0"), 1000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c5999"), 1000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c8999"), 2000);
+    ck_assert_int_eq(describe(q, a, &f, 1, true, &out), 9000);
+    /* c0..c2999 removed; c3000..c8999 changed to 3000 */
+    ck_assert_int_eq(alter_many(q, a, 0, 3000, 0), GR_KERR_NONE);
+    ck_assert_int_eq(alter_many(q, a, 3000, 6000, 3000), GR_KERR_NONE);
+    ck_assert_int_eq(describe(q, a, &f, 1, true, &out), 6000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c2999"), -1);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c3000"), 3000);
+    /* 10,001 new entities: every one refused, none kept */
+    ck_assert_int_eq(alter_many(q, a, 20000, 10001, 5),
+                     GR_KERR_POLICY_VIOLATION);
+    ck_assert_int_eq(describe(q, a, &f, 1, true, &out), 6000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c20000"), -1);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_load(q), 0);
+    ck_assert_int_eq(describe(q, a, &f, 1, true, &out), 6000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c8999"), 3000);
+    ck_assert_double_eq(bound(q, GR_CQT_PRODUCE, "", "c0"), -1);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
 /* controller_mutation_rate (KIP-599) by hand: quota 2 partitions/s, 11
  * samples of 1 s (controller.quota.window.*), so a bucket of 22, full at first, refilled at 2 a
  * second; refused (strict) only once below zero. */
@@ -704,6 +772,7 @@ suite_cluster_client_quotas(void)
     tcase_add_test(tc, test_alter_refusals);
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_describe_and_reopen);
+    tcase_add_test(tc, test_many_entities);
     tcase_add_test(tc, test_throttle_numbers);
     tcase_add_test(tc, test_mutation_bucket);
     tcase_add_test(tc, test_request_quota_throttles);
