@@ -8,6 +8,8 @@ producers; kafka-python 3's admin client reads the broker's state.
              SIGKILLed: no LeaveGroup. Real time passing does not expire it;
              advancing 29.999 s leaves it a member; one more millisecond
              and DescribeGroups, at once, has the group Empty
+  cgroup     the same with a KIP-848 consumer group's member: it expires
+             at group.consumer.session.timeout.ms (45 s) of virtual time
   txn        a transaction left open (transaction.timeout.ms 60000): still
              Ongoing after 59 s of virtual time, aborted by the coordinator
              once the clock passes its timeout (the abort sweep runs every
@@ -15,6 +17,10 @@ producers; kafka-python 3's admin client reads the broker's state.
   appendtime a topic with LogAppendTime: a record appended after advancing
              a day carries the virtual clock's time, exactly; a CreateTime
              topic keeps the client's
+  offsets    a classic group's member commits and leaves: its offsets
+             stay 7 days less 11 minutes of virtual time after, and are
+             gone (the group deleted) by 7 days and 10 minutes
+             (offsets.retention.minutes, checked every 10 minutes)
   retention  retention.ms one hour on a LogAppendTime topic: 30 virtual
              minutes keep the records, two hours delete them (the log
              start moves to the end). (CreateTime records carry the
@@ -127,6 +133,50 @@ def step_group(kadmin):
         "%.0f ms after the advance was asked" % ((time.time() - t0) * 1000))
 
 
+CG_MEMBER = r"""
+import sys
+from confluent_kafka import Consumer
+c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
+              "group.protocol": "consumer", "auto.offset.reset": "earliest"})
+c.subscribe([sys.argv[3]])
+while not c.assignment():
+    c.poll(0.1)
+print("assigned", flush=True)
+while True:
+    c.poll(0.1)
+"""
+
+
+def cg_members(grp):
+    a = AdminClient({"bootstrap.servers": BOOT})
+    d = a.describe_consumer_groups([grp])[grp].result(30)
+    return str(d.state).split(".")[-1], len(d.members)
+
+
+def step_cgroup():
+    """The same with a KIP-848 consumer group: the session timeout is the
+    broker's group.consumer.session.timeout.ms (45 s)."""
+    topic, grp = "vc-cg", "vc-cg-g"
+    create(topic)
+    m = subprocess.Popen([sys.executable, "-c", CG_MEMBER, BOOT, grp, topic],
+                         stdout=subprocess.PIPE, text=True)
+    eq(m.stdout.readline().strip(), "assigned", "the consumer member's first line")
+    eq(cg_members(grp), ("STABLE", 1), "the consumer group with its member")
+    m.send_signal(signal.SIGKILL)
+    m.wait()
+    m.stdout.close()
+    time.sleep(1.5)
+    eq(cg_members(grp), ("STABLE", 1),
+       "after 1.5 s of real time, the killed consumer member")
+    advance(44999)
+    eq(cg_members(grp), ("STABLE", 1),
+       "44.999 s of virtual time later, the killed consumer member")
+    advance(1)
+    eq(cg_members(grp), ("EMPTY", 0),
+       "right after 45 s of virtual time, the consumer group")
+    say("cgroup: the KIP-848 member's session expired at 45 s of virtual time")
+
+
 # --- a transaction left open
 
 def committed_end(topic):
@@ -237,6 +287,52 @@ def step_retention():
     say("retention: after 2 h of virtual time the log is %r" % (lo,))
 
 
+# --- offsets of an Empty group
+
+def committed(kadmin, grp, topic):
+    """The group's committed offset of topic's partition 0, or None."""
+    for tp, om in kadmin.list_group_offsets(grp).get(grp, {}).items():
+        if tp.topic == topic and tp.partition == 0:
+            return om.offset
+    return None
+
+
+def step_offsets(kadmin):
+    topic, grp = "vc-off", "vc-off-g"
+    create(topic)
+    produce_one(topic)
+    produce_one(topic)
+    c = Consumer({"bootstrap.servers": BOOT, "group.id": grp,
+                  "enable.auto.commit": False, "session.timeout.ms": 30000,
+                  "auto.offset.reset": "earliest"})
+    c.subscribe([topic])
+    got = 0
+    end = time.time() + 30
+    while got < 2 and time.time() < end:
+        m = c.poll(0.5)
+        if m is not None and not m.error():
+            got += 1
+    eq(got, 2, "records read by the group's consumer")
+    c.commit(asynchronous=False)
+    c.close()  # LeaveGroup: Empty from now, the retention counts from here
+    eq(group_state(kadmin, grp), ("Empty", 0), "the group after its member left")
+    eq(committed(kadmin, grp, topic), 2, "the committed offset")
+    # offsets.retention.minutes 7 days, checked every 10 minutes
+    week = 7 * 86400000
+    advance(week - 11 * 60000)
+    time.sleep(0.3)
+    eq(committed(kadmin, grp, topic), 2,
+       "the offset 7 days less 11 minutes after the group emptied")
+    advance(21 * 60000)
+    wait_for(lambda: committed(kadmin, grp, topic) is None, 20,
+             "the offset expired after 7 days of virtual time")
+    state = kadmin.describe_groups([grp])[grp]["group_state"]
+    check(state in ("Dead", ""),
+          "an Empty group without offsets is deleted: %r" % state)
+    say("offsets: expired 7 days after the group emptied; the group is %r"
+        % state)
+
+
 def main():
     c0 = clock()
     eq(c0["virtual"], True, "GET /v1/clock: virtual")
@@ -244,9 +340,11 @@ def main():
     kadmin = KafkaAdminClient(bootstrap_servers=BOOT)
     t0 = time.time()
     step_group(kadmin)
+    step_cgroup()
     step_txn(kadmin)
     step_appendtime()
     step_retention()
+    step_offsets(kadmin)
     kadmin.close()
     c1 = clock()
     say("virtual time advanced %.1f h in %.1f s of real time" %
