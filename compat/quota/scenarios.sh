@@ -197,7 +197,7 @@ LIMIT_quota_mutation=150
 # throttle time, as Kafka's acceptor does (ip_rate.py, raw sockets from
 # 127.0.0.1, .2 and .3); an address without a quota is not slowed; the
 # default IP entity applies to the others; kafka-configs --entity-type ips
-# describes what was set. Kafka 4.4 (QUOTA_REFERENCE=kafka) passes the same.
+# describes what was set, and --alter sets and removes IP entities' quotas. Kafka 4.4 (QUOTA_REFERENCE=kafka) passes the same.
 s_quota_ip_rate() {
     need java || return 1
     local B rc=0
@@ -208,6 +208,15 @@ s_quota_ip_rate() {
     printf '%s\n' "Quota configs for ip '127.0.0.1' are connection_creation_rate=2.0" \
         "Quota configs for the default ip are connection_creation_rate=1.0" |
         diff -u - <(LC_ALL=C sort "$BROKER_DIR/ipd") || { echo "# kafka-configs --describe --entity-type ips (-want +got)"; rc=1; }
+    # and kafka-configs --alter sets an address's, removes the default's
+    quota_kt ipa configs --bootstrap-server "$B" --alter --entity-type ips \
+        --entity-name 127.0.0.3 --add-config connection_creation_rate=3 || rc=1
+    quota_kt ipr configs --bootstrap-server "$B" --alter --entity-type ips \
+        --entity-default --delete-config connection_creation_rate || rc=1
+    quota_kt ipd2 configs --bootstrap-server "$B" --describe --entity-type ips || rc=1
+    printf '%s\n' "Quota configs for ip '127.0.0.1' are connection_creation_rate=2.0" \
+        "Quota configs for ip '127.0.0.3' are connection_creation_rate=3.0" |
+        diff -u - <(LC_ALL=C sort "$BROKER_DIR/ipd2") || { echo "# after kafka-configs --alter --entity-type ips (-want +got)"; rc=1; }
     quota_stop
     return $rc
 }
