@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static gr_cluster_t *opened; /* the last cluster_open()'s, for commit() */
@@ -418,6 +419,51 @@ START_TEST(test_many_entities)
 }
 END_TEST
 
+/* A hand-edited quotas file naming an entity twice: one entity, in the
+ * first one's place, with the last one's values (what the file said
+ * last holds), the others in order. */
+START_TEST(test_file_named_twice)
+{
+    gr_logtest_t t;
+    gr_cluster_t *c;
+    gr_client_quotas_t *q;
+    gr_arena_t *a = gr_arena_new(4096);
+    gr_cq_found_t *out;
+    char path[512];
+    FILE *f;
+
+    gr_logtest_init(&t, 64);
+    c = cluster_open(&t);
+    gr_cluster_destroy(c);
+    snprintf(path, sizeof path, "%s/gregor-configs", t.dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/gregor-configs/client-quotas", t.dir);
+    ck_assert_ptr_nonnull(f = fopen(path, "w"));
+    fputs("# by hand\n[clients/a]\nproducer_byte_rate=1\n"
+          "[clients/b]\nproducer_byte_rate=2\n"
+          "[clients/a]\nconsumer_byte_rate=3\n"
+          "[clients/c]\nproducer_byte_rate=4\n"
+          "[clients/a]\nproducer_byte_rate=5\n",
+          f);
+    fclose(f);
+    c = cluster_open(&t);
+    q = gr_client_quotas_new(c, 11, 1000);
+    ck_assert_int_eq(gr_client_quotas_load(q), 0);
+    ck_assert_int_eq(describe(q, a, NULL, 0, false, &out), 3);
+    ck_assert_str_eq(out[0].name[0], "a");
+    ck_assert_int_eq(out[0].nvalues, 1);
+    ck_assert_str_eq(out[0].key[0], "producer_byte_rate");
+    ck_assert_double_eq(out[0].value[0], 5);
+    ck_assert_str_eq(out[1].name[0], "b");
+    ck_assert_str_eq(out[2].name[0], "c");
+    ck_assert_double_eq(bound(q, GR_CQT_FETCH, "", "a"), -1);
+    gr_client_quotas_destroy(q);
+    gr_cluster_destroy(c);
+    gr_logtest_fini(&t);
+    gr_arena_destroy(a);
+}
+END_TEST
+
 /* controller_mutation_rate (KIP-599) by hand: quota 2 partitions/s, 11
  * samples of 1 s (controller.quota.window.*), so a bucket of 22, full at first, refilled at 2 a
  * second; refused (strict) only once below zero. */
@@ -773,6 +819,7 @@ suite_cluster_client_quotas(void)
     tcase_add_test(tc, test_precedence);
     tcase_add_test(tc, test_describe_and_reopen);
     tcase_add_test(tc, test_many_entities);
+    tcase_add_test(tc, test_file_named_twice);
     tcase_add_test(tc, test_throttle_numbers);
     tcase_add_test(tc, test_mutation_bucket);
     tcase_add_test(tc, test_request_quota_throttles);
