@@ -17,3 +17,17 @@ s_diff_kafka() {
 SCENARIOS+=(diff_kafka)
 # Kafka's start (2-5 s) and about 30 s of cases; bounded at 3 minutes
 LIMIT_diff_kafka=180
+
+# The same with authorization on (issue 20): both brokers run Kafka's
+# StandardAuthorizer and the cases of cases_acl.py connect from
+# 127.0.0.2, which their ACLs deny: every API's refusal (error codes,
+# what a denied client still learns, authorized operations) compared
+# with Kafka's. About 10 s.
+s_diff_kafka_authz() {
+    need java || return 1
+    DIFF_AUTHORIZER=1 GREGOR=$GREGOR top_srcdir=$top_srcdir \
+        top_builddir=$top_builddir "$top_srcdir/tests/diff/run.sh" --only acl
+}
+
+SCENARIOS+=(diff_kafka_authz)
+LIMIT_diff_kafka_authz=120
