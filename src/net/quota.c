@@ -39,8 +39,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* Kafka's maxThrottleTimeMs: quota.window.size.seconds */
-#define MAX_THROTTLE_MS 1000
 /* how long accepts pause when accept(2) runs out of descriptors (nginx's
  * accept_mutex_delay), and how often that is logged */
 #define EXHAUSTED_PAUSE_MS 500
@@ -243,8 +241,11 @@ typedef struct gr_quotas {
     struct ip_sensor **sens;
     size_t sens_cap, nsens;
     int64_t sens_swept_ms;
-    int ip_samples;
-    int64_t ip_win_ms;
+    /* every connection rate's samples (quota.window.num) of win_ms
+     * (quota.window.size.seconds), as Kafka's rateQuotaMetricConfig;
+     * win_ms is also the longest throttle (its maxThrottleTimeMs) */
+    int samples;
+    int64_t win_ms;
     struct delayed_close *dl;
     int ndl, dl_cap;
     gr_timer_t dl_timer;
@@ -349,7 +350,7 @@ log_due(int64_t *last_us)
 static void
 sensors_sweep(gr_quotas_t *q, int64_t now)
 {
-    int64_t expire = (int64_t)q->ip_samples * q->ip_win_ms;
+    int64_t expire = (int64_t)q->samples * q->win_ms;
     if (now - q->sens_swept_ms < expire)
         return;
     q->sens_swept_ms = now;
@@ -414,8 +415,8 @@ sensor_get(gr_quotas_t *q, const gr_ipaddr_t *a)
     if ((x = calloc(1, sizeof(*x))) == NULL)
         return NULL;
     x->addr = *a;
-    x->rate.samples = q->ip_samples;
-    x->rate.win_ms = q->ip_win_ms;
+    x->rate.samples = q->samples;
+    x->rate.win_ms = q->win_ms;
     x->next = q->sens[h];
     q->sens[h] = x;
     q->nsens++;
@@ -539,7 +540,7 @@ ip_throttled(gr_listener_t *l, int fd, const gr_ipaddr_t *ip,
         return false;
     }
     x->last_ms = now;
-    t = gr_rate_record_throttle(&x->rate, (double)bound, now, q->ip_win_ms);
+    t = gr_rate_record_throttle(&x->rate, (double)bound, now, q->win_ms);
     if (t <= 0)
         return false;
     /* taken back from every rate it was recorded on (updateListenerMetrics) */
@@ -627,9 +628,9 @@ gr_quotas_accept(gr_listener_t *l, int fd, const struct sockaddr *sa,
     /* recordConnectionAndGetThrottleTimeMs */
     if (!is_protected(l))
         throttle = gr_rate_record_throttle(&q->rate, (double)q->max_rate, now,
-                                           MAX_THROTTLE_MS);
+                                           q->win_ms);
     lt = gr_rate_record_throttle(&l->rate, (double)l->max_rate, now,
-                                 MAX_THROTTLE_MS);
+                                 q->win_ms);
     if (lt > throttle)
         throttle = lt;
     full = slot_taken(l, &limit);
@@ -1090,12 +1091,14 @@ gr_quotas_start(gr_broker_t *b)
         return -1;
     }
     q->b = b;
-    q->ip_samples = (int)gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_NUM);
-    q->ip_win_ms = gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_SIZE_SECONDS) * 1000;
-    if (q->ip_samples <= 0 || q->ip_samples > GR_RATE_SAMPLES_MAX)
-        q->ip_samples = GR_RATE_SAMPLES;
-    if (q->ip_win_ms <= 0)
-        q->ip_win_ms = GR_RATE_WINDOW_MS;
+    q->samples = (int)gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_NUM);
+    q->win_ms = gr_conf_int(b->conf, GR_CONF_QUOTA_WINDOW_SIZE_SECONDS) * 1000;
+    if (q->samples <= 0 || q->samples > GR_RATE_SAMPLES_MAX)
+        q->samples = GR_RATE_SAMPLES;
+    if (q->win_ms <= 0)
+        q->win_ms = GR_RATE_WINDOW_MS;
+    q->rate.samples = q->samples;
+    q->rate.win_ms = q->win_ms;
     gr_timer_init(&q->exhausted_timer, exhausted_end, q);
     gr_timer_init(&q->dl_timer, dl_due, q);
     b->quotas = q;
@@ -1103,6 +1106,8 @@ gr_quotas_start(gr_broker_t *b)
         gr_listener_t *l = &b->listeners[i];
         l->held_fd = -1;
         l->accepting = true;
+        l->rate.samples = q->samples;
+        l->rate.win_ms = q->win_ms;
         gr_timer_init(&l->throttle_timer, throttle_end, l);
     }
     if (configure(b, true) != 0) {

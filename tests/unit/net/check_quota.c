@@ -315,6 +315,39 @@ START_TEST(test_creation_rate_throttles)
 }
 END_TEST
 
+/* The same over quota.window.num=3 (Kafka's rateQuotaMetricConfig: the
+ * connection rates use the quota windows): measured over at least 2 s,
+ * 4 go through at 2/s, the 5th waits (5 / 2 s over 2/s: 500 ms). With
+ * Kafka's default 11 windows the 5th would pass. */
+START_TEST(test_creation_rate_windows)
+{
+    static const char *const ov[] = {
+        "listener.name.plaintext.max.connection.creation.rate=2",
+        "quota.window.num=3", NULL
+    };
+    gr_brokertest_t bt;
+    int port, fds[4];
+    int64_t t0, waited;
+
+    gr_brokertest_start(&bt, ov);
+    call_once(&bt); /* the test's own connection was the first */
+    port = listener_port(&bt, 0);
+    for (int i = 0; i < 3; i++) {
+        fds[i] = connect_to(port);
+        ck_assert_int_eq(outcome(fds[i], 2000), 1);
+    }
+    t0 = ms_now();
+    fds[3] = connect_to(port);
+    ck_assert_int_eq(outcome(fds[3], 5000), 1);
+    waited = ms_now() - t0;
+    ck_assert_msg(waited >= 350 && waited < 1500, "waited %lld ms",
+                  (long long)waited);
+    for (int i = 0; i < 4; i++)
+        close(fds[i]);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
 /* Two listeners, max.connections=2: PLAINTEXT is the inter-broker one
  * (security.inter.broker.protocol's default) and may pass it; when it
  * does, EXTERNAL's least recently used connection is closed, and
@@ -460,6 +493,7 @@ suite_net_quota(void)
     tcase_add_test(tc, test_per_ip_limit);
     tcase_add_test(tc, test_max_connections_waits);
     tcase_add_test(tc, test_creation_rate_throttles);
+    tcase_add_test(tc, test_creation_rate_windows);
     tcase_add_test(tc, test_inter_broker_listener_evicts);
     suite_add_tcase(s, tc);
     /* own case, tagged: it lowers RLIMIT_NOFILE, and valgrind keeps its
