@@ -89,12 +89,16 @@ def group_state(kadmin, grp):
 
 # --- a member that stops without leaving
 
+# a member in a process of its own (argv: bootstrap, group, topic, and
+# the group.protocol: classic or consumer)
 MEMBER = r"""
 import sys, time
 from confluent_kafka import Consumer
-c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
-              "session.timeout.ms": 30000, "heartbeat.interval.ms": 1000,
-              "auto.offset.reset": "earliest"})
+conf = {"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
+        "group.protocol": sys.argv[4], "auto.offset.reset": "earliest"}
+if sys.argv[4] == "classic":
+    conf.update({"session.timeout.ms": 30000, "heartbeat.interval.ms": 1000})
+c = Consumer(conf)
 c.subscribe([sys.argv[3]])
 while not c.assignment():
     c.poll(0.1)
@@ -107,8 +111,8 @@ while True:
 def step_group(kadmin):
     topic, grp = "vc-group", "vc-g"
     create(topic)
-    m = subprocess.Popen([sys.executable, "-c", MEMBER, BOOT, grp, topic],
-                         stdout=subprocess.PIPE, text=True)
+    m = subprocess.Popen([sys.executable, "-c", MEMBER, BOOT, grp, topic,
+                          "classic"], stdout=subprocess.PIPE, text=True)
     line = m.stdout.readline()
     eq(line.strip(), "assigned", "the member's first line")
     eq(group_state(kadmin, grp), ("Stable", 1), "the group with its member")
@@ -133,20 +137,6 @@ def step_group(kadmin):
         "%.0f ms after the advance was asked" % ((time.time() - t0) * 1000))
 
 
-CG_MEMBER = r"""
-import sys
-from confluent_kafka import Consumer
-c = Consumer({"bootstrap.servers": sys.argv[1], "group.id": sys.argv[2],
-              "group.protocol": "consumer", "auto.offset.reset": "earliest"})
-c.subscribe([sys.argv[3]])
-while not c.assignment():
-    c.poll(0.1)
-print("assigned", flush=True)
-while True:
-    c.poll(0.1)
-"""
-
-
 def cg_members(grp):
     a = AdminClient({"bootstrap.servers": BOOT})
     d = a.describe_consumer_groups([grp])[grp].result(30)
@@ -158,8 +148,8 @@ def step_cgroup():
     broker's group.consumer.session.timeout.ms (45 s)."""
     topic, grp = "vc-cg", "vc-cg-g"
     create(topic)
-    m = subprocess.Popen([sys.executable, "-c", CG_MEMBER, BOOT, grp, topic],
-                         stdout=subprocess.PIPE, text=True)
+    m = subprocess.Popen([sys.executable, "-c", MEMBER, BOOT, grp, topic,
+                          "consumer"], stdout=subprocess.PIPE, text=True)
     eq(m.stdout.readline().strip(), "assigned", "the consumer member's first line")
     eq(cg_members(grp), ("STABLE", 1), "the consumer group with its member")
     m.send_signal(signal.SIGKILL)

@@ -284,6 +284,35 @@ START_TEST(test_max_connections_waits)
 }
 END_TEST
 
+/* With the overrides ov, n connections (the test's own first) go through
+ * a listener at once and the next waits 350-1500 ms, then is served. */
+static void
+burst_then_wait(const char *const *ov, int n)
+{
+    gr_brokertest_t bt;
+    int port, fds[32];
+    int64_t t0, waited;
+
+    ck_assert_int_le(n, 32);
+    gr_brokertest_start(&bt, ov);
+    call_once(&bt); /* the test's own connection was the first */
+    port = listener_port(&bt, 0);
+    for (int i = 0; i < n - 1; i++) {
+        fds[i] = connect_to(port);
+        ck_assert_int_eq(outcome(fds[i], 2000), 1);
+    }
+    t0 = ms_now();
+    fds[n - 1] = connect_to(port);
+    ck_assert_int_eq(outcome(fds[n - 1], 5000), 1);
+    waited = ms_now() - t0;
+    ck_assert_msg(waited >= 350 && waited < 1500, "waited %lld ms",
+                  (long long)waited);
+    for (int i = 0; i < n; i++)
+        close(fds[i]);
+    call_once(&bt);
+    gr_brokertest_stop(&bt);
+}
+
 /* A listener's max.connection.creation.rate (2/s): Kafka's window lets 20
  * through, the 21st waits (21 / 10 s over 2/s: 500 ms), then is served. */
 START_TEST(test_creation_rate_throttles)
@@ -291,27 +320,7 @@ START_TEST(test_creation_rate_throttles)
     static const char *const ov[] = {
         "listener.name.plaintext.max.connection.creation.rate=2", NULL
     };
-    gr_brokertest_t bt;
-    int port, fds[21];
-    int64_t t0, waited;
-
-    gr_brokertest_start(&bt, ov);
-    call_once(&bt); /* the test's own connection was the first */
-    port = listener_port(&bt, 0);
-    for (int i = 0; i < 19; i++) {
-        fds[i] = connect_to(port);
-        ck_assert_int_eq(outcome(fds[i], 2000), 1);
-    }
-    t0 = ms_now();
-    fds[19] = connect_to(port);
-    ck_assert_int_eq(outcome(fds[19], 5000), 1);
-    waited = ms_now() - t0;
-    ck_assert_msg(waited >= 350 && waited < 1500, "waited %lld ms",
-                  (long long)waited);
-    for (int i = 0; i < 20; i++)
-        close(fds[i]);
-    call_once(&bt);
-    gr_brokertest_stop(&bt);
+    burst_then_wait(ov, 21);
 }
 END_TEST
 
@@ -325,26 +334,7 @@ START_TEST(test_creation_rate_windows)
         "listener.name.plaintext.max.connection.creation.rate=2",
         "quota.window.num=3", NULL
     };
-    gr_brokertest_t bt;
-    int port, fds[4];
-    int64_t t0, waited;
-
-    gr_brokertest_start(&bt, ov);
-    call_once(&bt); /* the test's own connection was the first */
-    port = listener_port(&bt, 0);
-    for (int i = 0; i < 3; i++) {
-        fds[i] = connect_to(port);
-        ck_assert_int_eq(outcome(fds[i], 2000), 1);
-    }
-    t0 = ms_now();
-    fds[3] = connect_to(port);
-    ck_assert_int_eq(outcome(fds[3], 5000), 1);
-    waited = ms_now() - t0;
-    ck_assert_msg(waited >= 350 && waited < 1500, "waited %lld ms",
-                  (long long)waited);
-    for (int i = 0; i < 4; i++)
-        close(fds[i]);
-    gr_brokertest_stop(&bt);
+    burst_then_wait(ov, 5);
 }
 END_TEST
 
