@@ -156,6 +156,20 @@ s_go_franz_control() {
 
 SCENARIOS+=(go_franz_control)
 
+# franz-go against --virtual-clock (cmd/franz/vclock.go; the Python side is
+# compat/python/virtual_clock.py): a SIGKILLed classic-group member stays
+# through real time and 29.999 s of virtual time, and is gone at 30 s
+# (kadm DescribeGroups: Empty); a transaction left open is aborted once
+# the clock passes its 60 s timeout, its producer's commit PRODUCER_FENCED
+s_go_franz_virtual_clock() {
+    go_ready || return 1
+    start_broker --virtual-clock \
+        --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    GR_CONTROL=$(control_url) timeout 100 "$GO_BIN/franz" vclock
+}
+
+SCENARIOS+=(go_franz_virtual_clock)
+
 # franz-go over SASL/SCRAM-SHA-256 and -512 (cmd/franzsasl, franz-go's
 # pkg/sasl/scram): kadm makes the credentials, each mechanism produces 20
 # records and consumes them back; a wrong password, the other mechanism's

@@ -148,6 +148,22 @@ s_kafkajs_control() {
 
 SCENARIOS+=(kafkajs_control)
 
+# kafkajs against --virtual-clock, in Node's test runner
+# (compat/node/virtual_clock.test.js; the Python side is
+# compat/python/virtual_clock.py): a SIGKILLed classic-group member stays
+# through real time and 29.999 s of virtual time, and is gone at 30 s
+# (describeGroups: Empty); a transaction left open is aborted once the
+# clock passes its 60 s timeout, the producer's commit refused
+# INVALID_PRODUCER_EPOCH (PRODUCER_FENCED as EndTxn v1 says it)
+s_kafkajs_virtual_clock() {
+    need node && node_modules_ready || return 1
+    start_broker --virtual-clock \
+        --override gregor.control.listener=http://127.0.0.1:0 || return 1
+    (cd "$COMPAT_SRC/node" && GR_CONTROL=$(control_url) timeout 100 node --test virtual_clock.test.js)
+}
+
+SCENARIOS+=(kafkajs_virtual_clock)
+
 # kafkajs over SASL/SCRAM-SHA-256 and -512 (compat/node/sasl.js, its
 # mechanisms 'scram-sha-256' and 'scram-sha-512'): the credentials made
 # with confluent-kafka's admin (kafkajs has no SCRAM admin call); each

@@ -1,6 +1,6 @@
 // franz: franz-go (kgo, kadm, kmsg) against a running gregor at
 // $GR_BOOTSTRAP. franz-go negotiates the newest version of each API the
-// broker advertises. Subcommands: data, group, txn, admin, acl, control.
+// broker advertises. Subcommands: data, group, txn, admin, acl, control, vclock.
 package main
 
 import (
@@ -118,7 +118,7 @@ func str(s string) *string { return &s }
 func main() {
 	ck.Prefix = "franz"
 	if len(os.Args) < 2 {
-		ck.Fatalf("usage: franz data|group|group848|txn|admin|acl|control")
+		ck.Fatalf("usage: franz data|group|group848|txn|admin|acl|control|vclock")
 	}
 	ck.Watchdog(90 * time.Second)
 	switch os.Args[1] {
@@ -136,6 +136,10 @@ func main() {
 		aclCmd()
 	case "control":
 		controlCmd()
+	case "vclock":
+		vclockCmd()
+	case "vcmember": // vclock's child process
+		vcMember(os.Args[2], os.Args[3], len(os.Args) > 4)
 	default:
 		ck.Fatalf("unknown subcommand %s", os.Args[1])
 	}
