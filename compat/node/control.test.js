@@ -13,20 +13,13 @@
 const { describe, test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
 const { Kafka, logLevel } = require('kafkajs');
+const { ctl } = require('./control_http');
 
 const CTL = process.env.GR_CONTROL;
 const TOPIC = 'ctl-kafkajs';
 const kafka = new Kafka({ clientId: 'ctl-node', brokers: [process.env.GR_BOOTSTRAP],
                           logLevel: logLevel.NOTHING,
                           retry: { initialRetryTime: 50, retries: 10 } });
-
-async function ctl(method, path, body, want) {
-  const r = await fetch(CTL + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  const out = await r.json();
-  if (want !== undefined)
-    assert.equal(r.status, want, `${method} ${path}: ${JSON.stringify(out)}`);
-  return out;
-}
 
 async function logCount(api, outcome, error) {
   const l = await ctl('GET', '/v1/requests?api=' + api, undefined, 200);

@@ -18,19 +18,12 @@ const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const readline = require('node:readline');
 const { Kafka, logLevel } = require('kafkajs');
+const { ctl } = require('./control_http');
 
 const CTL = process.env.GR_CONTROL;
 const BOOT = process.env.GR_BOOTSTRAP;
 const kafka = new Kafka({ clientId: 'vc-node', brokers: [BOOT], logLevel: logLevel.NOTHING,
                           retry: { initialRetryTime: 50, retries: 5 } });
-
-async function ctl(method, path, body, want) {
-  const r = await fetch(CTL + path, { method, body: body === undefined ? undefined : JSON.stringify(body) });
-  const out = await r.json();
-  if (want !== undefined)
-    assert.equal(r.status, want, `${method} ${path}: ${JSON.stringify(out)}`);
-  return out;
-}
 
 async function advance(ms) {
   const t0 = performance.now();

@@ -60,18 +60,22 @@ func advance(ms int64) {
 func groupState(adm *kadm.Client, grp string, kip848 bool) (string, int) {
 	if kip848 {
 		ds, err := adm.DescribeConsumerGroups(ctx, grp)
-		ck.Must(err, "DescribeConsumerGroups")
-		d, ok := ds[grp]
-		ck.Check(ok, "DescribeConsumerGroups: %s missing", grp)
+		d := described(ds, err, grp, "DescribeConsumerGroups")
 		ck.Must(d.Err, "DescribeConsumerGroups "+grp)
 		return d.State, len(d.Members)
 	}
 	ds, err := adm.DescribeGroups(ctx, grp)
-	ck.Must(err, "DescribeGroups")
-	d, ok := ds[grp]
-	ck.Check(ok, "DescribeGroups: %s missing", grp)
+	d := described(ds, err, grp, "DescribeGroups")
 	ck.Must(d.Err, "DescribeGroups "+grp)
 	return d.State, len(d.Members)
+}
+
+// described is grp's entry of a kadm describe answer, which must be there.
+func described[G any](ds map[string]G, err error, grp, what string) G {
+	ck.Must(err, what)
+	d, ok := ds[grp]
+	ck.Check(ok, "%s: %s missing", what, grp)
+	return d
 }
 
 // vcMember is the child process: a group consumer (KIP-848 with a third
