@@ -5,11 +5,13 @@
  * none given removes it), with the configs given. Everything is checked
  * first, in the order and words of Kafka's broker and controller
  * (api/configs.c); nothing changes on an error; validate_only checks and
- * stops. Changes are persisted through the cluster ops and take effect at
- * once.
+ * stops. The request waits its turn among the stored changes
+ * (api/change.h) and is answered once its changes are persisted through
+ * the cluster ops; broker and client-metrics changes take effect then.
  */
 #include "api/api_int.h"
 #include "api/authz.h"
+#include "api/change.h"
 #include "api/configs.h"
 
 /* The resource's configs as changes, in the arena; NULL on ENOMEM. */
@@ -38,8 +40,8 @@ changes(gr_req_t *req,
     return ch;
 }
 
-int
-gr_api_alter_configs(gr_req_t *req)
+static int
+alter_apply(gr_req_t *req, void **state)
 {
     const gr_alter_configs_request_t *rq = req->body;
     gr_alter_configs_response_t *rs = req->resp;
@@ -50,11 +52,12 @@ gr_api_alter_configs(gr_req_t *req)
     gr_str_t *names =
         gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*names));
     bool *repeated;
-    gr_topic_waits_t w;
+    gr_configs_pending_t *p = gr_configs_pending_new(n);
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
-    if ((n && rs->responses == NULL) || types == NULL || names == NULL)
-        return gr_req_close(req, "out of memory");
+    if ((n && rs->responses == NULL) || types == NULL || names == NULL ||
+        p == NULL)
+        return gr_configs_pending_close(req, p);
     for (int32_t i = 0; i < n; i++) {
         types[i] = rq->resources[i].resource_type;
         names[i] = rq->resources[i].resource_name;
@@ -62,11 +65,8 @@ gr_api_alter_configs(gr_req_t *req)
     /* Kafka's broker refuses a resource given twice first, each time */
     if ((repeated = gr_configs_repeated_resources(req->a, types, names, n)) ==
         NULL)
-        return gr_req_close(req, "out of memory");
+        return gr_configs_pending_close(req, p);
     rs->responses_cnt = n;
-    /* topics changed: the answer waits until they are persisted */
-    if (gr_topic_waits_init(req, &w, n) != 0)
-        return gr_req_close(req, "out of memory");
     for (int32_t i = 0; i < n; i++) {
         const gr_alter_configs_request_alter_configs_resource_t *r =
             &rq->resources[i];
@@ -83,7 +83,7 @@ gr_api_alter_configs(gr_req_t *req)
         res->resource_name = r->resource_name;
         ch = changes(req, r, &nch);
         if (ch == NULL)
-            return gr_req_close(req, "out of memory");
+            return gr_configs_pending_close(req, p);
         /* Kafka's broker: duplicate keys and null values first, for every
          * resource (ConfigAdminManager.preprocess) */
         if (repeated[i]) {
@@ -100,27 +100,24 @@ gr_api_alter_configs(gr_req_t *req)
                    GR_KERR_NONE) {
             msg = gr_kerr_msg(err); /* ALTER_CONFIGS on the resource */
         } else if (r->resource_type == GR_RESOURCE_TOPIC) {
-            err = gr_configs_alter_topic_named(b, &r->resource_name, ch, nch,
+            err = gr_configs_alter_topic_named(b, p, &r->resource_name, ch, nch,
                                                true, rq->validate_only,
                                                req->a, &msg, &t);
-            if (err == GR_KERR_NONE && !rq->validate_only)
-                gr_topic_waits_add(&w, &t->id, &res->error_code,
-                                   &res->error_message);
         } else if (r->resource_type == GR_RESOURCE_BROKER) {
             bool per_broker;
             err = gr_configs_broker_resource(b, &r->resource_name,
                                              GR_CFGRES_ALTER_BROKER,
                                              &per_broker, req->a, &msg);
             if (err == GR_KERR_NONE)
-                err = gr_configs_alter_broker(b, per_broker, ch, nch, true,
+                err = gr_configs_alter_broker(b, p, per_broker, ch, nch, true,
                                               rq->validate_only, req->a, &msg);
         } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
             char *name = gr_arena_strndup(
                 req->a, r->resource_name.ptr ? r->resource_name.ptr : "",
                 r->resource_name.len > 0 ? (size_t)r->resource_name.len : 0);
             if (name == NULL)
-                return gr_req_close(req, "out of memory");
-            err = gr_configs_alter_client_metrics(b, name, ch, nch, true,
+                return gr_configs_pending_close(req, p);
+            err = gr_configs_alter_client_metrics(b, p, name, ch, nch, true,
                                                   rq->validate_only, req->a,
                                                   &msg);
         } else if (r->resource_type == GR_RESOURCE_GROUP) {
@@ -134,6 +131,20 @@ gr_api_alter_configs(gr_req_t *req)
         res->error_code = err;
         res->error_message =
             err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+        gr_configs_pending_answer(p, &res->error_code, &res->error_message);
     }
-    return gr_broker_reply_when_stored(b, req, &w);
+    return gr_configs_pending_end(p, state);
+}
+
+static const gr_change_ops_t alter_ops = {
+    .what = "configs (AlterConfigs)",
+    .apply = alter_apply,
+    .store = gr_configs_store,
+    .done = gr_configs_done,
+};
+
+int
+gr_api_alter_configs(gr_req_t *req)
+{
+    return gr_change_submit(req, &alter_ops);
 }

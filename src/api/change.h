@@ -1,11 +1,12 @@
 /*
  * Admin changes that are stored before they are answered, one at a time
  * and in the order they came (Kafka's controller queue): CreateAcls,
- * DeleteAcls (the ACL file) and AlterClientQuotas (the client-quota
- * file). A handler checks what needs no state, then hands its request
- * here; at its turn, apply() makes the change on a copy (or prepares it)
- * and words the answer, store() has the cluster write the file off the
- * loop, and done() installs the change once the file is durable, or
+ * DeleteAcls (the ACL file), AlterClientQuotas (the client-quota file),
+ * AlterConfigs and IncrementalAlterConfigs (api/configs.h). A handler
+ * checks what needs no state, then hands its request here; at its turn,
+ * apply() makes the change on a copy (or prepares it) and words the
+ * answer, store() has the cluster write the file off the loop, and
+ * done() installs the change once the file is durable, or
  * drops it when the write failed (memory as before, the answer saying
  * so). So the loop never waits on a disk, checks see the old state until
  * the new one is stored, and a change sees every change before it.

@@ -116,15 +116,34 @@ preprocess(const gr_config_change_t *ch, int n, bool replace, gr_arena_t *a,
     return err;
 }
 
+/* A copy of list in *out: 0, or -1 when out of memory (*out NULL). */
+static int
+resources_copy(const gr_config_resource_t *list, gr_config_resource_t **out)
+{
+    *out = NULL;
+    for (const gr_config_resource_t *r = list; r; r = r->next) {
+        bool oom = false;
+        gr_topic_config_t *cf = gr_config_list_copy(r->configs, &oom);
+        if (oom || gr_config_resource_set(out, r->name, cf) != 0) {
+            gr_config_list_free(&cf);
+            gr_config_resources_free(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 gr_kerr_t
-gr_configs_alter_client_metrics(gr_broker_t *b, const char *name,
-                                const gr_config_change_t *ch, int n,
-                                bool replace, bool validate_only,
+gr_configs_alter_client_metrics(gr_broker_t *b, gr_configs_pending_t *p,
+                                const char *name, const gr_config_change_t *ch,
+                                int n, bool replace, bool validate_only,
                                 gr_arena_t *a, const char **msg)
 {
     gr_cluster_t *c = b->cluster;
-    gr_config_resource_t *r = gr_config_resource_find(c->client_metrics, name);
-    gr_topic_config_t *list = NULL, *old = NULL;
+    /* as an earlier resource of the request left them */
+    gr_config_resource_t *r = gr_config_resource_find(
+        p != NULL && p->has_cm ? p->cm : c->client_metrics, name);
+    gr_topic_config_t *list = NULL;
     const char **keys, **values;
     gr_kerr_t err;
     bool oom = false, had = r != NULL;
@@ -178,36 +197,55 @@ gr_configs_alter_client_metrics(gr_broker_t *b, const char *name,
         goto out;
     if (same_configs(r ? r->configs : NULL, list))
         goto out; /* no record: nothing changes, no version */
-    /* the cluster's list takes list (or loses the resource); the old
-     * configs are kept until the change is stored */
-    if (r != NULL && (old = gr_config_list_copy(r->configs, &oom), oom))
-        goto oom;
-    if (gr_config_resource_set(&c->client_metrics, name, list) != 0)
-        goto oom;
-    list = NULL;
-    err = gr_cluster_store_client_metrics(c);
-    if (err != GR_KERR_NONE) {
-        if (gr_config_resource_set(&c->client_metrics, name, old) == 0)
-            old = NULL;
-        *msg = "The client metrics subscriptions could not be persisted.";
-        goto out;
+    /* the request's copy of the list takes list (or loses the
+     * resource): the cluster's is replaced once it is stored */
+    GR_ASSERT(p != NULL && p->n < p->cap);
+    if (!p->has_cm) {
+        if (resources_copy(c->client_metrics, &p->cm) != 0)
+            goto oom;
+        p->has_cm = true;
     }
-    r = gr_config_resource_find(c->client_metrics, name);
-    if (subscribe(b, name, r ? r->configs : NULL) != 0)
-        GR_LOG_ERROR("client metrics subscription %s: out of memory; "
-                     "clients keep the old one",
-                     name);
-    GR_LOG_INFO("client metrics subscription %s %s", name,
-                r == NULL ? "removed" : had ? "changed" : "created");
+    if ((p->items[p->n].name = strdup(name)) == NULL ||
+        gr_config_resource_set(&p->cm, name, list) != 0) {
+        free(p->items[p->n].name);
+        p->items[p->n].name = NULL;
+        goto oom;
+    }
+    list = NULL;
+    p->items[p->n].kind = GR_CONFIGS_CLIENT_METRICS;
+    p->items[p->n++].had = had;
 out:
     gr_config_list_free(&list);
-    gr_config_list_free(&old);
     return err;
 oom:
     gr_config_list_free(&list);
-    gr_config_list_free(&old);
     *msg = "Out of memory";
     return GR_KERR_UNKNOWN_SERVER_ERROR;
+}
+
+void
+gr_configs_client_metrics_done(gr_broker_t *b, gr_configs_pending_t *p,
+                               int err)
+{
+    gr_cluster_t *c = b->cluster;
+    if (!p->has_cm || err != 0)
+        return; /* dropped with p */
+    gr_config_resources_free(&c->client_metrics);
+    c->client_metrics = p->cm;
+    p->cm = NULL;
+    for (int i = 0; i < p->n; i++) {
+        const gr_configs_item_t *it = &p->items[i];
+        gr_config_resource_t *r;
+        if (it->kind != GR_CONFIGS_CLIENT_METRICS)
+            continue;
+        r = gr_config_resource_find(c->client_metrics, it->name);
+        if (!b->stopping && subscribe(b, it->name, r ? r->configs : NULL) != 0)
+            GR_LOG_ERROR("client metrics subscription %s: out of memory; "
+                         "clients keep the old one",
+                         it->name);
+        GR_LOG_INFO("client metrics subscription %s %s", it->name,
+                    r == NULL ? "removed" : it->had ? "changed" : "created");
+    }
 }
 
 void

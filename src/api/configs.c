@@ -7,6 +7,7 @@
  */
 #include "api/configs.h"
 #include "core/log.h"
+#include "net/conn.h"
 #include "net/quota.h"
 
 #include <stdio.h>
@@ -722,7 +723,7 @@ oom:
 }
 
 gr_kerr_t
-gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
+gr_configs_alter_topic(gr_broker_t *b, gr_configs_pending_t *p, gr_topic_t *t,
                        const gr_config_change_t *ch, int n, bool replace,
                        bool validate_only, gr_arena_t *a, const char **msg)
 {
@@ -744,7 +745,11 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
         *msg = "The topic's configuration could not be persisted.";
         return err;
     }
-    gr_config_list_free(&old);
+    /* the old ones are back if the file cannot be written */
+    GR_ASSERT(p != NULL && p->n < p->cap);
+    p->items[p->n].kind = GR_CONFIGS_TOPIC;
+    p->items[p->n].id = t->id;
+    p->items[p->n++].old = old;
     gr_broker_topic_config_changed(b, t);
     GR_LOG_INFO("topic %s: configuration changed", t->name);
     for (int i = 0; i < n; i++)
@@ -754,7 +759,8 @@ gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
 }
 
 gr_kerr_t
-gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
+gr_configs_alter_topic_named(gr_broker_t *b, gr_configs_pending_t *p,
+                             const gr_str_t *name,
                              const gr_config_change_t *ch, int n,
                              bool replace, bool validate_only, gr_arena_t *a,
                              const char **msg, gr_topic_t **t)
@@ -768,8 +774,8 @@ gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
              ? gr_cluster_topic(b->cluster, name)
              : NULL;
     if (*t != NULL)
-        return gr_configs_alter_topic(b, *t, ch, n, replace, validate_only, a,
-                                      msg);
+        return gr_configs_alter_topic(b, p, *t, ch, n, replace,
+                                      validate_only, a, msg);
     /* Kafka's controller checks the name and the configs before it looks
      * for the topic */
     memset(&none, 0, sizeof none);
@@ -846,19 +852,25 @@ java_set_text(gr_arena_t *a, const char **keys, int n, int total)
 }
 
 gr_kerr_t
-gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
-                        const gr_config_change_t *ch, int n, bool replace,
-                        bool validate_only, gr_arena_t *a, const char **msg)
+gr_configs_alter_broker(gr_broker_t *b, gr_configs_pending_t *p,
+                        bool per_broker, const gr_config_change_t *ch, int n,
+                        bool replace, bool validate_only, gr_arena_t *a,
+                        const char **msg)
 {
     gr_cluster_t *c = b->cluster;
-    gr_topic_config_t **target =
-        per_broker ? &c->broker_configs : &c->default_broker_configs;
-    gr_topic_config_t *list, *old;
+    /* a level changed earlier in the request is seen as it is to be */
+    const gr_topic_config_t *level[2] = { c->default_broker_configs,
+                                          c->broker_configs };
+    const gr_topic_config_t **target = &level[per_broker];
+    gr_topic_config_t *list;
     const char **fixed, *why;
     int nfixed = 0, total = 0;
     gr_kerr_t err = GR_KERR_NONE;
     bool oom = false;
 
+    for (int k = 0; k < 2; k++)
+        if (p != NULL && p->has_broker[k])
+            level[k] = p->broker[k];
     list = replace ? NULL : list_copy(*target, &oom);
     if (oom)
         goto oom;
@@ -954,9 +966,8 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
     {
         char qmsg[512];
         if ((why = gr_quotas_check_dynamic(
-                 b, per_broker ? list : c->broker_configs,
-                 per_broker ? c->default_broker_configs : list, qmsg,
-                 sizeof qmsg)) != NULL) {
+                 b, per_broker ? list : level[1],
+                 per_broker ? level[0] : list, qmsg, sizeof qmsg)) != NULL) {
             *msg = gr_arena_strndup(a, why, strlen(why));
             err = GR_KERR_INVALID_REQUEST;
             goto out;
@@ -974,18 +985,13 @@ gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
     }
     if (validate_only)
         goto out;
-    old = *target;
-    *target = list;
-    err = gr_cluster_store_broker_config(c, per_broker);
-    if (err != GR_KERR_NONE) {
-        *target = old;
-        *msg = "The broker configuration could not be persisted.";
-        goto out;
-    }
-    gr_config_list_free(&old);
-    gr_broker_config_changed(b);
-    GR_LOG_INFO("dynamic broker configuration (%s) changed",
-                per_broker ? "this broker" : "cluster default");
+    /* in effect once stored (gr_configs_done) */
+    GR_ASSERT(p != NULL && p->n < p->cap);
+    gr_config_list_free(&p->broker[per_broker]);
+    p->broker[per_broker] = list;
+    p->has_broker[per_broker] = true;
+    p->items[p->n++].kind =
+        per_broker ? GR_CONFIGS_BROKER_THIS : GR_CONFIGS_BROKER_DEFAULT;
     for (int i = 0; i < n; i++)
         if (ch[i].op != GR_CONFIG_DELETE && unknown_key(ch[i].key))
             GR_LOG_INFO("dynamic broker config %s is kept and has no effect: "
@@ -998,6 +1004,197 @@ oom:
 out:
     gr_config_list_free(&list);
     return err;
+}
+
+/* --- changes stored before they hold (configs.h) */
+
+gr_configs_pending_t *
+gr_configs_pending_new(int n)
+{
+    gr_configs_pending_t *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return NULL;
+    p->cap = n > 0 ? n : 1;
+    if ((p->items = calloc((size_t)p->cap, sizeof *p->items)) == NULL) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void
+gr_configs_pending_free(gr_configs_pending_t *p)
+{
+    if (p == NULL)
+        return;
+    gr_config_list_free(&p->broker[0]);
+    gr_config_list_free(&p->broker[1]);
+    gr_config_resources_free(&p->cm);
+    for (int i = 0; i < p->n; i++) {
+        free(p->items[i].name);
+        gr_config_list_free(&p->items[i].old);
+    }
+    free(p->items);
+    free(p);
+}
+
+int
+gr_configs_pending_end(gr_configs_pending_t *p, void **state)
+{
+    if (p->n == 0) {
+        gr_configs_pending_free(p);
+        return 0;
+    }
+    *state = p;
+    return 1;
+}
+
+int
+gr_configs_pending_close(struct gr_req *req, gr_configs_pending_t *p)
+{
+    gr_configs_pending_free(p);
+    gr_req_close(req, "out of memory");
+    return -1;
+}
+
+void
+gr_configs_pending_answer(gr_configs_pending_t *p, int16_t *code,
+                          gr_str_t *msg)
+{
+    for (; p->answered < p->n; p->answered++) {
+        p->items[p->answered].code = code;
+        p->items[p->answered].msg = msg;
+    }
+}
+
+/* One part of the store is over; the last calls back (the first error). */
+static void
+part_over(gr_configs_pending_t *p)
+{
+    int err = 0;
+    if (--p->waiting > 0)
+        return;
+    for (int k = 0; k < 3 && err == 0; k++)
+        err = p->part[k].err;
+    p->cb(p->arg, err);
+}
+
+static void
+part_stored(void *arg, int err)
+{
+    struct gr_configs_part *part = arg;
+    part->err = err;
+    part_over(part->p);
+}
+
+static void
+topics_synced(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
+{
+    gr_configs_pending_t *p = arg;
+    (void)cancelled; /* the broker stops: gr_configs_done only frees */
+    for (int i = 0; i < p->n; i++)
+        for (int k = 0; k < nfailed; k++)
+            if (p->items[i].kind == GR_CONFIGS_TOPIC &&
+                gr_uuid_eq(&p->items[i].id, &failed[k]))
+                p->items[i].failed = true;
+    part_over(p);
+}
+
+void
+gr_configs_store(gr_broker_t *b, void *state, gr_cluster_stored_cb cb,
+                 void *arg)
+{
+    gr_configs_pending_t *p = state;
+    gr_cluster_t *c = b->cluster;
+    bool topics = false;
+
+    p->cb = cb;
+    p->arg = arg;
+    p->waiting = 1; /* until everything is handed over */
+    for (int k = 0; k < 3; k++)
+        p->part[k].p = p;
+    for (int k = 0; k < 2; k++)
+        if (p->has_broker[k]) {
+            p->waiting++;
+            gr_cluster_store_broker_config(c, k == 1, p->broker[k],
+                                           part_stored, &p->part[k]);
+        }
+    if (p->has_cm) {
+        p->waiting++;
+        gr_cluster_store_client_metrics(c, p->cm, part_stored,
+                                        &p->part[GR_CONFIGS_CLIENT_METRICS]);
+    }
+    for (int i = 0; i < p->n; i++)
+        topics |= p->items[i].kind == GR_CONFIGS_TOPIC;
+    if (topics) { /* their files were queued when they changed */
+        p->waiting++;
+        gr_cluster_sync(c, topics_synced, p);
+    }
+    part_over(p);
+}
+
+void
+gr_configs_done(gr_broker_t *b, struct gr_req *req, void *state, int err)
+{
+    gr_configs_pending_t *p = state;
+    gr_cluster_t *c = b->cluster;
+    bool changed = false;
+
+    (void)err; /* each part's own */
+    for (int k = 0; k < 2; k++) {
+        gr_topic_config_t **target =
+            k ? &c->broker_configs : &c->default_broker_configs;
+        if (!p->has_broker[k] || p->part[k].err != 0)
+            continue;
+        gr_config_list_free(target);
+        *target = p->broker[k];
+        p->broker[k] = NULL;
+        changed = true;
+        GR_LOG_INFO("dynamic broker configuration (%s) changed",
+                    k ? "this broker" : "cluster default");
+    }
+    if (changed && !b->stopping)
+        gr_broker_config_changed(b);
+    gr_configs_client_metrics_done(b, p,
+                                   p->part[GR_CONFIGS_CLIENT_METRICS].err);
+    /* a topic whose file was not written has its configs as before: as
+     * its file has them, unless a later write of the topic (new
+     * partitions) took the new ones there */
+    for (int i = 0; i < p->n && !b->stopping; i++) {
+        gr_configs_item_t *it = &p->items[i];
+        gr_topic_t *t;
+        if (it->kind != GR_CONFIGS_TOPIC || !it->failed ||
+            (t = gr_cluster_topic_by_id(c, &it->id)) == NULL)
+            continue;
+        gr_config_list_free(&t->configs);
+        t->configs = it->old;
+        it->old = NULL;
+        t->settings_gen = 0;
+        gr_broker_topic_config_changed(b, t);
+        GR_LOG_ERROR("topic %s: configuration change not stored; the "
+                     "configuration before it holds again",
+                     t->name);
+    }
+    for (int i = 0; req != NULL && i < p->n; i++) {
+        gr_configs_item_t *it = &p->items[i];
+        const char *msg = NULL;
+        if (it->code == NULL)
+            continue;
+        if (it->kind == GR_CONFIGS_TOPIC && it->failed)
+            msg = "The topic metadata could not be written.";
+        else if (it->kind == GR_CONFIGS_CLIENT_METRICS &&
+                 p->part[it->kind].err != 0)
+            msg = "The client metrics subscriptions could not be persisted.";
+        else if (it->kind != GR_CONFIGS_TOPIC &&
+                 it->kind != GR_CONFIGS_CLIENT_METRICS &&
+                 p->part[it->kind].err != 0)
+            msg = "The broker configuration could not be persisted.";
+        if (msg != NULL) {
+            *it->code = GR_KERR_KAFKA_STORAGE_ERROR;
+            *it->msg = gr_str_c(msg);
+        }
+    }
+    gr_configs_pending_free(p);
 }
 
 /* --- BROKER_LOGGER: one logger, "root" */

@@ -4,8 +4,8 @@
  * configs): config entries as Kafka describes them (value, source,
  * synonyms, read-only and sensitive flags, type, documentation), resource
  * names, and changes of a topic's overrides or of the dynamic broker
- * configs, validated, persisted through the cluster ops and in effect at
- * once. The table itself is cluster/topic_config.c. Loop thread only.
+ * configs, validated and persisted through the cluster ops. The table
+ * itself is cluster/topic_config.c. Loop thread only.
  */
 #ifndef GR_API_CONFIGS_H
 #define GR_API_CONFIGS_H
@@ -14,6 +14,74 @@
 #include "cluster/cluster.h"
 #include "cluster/topic_config.h"
 #include "core/arena.h"
+
+/* What an AlterConfigs or IncrementalAlterConfigs request changed, to be
+ * stored before it is answered (a change of api/change.h): the dynamic
+ * broker configs and the client-metrics subscriptions as they are to be,
+ * written off the loop and installed once durable (until then everyone
+ * sees them as before; a failed write drops them), and the topics whose
+ * overrides changed (those hold at once, their files queued by the
+ * cluster: the answer waits for them, and a failed write puts the old
+ * overrides back). */
+typedef struct gr_configs_pending gr_configs_pending_t;
+
+/* Its fields are api/configs.c's and api/client_metrics_configs.c's. */
+typedef enum gr_configs_kind {
+    GR_CONFIGS_BROKER_DEFAULT, /* = per_broker false */
+    GR_CONFIGS_BROKER_THIS,    /* = per_broker true */
+    GR_CONFIGS_CLIENT_METRICS,
+    GR_CONFIGS_TOPIC,
+} gr_configs_kind_t;
+
+typedef struct gr_configs_item {
+    gr_configs_kind_t kind;
+    gr_uuid_t id;  /* TOPIC */
+    bool failed;   /* TOPIC: its file could not be stored */
+    char *name;    /* CLIENT_METRICS: the subscription (malloc'd) */
+    bool had;      /* CLIENT_METRICS: it existed before */
+    gr_topic_config_t *old; /* TOPIC: its overrides before */
+    int16_t *code; /* the answer (NULL: none) */
+    gr_str_t *msg;
+} gr_configs_item_t;
+
+struct gr_configs_pending {
+    gr_topic_config_t *broker[2]; /* [per_broker], as it is to be */
+    bool has_broker[2];
+    gr_config_resource_t *cm; /* every subscription, as they are to be */
+    bool has_cm;
+    gr_configs_item_t *items; /* one per resource changed, in order */
+    int n, cap, answered;
+    /* the store: one part per file (the kinds above but TOPIC), then the
+     * topics' sync; cb once none is left */
+    struct gr_configs_part {
+        gr_configs_pending_t *p;
+        int err;
+    } part[3];
+    int waiting;
+    gr_cluster_stored_cb cb;
+    void *arg;
+};
+
+/* Room for the changes of n resources; NULL when out of memory. */
+gr_configs_pending_t *gr_configs_pending_new(int n);
+void gr_configs_pending_free(gr_configs_pending_t *p);
+/* The end of a request's apply: 1 with *state = p when p has anything
+ * to store or to wait for, else 0 (p freed: answered at once). */
+int gr_configs_pending_end(gr_configs_pending_t *p, void **state);
+/* Out of memory in a request's apply: p freed, the connection closed
+ * (a topic changed so far stays changed). Returns -1, apply's answer. */
+int gr_configs_pending_close(struct gr_req *req, gr_configs_pending_t *p);
+/* The resource just altered answers in *code / *msg (in the request's
+ * response) if what it left in p cannot be stored. */
+void gr_configs_pending_answer(gr_configs_pending_t *p, int16_t *code,
+                               gr_str_t *msg);
+/* gr_change_ops_t's store and done for p (state): the files written in
+ * order, then the topics' sync; done installs what was stored, answers
+ * KAFKA_STORAGE_ERROR for the rest and frees p. */
+void gr_configs_store(gr_broker_t *b, void *state, gr_cluster_stored_cb cb,
+                      void *arg);
+void gr_configs_done(gr_broker_t *b, struct gr_req *req, void *state,
+                     int err);
 
 /* ConfigResource.Type ids */
 #define GR_RESOURCE_TOPIC          2
@@ -142,11 +210,13 @@ gr_kerr_t gr_configs_preprocess(const gr_config_change_t *ch, int n,
 
 /* Applies changes (gr_configs_preprocess passed) to t's overrides
  * (replace: AlterConfigs, the overrides become exactly the SETs) after
- * checking them all as Kafka's controller does; persisted through the
- * cluster ops and in effect at once unless validate_only. NONE, or
- * INVALID_CONFIG / KAFKA_STORAGE_ERROR with *msg (in a). Nothing changes
- * on an error. */
-gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
+ * checking them all as Kafka's controller does; in effect at once and
+ * queued to be persisted through the cluster ops unless validate_only,
+ * the topic noted in p (NULL only with validate_only) to wait for. NONE,
+ * or INVALID_CONFIG / KAFKA_STORAGE_ERROR with *msg (in a). Nothing
+ * changes on an error. */
+gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_configs_pending_t *p,
+                                 gr_topic_t *t,
                                  const gr_config_change_t *ch, int n,
                                  bool replace, bool validate_only,
                                  gr_arena_t *a, const char **msg);
@@ -155,7 +225,9 @@ gr_kerr_t gr_configs_alter_topic(gr_broker_t *b, gr_topic_t *t,
  * (INVALID_REQUEST for "", INVALID_TOPIC_EXCEPTION), then
  * UNKNOWN_TOPIC_OR_PARTITION, in Kafka's order and words. *t is the topic
  * changed, or NULL. */
-gr_kerr_t gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
+gr_kerr_t gr_configs_alter_topic_named(gr_broker_t *b,
+                                       gr_configs_pending_t *p,
+                                       const gr_str_t *name,
                                        const gr_config_change_t *ch, int n,
                                        bool replace, bool validate_only,
                                        gr_arena_t *a, const char **msg,
@@ -164,8 +236,11 @@ gr_kerr_t gr_configs_alter_topic_named(gr_broker_t *b, const gr_str_t *name,
  * of every broker, checked as Kafka's DynamicBrokerConfig does: every key
  * that cannot change at run time named at once, values by their Kafka
  * type (INVALID_REQUEST); a key neither Gregor nor Kafka knows is kept,
- * without effect, as Kafka keeps it. */
-gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, bool per_broker,
+ * without effect, as Kafka keeps it. The new configs go to p (NULL only
+ * with validate_only), in effect once stored; the other level is seen as
+ * p has it. */
+gr_kerr_t gr_configs_alter_broker(gr_broker_t *b, gr_configs_pending_t *p,
+                                  bool per_broker,
                                   const gr_config_change_t *ch, int n,
                                   bool replace, bool validate_only,
                                   gr_arena_t *a, const char **msg);
@@ -192,14 +267,20 @@ int gr_configs_client_metrics_entries(gr_broker_t *b, const char *name,
 /* Changes subscription name as Kafka's controller does (replace:
  * AlterConfigs, the configs become exactly the SETs), checked first as
  * ClientMetricsConfigs does; a subscription left without configs is
- * removed. Persisted through the cluster ops and in effect at once
- * (clients re-read their subscription) unless validate_only. NONE, or
- * INVALID_REQUEST / INVALID_CONFIG / KAFKA_STORAGE_ERROR with *msg (in a).
- * Nothing changes on an error. */
-gr_kerr_t gr_configs_alter_client_metrics(gr_broker_t *b, const char *name,
+ * removed. Unless validate_only, the subscriptions as they are to be go
+ * to p, in effect once stored (clients re-read their subscription;
+ * gr_configs_client_metrics_done). NONE, or INVALID_REQUEST /
+ * INVALID_CONFIG with *msg (in a). Nothing changes on an error. */
+gr_kerr_t gr_configs_alter_client_metrics(gr_broker_t *b,
+                                          gr_configs_pending_t *p,
+                                          const char *name,
                                           const gr_config_change_t *ch, int n,
                                           bool replace, bool validate_only,
                                           gr_arena_t *a, const char **msg);
+/* gr_configs_done's part: the subscriptions of p installed and given to
+ * client telemetry when stored (err 0), else dropped. */
+void gr_configs_client_metrics_done(gr_broker_t *b, gr_configs_pending_t *p,
+                                    int err);
 /* At start-up: the subscriptions the cluster loaded go to client
  * telemetry (one that does not check is logged and left out). */
 void gr_configs_client_metrics_load(gr_broker_t *b);

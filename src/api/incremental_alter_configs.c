@@ -5,10 +5,12 @@
  * (KIP-714; made by its first change, removed with its last config): SET,
  * DELETE (back to the default), APPEND and SUBTRACT (list configs only).
  * Checks, persistence and effect as AlterConfigs (api/configs.c,
- * api/client_metrics_configs.c).
+ * api/client_metrics_configs.c): at its turn among the stored changes
+ * (api/change.h), answered once what it changed is stored.
  */
 #include "api/api_int.h"
 #include "api/authz.h"
+#include "api/change.h"
 #include "api/configs.h"
 
 typedef gr_incremental_alter_configs_request_alter_configs_resource_t
@@ -54,8 +56,8 @@ forwarded(int8_t type)
            type == GR_RESOURCE_GROUP;
 }
 
-int
-gr_api_incremental_alter_configs(gr_req_t *req)
+static int
+alter_apply(gr_req_t *req, void **state)
 {
     const gr_incremental_alter_configs_request_t *rq = req->body;
     gr_incremental_alter_configs_response_t *rs = req->resp;
@@ -68,7 +70,7 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     bool *bad_op, *repeated, controller_fails = false;
     int8_t *types;
     gr_str_t *names;
-    gr_topic_waits_t w;
+    gr_configs_pending_t *p = gr_configs_pending_new(n);
 
     rs->responses = gr_arena_zalloc(req->a, (size_t)n * sizeof(*rs->responses));
     chs = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*chs));
@@ -80,19 +82,16 @@ gr_api_incremental_alter_configs(gr_req_t *req)
     names = gr_arena_zalloc(req->a, (size_t)(n ? n : 1) * sizeof(*names));
     if ((n && rs->responses == NULL) || chs == NULL || nchs == NULL ||
         pre == NULL || premsg == NULL || bad_op == NULL || types == NULL ||
-        names == NULL)
-        return gr_req_close(req, "out of memory");
+        names == NULL || p == NULL)
+        return gr_configs_pending_close(req, p);
     for (int32_t i = 0; i < n; i++) {
         types[i] = rq->resources[i].resource_type;
         names[i] = rq->resources[i].resource_name;
     }
     if ((repeated = gr_configs_repeated_resources(req->a, types, names, n)) ==
         NULL)
-        return gr_req_close(req, "out of memory");
+        return gr_configs_pending_close(req, p);
     rs->responses_cnt = n;
-    /* topics changed: the answer waits until they are persisted */
-    if (gr_topic_waits_init(req, &w, n) != 0)
-        return gr_req_close(req, "out of memory");
     /* Kafka's broker refuses a resource given twice, then checks every
      * resource (duplicate keys, null values); an unknown operation in a
      * resource it then forwards fails
@@ -103,7 +102,7 @@ gr_api_incremental_alter_configs(gr_req_t *req)
         const resource_t *r = &rq->resources[i];
         chs[i] = changes(req, r, &nchs[i], &bad_op[i]);
         if (chs[i] == NULL)
-            return gr_req_close(req, "out of memory");
+            return gr_configs_pending_close(req, p);
         if (repeated[i]) {
             pre[i] = GR_KERR_INVALID_REQUEST;
             premsg[i] = GR_CONFIGS_REPEATED_MSG;
@@ -146,12 +145,9 @@ gr_api_incremental_alter_configs(gr_req_t *req)
             err = GR_KERR_UNKNOWN_SERVER_ERROR;
             msg = NULL;
         } else if (r->resource_type == GR_RESOURCE_TOPIC) {
-            err = gr_configs_alter_topic_named(b, &r->resource_name, ch, nch,
+            err = gr_configs_alter_topic_named(b, p, &r->resource_name, ch, nch,
                                                false, rq->validate_only,
                                                req->a, &msg, &t);
-            if (err == GR_KERR_NONE && !rq->validate_only)
-                gr_topic_waits_add(&w, &t->id, &res->error_code,
-                                   &res->error_message);
         } else if (r->resource_type == GR_RESOURCE_BROKER) {
             err = gr_configs_broker_resource(b, &r->resource_name,
                                              GR_CFGRES_ALTER_BROKER,
@@ -167,23 +163,24 @@ gr_api_incremental_alter_configs(gr_req_t *req)
                     }
                 err = GR_KERR_INVALID_REQUEST;
             } else if (err == GR_KERR_NONE && controller_fails) {
-                err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
-                                              true, req->a, &msg);
+                err = gr_configs_alter_broker(b, NULL, per_broker, ch, nch,
+                                              false, true, req->a, &msg);
                 if (err == GR_KERR_NONE) {
                     err = GR_KERR_UNKNOWN_SERVER_ERROR;
                     msg = NULL;
                 }
             } else if (err == GR_KERR_NONE) {
-                err = gr_configs_alter_broker(b, per_broker, ch, nch, false,
-                                              rq->validate_only, req->a, &msg);
+                err = gr_configs_alter_broker(b, p, per_broker, ch, nch,
+                                              false, rq->validate_only, req->a,
+                                              &msg);
             }
         } else if (r->resource_type == GR_RESOURCE_CLIENT_METRICS) {
             char *name = gr_arena_strndup(
                 req->a, r->resource_name.ptr ? r->resource_name.ptr : "",
                 r->resource_name.len > 0 ? (size_t)r->resource_name.len : 0);
             if (name == NULL)
-                return gr_req_close(req, "out of memory");
-            err = gr_configs_alter_client_metrics(b, name, ch, nch, false,
+                return gr_configs_pending_close(req, p);
+            err = gr_configs_alter_client_metrics(b, p, name, ch, nch, false,
                                                   rq->validate_only, req->a,
                                                   &msg);
         } else if (r->resource_type == GR_RESOURCE_BROKER_LOGGER) {
@@ -204,6 +201,20 @@ gr_api_incremental_alter_configs(gr_req_t *req)
         res->error_code = err;
         res->error_message =
             err != GR_KERR_NONE && msg ? gr_str_c(msg) : GR_STR_NULL;
+        gr_configs_pending_answer(p, &res->error_code, &res->error_message);
     }
-    return gr_broker_reply_when_stored(b, req, &w);
+    return gr_configs_pending_end(p, state);
+}
+
+static const gr_change_ops_t alter_ops = {
+    .what = "configs (IncrementalAlterConfigs)",
+    .apply = alter_apply,
+    .store = gr_configs_store,
+    .done = gr_configs_done,
+};
+
+int
+gr_api_incremental_alter_configs(gr_req_t *req)
+{
+    return gr_change_submit(req, &alter_ops);
 }

@@ -400,16 +400,20 @@ gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t)
     return c->ops->store_topic_config(c, t);
 }
 
-gr_kerr_t
-gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker)
+void
+gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker,
+                               const gr_topic_config_t *list,
+                               gr_cluster_stored_cb done, void *arg)
 {
-    return c->ops->store_broker_config(c, per_broker);
+    c->ops->store_broker_config(c, per_broker, list, done, arg);
 }
 
-gr_kerr_t
-gr_cluster_store_client_metrics(gr_cluster_t *c)
+void
+gr_cluster_store_client_metrics(gr_cluster_t *c,
+                                const gr_config_resource_t *list,
+                                gr_cluster_stored_cb done, void *arg)
 {
-    return c->ops->store_client_metrics(c);
+    c->ops->store_client_metrics(c, list, done, arg);
 }
 
 void

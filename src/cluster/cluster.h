@@ -161,12 +161,18 @@ typedef struct gr_cluster_ops {
                                    bool validate_only, const char **msg);
     /* Persists t's configuration overrides (already set on t). */
     gr_kerr_t (*store_topic_config)(gr_cluster_t *c, gr_topic_t *t);
-    /* Persists the dynamic broker configs (already set on c): this
-     * broker's (per_broker) or the cluster-wide defaults. */
-    gr_kerr_t (*store_broker_config)(gr_cluster_t *c, bool per_broker);
-    /* Persists the client-metrics resources (c->client_metrics, already
-     * changed), all of them, before it returns. */
-    gr_kerr_t (*store_client_metrics)(gr_cluster_t *c);
+    /* Persists the dynamic broker configs of this broker (per_broker) or
+     * the cluster-wide defaults: list (borrowed; formatted before this
+     * returns) is what the file is to hold, c's lists are left to the
+     * caller; off the loop and in order, done as for store_acls below. */
+    void (*store_broker_config)(gr_cluster_t *c, bool per_broker,
+                                const gr_topic_config_t *list,
+                                gr_cluster_stored_cb done, void *arg);
+    /* The same for the client-metrics resources, all of them (list, as
+     * c->client_metrics is to be). */
+    void (*store_client_metrics)(gr_cluster_t *c,
+                                 const gr_config_resource_t *list,
+                                 gr_cluster_stored_cb done, void *arg);
     /* Persists the authorizer's ACLs (their text, src/auth/acl.h; data
      * taken, freed here), whole, off the loop and in order with the
      * changes before it; done(arg, err) on the loop once the file is
@@ -280,8 +286,12 @@ gr_kerr_t gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t,
                                        const int32_t *const *assignment,
                                        bool validate_only, const char **msg);
 gr_kerr_t gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t);
-gr_kerr_t gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker);
-gr_kerr_t gr_cluster_store_client_metrics(gr_cluster_t *c);
+void gr_cluster_store_broker_config(gr_cluster_t *c, bool per_broker,
+                                    const gr_topic_config_t *list,
+                                    gr_cluster_stored_cb done, void *arg);
+void gr_cluster_store_client_metrics(gr_cluster_t *c,
+                                     const gr_config_resource_t *list,
+                                     gr_cluster_stored_cb done, void *arg);
 void gr_cluster_store_acls(gr_cluster_t *c, char *data, size_t len,
                            gr_cluster_stored_cb done, void *arg);
 int gr_cluster_load_acls(gr_cluster_t *c, char **data, size_t *len);

@@ -42,7 +42,8 @@ typedef struct meta_op {
     gr_uuid_t id;          /* the topic */
     bool created;          /* WRITE of a new topic: removed again if it fails */
     bool fault; /* WRITE, RETIRE, CONFIG: fails (fault point topic.store,
-                 * acls.store, client_quotas.store) */
+                 * acls.store, client_quotas.store, client_metrics.store,
+                 * broker_config.store) */
     int err;               /* errno, set on the worker */
     gr_cluster_sync_cb cb; /* SYNC */
     gr_cluster_stored_cb stored; /* CONFIG */
@@ -655,60 +656,60 @@ load_topic(gr_cluster_t *c, const char *name)
  * configs (Kafka keeps them in ZooKeeper or the metadata log), one
  * "key=value" a line. */
 static void
-broker_config_path(gr_cluster_t *c, bool per_broker, char *out, size_t n)
+broker_config_file(gr_cluster_t *c, bool per_broker, char *out, size_t n)
 {
-    local_t *l = c->impl;
     if (per_broker)
-        snprintf(out, n, "%s/broker-%d", l->configs, c->self_id);
+        snprintf(out, n, "broker-%d", c->self_id);
     else
-        snprintf(out, n, "%s/broker-default", l->configs);
+        snprintf(out, n, "broker-default");
 }
 
-static gr_kerr_t
-local_store_broker_config(gr_cluster_t *c, bool per_broker)
-{
-    local_t *l = c->impl;
-    const gr_topic_config_t *list =
-        per_broker ? c->broker_configs : c->default_broker_configs;
-    char path[PATH_MAX], *data = NULL;
-    size_t len = 0;
-    FILE *f;
-    int rc;
+static void resources_path(gr_cluster_t *c, const char *file, char *out,
+                           size_t n);
 
-    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
-        return GR_KERR_KAFKA_STORAGE_ERROR;
+static void push_config(gr_cluster_t *c, const char *file, char *data,
+                        size_t len, const char *fault,
+                        gr_cluster_stored_cb done, void *arg);
+
+/* Written off the loop (push_config), as the client quotas are. */
+static void
+local_store_broker_config(gr_cluster_t *c, bool per_broker,
+                          const gr_topic_config_t *list,
+                          gr_cluster_stored_cb done, void *arg)
+{
+    char file[32], *data = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&data, &len);
+
+    if (f != NULL) {
+        fprintf(f,
+                "# Gregor dynamic broker configs (%s); written by the "
+                "broker.\n",
+                per_broker ? "this broker" : "cluster-wide default");
+        for (const gr_topic_config_t *cf = list; cf; cf = cf->next) {
+            fprintf(f, "%s=", cf->key);
+            put_escaped(f, cf->value);
+            fputc('\n', f);
+        }
+        if (fclose(f) != 0) {
+            free(data);
+            data = NULL; /* push_config answers ENOMEM */
+        }
     }
-    f = open_memstream(&data, &len);
-    if (f == NULL)
-        return GR_KERR_KAFKA_STORAGE_ERROR;
-    fprintf(f,
-            "# Gregor dynamic broker configs (%s); written by the "
-            "broker.\n",
-            per_broker ? "this broker" : "cluster-wide default");
-    for (const gr_topic_config_t *cf = list; cf; cf = cf->next) {
-        fprintf(f, "%s=", cf->key);
-        put_escaped(f, cf->value);
-        fputc('\n', f);
-    }
-    fclose(f);
-    broker_config_path(c, per_broker, path, sizeof path);
-    rc = write_atomic(l->configs, path, data, len);
-    if (rc != 0)
-        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
-    free(data);
-    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
+    broker_config_file(c, per_broker, file, sizeof file);
+    push_config(c, file, data, len, "broker_config.store", done, arg);
 }
 
 static int
 load_broker_config(gr_cluster_t *c, bool per_broker)
 {
-    char path[PATH_MAX], line[8192];
+    char path[PATH_MAX], line[8192], file[32];
     gr_topic_config_t **list =
         per_broker ? &c->broker_configs : &c->default_broker_configs;
     FILE *f;
 
-    broker_config_path(c, per_broker, path, sizeof path);
+    broker_config_file(c, per_broker, file, sizeof file);
+    resources_path(c, file, path, sizeof path);
     f = fopen(path, "r");
     if (f == NULL)
         return errno == ENOENT ? 0 : -1;
@@ -730,9 +731,10 @@ load_broker_config(gr_cluster_t *c, bool per_broker)
 
 /* gregor-configs/client-metrics: the CLIENT_METRICS resources (Kafka keeps
  * them in the metadata log), written whole on each change as the broker
- * configs are (temporary file, fsync, rename, fsync of the directory): a
- * crash leaves the old file or the new one. A "[name]" line starts a
- * resource, "key=value" lines follow; names and values escaped. */
+ * configs are (temporary file, fsync, rename, fsync of the directory, on
+ * a worker): a crash leaves the old file or the new one. A "[name]" line
+ * starts a resource, "key=value" lines follow; names and values
+ * escaped. */
 static void
 resources_path(gr_cluster_t *c, const char *file, char *out, size_t n)
 {
@@ -772,33 +774,6 @@ resources_text(const gr_config_resource_t *list, const char *header,
     return 0;
 }
 
-/* Writes list whole to gregor-configs/<file>, a header line first, on
- * the loop; fault point fault. */
-static gr_kerr_t
-store_resources(gr_cluster_t *c, const gr_config_resource_t *list,
-                const char *file, const char *header, const char *fault)
-{
-    local_t *l = c->impl;
-    char path[PATH_MAX], *data = NULL;
-    size_t len = 0;
-    int rc;
-
-    if (mkdir(l->configs, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", l->configs, strerror(errno));
-        return GR_KERR_KAFKA_STORAGE_ERROR;
-    }
-    if (resources_text(list, header, &data, &len) != 0)
-        return GR_KERR_KAFKA_STORAGE_ERROR;
-    resources_path(c, file, path, sizeof path);
-    rc = GR_FAULT(fault, path)
-             ? (errno = EIO, -1)
-             : write_atomic(l->configs, path, data, len);
-    if (rc != 0)
-        GR_LOG_ERROR("cannot persist %s: %s", path, strerror(errno));
-    free(data);
-    return rc == 0 ? GR_KERR_NONE : GR_KERR_KAFKA_STORAGE_ERROR;
-}
-
 /* Queues the write of gregor-configs/<file> (data taken) for a worker:
  * done(arg, err) once it is durable or failed (ENOMEM at once when the
  * queue cannot take it). fault: the point that fails it, counted here
@@ -828,14 +803,28 @@ push_config(gr_cluster_t *c, const char *file, char *data, size_t len,
     ops_push(c, op);
 }
 
-static gr_kerr_t
-local_store_client_metrics(gr_cluster_t *c)
+/* Queues the write of list as gregor-configs/<file> (push_config), a
+ * header line first. */
+static void
+push_resources(gr_cluster_t *c, const gr_config_resource_t *list,
+               const char *file, const char *header, const char *fault,
+               gr_cluster_stored_cb done, void *arg)
 {
-    return store_resources(c, c->client_metrics, "client-metrics",
-                           "# Gregor client-metrics subscriptions "
-                           "(CLIENT_METRICS config resources); written by "
-                           "the broker.",
-                           "client_metrics.store");
+    char *data;
+    size_t len;
+    if (resources_text(list, header, &data, &len) != 0)
+        data = NULL; /* push_config answers ENOMEM */
+    push_config(c, file, data, len, fault, done, arg);
+}
+
+static void
+local_store_client_metrics(gr_cluster_t *c, const gr_config_resource_t *list,
+                           gr_cluster_stored_cb done, void *arg)
+{
+    push_resources(c, list, "client-metrics",
+                   "# Gregor client-metrics subscriptions (CLIENT_METRICS "
+                   "config resources); written by the broker.",
+                   "client_metrics.store", done, arg);
 }
 
 /* gregor-configs/client-quotas: the client quotas (Kafka keeps them in
@@ -846,15 +835,10 @@ static void
 local_store_client_quotas(gr_cluster_t *c, const gr_config_resource_t *list,
                           gr_cluster_stored_cb done, void *arg)
 {
-    char *data;
-    size_t len;
-    if (resources_text(list,
-                       "# Gregor client quotas, one [entity] each; written "
-                       "by the broker.",
-                       &data, &len) != 0)
-        data = NULL; /* push_config answers ENOMEM */
-    push_config(c, "client-quotas", data, len, "client_quotas.store", done,
-                arg);
+    push_resources(c, list, "client-quotas",
+                   "# Gregor client quotas, one [entity] each; written by "
+                   "the broker.",
+                   "client_quotas.store", done, arg);
 }
 
 typedef struct {

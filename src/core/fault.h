@@ -21,9 +21,12 @@
  *                           record of its deletion, fails (EIO; where:
  *                           the file's path, gregor-topics/deleted~<id>
  *                           for a record)
- *          client_metrics.store  writing the client-metrics
- *                           subscriptions (gregor-configs/client-metrics)
- *                           fails (EIO)
+ *          client_metrics.store, broker_config.store  writing the
+ *                           client-metrics subscriptions
+ *                           (gregor-configs/client-metrics) or dynamic
+ *                           broker configs (gregor-configs/broker-<id>,
+ *                           broker-default) fails (EIO); counted on the
+ *                           loop, failed on the worker
  *          acls.store, client_quotas.store  writing the ACLs
  *                           (gregor-configs/acls) or the client quotas
  *                           (gregor-configs/client-quotas) fails (EIO);

@@ -1386,26 +1386,38 @@ START_TEST(test_repeats_in_entries)
 }
 END_TEST
 
+/* An IncrementalAlterConfigs of one config. */
+typedef struct {
+    gr_incremental_alter_configs_request_t rq;
+    gr_incremental_alter_configs_request_alter_configs_resource_t r;
+    gr_incremental_alter_configs_request_alterable_config_t c;
+} ialter_rq_t;
+
+static void
+ialter_rq(ialter_rq_t *q, int8_t type, const char *name, const char *key,
+          int8_t op, const char *value)
+{
+    gr_incremental_alter_configs_request_init(&q->rq);
+    gr_incremental_alter_configs_request_alter_configs_resource_init(&q->r);
+    gr_incremental_alter_configs_request_alterable_config_init(&q->c);
+    q->c.name = gr_str_c(key);
+    q->c.config_operation = op;
+    q->c.value = value ? gr_str_c(value) : GR_STR_NULL;
+    q->r.resource_type = type;
+    q->r.resource_name = gr_str_c(name);
+    q->r.configs = &q->c;
+    q->r.configs_cnt = 1;
+    q->rq.resources = &q->r;
+    q->rq.resources_cnt = 1;
+}
+
 static gr_incremental_alter_configs_response_t *
 ialter(gr_brokertest_t *bt, int8_t type, const char *name, const char *key,
        int8_t op, const char *value)
 {
-    gr_incremental_alter_configs_request_t rq;
-    gr_incremental_alter_configs_request_alter_configs_resource_t r;
-    gr_incremental_alter_configs_request_alterable_config_t c;
-    gr_incremental_alter_configs_request_init(&rq);
-    gr_incremental_alter_configs_request_alter_configs_resource_init(&r);
-    gr_incremental_alter_configs_request_alterable_config_init(&c);
-    c.name = gr_str_c(key);
-    c.config_operation = op;
-    c.value = value ? gr_str_c(value) : GR_STR_NULL;
-    r.resource_type = type;
-    r.resource_name = gr_str_c(name);
-    r.configs = &c;
-    r.configs_cnt = 1;
-    rq.resources = &r;
-    rq.resources_cnt = 1;
-    return gr_brokertest_call(bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &rq);
+    ialter_rq_t q;
+    ialter_rq(&q, type, name, key, op, value);
+    return gr_brokertest_call(bt, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, &q.rq);
 }
 
 /* The value and source of key on a resource (DescribeConfigs v4). */
@@ -1549,6 +1561,110 @@ START_TEST(test_configs_at_once_and_persisted)
     gr_brokertest_restart(&bt, NULL);
     e = described(&bt, GR_RESOURCE_TOPIC, "c", "segment.bytes");
     ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    gr_brokertest_stop(&bt);
+}
+END_TEST
+
+/* IncrementalAlterConfigs of one config on another connection fd;
+ * returns the correlation id. */
+static int32_t
+ialter_send(gr_brokertest_t *bt, int fd, int8_t type, const char *name,
+            const char *key, const char *value)
+{
+    ialter_rq_t q;
+    ialter_rq(&q, type, name, key, GR_CONFIG_SET, value);
+    return gr_brokertest_send_fd(bt, fd, GR_API_INCREMENTAL_ALTER_CONFIGS, 1,
+                                 &q.rq);
+}
+
+static int16_t
+ialter_recv(gr_brokertest_t *bt, int fd, int32_t corr)
+{
+    gr_incremental_alter_configs_response_t *rs = gr_brokertest_recv_fd(
+        bt, fd, GR_API_INCREMENTAL_ALTER_CONFIGS, 1, corr);
+    ck_assert_int_eq(rs->responses_cnt, 1);
+    return rs->responses[0].error_code;
+}
+
+/* Dynamic broker configs and client-metrics subscriptions are written by
+ * a worker, not on the loop: while the workers are held the answers wait
+ * and the broker serves others, who see the configs as before; a second
+ * change of the same config lands after the first. Once stored, both
+ * answer and the second holds, also after a restart. A write that fails
+ * (fault points broker_config.store, topic.store) answers
+ * KAFKA_STORAGE_ERROR and changes nothing. */
+START_TEST(test_configs_stored_first)
+{
+    gr_brokertest_t bt;
+    const gr_describe_configs_response_describe_configs_resource_result_t *e;
+    gr_incremental_alter_configs_response_t *rs;
+    int32_t c1, c2, c3;
+    int fd2, fd3, fd4;
+
+    gr_brokertest_start(&bt, NULL);
+    fd2 = gr_brokertest_connect(&bt);
+    fd3 = gr_brokertest_connect(&bt);
+    fd4 = gr_brokertest_connect(&bt);
+    gr_brokertest_hold_workers(&bt);
+    c1 = ialter_send(&bt, fd2, GR_RESOURCE_BROKER, "", "log.segment.bytes",
+                     "100000");
+    c2 = ialter_send(&bt, fd3, GR_RESOURCE_BROKER, "", "log.segment.bytes",
+                     "200000");
+    c3 = ialter_send(&bt, fd4, GR_RESOURCE_CLIENT_METRICS, "sub",
+                     "interval.ms", "1000");
+    ck_assert(!gr_brokertest_readable(fd2, 300));
+    /* the loop answers others meanwhile, from what is stored */
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.segment.bytes");
+    ck_assert(gr_str_eq_cstr(&e->value, "1073741824"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_CLIENT_METRICS, "sub", "interval.ms");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    ck_assert(!gr_brokertest_readable(fd3, 0));
+    ck_assert(!gr_brokertest_readable(fd4, 0));
+    gr_brokertest_release_workers(&bt);
+    ck_assert_int_eq(ialter_recv(&bt, fd2, c1), GR_KERR_NONE);
+    ck_assert_int_eq(ialter_recv(&bt, fd3, c2), GR_KERR_NONE);
+    ck_assert_int_eq(ialter_recv(&bt, fd4, c3), GR_KERR_NONE);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.segment.bytes");
+    ck_assert(gr_str_eq_cstr(&e->value, "200000"));
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DYNAMIC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_CLIENT_METRICS, "sub", "interval.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "1000"));
+
+    gr_fault_arm("broker_config.store", 1);
+    rs = ialter(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads",
+                GR_CONFIG_SET, "0");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_KAFKA_STORAGE_ERROR);
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
+                             "The broker configuration could not be "
+                             "persisted."));
+    /* a topic's: its overrides are back as before */
+    {
+        ctopic_t t = ctopic("tc", 1, 1);
+        create(&bt, 5, &t, 1, false);
+    }
+    gr_fault_arm("topic.store", 1);
+    rs = ialter(&bt, GR_RESOURCE_TOPIC, "tc", "retention.ms", GR_CONFIG_SET,
+                "1000");
+    ck_assert_int_eq(rs->responses[0].error_code, GR_KERR_KAFKA_STORAGE_ERROR);
+    ck_assert(gr_str_eq_cstr(&rs->responses[0].error_message,
+                             "The topic metadata could not be written."));
+    e = described(&bt, GR_RESOURCE_TOPIC, "tc", "retention.ms");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    gr_fault_clear();
+    ck_assert_int_eq(bt.b->logs->cleaner_threads, 1);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    close(fd2);
+    close(fd3);
+    close(fd4);
+    gr_brokertest_restart(&bt, NULL);
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.segment.bytes");
+    ck_assert(gr_str_eq_cstr(&e->value, "200000"));
+    e = described(&bt, GR_RESOURCE_BROKER, "1", "log.cleaner.threads");
+    ck_assert_int_eq(e->config_source, GR_CFGSRC_DEFAULT);
+    e = described(&bt, GR_RESOURCE_CLIENT_METRICS, "sub", "interval.ms");
+    ck_assert(gr_str_eq_cstr(&e->value, "1000"));
     gr_brokertest_stop(&bt);
 }
 END_TEST
@@ -2347,6 +2463,7 @@ suite_api_admin(void)
     tcase_add_test(tc, test_deletion_finished_at_start);
     tcase_add_test(tc, test_dot_names_kept);
     tcase_add_test(tc, test_deletion_not_stored);
+    tcase_add_test(tc, test_configs_stored_first);
     tcase_add_test(tc, test_duplicates_in_requests);
     tcase_add_test(tc, test_repeats_in_entries);
     tcase_add_test(tc, test_configs_at_once_and_persisted);

@@ -89,6 +89,31 @@ sync_wait(gr_logtest_t *t, gr_cluster_t *c, synced_t *s)
     ck_assert_int_eq(s->called, 1);
 }
 
+typedef struct {
+    int called;
+    int err;
+} stored_t;
+
+static void
+on_stored(void *arg, int err)
+{
+    stored_t *st = arg;
+    st->err = err;
+    st->called++;
+}
+
+/* Stores c's client-metrics resources, as AlterConfigs does, and waits
+ * for the worker's answer. */
+static void
+store_client_metrics(gr_logtest_t *t, gr_cluster_t *c)
+{
+    stored_t st = { 0, -1 };
+    gr_cluster_store_client_metrics(c, c->client_metrics, on_stored, &st);
+    ck_assert(gr_logtest_wait(t, &st.called));
+    ck_assert_int_eq(st.called, 1);
+    ck_assert_int_eq(st.err, 0);
+}
+
 /* A new store writes meta.properties at load (a failure stops the start)
  * and leaves its fsyncs to the first worker job: a sync completes, and the
  * next load reads the same cluster id. */
@@ -297,7 +322,7 @@ START_TEST(test_client_metrics_stored)
     ck_assert_int_eq(gr_config_resource_set(&c->client_metrics, "gone",
                                             NULL),
                      0);
-    ck_assert_int_eq(gr_cluster_store_client_metrics(c), GR_KERR_NONE);
+    store_client_metrics(&t, c);
     gr_cluster_destroy(c);
     /* a later write that a crash cut short */
     snprintf(path, sizeof path, "%s/gregor-configs/client-metrics~", t.dir);
@@ -318,7 +343,7 @@ START_TEST(test_client_metrics_stored)
         ck_assert_int_eq(gr_config_resource_set(&c->client_metrics, names[k],
                                                 NULL),
                          0);
-    ck_assert_int_eq(gr_cluster_store_client_metrics(c), GR_KERR_NONE);
+    store_client_metrics(&t, c);
     gr_cluster_destroy(c);
     c = cluster_open(&t);
     ck_assert_ptr_null(c->client_metrics);
