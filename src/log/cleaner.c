@@ -35,7 +35,7 @@
  *                   end.
  *
  * Crash safety: before a .log.swap exists nothing has changed; after, log
- * recovery (log.c complete_swap) finishes the swap. On the loop the old
+ * recovery (loader.c complete_swap) finishes the swap. On the loop the old
  * files are renamed .deleted and the .swap files take their names; a
  * worker then fsyncs the directory and deletes the .deleted files and the
  * range files (while a range file exists, recovery rechecks that the old

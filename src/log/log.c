@@ -1,9 +1,12 @@
 /*
- * A partition log (Kafka's UnifiedLog/LocalLog/LogLoader in one): loading
- * and recovering its segments, appends and rolls, reads, timestamp lookups,
- * retention and flushes. The fd LRU and the checkpoint files belong to the
- * manager (logs.c); segment files and indexes to segment.c. Loop thread
- * only; flush jobs fsync on a worker and report back on the loop.
+ * A partition log once open (Kafka's UnifiedLog and LocalLog): its
+ * segments in memory, appends and rolls, reads, timestamp lookups,
+ * DeleteRecords, retention, flushes, closing and deleting, and scans for
+ * the state kept in a log. Making, opening and recovering a partition
+ * directory is loader.c's (Kafka's LogLoader); the fd LRU and the
+ * checkpoint files belong to the manager (logs.c); segment files and
+ * indexes to segment.c. Loop thread only; flush jobs fsync on a worker and
+ * report back on the loop.
  *
  * Invariants: segs is sorted by base offset and never empty once open; the
  * last segment is active and ends at the LEO (its size is the LEO's file
@@ -16,11 +19,9 @@
 #include "core/time.h"
 #include "proto/wire.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,12 +63,6 @@ gr_log_config_default(gr_log_config_t *cfg)
     cfg->min_cleanable_ratio = 0.5;
 }
 
-static inline gr_segment_t *
-active_seg(const gr_log_t *l)
-{
-    return l->segs[l->nsegs - 1];
-}
-
 /* The base offset of the segment after segs[i], or the LEO for the last:
  * every offset of segs[i] is below it. */
 static inline int64_t
@@ -76,17 +71,10 @@ seg_end_offset(const gr_log_t *l, int i)
     return i + 1 < l->nsegs ? l->segs[i + 1]->base : l->leo;
 }
 
-/* What recovery may accept in segs[i]: below the next base. */
-static inline int64_t
-seg_limit(const gr_log_t *l, int i)
-{
-    return i + 1 < l->nsegs ? l->segs[i + 1]->base : INT64_MAX;
-}
-
 static int64_t
 seg_max_rel(const gr_log_t *l, int i)
 {
-    int64_t lim = seg_limit(l, i);
+    int64_t lim = gr_log_seg_limit(l, i);
     if (lim == INT64_MAX || lim - 1 - l->segs[i]->base > INT32_MAX)
         return INT32_MAX;
     return lim - 1 - l->segs[i]->base;
@@ -114,8 +102,8 @@ gr_log_seg_find(const gr_log_t *l, int64_t offset)
     return seg_find(l, offset);
 }
 
-static gr_err_t
-seg_push(gr_log_t *l, gr_segment_t *seg)
+gr_err_t
+gr_log_seg_push(gr_log_t *l, gr_segment_t *seg)
 {
     if (l->nsegs == l->segs_cap) {
         int cap = l->segs_cap ? l->segs_cap * 2 : 8;
@@ -142,10 +130,8 @@ seg_unlink_files(const gr_log_t *l, const gr_segment_t *seg)
     }
 }
 
-/* Removes segs[from, from + n) from the log; their files are deleted when
- * unlink_files (slices handed out keep their fds). */
-static void
-seg_remove(gr_log_t *l, int from, int n, bool unlink_files)
+void
+gr_log_seg_remove(gr_log_t *l, int from, int n, bool unlink_files)
 {
     if (n == 0)
         return;
@@ -162,16 +148,8 @@ seg_remove(gr_log_t *l, int from, int n, bool unlink_files)
     l->nsegs -= n;
 }
 
-static gr_err_t
-errno_err(int e)
-{
-    return e == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
-}
-
-/* Creates an empty segment at base (and its empty index files) and takes
- * its fd into the LRU. NULL with *err. */
-static gr_segment_t *
-seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
+gr_segment_t *
+gr_log_seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
 {
     char path[GR_SEG_PATH_MAX];
     gr_segment_t *seg;
@@ -187,7 +165,7 @@ seg_create(gr_log_t *l, int64_t base, gr_err_t *err)
     }
     if (fd < 0) {
         GR_LOG_ERROR("cannot create %s: %s", path, strerror(errno));
-        *err = errno_err(errno);
+        *err = gr_log_errno_err(errno);
         return NULL;
     }
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
@@ -232,16 +210,14 @@ seg_rebuild(gr_log_t *l, int i)
     if (f == NULL)
         return GR_ERR_IO;
     err = gr_segment_recover(seg, f->fd, l->dir, l->cfg.index_interval_bytes,
-                             seg_limit(l, i), &r);
+                             gr_log_seg_limit(l, i), &r);
     l->m->stat_rebuilt_indexes++;
     l->size_bytes -= r.truncated;
     return err;
 }
 
-/* Loads one index of a segment that is not in memory yet, rebuilding both
- * when it is missing or damaged. */
-static gr_err_t
-seg_ensure_index(gr_log_t *l, int i, bool time_index)
+gr_err_t
+gr_log_seg_ensure_index(gr_log_t *l, int i, bool time_index)
 {
     gr_segment_t *seg = l->segs[i];
     gr_index_t *ix = time_index ? &seg->tidx : &seg->oidx;
@@ -312,7 +288,7 @@ seg_max_ts(gr_log_t *l, int i, int64_t *ts, int64_t *offset)
                 close(fd);
         }
         if (!seg->max_ts_known) {
-            gr_err_t err = seg_ensure_index(l, i, true);
+            gr_err_t err = gr_log_seg_ensure_index(l, i, true);
             if (err != 0)
                 return err;
             if (!seg->max_ts_known) {
@@ -370,7 +346,7 @@ gr_err_t
 gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg)
 {
     GR_ASSERT(from >= 0 && n >= 1 && from + n < l->nsegs); /* not active */
-    seg_remove(l, from + 1, n - 1, false);
+    gr_log_seg_remove(l, from + 1, n - 1, false);
     l->size_bytes -= l->segs[from]->size;
     gr_logs_seg_release(l->m, l->segs[from]);
     gr_segment_free(l->segs[from]);
@@ -381,8 +357,9 @@ gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg)
 
 /* --- the recent batches of the active segment */
 
-static void
-recent_push(gr_log_t *l, int64_t base, int64_t last, int64_t pos, int32_t size)
+void
+gr_log_recent_push(gr_log_t *l, int64_t base, int64_t last, int64_t pos,
+                   int32_t size)
 {
     gr_recent_t *r = &l->recent[l->recent_head];
     r->base = base;
@@ -418,513 +395,10 @@ recent_find(const gr_log_t *l, int64_t offset)
     return lo < l->recent_n ? recent_at(l, lo) : NULL;
 }
 
-/* --- opening */
+/* --- references and the manager's list */
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static bool
-has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-/* Completes a swap the cleaner had committed (its <base>.log.swap exists)
- * when the broker stopped: the segments it replaces, those with bases in
- * [base, end) where end is read from <base>.range.swap, are deleted and the
- * .swap files take their names. Index files that are missing are rebuilt
- * later. Without the range file (written before the .log.swap) the swap
- * is dropped and the old segments stay. swapped: only the range file is
- * left (the .log was renamed, but maybe not every old file deleted and
- * not durably): the old segments in (base, end) and base's indexes go. */
-static gr_err_t
-complete_swap(gr_log_t *l, int64_t base, bool swapped)
-{
-    char path[GR_SEG_PATH_MAX], to[GR_SEG_PATH_MAX], buf[64];
-    static const char *const suffixes[] = { ".index", ".timeindex" };
-    long long end = -1;
-    struct dirent *de;
-    ssize_t n;
-    DIR *d;
-    int fd;
-
-    gr_segment_path(path, l->dir, base, ".range.swap");
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        buf[n > 0 ? n : 0] = '\0';
-        if (sscanf(buf, "%lld", &end) != 1)
-            end = -1;
-    }
-    if (end <= base) {
-        if (swapped)
-            return 0; /* a damaged leftover: load_segments deletes it */
-        GR_LOG_WARN("%s/%020" PRId64 ".log.swap: no valid range file; "
-                    "dropping the swap, the old segments stay",
-                    l->dir, base);
-        return 0; /* load_segments deletes the .swap files */
-    }
-    d = opendir(l->dir);
-    if (d == NULL)
-        return GR_ERR_IO;
-    while ((de = readdir(d)) != NULL) {
-        const char *suffix;
-        int64_t b;
-        if (!gr_seg_name_parse(de->d_name, &b, &suffix) || b < base || b >= end)
-            continue;
-        /* after a swap its .log is the cleaned one; its indexes may be
-         * either, so they are rebuilt */
-        if (swapped && b == base && strcmp(suffix, ".log") == 0)
-            continue;
-        if (strcmp(suffix, ".log") && strcmp(suffix, ".index") &&
-            strcmp(suffix, ".timeindex"))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", l->dir, de->d_name);
-        if (unlink(path) != 0 && errno != ENOENT) {
-            GR_LOG_ERROR("cannot delete %s: %s", path, strerror(errno));
-            closedir(d);
-            return GR_ERR_IO;
-        }
-    }
-    closedir(d);
-    if (swapped) {
-        GR_LOG_INFO("%s: finished the clean-up of the swap of cleaned "
-                    "segment %" PRId64,
-                    l->dir, base);
-        return gr_logs_fsync_dir(l->dir);
-    }
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(buf, sizeof buf, "%s.swap", suffixes[i]);
-        gr_segment_path(path, l->dir, base, buf);
-        gr_segment_path(to, l->dir, base, suffixes[i]);
-        if (rename(path, to) != 0 && errno != ENOENT)
-            return GR_ERR_IO;
-    }
-    gr_segment_path(path, l->dir, base, ".log.swap");
-    gr_segment_path(to, l->dir, base, ".log");
-    if (rename(path, to) != 0) {
-        GR_LOG_ERROR("cannot rename %s: %s", path, strerror(errno));
-        return GR_ERR_IO;
-    }
-    GR_LOG_INFO("%s: completed the interrupted swap of cleaned segment "
-                "%" PRId64 " (offsets below %lld)",
-                l->dir, base, end);
-    return gr_logs_fsync_dir(l->dir);
-}
-
-/* A listing of l->dir failed (errno): logged. */
-static gr_err_t
-list_failed(const gr_log_t *l)
-{
-    int e = errno;
-    GR_LOG_ERROR("cannot list %s: %s", l->dir, strerror(e));
-    return e == ENOMEM ? GR_ERR_NOMEM : GR_ERR_IO;
-}
-
-/* Completes the swaps the names show (.range.swap files); *changed when
- * there was one (the directory is then no longer as listed). */
-static gr_err_t
-complete_swaps(gr_log_t *l, const gr_dir_names_t *names, bool *changed)
-{
-    char path[GR_SEG_PATH_MAX];
-    int64_t *bases;
-    gr_err_t err = 0;
-    int n = gr_dir_names_bases(names, ".range.swap", &bases);
-
-    *changed = n != 0;
-    if (n < 0)
-        return GR_ERR_NOMEM;
-    for (int i = 0; i < n && err == 0; i++) {
-        gr_segment_path(path, l->dir, bases[i], ".log.swap");
-        err = complete_swap(l, bases[i], access(path, F_OK) != 0);
-    }
-    free(bases);
-    return err;
-}
-
-/* Lists the segments of l->dir (sizes from stat, nothing opened), deletes
- * leftovers (.deleted, .cleaned, .swap, orphan indexes) as LogLoader does,
- * and flags segments whose index files are missing or of a wrong size. */
-static gr_err_t
-load_segments(gr_log_t *l, const gr_dir_names_t *names)
-{
-    int64_t *bases = NULL, *idx_bases = NULL;
-    size_t nb = 0, cb = 0, ni = 0, ci = 0;
-    char path[GR_SEG_PATH_MAX];
-    gr_err_t err = 0;
-
-    for (int k = 0; k < names->n; k++) {
-        const char *name = names->v[k], *suffix;
-        int64_t base;
-        if (has_suffix(name, ".deleted") || has_suffix(name, ".cleaned") ||
-            has_suffix(name, ".swap")) {
-            snprintf(path, sizeof path, "%s/%s", l->dir, name);
-            GR_LOG_INFO("deleting leftover file %s", path);
-            unlink(path);
-            continue;
-        }
-        if (!gr_seg_name_parse(name, &base, &suffix))
-            continue;
-        if (strcmp(suffix, ".log") == 0) {
-            if (nb == cb) {
-                int64_t *p = realloc(bases, (cb = cb ? cb * 2 : 16) * 8);
-                if (p == NULL) {
-                    err = GR_ERR_NOMEM;
-                    break;
-                }
-                bases = p;
-            }
-            bases[nb++] = base;
-        } else if (strcmp(suffix, ".index") == 0 ||
-                   strcmp(suffix, ".timeindex") == 0) {
-            if (ni == ci) {
-                int64_t *p = realloc(idx_bases, (ci = ci ? ci * 2 : 16) * 8);
-                if (p == NULL) {
-                    err = GR_ERR_NOMEM;
-                    break;
-                }
-                idx_bases = p;
-            }
-            idx_bases[ni++] = base;
-        }
-    }
-    if (err == 0 && nb > 0)
-        qsort(bases, nb, sizeof(bases[0]), cmp_i64);
-
-    for (size_t i = 0; err == 0 && i < ni; i++) {
-        if (nb > 0 && bsearch(&idx_bases[i], bases, nb, sizeof(bases[0]),
-                              cmp_i64) != NULL)
-            continue;
-        gr_segment_path(path, l->dir, idx_bases[i], ".index");
-        GR_LOG_WARN("deleting index files without a log: %s", path);
-        unlink(path);
-        gr_segment_path(path, l->dir, idx_bases[i], ".timeindex");
-        unlink(path);
-    }
-
-    for (size_t i = 0; err == 0 && i < nb; i++) {
-        gr_segment_t *seg =
-            gr_segment_new(bases[i], gr_loop_wall_ms(l->m->loop));
-        struct stat st;
-        if (seg == NULL || seg_push(l, seg) != 0) {
-            gr_segment_free(seg);
-            err = GR_ERR_NOMEM;
-            break;
-        }
-        gr_segment_path(path, l->dir, seg->base, ".log");
-        if (stat(path, &st) != 0) {
-            GR_LOG_ERROR("cannot stat %s: %s", path, strerror(errno));
-            err = GR_ERR_IO;
-            break;
-        }
-        seg->size = st.st_size;
-        l->size_bytes += seg->size;
-        gr_segment_path(path, l->dir, seg->base, ".index");
-        if (stat(path, &st) != 0 || st.st_size % GR_OIDX_ENTRY != 0)
-            seg->rebuild = true;
-        else if (st.st_size == 0) /* read: nothing to open (no entry to
-                                     check either) */
-            seg->oidx.loaded = seg->oidx.exact = true;
-        gr_segment_path(path, l->dir, seg->base, ".timeindex");
-        if (stat(path, &st) != 0 || st.st_size % GR_TIDX_ENTRY != 0)
-            seg->rebuild = true;
-        if (seg->rebuild)
-            GR_LOG_WARN("%s/%020" PRId64 ": index files missing or damaged,"
-                        " rebuilding",
-                        l->dir, seg->base);
-    }
-    free(bases);
-    free(idx_bases);
-    return err;
-}
-
-/* Finds the LEO from the active segment's last index entry: scans the
- * batch headers after it (remembering them for reads) and cuts the file at
- * a header that is not sane. */
-static gr_err_t
-load_active_tail(gr_log_t *l)
-{
-    gr_segment_t *seg = active_seg(l);
-    int64_t pos, ts;
-    uint32_t rel;
-    gr_batch_hdr_t h;
-    const char *why;
-    gr_scan_t s;
-    gr_file_t *f;
-    int rc;
-
-    l->leo = seg->base;
-    l->recent_n = 0;
-    l->recent_head = 0;
-    gr_tidx_last(&seg->tidx, &ts, &rel);
-    if (!seg->max_ts_known || ts > seg->max_ts) {
-        seg->max_ts = ts;
-        seg->max_ts_offset = ts >= 0 ? seg->base + rel : -1;
-        seg->max_ts_known = true;
-    }
-    if (seg->size == 0)
-        return 0;
-    f = gr_logs_seg_file(l->m, l, seg);
-    if (f == NULL)
-        return GR_ERR_IO;
-    /* the last entry's batch holds offset base + rel: start there */
-    pos = seg->oidx.n ? gr_oidx_lookup(&seg->oidx, INT64_MAX) : 0;
-    gr_scan_init(&s, f->fd, pos, seg->size);
-    while ((rc = gr_scan_next(&s, &h, &pos, &why)) == 1) {
-        int64_t last = gr_batch_last_offset(&h);
-        if (h.base_offset < l->leo || last - seg->base > INT32_MAX) {
-            /* the scan has moved past this batch: cut at its start, or
-             * what is appended next lands behind it and is lost with it
-             * at the next start-up */
-            why = "offsets not increasing";
-            s.pos = pos;
-            rc = GR_ERR_CORRUPT;
-            break;
-        }
-        l->leo = last + 1;
-        l->last_epoch = h.leader_epoch;
-        if (h.max_timestamp > seg->max_ts) {
-            seg->max_ts = h.max_timestamp;
-            seg->max_ts_offset = last;
-        }
-        if (pos == 0) {
-            seg->first_ts = h.max_timestamp;
-            seg->first_ts_known = true;
-        }
-        recent_push(l, h.base_offset, last, pos, (int32_t)gr_batch_size(&h));
-    }
-    if (rc == GR_ERR_IO) {
-        GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot read: %s", l->dir,
-                     seg->base, why);
-        return GR_ERR_IO;
-    }
-    if (rc < 0) {
-        GR_LOG_WARN("%s/%020" PRId64 ".log: %s at position %" PRId64
-                    ": truncating %" PRId64 " bytes",
-                    l->dir, seg->base, why, s.pos, seg->size - s.pos);
-        if (ftruncate(f->fd, (off_t)s.pos) != 0) {
-            GR_LOG_ERROR("cannot truncate %s/%020" PRId64 ".log: %s", l->dir,
-                         seg->base, strerror(errno));
-            return GR_ERR_IO;
-        }
-        l->size_bytes -= seg->size - s.pos;
-        seg->size = s.pos;
-    }
-    return 0;
-}
-
-/* LogLoader: recovery of what lies past the recovery point after an
- * unclean shutdown, rebuilt indexes, the active segment, the offsets. */
-static gr_err_t
-recover_log(gr_log_t *l, int64_t ck_rp, int64_t ck_lso)
-{
-    gr_logs_t *m = l->m;
-    int64_t rp = ck_rp >= 0 ? ck_rp : 0;
-    gr_err_t err;
-    gr_segment_t *seg;
-
-    for (int i = 0; i < l->nsegs; i++) {
-        bool last = i == l->nsegs - 1;
-        bool unflushed = !m->was_clean && (last || l->segs[i + 1]->base > rp);
-        gr_recovery_t r;
-        gr_file_t *f;
-
-        seg = l->segs[i];
-        if (!unflushed && !seg->rebuild)
-            continue;
-        f = gr_logs_seg_file(m, l, seg);
-        if (f == NULL)
-            return GR_ERR_IO;
-        err =
-            gr_segment_recover(seg, f->fd, l->dir, l->cfg.index_interval_bytes,
-                               seg_limit(l, i), &r);
-        if (err != 0)
-            return err;
-        l->size_bytes -= r.truncated;
-        if (unflushed)
-            m->stat_recovered_segments++;
-        else
-            m->stat_rebuilt_indexes++;
-        if (unflushed && r.truncated > 0 && !last) {
-            GR_LOG_WARN("%s: corruption in segment %" PRId64
-                        ", deleting the %d segments after it",
-                        l->dir, seg->base, l->nsegs - i - 1);
-            seg_remove(l, i + 1, l->nsegs - i - 1, true);
-            break;
-        }
-    }
-
-    if (l->nsegs > 0) {
-        gr_segment_t *act = active_seg(l);
-        if (!act->oidx.loaded &&
-            (err = seg_ensure_index(l, l->nsegs - 1, false)) != 0)
-            return err;
-        if (!act->tidx.loaded &&
-            (err = seg_ensure_index(l, l->nsegs - 1, true)) != 0)
-            return err;
-        if ((err = load_active_tail(l)) != 0)
-            return err;
-        if (ck_lso >= 0 && l->leo < ck_lso) {
-            GR_LOG_WARN("%s: log end offset %" PRId64 " is below the log"
-                        " start offset %" PRId64 ": deleting every segment",
-                        l->dir, l->leo, ck_lso);
-            seg_remove(l, 0, l->nsegs, true);
-        }
-    }
-    if (l->nsegs == 0) {
-        int64_t base = ck_lso >= 0 ? ck_lso : 0;
-        seg = seg_create(l, base, &err);
-        if (seg == NULL)
-            return err;
-        if ((err = seg_push(l, seg)) != 0) {
-            gr_logs_seg_release(m, seg);
-            gr_segment_free(seg);
-            return err;
-        }
-        l->leo = base;
-    }
-    l->start_offset = l->segs[0]->base;
-    if (ck_lso > l->start_offset)
-        l->start_offset = ck_lso;
-    if (m->was_clean)
-        l->recovery_point = l->leo;
-    else
-        l->recovery_point = rp < l->leo ? rp : l->leo;
-    return 0;
-}
-
-/* Moves l->dir aside as <topic>-<p>.<old id>-stray (Kafka's name for the
- * log of a topic incarnation the metadata no longer has: a crash between
- * writing a partition directory and the topic's metadata, or between
- * deleting the metadata and the directories; the topic cut to fit 255
- * bytes as Kafka cuts it) and makes an empty one. */
-/* The topic id a partition.metadata text names (its base64 characters
- * after "topic_id: "), "" for none. */
-static void
-metadata_id(const char *have, char *id, size_t size)
-{
-    const char *p = strstr(have, "topic_id: ");
-    size_t n = 0;
-    for (p = p ? p + 10 : ""; *p && n < size - 1; p++)
-        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-            (*p >= '0' && *p <= '9') || *p == '_' || *p == '-')
-            id[n++] = *p;
-    id[n] = '\0';
-}
-
-static gr_err_t
-move_stray(gr_log_t *l, const char *have)
-{
-    char stray[GR_SEG_PATH_MAX], id[64], tag[80];
-
-    metadata_id(have, id, sizeof id);
-    for (int k = 0; k < 100; k++) {
-        if (k == 0)
-            snprintf(tag, sizeof tag, "%s", id);
-        else
-            snprintf(tag, sizeof tag, "%s.%d", id, k);
-        gr_logs_aside_path(l->m, stray, l->topic, l->partition, tag, "-stray");
-        if (access(stray, F_OK) == 0)
-            continue;
-        if (rename(l->dir, stray) != 0)
-            break;
-        GR_LOG_WARN("%s belongs to another incarnation of the topic (id %s): "
-                    "moved aside to %s",
-                    l->dir, id, stray);
-        if (mkdir(l->dir, 0755) != 0 || gr_logs_fsync_dir(l->m->dir) != 0)
-            return GR_ERR_IO;
-        return 0;
-    }
-    GR_LOG_ERROR("cannot move %s aside: %s", l->dir, strerror(errno));
-    return GR_ERR_IO;
-}
-
-/* partition.metadata: written once. A directory holding another topic id
- * is moved aside (*stray set) and the log starts empty. */
-/* partition.metadata as Kafka's PartitionMetadata.encode writes it: two
- * lines, the second without a newline (Gregor wrote one until 2026-12;
- * such files are read alike) */
-static void
-metadata_text(const gr_uuid_t *id, char *buf, size_t size)
-{
-    char b64[23];
-    gr_uuid_to_base64(id, b64);
-    snprintf(buf, size, "version: 0\ntopic_id: %s", b64);
-}
-
-/* Whether a partition.metadata text names the same topic id as want's. */
-static bool
-metadata_same(const char *have, const char *want)
-{
-    char a[64], b[64];
-    metadata_id(have, a, sizeof a);
-    metadata_id(want, b, sizeof b);
-    return strncmp(have, "version: 0\n", 11) == 0 && a[0] != '\0' &&
-           strcmp(a, b) == 0;
-}
-
-/* dir's partition.metadata into buf, NUL-terminated ("" and false when
- * it cannot be read). */
-static bool
-metadata_read(const char *dir, char *buf, size_t size)
-{
-    char path[GR_SEG_PATH_MAX];
-    ssize_t n;
-    int fd = -1;
-
-    if (snprintf(path, sizeof path, "%s/%s", dir, GR_LOG_METADATA) <
-        (int)sizeof path)
-        fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        buf[0] = '\0';
-        return false;
-    }
-    n = read(fd, buf, size - 1);
-    close(fd);
-    buf[n > 0 ? n : 0] = '\0';
-    return true;
-}
-
-bool
-gr_log_dir_names(const char *dir, const gr_uuid_t *id)
-{
-    char want[64], have[128];
-    metadata_text(id, want, sizeof want);
-    return metadata_read(dir, have, sizeof have) && metadata_same(have, want);
-}
-
-static gr_err_t
-write_metadata(gr_log_t *l, const gr_uuid_t *id, bool *stray)
-{
-    char want[64], have[128];
-
-    *stray = false;
-    if (id == NULL || gr_uuid_is_zero(id))
-        return 0;
-    metadata_text(id, want, sizeof want);
-    if (metadata_read(l->dir, have, sizeof have)) {
-        if (metadata_same(have, want))
-            return 0;
-        if (strstr(have, "topic_id: ") != NULL) {
-            gr_err_t err = move_stray(l, have);
-            if (err != 0)
-                return err;
-            *stray = true;
-        }
-    }
-    /* not fsynced: the topic id is durable in the cluster metadata, and
-     * creating thousands of partitions must not cost two fsyncs each */
-    return gr_logs_write_replace(l->dir, GR_LOG_METADATA, want, strlen(want));
-}
-
-static void
-log_free(gr_log_t *l)
+void
+gr_log_free(gr_log_t *l)
 {
     GR_ASSERT(l->nsegs == 0);
     free(l->segs);
@@ -939,11 +413,11 @@ void
 gr_log_unref(gr_log_t *l)
 {
     if (--l->refs == 0)
-        log_free(l);
+        gr_log_free(l);
 }
 
-static void
-log_link(gr_logs_t *m, gr_log_t *l)
+void
+gr_log_link(gr_logs_t *m, gr_log_t *l)
 {
     l->prev = NULL;
     l->next = m->logs;
@@ -966,14 +440,15 @@ log_unlink(gr_logs_t *m, gr_log_t *l)
     m->nlogs--;
 }
 
+/* --- blocks reserved ahead of appends */
+
 /* Blocks reserved ahead of a growing segment (fallocate, the size kept):
  * the file system allocates in large extents up front instead of block by
  * block at writeback, which costs about a third of the system time of an
  * append on ext4. The reservation grows with the segment (a partition that
  * writes little reserves nothing) and is released when the segment stops
- * growing (seg_trim). */
-#define PREALLOC_FROM (1 << 20)
-#define PREALLOC_MAX  (64 << 20)
+ * growing (gr_log_seg_trim). */
+#define PREALLOC_FROM (1 << 20) /* GR_LOG_PREALLOC_MAX: log_int.h */
 
 static void
 seg_prealloc(gr_log_t *l, gr_segment_t *seg, int fd, size_t n)
@@ -981,7 +456,8 @@ seg_prealloc(gr_log_t *l, gr_segment_t *seg, int fd, size_t n)
     int64_t need = seg->size + (int64_t)n, start, end, chunk;
     if (need <= seg->prealloc_end || seg->size < PREALLOC_FROM)
         return;
-    chunk = seg->size < PREALLOC_MAX ? seg->size : PREALLOC_MAX;
+    chunk =
+        seg->size < GR_LOG_PREALLOC_MAX ? seg->size : GR_LOG_PREALLOC_MAX;
     start = seg->prealloc_end > seg->size ? seg->prealloc_end : seg->size;
     end = need + chunk;
     if (end > l->cfg.segment_bytes)
@@ -996,9 +472,8 @@ seg_prealloc(gr_log_t *l, gr_segment_t *seg, int fd, size_t n)
     /* else (ENOSPC, ...): the write below finds out and says so */
 }
 
-/* Gives back what seg_prealloc reserved past the data. */
-static void
-seg_trim(gr_log_t *l, gr_segment_t *seg)
+void
+gr_log_seg_trim(gr_log_t *l, gr_segment_t *seg)
 {
     gr_file_t *f;
     if (seg->prealloc_end <= seg->size || seg->prealloc_end == INT64_MAX)
@@ -1011,224 +486,6 @@ seg_trim(gr_log_t *l, gr_segment_t *seg)
         GR_LOG_DEBUG("%s/%020" PRId64 ".log: releasing reserved blocks: %s",
                      l->dir, seg->base, strerror(errno));
     seg->prealloc_end = seg->size;
-}
-
-gr_log_t *
-gr_log_open(gr_logs_t *m, const char *topic, int32_t partition,
-            const gr_uuid_t *topic_id, const gr_log_config_t *cfg,
-            gr_err_t *err)
-{
-    gr_ckpt_t *ck = gr_logs_ckpt_find(m, topic, partition);
-    int64_t ck_rp = ck ? ck->recovery_point : -1;
-    int64_t ck_lso = ck ? ck->start_offset : -1;
-    gr_log_t *l;
-    size_t n;
-
-    *err = 0;
-    gr_logs_trash_flush_for(m, topic, partition); /* none may take this dir */
-    if (ck && ck->log) {
-        *err = GR_ERR_EXISTS;
-        return NULL;
-    }
-    l = calloc(1, sizeof(*l));
-    if (l == NULL) {
-        *err = GR_ERR_NOMEM;
-        return NULL;
-    }
-    l->m = m;
-    l->refs = 1;
-    l->partition = partition;
-    if (topic_id != NULL)
-        l->topic_id = *topic_id;
-    l->cfg = *cfg;
-    l->topic = strdup(topic);
-    n = strlen(m->dir) + strlen(topic) + 16;
-    l->dir = malloc(n);
-    if (l->topic == NULL || l->dir == NULL) {
-        log_free(l);
-        *err = GR_ERR_NOMEM;
-        return NULL;
-    }
-    snprintf(l->dir, n, "%s/%s-%d", m->dir, topic, (int)partition);
-    l->last_flush_ms = gr_loop_wall_ms(m->loop);
-    l->last_epoch = -1;
-    l->hw_ckpt = -1;
-
-    if (mkdir(l->dir, 0755) != 0 && errno != EEXIST) {
-        GR_LOG_ERROR("cannot create %s: %s", l->dir, strerror(errno));
-        *err = errno_err(errno);
-    }
-    if (*err == 0) {
-        bool stray;
-        *err = write_metadata(l, topic_id, &stray);
-        if (stray) /* the checkpoints speak of the old incarnation */
-            ck_rp = ck_lso = -1;
-    }
-    if (*err == 0) {
-        /* one listing serves both, unless a swap was completed */
-        gr_dir_names_t names;
-        bool changed = false;
-        if (gr_dir_names_read(l->dir, &names) != 0)
-            *err = list_failed(l);
-        if (*err == 0)
-            *err = complete_swaps(l, &names, &changed);
-        if (*err == 0 && changed) {
-            gr_dir_names_free(&names);
-            if (gr_dir_names_read(l->dir, &names) != 0)
-                *err = list_failed(l);
-        }
-        if (*err == 0)
-            *err = load_segments(l, &names);
-        gr_dir_names_free(&names);
-    }
-    if (*err == 0)
-        *err = recover_log(l, ck_rp, ck_lso);
-    if (*err == 0)
-        *err = gr_log_epochs_load(l, ck_rp);
-    if (*err == 0 && !m->was_clean && l->nsegs > 0) {
-        /* a crash may have left blocks reserved past the active
-         * segment's data (seg_prealloc): give them back */
-        gr_segment_t *act = l->segs[l->nsegs - 1];
-        act->prealloc_end = act->size + 2 * (int64_t)PREALLOC_MAX;
-        seg_trim(l, act);
-    }
-    if (*err == 0 && (ck = gr_logs_ckpt_get(m, topic, partition)) == NULL)
-        *err = GR_ERR_NOMEM;
-    if (*err != 0) {
-        seg_remove(l, 0, l->nsegs, false);
-        log_free(l);
-        return NULL;
-    }
-    ck->log = l;
-    l->clean_offset = ck->clean_offset;
-    l->delete_horizon_ms = -1;
-    log_link(m, l);
-    GR_LOG_DEBUG("%s: opened, %d segments, offsets %" PRId64 "..%" PRId64,
-                 l->dir, l->nsegs, l->start_offset, l->leo);
-    return l;
-}
-
-/* --- new partitions made off the loop */
-
-typedef struct prep_job {
-    char *dir; /* log.dirs: the manager may be closed before done() */
-    gr_log_prep_t *items;
-    int n;
-    unsigned gen; /* prep_gen when queued */
-    gr_done_fn done;
-    void *arg;
-} prep_job_t;
-
-/* Moved by gr_logs_close(): the jobs queued before stop making directories
- * (a stopping broker opens what they did not make at its next start; any
- * other manager's cut short job leaves gr_log_open to make the rest). */
-static atomic_uint prep_gen;
-
-void
-gr_logs_prepare_cancel(void)
-{
-    atomic_fetch_add_explicit(&prep_gen, 1, memory_order_relaxed);
-}
-
-static int
-make_empty(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return errno;
-    return close(fd) == 0 ? 0 : errno;
-}
-
-/* On a worker: no log lines (the loop reports item->err). */
-static void
-prep_work(void *arg)
-{
-    prep_job_t *job = arg;
-    char dir[GR_SEG_PATH_MAX - 64], path[GR_SEG_PATH_MAX], text[64];
-    static const char *const suffixes[] = { ".log", ".index", ".timeindex" };
-
-    for (int i = 0; i < job->n; i++) {
-        gr_log_prep_t *it = &job->items[i];
-        if (atomic_load_explicit(&prep_gen, memory_order_relaxed) != job->gen)
-            break; /* a manager closes: the rest is left to gr_log_open */
-        snprintf(dir, sizeof dir, "%s/%s-%d", job->dir, it->topic,
-                 (int)it->partition);
-        if (mkdir(dir, 0755) != 0) {
-            it->err = errno == EEXIST ? 0 : errno;
-            continue; /* exists: gr_log_open looks at what is there */
-        }
-        /* the metadata first: a crash in between leaves a directory that
-         * gr_log_open completes, not one of an unknown topic */
-        metadata_text(&it->topic_id, text, sizeof text);
-        it->err =
-            gr_logs_replace_quiet(dir, GR_LOG_METADATA, text, strlen(text));
-        for (size_t k = 0; it->segment && k < 3 && it->err == 0; k++) {
-            gr_segment_path(path, dir, 0, suffixes[k]);
-            it->err = make_empty(path);
-        }
-    }
-}
-
-static void
-prep_done(gr_loop_t *loop, void *arg)
-{
-    prep_job_t *job = arg;
-    job->done(loop, job->arg);
-    free(job->dir);
-    free(job);
-}
-
-int
-gr_logs_prepare(gr_logs_t *m, gr_log_prep_t *items, int n, gr_done_fn done,
-                void *arg)
-{
-    prep_job_t *job;
-
-    /* before any directory is made; all at once when matching every name
-     * would cost more than a few milliseconds of the loop */
-    if (m->trash_holds == 0 || (int64_t)n * gr_logs_trash_waiting(m) > 1 << 20)
-        gr_logs_trash_flush(m);
-    else
-        for (int i = 0; i < n; i++)
-            gr_logs_trash_flush_for(m, items[i].topic, items[i].partition);
-    if (m->workers == NULL || n <= 0 || (job = calloc(1, sizeof *job)) == NULL)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        gr_ckpt_t *ck =
-            gr_logs_ckpt_find(m, items[i].topic, items[i].partition);
-        /* a checkpointed log start (an old incarnation's) is gr_log_open's
-         * to sort out: it makes that segment itself */
-        items[i].segment = ck == NULL || ck->start_offset <= 0;
-        items[i].err = 0;
-    }
-    job->dir = strdup(m->dir);
-    job->items = items;
-    job->n = n;
-    job->gen = atomic_load_explicit(&prep_gen, memory_order_relaxed);
-    job->done = done;
-    job->arg = arg;
-    if (job->dir == NULL ||
-        gr_workers_submit(m->workers, prep_work, prep_done, job) != 0) {
-        free(job->dir);
-        free(job);
-        return -1;
-    }
-    return 0;
-}
-
-void
-gr_logs_prepared_unused(gr_logs_t *m, const gr_log_prep_t *item)
-{
-    char dir[GR_SEG_PATH_MAX - 64];
-
-    snprintf(dir, sizeof dir, "%s/%s-%d", m->dir, item->topic,
-             (int)item->partition);
-    if (!gr_log_dir_names(dir, &item->topic_id))
-        return; /* gone, or somebody else's now */
-    if (gr_logs_rmrf(dir) != 0)
-        GR_LOG_WARN("%s: cannot remove the directory of a partition deleted "
-                    "while it was made",
-                    dir);
 }
 
 void
@@ -1364,7 +621,7 @@ static void
 seg_finish(gr_log_t *l, gr_segment_t *seg)
 {
     char path[GR_SEG_PATH_MAX];
-    seg_trim(l, seg);
+    gr_log_seg_trim(l, seg);
     if (seg->max_ts_offset >= 0)
         gr_tidx_maybe_append(&seg->tidx, seg->max_ts,
                              (uint32_t)(seg->max_ts_offset - seg->base));
@@ -1377,13 +634,13 @@ seg_finish(gr_log_t *l, gr_segment_t *seg)
 static gr_err_t
 roll(gr_log_t *l)
 {
-    gr_segment_t *old = active_seg(l), *seg;
+    gr_segment_t *old = gr_log_active_seg(l), *seg;
     gr_err_t err;
 
-    seg = seg_create(l, l->leo, &err);
+    seg = gr_log_seg_create(l, l->leo, &err);
     if (seg == NULL)
         return err;
-    if ((err = seg_push(l, seg)) != 0) {
+    if ((err = gr_log_seg_push(l, seg)) != 0) {
         gr_logs_seg_release(l->m, seg);
         seg_unlink_files(l, seg);
         gr_segment_free(seg);
@@ -1453,7 +710,7 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
                      l->dir, seg->base, strerror(errno));
         l->offline = true;
     }
-    return errno_err(e);
+    return gr_log_errno_err(e);
 }
 
 gr_err_t
@@ -1492,11 +749,11 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
         p += GR_LOG_OVERHEAD + len;
     }
 
-    seg = active_seg(l);
+    seg = gr_log_active_seg(l);
     if (should_roll(l, seg, n, max_ts, next - 1)) {
         if ((err = roll(l)) != 0)
             return err;
-        seg = active_seg(l);
+        seg = gr_log_active_seg(l);
     }
     if ((err = seg_write(l, seg, buf, n)) != 0)
         return err;
@@ -1522,7 +779,7 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
     for (p = buf; p < end;) {
         uint32_t len = gr_get_u32(p + GR_BATCH_OFF_LENGTH);
         int64_t base = (int64_t)gr_get_u64(p + GR_BATCH_OFF_BASE_OFFSET);
-        recent_push(l, base,
+        gr_log_recent_push(l, base,
                     base + (int32_t)gr_get_u32(p + GR_BATCH_OFF_LAST_DELTA),
                     pos0 + (p - buf), (int32_t)(len + GR_LOG_OVERHEAD));
         p += GR_LOG_OVERHEAD + len;
@@ -1571,7 +828,7 @@ seg_locate(gr_log_t *l, int i, int64_t offset, batch_loc_t *loc)
             return 1;
         }
     }
-    if ((err = seg_ensure_index(l, i, false)) != 0)
+    if ((err = gr_log_seg_ensure_index(l, i, false)) != 0)
         return err;
     f = gr_logs_seg_file(l->m, l, seg);
     if (f == NULL)
@@ -1627,7 +884,7 @@ seg_whole_end(gr_log_t *l, int i, int64_t from, int64_t limit)
             return r->pos + r->size > from ? r->pos + r->size : from;
         }
     }
-    if (seg_ensure_index(l, i, false) != 0 ||
+    if (gr_log_seg_ensure_index(l, i, false) != 0 ||
         (f = gr_logs_seg_file(l->m, l, seg)) == NULL)
         return -1;
     pos = gr_oidx_pos_floor(&seg->oidx, limit);
@@ -1741,8 +998,8 @@ gr_log_find_timestamp(gr_log_t *l, int64_t ts, gr_log_slice_t *out)
             return err;
         if (mts < ts)
             continue;
-        if ((err = seg_ensure_index(l, i, true)) != 0 ||
-            (err = seg_ensure_index(l, i, false)) != 0)
+        if ((err = gr_log_seg_ensure_index(l, i, true)) != 0 ||
+            (err = gr_log_seg_ensure_index(l, i, false)) != 0)
             return err;
         /* as findOffsetByTimestamp: batches before the time index entry at
          * or below ts all have smaller timestamps */
@@ -1850,7 +1107,7 @@ delete_old_segments(gr_log_t *l, enum retention rule, int64_t now_ms)
                 rule == RET_TIME   ? "retention.ms"
                 : rule == RET_SIZE ? "retention.bytes"
                                    : "log start offset");
-    seg_remove(l, 0, k, true);
+    gr_log_seg_remove(l, 0, k, true);
     if (l->segs[0]->base > l->start_offset)
         l->start_offset = l->segs[0]->base;
     l->m->ckpt_dirty = true;
@@ -1989,7 +1246,7 @@ static int
 flush_start(gr_log_t *l)
 {
     int from = first_unflushed(l), n = l->nsegs - from;
-    gr_segment_t *act = active_seg(l);
+    gr_segment_t *act = gr_log_active_seg(l);
     char path[GR_SEG_PATH_MAX];
     gr_flush_job_t *job;
 
@@ -2045,7 +1302,7 @@ gr_log_flush(gr_log_t *l, gr_log_flush_cb cb, void *arg)
 bool
 gr_log_close_internal(gr_log_t *l)
 {
-    gr_segment_t *act = active_seg(l);
+    gr_segment_t *act = gr_log_active_seg(l);
     gr_ckpt_t *ck;
     bool ok = true;
 
@@ -2074,7 +1331,7 @@ gr_log_close_internal(gr_log_t *l)
     }
     gr_log_cleaner_forget(l);
     gr_log_epochs_close(l);
-    seg_remove(l, 0, l->nsegs, false);
+    gr_log_seg_remove(l, 0, l->nsegs, false);
     log_unlink(l->m, l);
     l->m->ckpt_dirty = true;
     l->dead = true;
@@ -2099,7 +1356,7 @@ gr_log_delete(gr_log_t *l)
      * and removed by a worker; slices handed out keep their fds */
     gr_log_cleaner_forget(l);
     gr_log_epochs_wait(l); /* no write may land in the directory */
-    seg_remove(l, 0, l->nsegs, false);
+    gr_log_seg_remove(l, 0, l->nsegs, false);
     gr_logs_trash_dir(l->m, l->dir, l->topic, l->partition, &l->topic_id);
     if (ck != NULL) {
         free(ck->topic);

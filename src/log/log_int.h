@@ -1,6 +1,7 @@
 /*
  * Private structures of src/log/: the manager (logs.c), a partition log
- * (log.c) and what they share. Tests include this to look inside.
+ * (log.c), its opening and recovery (loader.c) and what they share. Tests
+ * include this to look inside.
  */
 #ifndef GR_LOG_LOG_INT_H
 #define GR_LOG_LOG_INT_H
@@ -8,6 +9,8 @@
 #include "log/epoch.h"
 #include "log/log.h"
 #include "log/segment.h"
+
+#include <errno.h>
 
 #define GR_LOG_CLEAN_MARKER   ".kafka_cleanshutdown"
 #define GR_LOG_RP_CHECKPOINT  "recovery-point-offset-checkpoint"
@@ -230,8 +233,9 @@ gr_err_t gr_log_seg_replace(gr_log_t *l, int from, int n, gr_segment_t *seg);
  * it), -1 when below the first. */
 int gr_log_seg_find(const gr_log_t *l, int64_t offset);
 
-/* log_epochs.c, for log.c: loads (or rebuilds) the cache at open, after
- * recovery (recovery_point: the checkpoint's, -1 none); 0 or GR_ERR_*. */
+/* log_epochs.c, for log.c and loader.c: loads (or rebuilds) the cache at
+ * open, after recovery (recovery_point: the checkpoint's, -1 none); 0 or
+ * GR_ERR_*. */
 gr_err_t gr_log_epochs_load(gr_log_t *l, int64_t recovery_point);
 /* An append of batches stamped epoch starting at base_offset. */
 void gr_log_epochs_appended(gr_log_t *l, int32_t epoch, int64_t base_offset);
@@ -246,5 +250,54 @@ void gr_log_epochs_close(gr_log_t *l);
 /* Drops a reference; the last frees l. */
 void gr_log_unref(gr_log_t *l);
 void gr_logs_unref(gr_logs_t *m);
+
+/* --- shared between log.c and loader.c */
+
+/* The active segment: the last. */
+static inline gr_segment_t *
+gr_log_active_seg(const gr_log_t *l)
+{
+    return l->segs[l->nsegs - 1];
+}
+
+/* What recovery may accept in segs[i]: below the next base. */
+static inline int64_t
+gr_log_seg_limit(const gr_log_t *l, int i)
+{
+    return i + 1 < l->nsegs ? l->segs[i + 1]->base : INT64_MAX;
+}
+
+/* A failed create or write's errno as an error: GR_ERR_NOSPACE for
+ * ENOSPC, GR_ERR_IO otherwise. */
+static inline gr_err_t
+gr_log_errno_err(int e)
+{
+    return e == ENOSPC ? GR_ERR_NOSPACE : GR_ERR_IO;
+}
+
+/* Adds seg after the last segment; GR_ERR_NOMEM. */
+gr_err_t gr_log_seg_push(gr_log_t *l, gr_segment_t *seg);
+/* Removes segs[from, from + n) from the log; their files are deleted when
+ * unlink_files (slices handed out keep their fds). */
+void gr_log_seg_remove(gr_log_t *l, int from, int n, bool unlink_files);
+/* Creates an empty segment at base (and its empty index files) and takes
+ * its fd into the LRU. NULL with *err. */
+gr_segment_t *gr_log_seg_create(gr_log_t *l, int64_t base, gr_err_t *err);
+/* Loads one index of segs[i] (the time index when time_index) that is not
+ * in memory yet, rebuilding both when it is missing or damaged. */
+gr_err_t gr_log_seg_ensure_index(gr_log_t *l, int i, bool time_index);
+/* Remembers a batch of the active segment for reads near the log end. */
+void gr_log_recent_push(gr_log_t *l, int64_t base, int64_t last, int64_t pos,
+                        int32_t size);
+/* Frees l, which holds no segment any more (the last reference gone, or
+ * an open that failed). */
+void gr_log_free(gr_log_t *l);
+/* Puts l in the manager's list of open logs. */
+void gr_log_link(gr_logs_t *m, gr_log_t *l);
+/* The most log.c reserves at a time ahead of a growing segment's data
+ * (fallocate, the size kept). */
+#define GR_LOG_PREALLOC_MAX (64 << 20)
+/* Gives back what was reserved past seg's data (up to seg->prealloc_end). */
+void gr_log_seg_trim(gr_log_t *l, gr_segment_t *seg);
 
 #endif
