@@ -97,22 +97,38 @@ gr_meta_multi(gr_meta_t *m, const gr_meta_op_t *ops, int n,
     return m->ops->multi(m, ops, n, cb, arg);
 }
 
-void
-gr_meta_close(gr_meta_t *m)
-{
-    if (m != NULL)
-        m->ops->close(m);
-}
-
-typedef struct {
+typedef struct gr_meta_fenced {
+    struct gr_meta_fenced *next, *prev;
+    gr_meta_t *m;
     gr_meta_multi_cb cb;
     void *arg;
 } fenced_t;
+
+void
+gr_meta_close(gr_meta_t *m)
+{
+    fenced_t *f;
+    if (m == NULL)
+        return;
+    f = m->fenced; /* never answered now */
+    m->ops->close(m);
+    while (f != NULL) {
+        fenced_t *next = f->next;
+        free(f);
+        f = next;
+    }
+}
 
 static void
 fenced_done(void *arg, int rc, const gr_meta_result_t *res, int n)
 {
     fenced_t f = *(fenced_t *)arg;
+    if (f.prev)
+        f.prev->next = f.next;
+    else
+        f.m->fenced = f.next;
+    if (f.next)
+        f.next->prev = f.prev;
     free(arg);
     if (n < 1) { /* refused whole (BADARGUMENTS) */
         f.cb(f.arg, rc, res, 0);
@@ -140,14 +156,21 @@ gr_meta_fenced_multi(gr_meta_t *m, const char *fence_path,
         free(all);
         return -1;
     }
+    f->m = m;
     f->cb = cb;
     f->arg = arg;
+    f->prev = NULL;
     all[0] = (gr_meta_op_t){ GR_META_OP_CHECK, fence_path, NULL, 0, 0,
                              fence_version };
     memcpy(all + 1, ops, (size_t)n * sizeof(*ops));
     rc = gr_meta_multi(m, all, n + 1, fenced_done, f); /* the ops copied */
     free(all);
-    if (rc != 0)
+    if (rc != 0) {
         free(f);
-    return rc;
+        return rc;
+    }
+    if ((f->next = m->fenced) != NULL)
+        f->next->prev = f;
+    m->fenced = f;
+    return 0;
 }

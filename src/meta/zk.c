@@ -676,10 +676,14 @@ post_cb(gr_loop_t *loop, void *arg)
     zk_t *zk = arg;
     (void)loop;
     zk->delivering++;
+    /* this post is used up; one asked for while delivering stays asked
+     * for (posted again), so close never frees zk under a queued post */
+    pthread_mutex_lock(&zk->mu);
+    zk->posted = false;
+    pthread_mutex_unlock(&zk->mu);
     for (;;) {
         item_t *it = NULL;
         pthread_mutex_lock(&zk->mu);
-        zk->posted = false;
         if (!zk->closed && zk->lost) {
             zk->lost = false;
             if ((it = calloc(1, sizeof(*it))) != NULL)
