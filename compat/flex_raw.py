@@ -14,6 +14,10 @@ import time
 from kafka.record.default_records import DefaultRecordBatchBuilder
 from kafka.record.memory_records import MemoryRecords
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "telemetry"))
+import raw  # noqa: E402
+
 HOST, PORT = os.environ["GR_BOOTSTRAP"].rsplit(":", 1)
 TOPIC = "flex-raw-%d" % os.getpid()
 
@@ -153,35 +157,9 @@ def metadata_v12(by_name=None, by_id=None):
         t = b"\x00" * 16 + cstr(by_name) + TAGS
     body = carray([t]) + b"\x01" + b"\x00" + TAGS  # allow auto, no ops
     r = call(3, 12, body)
-    r.i32()  # throttle
-
-    def broker(r):
-        v = (r.i32(), r.cstr(), r.i32(), r.cstr())
-        r.tags()
-        return v
-
-    def part(r):
-        v = {"error": r.i16(), "index": r.i32(), "leader": r.i32(),
-             "epoch": r.i32(), "replicas": r.carray(lambda r: r.i32()),
-             "isr": r.carray(lambda r: r.i32()),
-             "offline": r.carray(lambda r: r.i32())}
-        r.tags()
-        return v
-
-    def topic(r):
-        v = {"error": r.i16(), "name": r.cstr(), "id": r.take(16),
-             "internal": r.i8(), "parts": r.carray(part),
-             "ops": r.i32()}
-        r.tags()
-        return v
-
-    brokers = r.carray(broker)
-    cluster = r.cstr()
-    controller = r.i32()
-    topics = r.carray(topic)
-    r.tags()
+    answer = raw.metadata_v12_answer(r)
     r.done()
-    return brokers, cluster, controller, topics
+    return answer
 
 
 def produce(ver, records):

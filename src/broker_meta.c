@@ -19,6 +19,7 @@
  * with our own session as owner was ours (Kafka's CheckedEphemeral).
  */
 #include "broker.h"
+#include "broker_meta_int.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,19 +35,6 @@
 
 #define META_DIR "__cluster_metadata_local"
 
-struct gr_broker_meta {
-    gr_broker_t *b;
-    gr_meta_t *m;
-    bool zk;
-    int64_t session;          /* the session's id, 0 before */
-    int64_t session_us;       /* when it came (mono), for the log */
-    int64_t broker_epoch;     /* czxid of /brokers/ids/<id>; -1 before */
-    int32_t controller_epoch; /* -1 unless this node is controller */
-    int32_t pending_epoch;    /* the one its election multi asks for */
-    int32_t epoch_zkversion;  /* /controller_epoch's version it set */
-    int32_t controller_id;    /* the controller last read, -1 none */
-    char reg_path[32];
-};
 
 /* Kafka's PersistentZkPaths that the later steps use */
 static const char *const persistent[] = {
@@ -130,11 +118,13 @@ elected(void *arg, int rc, const gr_meta_result_t *res, int n)
     bm->controller_epoch = bm->pending_epoch;
     bm->epoch_zkversion = n > 1 ? res[1].st.version : -1;
     bm->controller_id = bm->b->node_id;
+    bm->b->cluster->controller_id = bm->controller_id;
     GR_LOG_INFO("meta: node %d registered (broker epoch %" PRId64
                 ") and elected controller (controller epoch %" PRId32
                 ", %.1f ms after the session began)",
                 bm->b->node_id, bm->broker_epoch, bm->controller_epoch,
                 since_session_ms(bm));
+    gr_topics_zk_controller(bm);
 }
 
 static void
@@ -200,10 +190,12 @@ own_epoch_read(void *arg, int rc, const void *data, size_t len,
     bm->controller_epoch = e;
     bm->epoch_zkversion = st->version;
     bm->controller_id = bm->b->node_id;
+    bm->b->cluster->controller_id = bm->controller_id;
     GR_LOG_INFO("meta: node %d registered (broker epoch %" PRId64
                 ") and elected controller (controller epoch %" PRId32
                 ", %.1f ms after the session began)",
                 bm->b->node_id, bm->broker_epoch, e, since_session_ms(bm));
+    gr_topics_zk_controller(bm);
 }
 
 static void
@@ -228,6 +220,8 @@ controller_read(void *arg, int rc, const void *data, size_t len,
         GR_LOG_INFO("meta: node %d: the controller is node %" PRId32,
                     bm->b->node_id, id);
     bm->controller_id = id;
+    if (bm->zk)
+        bm->b->cluster->controller_id = id;
 }
 
 static void
@@ -238,6 +232,8 @@ controller_changed(void *arg, gr_meta_event_t ev, const char *path)
     if (ev == GR_META_EV_DELETED) {
         resign(bm, "/controller was deleted");
         bm->controller_id = -1;
+        if (bm->zk)
+            bm->b->cluster->controller_id = -1;
     }
     elect(bm); /* re-reads and re-arms */
 }
@@ -411,6 +407,8 @@ session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
                     bm->b->node_id, session_id);
         bm->broker_epoch = -1;
         bm->controller_id = -1;
+        if (bm->zk)
+            bm->b->cluster->controller_id = -1;
         return;
     case GR_META_SESSION_CONNECTED:
         break;
@@ -423,6 +421,7 @@ session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
             do_register(bm);
         else
             elect(bm);
+        gr_topics_zk_session(bm);
         return;
     }
     GR_LOG_DEBUG("meta: session %" PRId64 " connected", session_id);
@@ -437,6 +436,7 @@ session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
             return;
         }
     do_register(bm);
+    gr_topics_zk_session(bm);
 }
 
 int
@@ -480,9 +480,9 @@ gr_broker_meta_start(gr_broker_t *b)
         if (bm->m != NULL)
             GR_LOG_WARN("cluster mode (zookeeper.connect=%s): node %d "
                         "registers in ZooKeeper and takes part in the "
-                        "controller election, but serves clients as a single "
-                        "broker still: no replication, its topics its own, "
-                        "Metadata lists itself alone",
+                        "controller election; topics are made there and every "
+                        "broker lists them, but nothing is replicated yet: a "
+                        "partition lives on its leader alone",
                         zk, b->node_id);
     } else {
         if (asprintf(&dir, "%s/%s", b->log_dir, META_DIR) < 0) {
@@ -503,6 +503,10 @@ gr_broker_meta_start(gr_broker_t *b)
         return 0;
     }
     b->meta = bm;
+    if (bm->zk && gr_topics_zk_init(bm) != 0) {
+        gr_broker_meta_stop(b);
+        return -1;
+    }
     return 0;
 }
 
@@ -512,6 +516,7 @@ gr_broker_meta_stop(gr_broker_t *b)
     if (b->meta == NULL)
         return;
     gr_meta_close(b->meta->m);
+    gr_topics_zk_fini(b->meta);
     free(b->meta);
     b->meta = NULL;
 }

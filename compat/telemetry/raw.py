@@ -138,6 +138,41 @@ class Conn:
 
 # --- the APIs
 
+
+def metadata_v12_answer(r):
+    """The body of a Metadata v12 answer from r (any reader with R's
+    methods), throttle time first: (brokers as (id, host, port, rack),
+    cluster id, controller id, topics as dicts with their partitions)."""
+    r.i32()  # throttle
+
+    def broker(r):
+        v = (r.i32(), r.cstr(), r.i32(), r.cstr())
+        r.tags()
+        return v
+
+    def part(r):
+        v = {"error": r.i16(), "index": r.i32(), "leader": r.i32(),
+             "epoch": r.i32(), "replicas": r.carray(lambda r: r.i32()),
+             "isr": r.carray(lambda r: r.i32()),
+             "offline": r.carray(lambda r: r.i32())}
+        r.tags()
+        return v
+
+    def topic(r):
+        v = {"error": r.i16(), "name": r.cstr(), "id": r.take(16),
+             "internal": r.i8(), "parts": r.carray(part),
+             "ops": r.i32()}
+        r.tags()
+        return v
+
+    brokers = r.carray(broker)
+    cluster = r.cstr()
+    controller = r.i32()
+    topics = r.carray(topic)
+    r.tags()
+    return brokers, cluster, controller, topics
+
+
 def incremental(c, name, ops, validate=False, rtype=16):
     cfgs = [cstr(k) + struct.pack(">b", op) + cstr(v) + T for k, op, v in ops]
     body = carray([struct.pack(">b", rtype) + cstr(name) + carray(cfgs) + T])

@@ -5,7 +5,7 @@
 #      cases tests/unit/meta runs over meta_local);
 #   2. two gregor brokers (broker.id 1, 2) under one chroot: both
 #      registered, exactly one controller, as ZooKeeper's own C client
-#      reads them (tests/zk/zkcli); each still one broker to clients;
+#      reads them (tests/zk/zkcli); each lists both in Metadata;
 #   3. kill -9 of the controller: the other takes over within the session
 #      timeout (3000 ms) plus a margin; the dead one's registration goes;
 #      restarted, it registers again and follows;
@@ -25,6 +25,7 @@ zkb_start() {
     shift
     mkdir -p "$ZKB_DIR/$i"
     rm -f "$ZKB_DIR/$i/listeners"
+    LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/zk/lsan.supp \
     "$GREGOR" --override broker.id="$i" \
         --override listeners=PLAINTEXT://127.0.0.1:0 \
         --override "log.dirs=$ZKB_DIR/$i/data" \
@@ -92,16 +93,23 @@ zk_controller() {
 
 now_ms() { date +%s%3N; }
 
-zk_cluster_body() {
-    local t0 ms c other ids
+# zk_setup NAME N: an ensemble of N nodes (ZK_CONNECT), the brokers'
+# directory (ZKB_DIR) and their chroot /gregor-compat/NAME-<pid>
+zk_setup() {
+    local t0
     need java || return 1
     [ -f /usr/share/java/zookeeper.jar ] || { echo "no /usr/share/java/zookeeper.jar: install-deps.sh installs zookeeper"; return 1; }
     ZK_DIR=$(mktemp -d "$COMPAT_TMP/zk.XXXXXX")
     ZKB_DIR=$(mktemp -d "$COMPAT_TMP/zkb.XXXXXX")
-    ZKB_CHROOT=/gregor-compat/cluster-$$
+    ZKB_CHROOT=/gregor-compat/$1-$$
     t0=$(now_ms)
-    ZK_CONNECT=$("$top_srcdir/tests/zk/ensemble.sh" start "$ZK_DIR" 3) || return 1
-    echo "# figure: 3-node ensemble serving after $(( $(now_ms) - t0 )) ms"
+    ZK_CONNECT=$("$top_srcdir/tests/zk/ensemble.sh" start "$ZK_DIR" "$2") || return 1
+    echo "# figure: $2-node ensemble serving after $(( $(now_ms) - t0 )) ms"
+}
+
+zk_cluster_body() {
+    local t0 ms c other ids
+    zk_setup cluster 3 || return 1
 
     # 1. the contract over ZooKeeper
     t0=$(now_ms)
@@ -134,9 +142,11 @@ zk_cluster_body() {
     done
     grep -q '"version":5,"host":"127.0.0.1"' "$ZKB_DIR/reg1" || { cat "$ZKB_DIR/reg1"; return 1; }
     zk_is 1 get "$ZKB_CHROOT/controller_epoch" || return 1
-    grep -q 'serves clients as a single broker still' "$ZKB_DIR/1/broker.log" || return 1
+    grep -q 'nothing is replicated yet' "$ZKB_DIR/1/broker.log" || return 1
+    # each lists both (zk_topics checks topics across brokers)
+    wait_log 1 'node 1: broker 2 registered' || return 1
     kcat -b "127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/1/listeners")" -L -m 10 |
-        grep -q ' 1 brokers:' || return 1
+        grep -q ' 2 brokers:' || return 1
 
     # 3. kill -9 the controller: the other takes over within the session
     t0=$(now_ms)
@@ -186,19 +196,56 @@ zk_cluster_body() {
         "$ZKB_DIR/x/broker.log" || { cat "$ZKB_DIR/x/broker.log"; return 1; }
 }
 
-s_zk_cluster() {
+# zk_run BODY LINES: runs BODY; on failure the last LINES of each
+# broker's log; then stops the brokers and the ensemble, and fails on a
+# sanitizer's report in a broker's log
+zk_run() {
     local rc
-    zk_cluster_body
+    "$1"
     rc=$?
     if [ $rc != 0 ] && [ -n "$ZKB_DIR" ]; then
         for f in "$ZKB_DIR"/*/broker.log; do
-            [ -f "$f" ] && { echo "--- $f"; tail -n 25 "$f"; }
+            [ -f "$f" ] && { echo "--- $f"; tail -n "$2" "$f"; }
         done
     fi
     zkb_stop_all
     [ -n "$ZK_DIR" ] && "$top_srcdir/tests/zk/ensemble.sh" stop "$ZK_DIR"
+    # sanitizer builds: a report at a broker's exit fails it too
+    if [ -n "$ZKB_DIR" ] && grep -l 'Sanitizer\|runtime error:' "$ZKB_DIR"/*/broker.log; then
+        grep -h -A12 'Sanitizer\|runtime error:' "$ZKB_DIR"/*/broker.log | head -60
+        rc=1
+    fi
     return $rc
 }
 
+s_zk_cluster() { zk_run zk_cluster_body 25; }
+
 SCENARIOS+=(zk_cluster)
 LIMIT_zk_cluster=240
+
+# zk_topics: topics in ZooKeeper. One standalone ZooKeeper (a topic's
+# path through the store does not need a quorum to be shown; zk_cluster
+# runs the ensemble), three brokers; compat/zk/topics.py creates a topic
+# of replication factor 3 and one of 1 through broker 1 with
+# confluent-kafka and checks every broker's Metadata, the znodes' JSON
+# against Kafka's layout, the leaders' logs, and records through them.
+zk_topics_body() {
+    local addrs
+    pyc_ready || return 1
+    zk_setup topics 1 || return 1
+    for i in 1 2 3; do zkb_start "$i" || return 1; done
+    for i in 1 2 3; do
+        wait_log "$i" "node $i registered at /brokers/ids/$i" || return 1
+    done
+    addrs=$(for i in 1 2 3; do printf '127.0.0.1:%s,' \
+        "$(sed -n '1s/.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    PYC_LIMIT=90 pyc ../zk/topics.py "${addrs%,}" "$top_builddir/tests/zk/zkcli" \
+        "$ZK_CONNECT" "$ZKB_CHROOT" "$ZKB_DIR/{}/data" || return 1
+    ! grep -h 'ERROR\|not written\|not a topic we read\|is not Kafka' \
+        "$ZKB_DIR"/[123]/broker.log || return 1
+}
+
+s_zk_topics() { zk_run zk_topics_body 40; }
+
+SCENARIOS+=(zk_topics)
+LIMIT_zk_topics=120

@@ -361,15 +361,84 @@ gr_topic_name_invalid(const gr_str_t *name)
 }
 
 gr_kerr_t
+gr_cluster_topic_spec_check(gr_cluster_t *c, const gr_topic_spec_t *spec,
+                            int16_t *rf_out, const char **msg)
+{
+    gr_str_t name = gr_str_c(spec->name);
+    int32_t nparts = spec->nparts;
+    int16_t rf = spec->replication_factor;
+    const char *why;
+
+    if ((why = gr_topic_name_invalid(&name)) != NULL) {
+        *msg = why;
+        return GR_KERR_INVALID_TOPIC_EXCEPTION;
+    }
+    if (gr_cluster_topic(c, &name) != NULL) {
+        *msg = "Topic already exists.";
+        return GR_KERR_TOPIC_ALREADY_EXISTS;
+    }
+    if (nparts < 1 || nparts > 1000000) {
+        *msg = "Number of partitions must be larger than 0.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (rf < 1) {
+        *msg = "Replication factor must be larger than 0.";
+        return GR_KERR_INVALID_REPLICATION_FACTOR;
+    }
+    if (rf > c->nnodes) {
+        if (spec->internal) {
+            GR_LOG_INFO("internal topic %s: replication factor %d capped to "
+                        "the %d live broker(s)",
+                        spec->name, rf, c->nnodes);
+            rf = (int16_t)c->nnodes;
+        } else {
+            *msg = "Replication factor is larger than the number of "
+                   "available brokers.";
+            return GR_KERR_INVALID_REPLICATION_FACTOR;
+        }
+    }
+    if (spec->assignment) {
+        for (int32_t p = 0; p < nparts; p++)
+            for (int16_t r = 0; r < rf; r++)
+                if (gr_cluster_node(c, spec->assignment[p][r]) == NULL) {
+                    *msg = "Replica assignment names a broker that does not "
+                           "exist.";
+                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
+                }
+    }
+    *rf_out = rf;
+    return GR_KERR_NONE;
+}
+
+void
+gr_cluster_place_replicas(const int32_t *brokers, int nb, int32_t nparts,
+                          int16_t rf, int start, int shift, int32_t *rows)
+{
+    for (int32_t p = 0; p < nparts; p++) {
+        int first = (int)((p + start) % nb);
+        int32_t *row = &rows[(size_t)p * (size_t)rf];
+        if (p > 0 && p % nb == 0)
+            shift++;
+        row[0] = brokers[first];
+        for (int j = 0; j < rf - 1; j++)
+            row[1 + j] = brokers[(first + 1 + (shift + j) % (nb - 1)) % nb];
+    }
+}
+
+gr_kerr_t
 gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                         gr_topic_t **out, const char **msg)
 {
+    if (c->remote != NULL)
+        return c->remote->create_topic(c->remote_arg, spec, out, msg);
     return c->ops->create_topic(c, spec, out, msg);
 }
 
 gr_kerr_t
 gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t)
 {
+    if (c->remote != NULL)
+        return c->remote->delete_topic(c->remote_arg, t);
     return c->ops->delete_topic(c, t);
 }
 
@@ -390,6 +459,8 @@ gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
                              const int32_t *const *assignment,
                              bool validate_only, const char **msg)
 {
+    if (c->remote != NULL)
+        return c->remote->create_partitions(c->remote_arg, t, msg);
     return c->ops->create_partitions(c, t, new_total, assignment, validate_only,
                                      msg);
 }
@@ -440,7 +511,10 @@ gr_cluster_store_client_quotas(gr_cluster_t *c,
 void
 gr_cluster_sync(gr_cluster_t *c, gr_cluster_sync_cb cb, void *arg)
 {
-    c->ops->sync(c, cb, arg);
+    if (c->remote != NULL)
+        c->remote->sync(c->remote_arg, cb, arg);
+    else
+        c->ops->sync(c, cb, arg);
 }
 
 int

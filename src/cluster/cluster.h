@@ -198,6 +198,19 @@ typedef struct gr_cluster_ops {
     void (*destroy)(gr_cluster_t *c);
 } gr_cluster_ops_t;
 
+/* Cluster mode (src/broker_topics.c): topics are created in the
+ * coordination store, not by ops->create_topic, and a sync waits for
+ * those writes too before ops->sync. The model's topics then come from
+ * the store. */
+typedef struct gr_cluster_remote {
+    gr_kerr_t (*create_topic)(void *arg, const gr_topic_spec_t *spec,
+                              gr_topic_t **out, const char **msg);
+    gr_kerr_t (*delete_topic)(void *arg, gr_topic_t *t);
+    gr_kerr_t (*create_partitions)(void *arg, gr_topic_t *t,
+                                   const char **msg);
+    void (*sync)(void *arg, gr_cluster_sync_cb cb, void *cbarg);
+} gr_cluster_remote_t;
+
 /* Called for every partition created or removed, so the broker can open or
  * drop its log. May refuse creation with an error. */
 typedef struct gr_cluster_hooks {
@@ -240,6 +253,9 @@ struct gr_cluster {
     /* where the persisting is done (NULL: at once, on the loop) */
     struct gr_workers *workers;
     bool stopping; /* gr_broker_destroy(): nothing more is started */
+    /* cluster mode: where topics are made (NULL on a single broker) */
+    const gr_cluster_remote_t *remote;
+    void *remote_arg;
 };
 
 /* The in-process implementation for a single broker. State is kept under
@@ -273,6 +289,21 @@ const char *gr_topic_name_error(const gr_str_t *name, gr_arena_t *a);
  * (or that have no arena at hand). */
 const char *gr_topic_name_invalid(const gr_str_t *name);
 
+/* The checks of a creation every implementation makes (name, existence,
+ * counts, the assignment's brokers): GR_KERR_NONE with *rf the
+ * replication factor to use (an internal topic's capped to the brokers
+ * there are), or the error with *msg. */
+gr_kerr_t gr_cluster_topic_spec_check(gr_cluster_t *c,
+                                      const gr_topic_spec_t *spec,
+                                      int16_t *rf, const char **msg);
+/* Kafka's AdminUtils.assignReplicasToBrokersRackUnaware: rows (nparts x
+ * rf) of broker ids from brokers (nb of them, sorted, rf <= nb).
+ * Partition p's first replica is brokers[(p + start) % nb]; replica j+1
+ * follows it at 1 + (shift + j) % (nb - 1), shift growing by one every
+ * nb partitions. Kafka draws start and shift at random in [0, nb). */
+void gr_cluster_place_replicas(const int32_t *brokers, int nb, int32_t nparts,
+                               int16_t rf, int start, int shift,
+                               int32_t *rows);
 gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                                   gr_topic_t **out, const char **msg);
 gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);

@@ -1187,51 +1187,16 @@ static gr_kerr_t
 local_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                    gr_topic_t **out, const char **msg)
 {
-    gr_str_t name = gr_str_c(spec->name);
     gr_uuid_t id;
     gr_topic_t *t;
     int32_t nparts = spec->nparts;
-    int16_t rf = spec->replication_factor;
-    const char *why;
+    int16_t rf;
+    gr_kerr_t err;
 
     *out = NULL;
-    if ((why = gr_topic_name_invalid(&name)) != NULL) {
-        *msg = why;
-        return GR_KERR_INVALID_TOPIC_EXCEPTION;
-    }
-    if (gr_cluster_topic(c, &name) != NULL) {
-        *msg = "Topic already exists.";
-        return GR_KERR_TOPIC_ALREADY_EXISTS;
-    }
-    if (nparts < 1 || nparts > 1000000) {
-        *msg = "Number of partitions must be larger than 0.";
-        return GR_KERR_INVALID_PARTITIONS;
-    }
-    if (rf < 1) {
-        *msg = "Replication factor must be larger than 0.";
-        return GR_KERR_INVALID_REPLICATION_FACTOR;
-    }
-    if (rf > c->nnodes) {
-        if (spec->internal) {
-            GR_LOG_INFO("internal topic %s: replication factor %d capped to "
-                        "the %d live broker(s)",
-                        spec->name, rf, c->nnodes);
-            rf = (int16_t)c->nnodes;
-        } else {
-            *msg = "Replication factor is larger than the number of "
-                   "available brokers.";
-            return GR_KERR_INVALID_REPLICATION_FACTOR;
-        }
-    }
-    if (spec->assignment) {
-        for (int32_t p = 0; p < nparts; p++)
-            for (int16_t r = 0; r < rf; r++)
-                if (gr_cluster_node(c, spec->assignment[p][r]) == NULL) {
-                    *msg = "Replica assignment names a broker that does not "
-                           "exist.";
-                    return GR_KERR_INVALID_REPLICA_ASSIGNMENT;
-                }
-    }
+    if ((err = gr_cluster_topic_spec_check(c, spec, &rf, msg)) !=
+        GR_KERR_NONE)
+        return err;
     if (spec->validate_only)
         return GR_KERR_NONE;
     do

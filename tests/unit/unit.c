@@ -32,6 +32,7 @@ static const suite_entry_t suites[] = {
     { "cluster/topic_config", suite_cluster_topic_config },
     { "cluster/client_quotas", suite_cluster_client_quotas },
     { "cluster/store", suite_cluster_store },
+    { "cluster/placement", suite_cluster_placement },
     { "api/admin", suite_api_admin },
     { "api/answers", suite_api_answers },
     { "core/crc32c", suite_core_crc32c },

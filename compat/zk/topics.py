@@ -1,0 +1,280 @@
+#!/usr/bin/python3
+"""Topics in cluster mode (compat scenario zk_topics): three gregor brokers
+on one ZooKeeper. confluent-kafka creates a topic of replication factor 3
+and one of factor 1 through broker 1; every broker's Metadata v12 (framed
+by hand, asked of each broker itself) must list both with the same
+leaders, leader epochs, replicas and ISR; the znodes, read with ZooKeeper's
+own C client (tests/zk/zkcli), must hold Kafka's JSON (TopicZNode v3 with
+the topic id, TopicPartitionStateZNode v1, ConfigEntityZNode v1); each
+leader holds its partition's log and no other broker does; records
+produced go to the leaders and come back.
+
+  topics.py BROKERS ZKCLI ZK_CONNECT CHROOT DATA_PATTERN
+    BROKERS       host:port of broker 1,2,3, comma-separated
+    DATA_PATTERN  broker i's log.dirs with {} for i
+
+Prints '# figure:' lines; exit 0 or 1."""
+
+import base64
+import json
+import os
+import subprocess
+import sys
+import time
+
+BROKERS = sys.argv[1].split(",")
+ZKCLI, ZK, CHROOT, DATA = sys.argv[2:6]
+os.environ.setdefault("GR_BOOTSTRAP", BROKERS[0])
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "telemetry"))
+import raw  # noqa: E402
+from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import (AdminClient, ConfigResource,  # noqa: E402
+                                   NewTopic)
+
+RF3, RF1 = "zkt-rf3", "zkt-rf1"
+IDS = [1, 2, 3]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def metadata(addr, topics):
+    """Metadata v12 of broker addr itself: (sorted broker ids, cluster id,
+    controller id, {name: topic})"""
+    raw.HOST, raw.PORT = addr.rsplit(":", 1)
+    c = raw.Conn(client_id="zk-topics", software=None)
+    body = raw.carray([b"\0" * 16 + raw.cstr(t) + raw.T for t in topics])
+    r = c.call(3, 12, body + b"\x00\x00" + raw.T)
+    c.close()
+    brokers, cluster, controller, topics = raw.metadata_v12_answer(r)
+    return (sorted(b[0] for b in brokers), cluster, controller,
+            {t["name"]: t for t in topics})
+
+
+def led(ts, name, nparts):
+    t = ts.get(name)
+    return (t is not None and t["error"] == 0 and len(t["parts"]) == nparts
+            and all(p["leader"] >= 0 and p["isr"] for p in t["parts"]))
+
+
+def zk(what, path):
+    r = subprocess.run([ZKCLI, ZK, what, CHROOT + path],
+                       capture_output=True, text=True, timeout=20)
+    if r.returncode != 0:
+        fail("zkcli %s %s: exit %d %s" % (what, path, r.returncode, r.stderr))
+    return r.stdout.strip()
+
+
+def zk_json(path):
+    for _ in range(50):  # a new session may read a follower behind
+        r = subprocess.run([ZKCLI, ZK, "get", CHROOT + path],
+                           capture_output=True, text=True, timeout=20)
+        if r.returncode == 0:
+            return json.loads(r.stdout)
+        time.sleep(0.1)
+    fail("%s: not in ZooKeeper" % path)
+
+
+def check_znodes(name, t, configs, controller_epoch):
+    tz = zk_json("/brokers/topics/" + name)
+    want_keys = {"version", "partitions", "adding_replicas",
+                 "removing_replicas", "topic_id"}
+    if set(tz) != want_keys or tz["version"] != 3:
+        fail("%s: TopicZNode %s" % (name, tz))
+    if tz["adding_replicas"] != {} or tz["removing_replicas"] != {}:
+        fail("%s: adding/removing replicas %s" % (name, tz))
+    if base64.urlsafe_b64decode(tz["topic_id"] + "==") != t["id"]:
+        fail("%s: topic_id %s is not Metadata's %s" %
+             (name, tz["topic_id"], t["id"].hex()))
+    want = {str(p["index"]): p["replicas"] for p in t["parts"]}
+    if tz["partitions"] != want:
+        fail("%s: partitions %s, Metadata says %s" %
+             (name, tz["partitions"], want))
+    kids = zk("ls", "/brokers/topics/%s/partitions" % name).split()
+    if kids != [str(i) for i in range(len(t["parts"]))]:
+        fail("%s: partitions/ holds %s" % (name, kids))
+    for p in t["parts"]:
+        st = zk_json("/brokers/topics/%s/partitions/%d/state" %
+                     (name, p["index"]))
+        if set(st) != {"version", "leader", "leader_epoch",
+                       "controller_epoch", "isr"} or st["version"] != 1:
+            fail("%s-%d: state %s" % (name, p["index"], st))
+        if (st["leader"], st["leader_epoch"], st["isr"]) != \
+                (p["leader"], p["epoch"], p["isr"]):
+            fail("%s-%d: state %s, Metadata %s" % (name, p["index"], st, p))
+        if st["controller_epoch"] != controller_epoch:
+            fail("%s-%d: controller_epoch %s, /controller_epoch %s" %
+                 (name, p["index"], st["controller_epoch"], controller_epoch))
+    cz = zk_json("/config/topics/" + name)
+    if cz != {"version": 1, "config": configs}:
+        fail("%s: ConfigEntityZNode %s" % (name, cz))
+
+
+def check_placement(t, rf):
+    """Kafka's rack-unaware placement over brokers 1-3: the first replicas
+    go round the brokers, replicas are distinct, the leader is the first
+    replica (all live) and the ISR every replica."""
+    firsts = [p["replicas"][0] for p in t["parts"]]
+    for p in t["parts"]:
+        if len(p["replicas"]) != rf or len(set(p["replicas"])) != rf or \
+                not set(p["replicas"]) <= set(IDS):
+            fail("replicas %s" % p)
+        if p["leader"] != p["replicas"][0] or p["isr"] != p["replicas"] or \
+                p["epoch"] != 0 or p["offline"] != []:
+            fail("leader/ISR %s" % p)
+    for i in range(1, len(firsts)):
+        if IDS.index(firsts[i]) != (IDS.index(firsts[0]) + i) % len(IDS):
+            fail("first replicas %s do not go round the brokers" % firsts)
+
+
+def check_logs(name, t):
+    for p in t["parts"]:
+        for i in IDS:
+            d = os.path.join(DATA.format(i), "%s-%d" % (name, p["index"]))
+            if os.path.isdir(d) != (i == p["leader"]):
+                fail("%s on broker %d: %s (leader %d)" %
+                     (d, i, "there" if os.path.isdir(d) else "missing",
+                      p["leader"]))
+
+
+def produce_consume(name, nparts):
+    pr = Producer({"bootstrap.servers": ",".join(BROKERS), "acks": 1,
+                   "linger.ms": 0})
+    acked = []
+    for p in range(nparts):
+        for k in range(5):
+            pr.produce(name, value=b"%d-%d" % (p, k), partition=p,
+                       on_delivery=lambda e, m: acked.append((e, m.partition())))
+    pr.flush(20)
+    if len(acked) != 5 * nparts or any(e is not None for e, _ in acked):
+        fail("%s: deliveries %s" % (name, acked))
+    c = Consumer({"bootstrap.servers": ",".join(BROKERS), "group.id": "zkt",
+                  "enable.auto.commit": False})
+    c.assign([TopicPartition(name, p, 0) for p in range(nparts)])
+    got, end = set(), time.time() + 20
+    while len(got) < 5 * nparts and time.time() < end:
+        m = c.poll(0.5)
+        if m is not None and m.error() is None:
+            got.add((m.partition(), m.value()))
+    c.close()
+    if len(got) != 5 * nparts:
+        fail("%s: consumed %d of %d" % (name, len(got), 5 * nparts))
+
+
+def main():
+    for addr in BROKERS:  # every broker lists the three
+        end = time.time() + 15
+        while metadata(addr, [])[0] != IDS:
+            if time.time() > end:
+                fail("%s lists brokers %s" % (addr, metadata(addr, [])[0]))
+            time.sleep(0.05)
+    a = AdminClient({"bootstrap.servers": BROKERS[0]})
+    t0 = time.monotonic()
+    fs = a.create_topics([
+        NewTopic(RF3, 3, 3, config={"retention.ms": "3600000"}),
+        NewTopic(RF1, 4, 1)], operation_timeout=10)
+    for f in fs.values():
+        f.result(20)
+    answered = time.monotonic()
+    seen = {}
+    while len(seen) < len(BROKERS):
+        for addr in BROKERS:
+            if addr not in seen:
+                _, _, _, ts = metadata(addr, [RF3, RF1])
+                if led(ts, RF3, 3) and led(ts, RF1, 4):
+                    seen[addr] = time.monotonic()
+        if time.monotonic() - answered > 15:
+            fail("after 15 s only %s list both topics with leaders" %
+                 list(seen))
+        time.sleep(0.002)
+    print("# figure: CreateTopics answered in %.1f ms; both topics with "
+          "leaders in every broker's Metadata %.1f ms after the answer "
+          "(brokers: %s ms)" %
+          ((answered - t0) * 1000, (max(seen.values()) - answered) * 1000,
+           ", ".join("%.1f" % ((seen[b] - answered) * 1000)
+                     for b in BROKERS)))
+    views = [metadata(addr, [RF3, RF1]) for addr in BROKERS]
+    for v in views[1:]:
+        if v != views[0]:
+            fail("brokers disagree:\n%s\n%s" % (views[0], v))
+    brokers, cluster, controller, ts = views[0]
+    cz = zk_json("/cluster/id")
+    if cz != {"version": "1", "id": cluster}:
+        fail("/cluster/id %s, Metadata's cluster id %s" % (cz, cluster))
+    if controller not in IDS:
+        fail("controller %d" % controller)
+    cepoch = int(zk("get", "/controller_epoch"))
+    check_placement(ts[RF3], 3)
+    check_placement(ts[RF1], 1)
+    check_znodes(RF3, ts[RF3], {"retention.ms": "3600000"}, cepoch)
+    check_znodes(RF1, ts[RF1], {}, cepoch)
+    for name in (RF3, RF1):
+        print("# figure: %s: %s" % (name, "; ".join(
+            "p%d leader %d replicas %s isr %s" %
+            (p["index"], p["leader"], p["replicas"], p["isr"])
+            for p in ts[name]["parts"])))
+    check_logs(RF3, ts[RF3])
+    check_logs(RF1, ts[RF1])
+
+    # the config, read from ZooKeeper, on broker 3
+    b3 = AdminClient({"bootstrap.servers": BROKERS[2]})
+    r = b3.describe_configs([ConfigResource("topic", RF3)])
+    cfg = list(r.values())[0].result(20)
+    if cfg["retention.ms"].value != "3600000":
+        fail("broker 3: retention.ms %s" % cfg["retention.ms"].value)
+    # through another broker: exists; too many replicas
+    b2 = AdminClient({"bootstrap.servers": BROKERS[1]})
+    for topic, err in ((NewTopic(RF3, 1, 1), "TOPIC_ALREADY_EXISTS"),
+                       (NewTopic("zkt-rf4", 1, 4),
+                        "INVALID_REPLICATION_FACTOR")):
+        try:
+            b2.create_topics([topic], operation_timeout=10)[topic.topic] \
+                .result(20)
+            fail("%s created" % topic.topic)
+        except Exception as e:  # KafkaException
+            if e.args[0].name() != err:
+                fail("%s: %s, not %s" % (topic.topic, e, err))
+    # not yet in cluster mode: refused, and the topic stays
+    r = b2.delete_topics([RF1], operation_timeout=10)[RF1]
+    try:
+        r.result(20)
+        fail("DeleteTopics accepted")
+    except Exception as e:
+        if e.args[0].name() != "INVALID_REQUEST":
+            fail("DeleteTopics: %s" % e)
+    # the same name through brokers 2 and 3 at once: one wins, and every
+    # broker ends with the winner's topic (the loser's write is refused
+    # by ZooKeeper, or it knew the topic already)
+    fs = [b.create_topics([NewTopic("zkt-race", 2, 2)], operation_timeout=10)
+          ["zkt-race"] for b in (b2, b3)]
+    won = 0
+    for f in fs:
+        try:
+            f.result(20)
+            won += 1
+        except Exception as e:
+            print("# the other: %s" % e)
+    if won != 1:
+        fail("zkt-race created %d times" % won)
+    end = time.time() + 15
+    while True:
+        views = [metadata(addr, ["zkt-race"])[3] for addr in BROKERS]
+        if all(led(v, "zkt-race", 2) for v in views) and \
+                all(v == views[0] for v in views):
+            break
+        if time.time() > end:
+            fail("zkt-race: %s" % views)
+        time.sleep(0.01)
+    tz = zk_json("/brokers/topics/zkt-race")
+    if base64.urlsafe_b64decode(tz["topic_id"] + "==") != \
+            views[0]["zkt-race"]["id"]:
+        fail("zkt-race: the brokers do not list ZooKeeper's topic id")
+    produce_consume(RF3, 3)
+    produce_consume(RF1, 4)
+    print("ok")
+
+
+main()

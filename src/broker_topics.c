@@ -1,0 +1,1071 @@
+/*
+ * Topics in ZooKeeper (cluster mode), kept as Kafka's ZooKeeper mode keeps
+ * them (cluster-zookeeper.md 2.1 and 2.3; Kafka's ZkData.scala):
+ *
+ *   /brokers/topics/<t>     {"version":3,"partitions":{"0":[1,2,3],...},
+ *                            "adding_replicas":{},"removing_replicas":{},
+ *                            "topic_id":"<base64>"}   (TopicZNode)
+ *   /brokers/topics/<t>/partitions/<p>/state
+ *                           {"version":1,"leader":1,"leader_epoch":0,
+ *                            "controller_epoch":1,"isr":[1,2,3]}
+ *                                                     (TopicPartitionStateZNode)
+ *   /config/topics/<t>      {"version":1,"config":{...}} (ConfigEntityZNode)
+ *
+ * CreateTopics on any broker: the replicas are placed as Kafka's
+ * rack-unaware AdminUtils.assignReplicasToBrokers places them over the
+ * registered brokers, the topic enters this broker's model at once
+ * (partitions without a leader) and one multi creates the config and topic
+ * znodes (Kafka's AdminZkClient writes the two one after the other); the
+ * answer waits for that multi (gr_cluster_sync). A refused multi takes the
+ * topic out again and the answer says so.
+ *
+ * The controller, reading a partition that has no state, elects its leader
+ * as Kafka's onNewPartitionCreation does (the first live replica, the ISR
+ * the live replicas, leader epoch 0) and creates the state in a multi
+ * fenced by its controller epoch (gr_meta_fenced_multi): a deposed
+ * controller writes nothing. When a node becomes controller it does the
+ * same for every partition it knows without a state.
+ *
+ * Every broker watches /brokers/ids (Metadata's and DescribeCluster's
+ * brokers), /brokers/topics and each state it read, so its model follows
+ * ZooKeeper. That departs from Kafka, whose brokers hear the controller's
+ * decisions through UpdateMetadata and LeaderAndIsr; those RPCs come with
+ * replication. A broker that leads a partition opens its log.
+ *
+ * Not yet (issue 22): replication (a follower opens no log and fetches
+ * nothing; the ISR stays what the controller first wrote), leader
+ * failover when a broker goes, DeleteTopics and CreatePartitions (refused
+ * with a message), configs changed after creation, rack-aware placement.
+ * Loop thread only.
+ */
+#include "broker_meta_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/topics.h"
+#include "core/arena.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#define CREATING (-2) /* call_t.part of a topic's creation multi */
+
+/* A call waiting for its answer: what it was about. */
+typedef struct call {
+    struct call *next, *prev;
+    struct gr_broker_meta *bm;
+    gr_uuid_t id;      /* CREATING: the topic made */
+    int64_t t0_us;     /* CREATING: when it was asked */
+    int32_t part;      /* a partition, CREATING, or -1 */
+    int32_t node;      /* a broker id (/brokers/ids/<id>) */
+    char name[GR_TOPIC_NAME_MAX + 1];
+} call_t;
+
+/* A sync waiting for the creations before it. */
+typedef struct sync_wait {
+    struct sync_wait *next;
+    struct gr_broker_meta *bm;
+    gr_cluster_sync_cb cb;
+    void *arg;
+    gr_uuid_t *failed; /* the creations refused before it */
+    int nfailed;
+} sync_wait_t;
+
+struct gr_topics_zk {
+    call_t *calls;    /* unanswered; freed at fini */
+    int creating;     /* creation multis unanswered */
+    sync_wait_t *waits, *waits_tail;
+    gr_uuid_t *failed; /* creations refused, not yet told to a sync */
+    int nfailed;
+};
+
+static void get_state(struct gr_broker_meta *bm, const char *topic,
+                      int32_t part);
+
+static call_t *
+call_new(struct gr_broker_meta *bm, const char *name, int32_t part)
+{
+    call_t *k = calloc(1, sizeof *k);
+    if (k == NULL) {
+        GR_LOG_WARN("meta: out of memory reading topics");
+        return NULL;
+    }
+    k->bm = bm;
+    k->part = part;
+    k->node = -1;
+    snprintf(k->name, sizeof k->name, "%s", name ? name : "");
+    k->next = bm->topics->calls;
+    if (k->next)
+        k->next->prev = k;
+    bm->topics->calls = k;
+    return k;
+}
+
+static void
+call_end(call_t *k)
+{
+    struct gr_topics_zk *tz = k->bm->topics;
+    if (k->prev)
+        k->prev->next = k->next;
+    else
+        tz->calls = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    free(k);
+}
+
+/* /brokers/topics/<topic>/partitions/<part>/state into out */
+static void
+state_path(char *out, size_t cap, const char *topic, int32_t part)
+{
+    snprintf(out, cap, "/brokers/topics/%s/partitions/%d/state", topic,
+             (int)part);
+}
+
+/* --- brokers: /brokers/ids, for Metadata and placement */
+
+static int
+node_index(const gr_cluster_t *c, int32_t id)
+{
+    for (int i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].id == id)
+            return i;
+    return -1;
+}
+
+static void
+node_drop(gr_cluster_t *c, int i)
+{
+    free(c->nodes[i].rack);
+    free(c->nodes[i].endpoints);
+    memmove(&c->nodes[i], &c->nodes[i + 1],
+            (size_t)(c->nnodes - i - 1) * sizeof c->nodes[0]);
+    c->nnodes--;
+}
+
+/* "NAME://host:port" (host may be [v6]) into ep; 0 or -1 */
+static int
+parse_endpoint(const char *s, gr_endpoint_t *ep)
+{
+    const char *sep = strstr(s, "://"), *host, *colon;
+    size_t hl;
+    char *end;
+    long port;
+    if (sep == NULL || sep == s || (size_t)(sep - s) >= sizeof ep->listener)
+        return -1;
+    memcpy(ep->listener, s, (size_t)(sep - s));
+    ep->listener[sep - s] = '\0';
+    host = sep + 3;
+    colon = strrchr(host, ':');
+    if (colon == NULL)
+        return -1;
+    port = strtol(colon + 1, &end, 10);
+    if (*end != '\0' || port < 0 || port > 65535)
+        return -1;
+    hl = (size_t)(colon - host);
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        host++;
+        hl -= 2;
+    }
+    if (hl >= sizeof ep->host)
+        return -1;
+    memcpy(ep->host, host, hl);
+    ep->host[hl] = '\0';
+    ep->port = (int32_t)port;
+    return 0;
+}
+
+/* A registration (Kafka's BrokerIdZNode, version 4 and 5) into the
+ * model's broker list, sorted by id. */
+static void
+node_read(void *arg, int rc, const void *data, size_t len,
+          const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_cluster_t *c = bm->b->cluster;
+    int32_t id = k->node;
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *eps, *rack;
+    gr_endpoint_t *v = NULL;
+    gr_node_t *nodes;
+    char err[64];
+    int n = 0, i;
+    (void)st;
+
+    call_end(k);
+    if (rc != GR_META_OK || (a = gr_arena_new(4096)) == NULL)
+        return;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    eps = o != NULL ? gr_json_get(o, "endpoints") : NULL;
+    if (eps == NULL || eps->type != GR_JSON_ARR || eps->n == 0 ||
+        (v = calloc((size_t)eps->n, sizeof *v)) == NULL) {
+        GR_LOG_WARN("meta: /brokers/ids/%d holds no endpoints we read: "
+                    "\"%.*s\"",
+                    (int)id, (int)(len < 200 ? len : 200), (const char *)data);
+        goto out;
+    }
+    for (int e = 0; e < eps->n; e++)
+        if (eps->kids[e].type == GR_JSON_STR &&
+            parse_endpoint(eps->kids[e].s, &v[n]) == 0)
+            n++;
+    rack = gr_json_get(o, "rack");
+    if ((i = node_index(c, id)) >= 0) {
+        free(c->nodes[i].endpoints);
+        free(c->nodes[i].rack);
+    } else {
+        nodes = realloc(c->nodes, (size_t)(c->nnodes + 1) * sizeof *nodes);
+        if (nodes == NULL)
+            goto out;
+        c->nodes = nodes;
+        for (i = c->nnodes; i > 0 && c->nodes[i - 1].id > id; i--)
+            c->nodes[i] = c->nodes[i - 1];
+        c->nnodes++;
+        GR_LOG_INFO("meta: node %d: broker %d registered (%s:%d), %d "
+                    "broker(s) now",
+                    bm->b->node_id, (int)id, n ? v[0].host : "?",
+                    n ? (int)v[0].port : -1, c->nnodes);
+    }
+    c->nodes[i].id = id;
+    c->nodes[i].endpoints = v;
+    c->nodes[i].nendpoints = n;
+    c->nodes[i].rack = rack != NULL && rack->type == GR_JSON_STR
+                           ? strdup(rack->s)
+                           : NULL;
+    v = NULL;
+out:
+    free(v);
+    gr_arena_destroy(a);
+}
+
+static void list_ids(struct gr_broker_meta *bm);
+
+/* a child of /brokers/ids: its broker id, or -1 */
+static int32_t
+broker_id(const char *name)
+{
+    char *end;
+    long v = strtol(name, &end, 10);
+    return *name >= '0' && *name <= '9' && *end == '\0' && v <= INT32_MAX
+               ? (int32_t)v
+               : -1;
+}
+
+static void list_topics(struct gr_broker_meta *bm);
+
+/* /brokers/ids or /brokers/topics changed: listed again, re-armed */
+static void
+children_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    (void)ev;
+    if (strcmp(path, "/brokers/ids") == 0)
+        list_ids(arg);
+    else
+        list_topics(arg);
+}
+
+static void
+ids_listed(void *arg, int rc, const char *const *names, int n,
+           const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    gr_cluster_t *c = bm->b->cluster;
+    char path[64];
+    (void)st;
+    if (rc != GR_META_OK)
+        return;
+    for (int i = c->nnodes - 1; i >= 0; i--) {
+        int32_t id = c->nodes[i].id;
+        bool listed = false;
+        if (id == bm->b->node_id)
+            continue; /* this broker is always in its own list */
+        for (int j = 0; j < n && !listed; j++)
+            listed = broker_id(names[j]) == id;
+        if (!listed) {
+            GR_LOG_INFO("meta: node %d: broker %d is gone from /brokers/ids",
+                        bm->b->node_id, (int)id);
+            node_drop(c, i);
+        }
+    }
+    for (int j = 0; j < n; j++) {
+        call_t *k;
+        int32_t id = broker_id(names[j]);
+        if (id < 0 || id == bm->b->node_id ||
+            (k = call_new(bm, NULL, -1)) == NULL)
+            continue;
+        k->node = id;
+        snprintf(path, sizeof path, "/brokers/ids/%d", (int)id);
+        if (gr_meta_get(bm->m, path, NULL, NULL, node_read, k) != 0)
+            call_end(k);
+    }
+}
+
+static void
+list_ids(struct gr_broker_meta *bm)
+{
+    if (gr_meta_children(bm->m, "/brokers/ids", children_changed, bm, ids_listed,
+                         bm) != 0)
+        GR_LOG_WARN("meta: out of memory listing /brokers/ids");
+}
+
+/* --- the controller: a state for a partition with none */
+
+static void
+put_ints(gr_buf_t *b, const int32_t *v, int n)
+{
+    gr_buf_putc(b, '[');
+    for (int i = 0; i < n; i++)
+        gr_buf_printf(b, "%s%d", i ? "," : "", (int)v[i]);
+    gr_buf_putc(b, ']');
+}
+
+static void
+state_made(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    (void)res;
+    (void)n;
+    if (rc == GR_META_BADVERSION)
+        GR_LOG_WARN("meta: node %d: the state of %s-%d not written: "
+                    "/controller_epoch moved (this node was deposed)",
+                    k->bm->b->node_id, k->name, (int)k->part);
+    else if (rc != GR_META_OK && rc != GR_META_NODEEXISTS)
+        GR_LOG_WARN("meta: node %d: the state of %s-%d not written: %s",
+                    k->bm->b->node_id, k->name, (int)k->part,
+                    gr_meta_rc_name(rc));
+    call_end(k);
+}
+
+static void
+path_made(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
+{
+    (void)arg;
+    (void)rc;
+    (void)path;
+    (void)st; /* NODEEXISTS is the rule; the multi after says the rest */
+}
+
+/* Kafka's onNewPartitionCreation for one partition: leader the first
+ * live replica, ISR the live replicas, leader epoch 0. */
+static void
+make_state(struct gr_broker_meta *bm, const gr_partition_t *p)
+{
+    gr_cluster_t *c = bm->b->cluster;
+    int32_t live[256];
+    int nlive = 0;
+    char path[GR_TOPIC_NAME_MAX + 64];
+    gr_buf_t js = { 0 };
+    gr_meta_op_t op;
+    call_t *k;
+
+    if (bm->controller_epoch < 0)
+        return;
+    for (int32_t r = 0; r < p->nreplicas && nlive < 256; r++)
+        if (node_index(c, p->replicas[r]) >= 0)
+            live[nlive++] = p->replicas[r];
+    if (nlive == 0) {
+        GR_LOG_WARN("meta: controller %d: %s-%d has no live replica; no "
+                    "leader elected",
+                    bm->b->node_id, p->topic->name, (int)p->id);
+        return;
+    }
+    gr_buf_printf(&js, "{\"version\":1,\"leader\":%d,\"leader_epoch\":0,"
+                       "\"controller_epoch\":%d,\"isr\":",
+                  (int)live[0], (int)bm->controller_epoch);
+    put_ints(&js, live, nlive);
+    gr_buf_putc(&js, '}');
+    if (js.oom || (k = call_new(bm, p->topic->name, p->id)) == NULL) {
+        gr_buf_fini(&js);
+        return;
+    }
+    snprintf(path, sizeof path, "/brokers/topics/%s/partitions",
+             p->topic->name);
+    (void)gr_meta_create(bm->m, path, NULL, 0, 0, path_made, NULL);
+    snprintf(path, sizeof path, "/brokers/topics/%s/partitions/%d",
+             p->topic->name, (int)p->id);
+    (void)gr_meta_create(bm->m, path, NULL, 0, 0, path_made, NULL);
+    state_path(path, sizeof path, p->topic->name, p->id);
+    op = (gr_meta_op_t){ GR_META_OP_CREATE, path, js.ptr, js.len, 0, -1 };
+    if (gr_meta_fenced_multi(bm->m, "/controller_epoch", bm->epoch_zkversion,
+                             &op, 1, state_made, k) != 0)
+        call_end(k);
+    gr_buf_fini(&js);
+}
+
+static bool
+is_creating(const struct gr_topics_zk *tz, const gr_uuid_t *id)
+{
+    for (const call_t *k = tz->calls; k; k = k->next)
+        if (k->part == CREATING && gr_uuid_eq(&k->id, id))
+            return true;
+    return false;
+}
+
+void
+gr_topics_zk_controller(struct gr_broker_meta *bm)
+{
+    if (bm->topics == NULL)
+        return;
+    for (gr_topic_t *t = bm->b->cluster->topics; t; t = t->lnext) {
+        if (is_creating(bm->topics, &t->id))
+            continue; /* its znode first: its answer reads the states */
+        for (int32_t i = 0; i < t->nparts; i++)
+            if (t->parts[i]->leader_epoch < 0)
+                make_state(bm, t->parts[i]);
+    }
+}
+
+/* --- partition states */
+
+static int
+int_list(const gr_json_t *v, int32_t *out, int cap)
+{
+    int n = 0;
+    if (v == NULL || v->type != GR_JSON_ARR)
+        return -1;
+    for (int i = 0; i < v->n; i++) {
+        if (v->kids[i].type != GR_JSON_INT || v->kids[i].i < 0 ||
+            v->kids[i].i > INT32_MAX || n == cap)
+            return -1;
+        out[n++] = (int32_t)v->kids[i].i;
+    }
+    return n;
+}
+
+static int
+json_int(const gr_json_t *o, const char *key, int32_t *out)
+{
+    const gr_json_t *v = gr_json_get(o, key);
+    if (v == NULL || v->type != GR_JSON_INT || v->i < -1 || v->i > INT32_MAX)
+        return -1;
+    *out = (int32_t)v->i;
+    return 0;
+}
+
+/* A state read: the model's leader, leader epoch and ISR; the leader's
+ * log opened here when it is this broker. */
+static void
+apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
+            size_t len)
+{
+    gr_broker_t *b = bm->b;
+    gr_cluster_t *c = b->cluster;
+    gr_arena_t *a = gr_arena_new(2048);
+    const gr_json_t *o;
+    int32_t leader, epoch, isr[256], *v;
+    int nisr;
+    char err[64];
+
+    if (a == NULL)
+        return;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    if (o == NULL || json_int(o, "leader", &leader) != 0 ||
+        json_int(o, "leader_epoch", &epoch) != 0 ||
+        (nisr = int_list(gr_json_get(o, "isr"), isr, 256)) < 0) {
+        GR_LOG_WARN("meta: the state of %s-%d is not Kafka's: \"%.*s\"",
+                    p->topic->name, (int)p->id, (int)(len < 200 ? len : 200),
+                    (const char *)data);
+        gr_arena_destroy(a);
+        return;
+    }
+    gr_arena_destroy(a);
+    if (epoch < p->leader_epoch)
+        return; /* older than what we have */
+    if ((v = malloc((size_t)(nisr ? nisr : 1) * sizeof *v)) == NULL)
+        return;
+    memcpy(v, isr, (size_t)nisr * sizeof *v);
+    free(p->isr);
+    p->isr = v;
+    p->nisr = nisr;
+    if (p->leader_epoch < 0 || p->leader != leader)
+        GR_LOG_INFO("meta: node %d: %s-%d led by %d (leader epoch %d, %d "
+                    "in the ISR)",
+                    b->node_id, p->topic->name, (int)p->id, (int)leader,
+                    (int)epoch, nisr);
+    p->leader_epoch = epoch;
+    p->leader = leader;
+    if (leader == b->node_id && p->log == NULL && !p->opening &&
+        c->hooks.partition_created != NULL &&
+        c->hooks.partition_created(c->hooks.arg, p) != GR_KERR_NONE)
+        GR_LOG_ERROR("%s-%d: this broker leads it but its log could not be "
+                     "opened",
+                     p->topic->name, (int)p->id);
+}
+
+static gr_partition_t *
+model_partition(struct gr_broker_meta *bm, const char *topic, int32_t part)
+{
+    gr_topic_t *t = gr_cluster_topic_cstr(bm->b->cluster, topic);
+    return t != NULL && part >= 0 && part < t->nparts ? t->parts[part] : NULL;
+}
+
+static void
+state_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    char topic[GR_TOPIC_NAME_MAX + 1];
+    const char *s = path + strlen("/brokers/topics/"), *e;
+    (void)ev;
+    if (strncmp(path, "/brokers/topics/", 16) != 0 ||
+        (e = strstr(s, "/partitions/")) == NULL ||
+        (size_t)(e - s) >= sizeof topic)
+        return;
+    memcpy(topic, s, (size_t)(e - s));
+    topic[e - s] = '\0';
+    get_state(bm, topic, atoi(e + strlen("/partitions/")));
+}
+
+static void
+state_stat(void *arg, int rc, const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    (void)st;
+    if (rc == GR_META_OK) /* made meanwhile */
+        get_state(k->bm, k->name, k->part);
+    call_end(k);
+}
+
+static void
+state_read(void *arg, int rc, const void *data, size_t len,
+           const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_partition_t *p = model_partition(bm, k->name, k->part);
+    char path[GR_TOPIC_NAME_MAX + 64];
+    (void)st;
+
+    if (rc == GR_META_NONODE && p != NULL) {
+        /* not elected yet: hear of its creation, or make it */
+        state_path(path, sizeof path, k->name, k->part);
+        if (gr_meta_exists(bm->m, path, state_changed, bm, state_stat, k) !=
+            0)
+            call_end(k);
+        make_state(bm, p);
+        return;
+    }
+    if (rc == GR_META_OK && p != NULL)
+        apply_state(bm, p, data, len);
+    call_end(k);
+}
+
+static void
+get_state(struct gr_broker_meta *bm, const char *topic, int32_t part)
+{
+    char path[GR_TOPIC_NAME_MAX + 64];
+    call_t *k = call_new(bm, topic, part);
+    if (k == NULL)
+        return;
+    state_path(path, sizeof path, topic, part);
+    if (gr_meta_get(bm->m, path, state_changed, bm, state_read, k) != 0)
+        call_end(k);
+}
+
+/* --- topics: /brokers/topics/<t> and /config/topics/<t> */
+
+static void
+config_read(void *arg, int rc, const void *data, size_t len,
+            const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_topic_t *t = gr_cluster_topic_cstr(bm->b->cluster, k->name);
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *cf;
+    char err[64];
+    (void)st;
+
+    if (rc == GR_META_OK && t != NULL && gr_uuid_eq(&t->id, &k->id) &&
+        (a = gr_arena_new(4096)) != NULL &&
+        (o = gr_json_parse(a, data, len, err, sizeof err)) != NULL &&
+        (cf = gr_json_get(o, "config")) != NULL && cf->type == GR_JSON_OBJ)
+        for (int i = 0; i < cf->n; i++)
+            if (cf->kids[i].type == GR_JSON_STR &&
+                gr_topic_config_set(t, cf->kids[i].key, cf->kids[i].s) != 0)
+                GR_LOG_WARN("meta: out of memory setting %s's configs",
+                            t->name);
+    gr_arena_destroy(a);
+    if (t != NULL && gr_uuid_eq(&t->id, &k->id))
+        for (int32_t i = 0; i < t->nparts; i++)
+            get_state(bm, t->name, i);
+    call_end(k);
+}
+
+/* Kafka's TopicZNode: the topic id and the replicas of each partition
+ * (0 to n-1, each listed once), into the model with no leaders yet. */
+static gr_topic_t *
+topic_from_json(struct gr_broker_meta *bm, const char *name, const void *data,
+                size_t len)
+{
+    gr_cluster_t *c = bm->b->cluster;
+    gr_arena_t *a = gr_arena_new(8192);
+    const gr_json_t *o, *id, *parts;
+    gr_uuid_t uuid;
+    gr_topic_t *t = NULL;
+    int32_t reps[256];
+    int n, nparts;
+    char err[64];
+    gr_str_t nm = gr_str_c(name);
+
+    if (a == NULL)
+        return NULL;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    parts = o != NULL ? gr_json_get(o, "partitions") : NULL;
+    id = o != NULL ? gr_json_get(o, "topic_id") : NULL;
+    if (parts == NULL || parts->type != GR_JSON_OBJ || parts->n == 0)
+        goto bad;
+    nparts = parts->n;
+    if (id != NULL && id->type == GR_JSON_STR &&
+        gr_uuid_from_base64(&uuid, id->s) == 0) {
+        if (gr_cluster_topic_by_id(c, &uuid) != NULL)
+            goto bad;
+    } else {
+        /* written without one (Kafka before 2.8): a local id */
+        do
+            gr_uuid_random(&uuid);
+        while (gr_cluster_topic_by_id(c, &uuid) != NULL);
+    }
+    for (int32_t p = 0; p < nparts; p++) {
+        const gr_json_t *row = NULL;
+        char key[16];
+        snprintf(key, sizeof key, "%d", (int)p);
+        row = gr_json_get(parts, key);
+        if ((n = int_list(row, reps, 256)) <= 0)
+            goto bad;
+        if (t == NULL &&
+            (t = gr_cluster_topic_add(c, name, &uuid, nparts, (int16_t)n,
+                                      gr_topic_is_internal_name(&nm))) ==
+                NULL)
+            goto oom;
+        if (gr_topic_add_partitions(t, p + 1, -1, reps, n) != 0)
+            goto oom;
+        t->parts[p]->leader_epoch = -1; /* no state read yet */
+        t->parts[p]->nisr = 0;
+    }
+    gr_arena_destroy(a);
+    return t;
+bad:
+    GR_LOG_WARN("meta: /brokers/topics/%s is not a topic we read: \"%.*s\"",
+                name, (int)(len < 200 ? len : 200), (const char *)data);
+    gr_arena_destroy(a);
+    if (t != NULL)
+        gr_cluster_topic_remove(c, t);
+    return NULL;
+oom:
+    GR_LOG_WARN("meta: out of memory reading topic %s", name);
+    gr_arena_destroy(a);
+    if (t != NULL)
+        gr_cluster_topic_remove(c, t);
+    return NULL;
+}
+
+static void
+topic_read(void *arg, int rc, const void *data, size_t len,
+           const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_topic_t *t;
+    char path[GR_TOPIC_NAME_MAX + 32];
+    (void)st;
+
+    if (rc != GR_META_OK ||
+        gr_cluster_topic_cstr(bm->b->cluster, k->name) != NULL ||
+        (t = topic_from_json(bm, k->name, data, len)) == NULL) {
+        call_end(k);
+        return;
+    }
+    GR_LOG_INFO("meta: node %d: topic %s (%d partition(s), replication "
+                "factor %d) read from ZooKeeper",
+                bm->b->node_id, t->name, (int)t->nparts,
+                (int)t->replication_factor);
+    k->id = t->id;
+    snprintf(path, sizeof path, "/config/topics/%s", k->name);
+    if (gr_meta_get(bm->m, path, NULL, NULL, config_read, k) != 0)
+        call_end(k);
+}
+
+static void
+topics_listed(void *arg, int rc, const char *const *names, int n,
+              const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    char path[GR_TOPIC_NAME_MAX + 32];
+    (void)st;
+    if (rc != GR_META_OK)
+        return;
+    for (int i = 0; i < n; i++) {
+        call_t *k;
+        if (strlen(names[i]) > GR_TOPIC_NAME_MAX ||
+            gr_cluster_topic_cstr(bm->b->cluster, names[i]) != NULL ||
+            (k = call_new(bm, names[i], -1)) == NULL)
+            continue;
+        snprintf(path, sizeof path, "/brokers/topics/%s", names[i]);
+        if (gr_meta_get(bm->m, path, NULL, NULL, topic_read, k) != 0)
+            call_end(k);
+    }
+}
+
+static void
+list_topics(struct gr_broker_meta *bm)
+{
+    if (gr_meta_children(bm->m, "/brokers/topics", children_changed, bm,
+                         topics_listed, bm) != 0)
+        GR_LOG_WARN("meta: out of memory listing /brokers/topics");
+}
+
+/* Kafka's ClusterIdZNode, {"version":"1","id":"..."}: the first broker's
+ * id is every broker's (Kafka's getOrGenerateClusterId), so clients see
+ * one cluster. */
+static void
+cluster_id_read(void *arg, int rc, const void *data, size_t len,
+                const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    gr_cluster_t *c = bm->b->cluster;
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *id;
+    char err[64];
+    (void)st;
+    if (rc != GR_META_OK || (a = gr_arena_new(1024)) == NULL)
+        return;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    id = o != NULL ? gr_json_get(o, "id") : NULL;
+    if (id == NULL || id->type != GR_JSON_STR || id->slen == 0 ||
+        id->slen >= sizeof c->cluster_id)
+        GR_LOG_WARN("meta: /cluster/id holds no cluster id we read: \"%.*s\"",
+                    (int)(len < 200 ? len : 200), (const char *)data);
+    else if (strcmp(id->s, c->cluster_id) != 0) {
+        GR_LOG_INFO("meta: node %d: cluster id %s from /cluster/id (its "
+                    "meta.properties keeps %s)",
+                    bm->b->node_id, id->s, c->cluster_id);
+        memcpy(c->cluster_id, id->s, id->slen + 1);
+    }
+    gr_arena_destroy(a);
+}
+
+static void
+cluster_id(struct gr_broker_meta *bm)
+{
+    char js[96];
+    int n = snprintf(js, sizeof js, "{\"version\":\"1\",\"id\":\"%s\"}",
+                     bm->b->cluster->cluster_id);
+    if (gr_meta_create(bm->m, "/cluster", NULL, 0, 0, path_made, NULL) != 0 ||
+        gr_meta_create(bm->m, "/cluster/id", js, (size_t)n, 0, path_made,
+                       NULL) != 0 ||
+        gr_meta_get(bm->m, "/cluster/id", NULL, NULL, cluster_id_read, bm) !=
+            0)
+        GR_LOG_WARN("meta: out of memory reading /cluster/id");
+}
+
+void
+gr_topics_zk_session(struct gr_broker_meta *bm)
+{
+    if (bm->topics == NULL)
+        return;
+    cluster_id(bm);
+    list_ids(bm);
+    list_topics(bm);
+}
+
+/* --- creation (CreateTopics, auto-creation) */
+
+static void flush_waits(struct gr_broker_meta *bm);
+
+static void
+note_failed(struct gr_topics_zk *tz, const gr_uuid_t *id)
+{
+    gr_uuid_t *v = realloc(tz->failed, (size_t)(tz->nfailed + 1) * sizeof *v);
+    if (v == NULL)
+        return; /* logged; the answer misses it */
+    tz->failed = v;
+    tz->failed[tz->nfailed++] = *id;
+}
+
+static void
+topic_made(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_cluster_t *c = bm->b->cluster;
+    gr_topic_t *t = gr_cluster_topic_by_id(c, &k->id);
+    (void)res;
+    (void)n;
+
+    bm->topics->creating--;
+    if (rc != GR_META_OK) {
+        GR_LOG_WARN("meta: topic %s not created in ZooKeeper: %s%s", k->name,
+                    gr_meta_rc_name(rc),
+                    rc == GR_META_NODEEXISTS ? " (made meanwhile elsewhere)"
+                                             : "");
+        note_failed(bm->topics, &k->id);
+        if (t != NULL) {
+            if (c->hooks.partition_deleted)
+                for (int32_t i = 0; i < t->nparts; i++)
+                    c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
+            gr_cluster_topic_remove(c, t);
+        }
+        if (rc == GR_META_NODEEXISTS)
+            list_topics(bm); /* the other one, skipped while ours stood */
+    } else if (t != NULL) {
+        GR_LOG_INFO("meta: node %d: topic %s written to ZooKeeper in %.1f ms",
+                    bm->b->node_id, t->name,
+                    (double)(gr_mono_us() - k->t0_us) / 1000.0);
+        for (int32_t i = 0; i < t->nparts; i++)
+            get_state(bm, t->name, i);
+    }
+    call_end(k);
+    if (bm->topics->creating == 0)
+        flush_waits(bm);
+}
+
+/* the two znodes' JSON; 0, or -1 when out of memory */
+static int
+topic_json(const gr_topic_t *t, gr_buf_t *topic, gr_buf_t *config)
+{
+    char id[23];
+    gr_uuid_to_base64(&t->id, id);
+    gr_buf_puts(topic, "{\"version\":3,\"partitions\":{");
+    for (int32_t i = 0; i < t->nparts; i++) {
+        gr_buf_printf(topic, "%s\"%d\":", i ? "," : "", (int)i);
+        put_ints(topic, t->parts[i]->replicas, t->parts[i]->nreplicas);
+    }
+    gr_buf_printf(topic, "},\"adding_replicas\":{},\"removing_replicas\":{},"
+                         "\"topic_id\":\"%s\"}",
+                  id);
+    gr_buf_puts(config, "{\"version\":1,\"config\":{");
+    for (const gr_topic_config_t *cf = t->configs; cf; cf = cf->next) {
+        gr_json_put_str(config, cf->key, strlen(cf->key));
+        gr_buf_putc(config, ':');
+        gr_json_put_str(config, cf->value, strlen(cf->value));
+        if (cf->next)
+            gr_buf_putc(config, ',');
+    }
+    gr_buf_puts(config, "}}");
+    return topic->oom || config->oom ? -1 : 0;
+}
+
+static gr_kerr_t
+zk_create_topic(void *arg, const gr_topic_spec_t *spec, gr_topic_t **out,
+                const char **msg)
+{
+    struct gr_broker_meta *bm = arg;
+    gr_cluster_t *c = bm->b->cluster;
+    gr_buf_t tj = { 0 }, cj = { 0 };
+    char tpath[GR_TOPIC_NAME_MAX + 32], cpath[GR_TOPIC_NAME_MAX + 32];
+    int32_t *rows = NULL, *brokers = NULL, nparts = spec->nparts;
+    int16_t rf;
+    gr_topic_t *t = NULL;
+    gr_meta_op_t ops[2];
+    gr_uuid_t id;
+    gr_kerr_t err;
+    call_t *k = NULL;
+
+    *out = NULL;
+    if ((err = gr_cluster_topic_spec_check(c, spec, &rf, msg)) !=
+        GR_KERR_NONE)
+        return err;
+    if (spec->validate_only)
+        return GR_KERR_NONE;
+    rows = malloc((size_t)nparts * (size_t)rf * sizeof *rows);
+    brokers = malloc((size_t)c->nnodes * sizeof *brokers);
+    if (rows == NULL || brokers == NULL)
+        goto oom;
+    for (int i = 0; i < c->nnodes; i++)
+        brokers[i] = c->nodes[i].id;
+    if (spec->assignment != NULL)
+        for (int32_t p = 0; p < nparts; p++)
+            memcpy(&rows[(size_t)p * (size_t)rf], spec->assignment[p],
+                   (size_t)rf * sizeof *rows);
+    else {
+        uint8_t r[4];
+        gr_uuid_t u;
+        gr_uuid_random(&u); /* Kafka's rand.nextInt, twice */
+        memcpy(r, u.b, sizeof r);
+        gr_cluster_place_replicas(brokers, c->nnodes, nparts, rf,
+                                  (r[0] << 8 | r[1]) % c->nnodes,
+                                  (r[2] << 8 | r[3]) % c->nnodes, rows);
+    }
+    do
+        gr_uuid_random(&id);
+    while (gr_cluster_topic_by_id(c, &id) != NULL);
+    t = gr_cluster_topic_add(c, spec->name, &id, nparts, rf, spec->internal);
+    if (t == NULL)
+        goto oom;
+    for (int32_t p = 0; p < nparts; p++) {
+        if (gr_topic_add_partitions(t, p + 1, -1,
+                                    &rows[(size_t)p * (size_t)rf], rf) != 0)
+            goto oom;
+        t->parts[p]->leader_epoch = -1; /* until the controller elects */
+        t->parts[p]->nisr = 0;
+    }
+    for (int i = 0; i < spec->nconfigs; i++)
+        if (gr_topic_config_set(t, spec->config_keys[i],
+                                spec->config_values[i]) != 0)
+            goto oom;
+    if (topic_json(t, &tj, &cj) != 0 ||
+        (k = call_new(bm, t->name, CREATING)) == NULL)
+        goto oom;
+    k->id = id;
+    k->t0_us = gr_mono_us();
+    snprintf(cpath, sizeof cpath, "/config/topics/%s", t->name);
+    snprintf(tpath, sizeof tpath, "/brokers/topics/%s", t->name);
+    ops[0] = (gr_meta_op_t){ GR_META_OP_CREATE, cpath, cj.ptr, cj.len, 0, -1 };
+    ops[1] = (gr_meta_op_t){ GR_META_OP_CREATE, tpath, tj.ptr, tj.len, 0, -1 };
+    if (gr_meta_multi(bm->m, ops, 2, topic_made, k) != 0)
+        goto oom;
+    bm->topics->creating++;
+    gr_buf_fini(&tj);
+    gr_buf_fini(&cj);
+    free(rows);
+    free(brokers);
+    GR_LOG_INFO("created topic %s with %d partition(s), replication factor "
+                "%d, in ZooKeeper",
+                t->name, (int)nparts, (int)rf);
+    *out = t;
+    return GR_KERR_NONE;
+oom:
+    if (k != NULL)
+        call_end(k);
+    if (t != NULL)
+        gr_cluster_topic_remove(c, t);
+    gr_buf_fini(&tj);
+    gr_buf_fini(&cj);
+    free(rows);
+    free(brokers);
+    *msg = "Out of memory.";
+    return GR_KERR_UNKNOWN_SERVER_ERROR;
+}
+
+static gr_kerr_t
+zk_delete_topic(void *arg, gr_topic_t *t)
+{
+    struct gr_broker_meta *bm = arg;
+    GR_LOG_WARN("meta: node %d: DeleteTopics of %s refused: cluster mode "
+                "cannot delete topics yet (issue 22)",
+                bm->b->node_id, t->name);
+    return GR_KERR_INVALID_REQUEST;
+}
+
+static gr_kerr_t
+zk_create_partitions(void *arg, gr_topic_t *t, const char **msg)
+{
+    struct gr_broker_meta *bm = arg;
+    GR_LOG_WARN("meta: node %d: CreatePartitions of %s refused: cluster mode "
+                "cannot add partitions yet (issue 22)",
+                bm->b->node_id, t->name);
+    *msg = "Cluster mode cannot add partitions yet.";
+    return GR_KERR_INVALID_REQUEST;
+}
+
+/* --- syncs: after the creations before them, then the local store's */
+
+static void
+wait_done(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
+{
+    sync_wait_t *w = arg;
+    gr_uuid_t *all = NULL;
+    int n = w->nfailed;
+    if (nfailed > 0 &&
+        (all = malloc((size_t)(w->nfailed + nfailed) * sizeof *all)) != NULL) {
+        memcpy(all, w->failed, (size_t)w->nfailed * sizeof *all);
+        memcpy(all + w->nfailed, failed, (size_t)nfailed * sizeof *all);
+        n += nfailed;
+    }
+    w->cb(w->arg, all ? all : w->failed, n, cancelled);
+    free(all);
+    free(w->failed);
+    free(w);
+}
+
+static void
+flush_waits(struct gr_broker_meta *bm)
+{
+    struct gr_topics_zk *tz = bm->topics;
+    sync_wait_t *list = tz->waits;
+    tz->waits = tz->waits_tail = NULL;
+    while (list != NULL) {
+        sync_wait_t *w = list;
+        list = w->next;
+        if (tz->nfailed > 0 &&
+            (w->failed = malloc((size_t)tz->nfailed * sizeof *w->failed)) !=
+                NULL) {
+            memcpy(w->failed, tz->failed,
+                   (size_t)tz->nfailed * sizeof *w->failed);
+            w->nfailed = tz->nfailed;
+        }
+        if (list == NULL) { /* every one of them heard */
+            free(tz->failed);
+            tz->failed = NULL;
+            tz->nfailed = 0;
+        }
+        bm->b->cluster->ops->sync(bm->b->cluster, wait_done, w);
+    }
+}
+
+static void
+zk_sync(void *arg, gr_cluster_sync_cb cb, void *cbarg)
+{
+    struct gr_broker_meta *bm = arg;
+    struct gr_topics_zk *tz = bm->topics;
+    sync_wait_t *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        GR_LOG_ERROR("out of memory: answering before ZooKeeper answered");
+        bm->b->cluster->ops->sync(bm->b->cluster, cb, cbarg);
+        return;
+    }
+    w->bm = bm;
+    w->cb = cb;
+    w->arg = cbarg;
+    if (tz->waits_tail)
+        tz->waits_tail->next = w;
+    else
+        tz->waits = w;
+    tz->waits_tail = w;
+    if (tz->creating == 0)
+        flush_waits(bm);
+}
+
+static const gr_cluster_remote_t zk_remote = {
+    .create_topic = zk_create_topic,
+    .delete_topic = zk_delete_topic,
+    .create_partitions = zk_create_partitions,
+    .sync = zk_sync,
+};
+
+int
+gr_topics_zk_init(struct gr_broker_meta *bm)
+{
+    gr_cluster_t *c = bm->b->cluster;
+    if ((bm->topics = calloc(1, sizeof *bm->topics)) == NULL)
+        return -1;
+    c->remote = &zk_remote;
+    c->remote_arg = bm;
+    return 0;
+}
+
+void
+gr_topics_zk_fini(struct gr_broker_meta *bm)
+{
+    struct gr_topics_zk *tz = bm->topics;
+    gr_cluster_t *c = bm->b->cluster;
+    if (tz == NULL)
+        return;
+    c->remote = NULL;
+    c->remote_arg = NULL;
+    while (tz->waits != NULL) {
+        sync_wait_t *w = tz->waits;
+        tz->waits = w->next;
+        w->cb(w->arg, NULL, 0, true);
+        free(w);
+    }
+    while (tz->calls != NULL)
+        call_end(tz->calls);
+    free(tz->failed);
+    free(tz);
+    bm->topics = NULL;
+}
