@@ -1081,9 +1081,14 @@ START_TEST(test_stray_long_topic)
     ck_assert_int_eq(count_dirs(&t, "-stray"), 1);
     append(l, NULL, 2, 1000, 100);
     ck_assert_int_eq(gr_log_delete(l), 0);
-    gr_logtest_settle(&t);
-    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
+    /* two jobs: the rename, then (started from its callback) the removal
+     * of the renamed directory; one settle may see only the first */
     snprintf(path, sizeof path, "%s/%s-0", t.dir, topic);
+    for (int i = 0; i < 100 && (i == 0 || count_dirs(&t, "-delete") > 0 ||
+                                access(path, F_OK) == 0);
+         i++)
+        gr_logtest_settle(&t);
+    ck_assert_int_eq(count_dirs(&t, "-delete"), 0);
     ck_assert_int_ne(access(path, F_OK), 0);
     gr_logtest_fini(&t);
 }
