@@ -7,7 +7,7 @@
  *                            "topic_id":"<base64>"}   (TopicZNode)
  *   /brokers/topics/<t>/partitions/<p>/state
  *                           {"version":1,"leader":1,"leader_epoch":0,
- *                            "controller_epoch":1,"isr":[1,2,3]}
+ *                            "controller_epoch":1,"isr":[1]}
  *                                                     (TopicPartitionStateZNode)
  *   /config/topics/<t>      {"version":1,"config":{...}} (ConfigEntityZNode)
  *
@@ -20,8 +20,8 @@
  * topic out again and the answer says so.
  *
  * The controller, reading a partition that has no state, elects its leader
- * as Kafka's onNewPartitionCreation does (the first live replica, the ISR
- * the live replicas, leader epoch 0) and creates the state in a multi
+ * as Kafka's onNewPartitionCreation does (the first live replica, leader
+ * epoch 0) and creates the state in a multi
  * fenced by its controller epoch (gr_meta_fenced_multi): a deposed
  * controller writes nothing. When a node becomes controller it does the
  * same for every partition it knows without a state.
@@ -32,8 +32,14 @@
  * decisions through UpdateMetadata and LeaderAndIsr; those RPCs come with
  * replication. A broker that leads a partition opens its log.
  *
+ * The ISR is the leader alone: Kafka's is every live replica, and its
+ * followers leave it when they do not fetch within replica.lag.time.max.ms;
+ * ours never fetch (no replication yet), so the ISR says what is true and
+ * acks=all means the leader's copy, refused (NOT_ENOUGH_REPLICAS) under a
+ * min.insync.replicas above 1, rather than promising three copies.
+ *
  * Not yet (issue 22): replication (a follower opens no log and fetches
- * nothing; the ISR stays what the controller first wrote), leader
+ * nothing), leader
  * failover when a broker goes, DeleteTopics and CreatePartitions (refused
  * with a message), configs changed after creation, rack-aware placement.
  * Loop thread only.
@@ -350,7 +356,8 @@ path_made(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
 }
 
 /* Kafka's onNewPartitionCreation for one partition: leader the first
- * live replica, ISR the live replicas, leader epoch 0. */
+ * live replica, leader epoch 0; the ISR the leader alone until followers
+ * replicate (see the top). */
 static void
 make_state(struct gr_broker_meta *bm, const gr_partition_t *p)
 {
@@ -376,7 +383,7 @@ make_state(struct gr_broker_meta *bm, const gr_partition_t *p)
     gr_buf_printf(&js, "{\"version\":1,\"leader\":%d,\"leader_epoch\":0,"
                        "\"controller_epoch\":%d,\"isr\":",
                   (int)live[0], (int)bm->controller_epoch);
-    put_ints(&js, live, nlive);
+    put_ints(&js, live, 1);
     gr_buf_putc(&js, '}');
     if (js.oom || (k = call_new(bm, p->topic->name, p->id)) == NULL) {
         gr_buf_fini(&js);

@@ -116,13 +116,14 @@ def check_znodes(name, t, configs, controller_epoch):
 def check_placement(t, rf):
     """Kafka's rack-unaware placement over brokers 1-3: the first replicas
     go round the brokers, replicas are distinct, the leader is the first
-    replica (all live) and the ISR every replica."""
+    replica (all live) and the ISR the leader alone (no replication yet:
+    docs/compatibility.md)."""
     firsts = [p["replicas"][0] for p in t["parts"]]
     for p in t["parts"]:
         if len(p["replicas"]) != rf or len(set(p["replicas"])) != rf or \
                 not set(p["replicas"]) <= set(IDS):
             fail("replicas %s" % p)
-        if p["leader"] != p["replicas"][0] or p["isr"] != p["replicas"] or \
+        if p["leader"] != p["replicas"][0] or p["isr"] != [p["leader"]] or \
                 p["epoch"] != 0 or p["offline"] != []:
             fail("leader/ISR %s" % p)
     for i in range(1, len(firsts)):
@@ -140,8 +141,32 @@ def check_logs(name, t):
                       p["leader"]))
 
 
-def produce_consume(name, nparts):
-    pr = Producer({"bootstrap.servers": ",".join(BROKERS), "acks": 1,
+def not_enough(admin):
+    """acks=all to a replication-factor-3 topic with min.insync.replicas 2:
+    its ISR is the leader alone, so NOT_ENOUGH_REPLICAS, as Kafka answers
+    once its followers have left the ISR; acks=1 still goes."""
+    name = "zkt-minisr"
+    admin.create_topics([NewTopic(name, 1, 3, config={
+        "min.insync.replicas": "2"})], operation_timeout=10)[name].result(20)
+    end = time.time() + 15
+    while not all(led(metadata(a, [name])[3], name, 1) for a in BROKERS):
+        if time.time() > end:
+            fail("%s: no leader everywhere" % name)
+        time.sleep(0.01)
+    errs = []
+    pr = Producer({"bootstrap.servers": ",".join(BROKERS), "acks": -1,
+                   "linger.ms": 0, "retries": 0, "message.timeout.ms": 10000})
+    pr.produce(name, value=b"x", partition=0,
+               on_delivery=lambda e, m: errs.append(e))
+    pr.flush(20)
+    if len(errs) != 1 or errs[0] is None or \
+            errs[0].name() != "NOT_ENOUGH_REPLICAS":
+        fail("%s acks=all: %s, not NOT_ENOUGH_REPLICAS" % (name, errs))
+    produce_consume(name, 1)
+
+
+def produce_consume(name, nparts, acks=1):
+    pr = Producer({"bootstrap.servers": ",".join(BROKERS), "acks": acks,
                    "linger.ms": 0})
     acked = []
     for p in range(nparts):
@@ -274,6 +299,8 @@ def main():
         fail("zkt-race: the brokers do not list ZooKeeper's topic id")
     produce_consume(RF3, 3)
     produce_consume(RF1, 4)
+    produce_consume(RF3, 3, acks=-1)  # min.insync.replicas 1: the leader
+    not_enough(b2)
     print("ok")
 
 
