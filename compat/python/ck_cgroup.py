@@ -202,6 +202,9 @@ def kill():
         if committed > 20:
             break
     check(committed > 20, "the child member read and committed (%d)" % committed)
+    # the survivor's reads from here on: while it waits to own every
+    # partition it may already read the child's partitions from their commits
+    kill_at = len(a.read)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     say("the child member killed (SIGKILL)")
@@ -223,7 +226,6 @@ def kill():
                 inflight[int(w[1])] = int(w[2])
             elif w[0] == "committed":
                 done[int(w[1])] = max(done.get(int(w[1]), 0), int(w[2]))
-    kill_at = len(a.read)
     deadline = time.time() + 60
     while time.time() < deadline:
         a.poll()
