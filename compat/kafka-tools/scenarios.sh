@@ -57,6 +57,28 @@ ktr() {
     KT_RC=$?
 }
 
+# ktr_bg NAME TOOL ARG...: ktr in the background, its status kept for
+# kt_wait (tools that read and do not depend on each other run side by
+# side: each is a JVM start of seconds on a loaded machine)
+KT_BG=()
+ktr_bg() {
+    local name=$1
+    ( ktr "$@"; echo "$KT_RC" >"$KT_OUT/$name.rc" ) &
+    KT_BG+=($!)
+}
+
+# kt_wait NAME...: waits for the background tools (by pid: the broker is
+# a child too), then kt_rc on each
+kt_wait() {
+    local n p
+    for p in "${KT_BG[@]}"; do wait "$p"; done
+    KT_BG=()
+    for n in "$@"; do
+        KT_RC=$(cat "$KT_OUT/$n.rc" 2>/dev/null || echo missing)
+        kt_rc "$n"
+    done
+}
+
 kt_fail() {
     echo "# FAIL: $*"
     KT_FAILS=$((KT_FAILS + 1))
@@ -484,18 +506,14 @@ s_kafka_tools_txn_dump_log() {
     B=$GR_BOOTSTRAP
     ktr writer java "$KT_SRC/KtWriter.java" "$B" "$KT_OUT/report"
     kt_rc writer || { kt_stop; kt_done; return 1; }
-    ktr list transactions --bootstrap-server "$B" list
-    kt_rc list
-    ktr desc_txn transactions --bootstrap-server "$B" describe --transactional-id kt-txn
-    kt_rc desc_txn
-    ktr desc_hang transactions --bootstrap-server "$B" describe --transactional-id kt-hang
-    kt_rc desc_hang
-    ktr prod_log transactions --bootstrap-server "$B" describe-producers --topic kt-log --partition 0
-    kt_rc prod_log
-    ktr prod_hang transactions --bootstrap-server "$B" describe-producers --topic kt-hang --partition 0
-    kt_rc prod_hang
-    ktr hanging transactions --bootstrap-server "$B" find-hanging --broker-id 1
-    kt_rc hanging
+    ktr_bg list transactions --bootstrap-server "$B" list
+    ktr_bg desc_txn transactions --bootstrap-server "$B" describe --transactional-id kt-txn
+    ktr_bg desc_hang transactions --bootstrap-server "$B" describe --transactional-id kt-hang
+    kt_wait list desc_txn desc_hang
+    ktr_bg prod_log transactions --bootstrap-server "$B" describe-producers --topic kt-log --partition 0
+    ktr_bg prod_hang transactions --bootstrap-server "$B" describe-producers --topic kt-hang --partition 0
+    ktr_bg hanging transactions --bootstrap-server "$B" find-hanging --broker-id 1
+    kt_wait prod_log prod_hang hanging
     ktr abort transactions --bootstrap-server "$B" abort --topic kt-hang --partition 0 --start-offset 0
     kt_rc abort
     ktr prod_hang2 transactions --bootstrap-server "$B" describe-producers --topic kt-hang --partition 0
@@ -510,24 +528,20 @@ s_kafka_tools_txn_dump_log() {
         --formatter-property print.headers=true --formatter-property print.key=true
     kt_rc rc_log
     kt_stop
-    # kafka-dump-log over the stopped broker's files
+    # kafka-dump-log over the stopped broker's files, three at a time
     f=$(ls "$KT_DATA"/kt-log-0/*.log "$KT_DATA"/kt-hang-0/*.log "$KT_DATA"/kt-roll-0/*.log | paste -sd,)
-    ktr dump_logs dump-log --deep-iteration --print-data-log --files "$f"
-    kt_rc dump_logs
+    ktr_bg dump_logs dump-log --deep-iteration --print-data-log --files "$f"
     f=$(ls "$KT_DATA"/kt-{log,hang,roll}-0/*.{index,timeindex,txnindex,snapshot} 2>/dev/null | paste -sd,)
-    ktr dump_idx dump-log --files "$f"
-    kt_rc dump_idx
+    ktr_bg dump_idx dump-log --files "$f"
     f=$(ls "$KT_DATA"/kt-{log,hang,roll}-0/*.{index,timeindex} | paste -sd,)
-    ktr sanity dump-log --index-sanity-check --files "$f"
-    kt_rc sanity
-    ktr verify dump-log --verify-index-only --files "$f"
-    kt_rc verify
+    ktr_bg sanity dump-log --index-sanity-check --files "$f"
+    kt_wait dump_logs dump_idx sanity
+    ktr_bg verify dump-log --verify-index-only --files "$f"
     f=$(find "$KT_DATA" -path '*/__consumer_offsets-*' -name '*.log' -size +0 | sort | paste -sd,)
-    ktr dump_offsets dump-log --offsets-decoder --files "$f"
-    kt_rc dump_offsets
+    ktr_bg dump_offsets dump-log --offsets-decoder --files "$f"
     f=$(find "$KT_DATA" -path '*/__transaction_state-*' -name '*.log' -size +0 | sort | paste -sd,)
-    ktr dump_txnlog dump-log --transaction-log-decoder --files "$f"
-    kt_rc dump_txnlog
+    ktr_bg dump_txnlog dump-log --transaction-log-decoder --files "$f"
+    kt_wait verify dump_offsets dump_txnlog
     timeout 60 $PY "$KT_SRC/check.py" txn "$KT_OUT" "$KT_DATA" || KT_FAILS=$((KT_FAILS + 1))
     kt_done
 }
