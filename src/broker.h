@@ -172,6 +172,16 @@ int gr_broker_open_async_end_then(gr_broker_t *broker, struct gr_req *req,
  * says KAFKA_STORAGE_ERROR. Returns 0. Loop thread only. */
 int gr_broker_reply_when_stored(gr_broker_t *broker, struct gr_req *req,
                                 const gr_topic_waits_t *w);
+/* DeleteTopics in cluster mode (broker_topics.c): answers req once the
+ * topics of w are marked for deletion and gone from this broker's model
+ * (the controller deleted them from the store), or after timeout_ms
+ * (REQUEST_TIMED_OUT for those still there, Kafka's DelayedDeleteTopics;
+ * at once when timeout_ms <= 0, as Kafka's ZkAdminManager answers). On a
+ * single broker as gr_broker_reply_when_stored.
+ * Returns 0. Loop thread only. */
+int gr_broker_reply_when_deleted(gr_broker_t *broker, struct gr_req *req,
+                                 const gr_topic_waits_t *w,
+                                 int32_t timeout_ms);
 
 /* After a change of the dynamic broker configs (the cluster's lists): the
  * configuration's dynamic layers are rebuilt from them and every log and

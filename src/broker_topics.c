@@ -38,9 +38,11 @@
  * acks=all means the leader's copy, refused (NOT_ENOUGH_REPLICAS) under a
  * min.insync.replicas above 1, rather than promising three copies.
  *
+ * Every broker also watches each topic's znode (a topic deleted or made
+ * again): the section on deletion below says how.
+ *
  * Not yet (issue 22): replication (a follower opens no log and fetches
- * nothing), leader
- * failover when a broker goes, DeleteTopics and CreatePartitions (refused
+ * nothing), leader failover when a broker goes, CreatePartitions (refused
  * with a message), configs changed after creation, rack-aware placement.
  * Loop thread only.
  */
@@ -52,6 +54,7 @@
 #include <string.h>
 
 #include "api/topics.h"
+#include "net/conn.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/json.h"
@@ -59,6 +62,9 @@
 #include "core/time.h"
 
 #define CREATING (-2) /* call_t.part of a topic's creation multi */
+#define DELETING (-3) /* the controller deleting a topic's znodes */
+#define WRITING (-4)  /* a deletion mark */
+#define GR_MAX_PARTITIONS_NEW 1000000 /* local.c's bound on a topic */
 
 /* A call waiting for its answer: what it was about. */
 typedef struct call {
@@ -67,7 +73,8 @@ typedef struct call {
     gr_uuid_t id;      /* CREATING: the topic made */
     int64_t t0_us;     /* CREATING: when it was asked */
     int32_t part;      /* a partition, CREATING, or -1 */
-    int32_t node;      /* a broker id (/brokers/ids/<id>) */
+    int32_t node;      /* a broker id (/brokers/ids/<id>); DELETING:
+                        * the attempts made */
     char name[GR_TOPIC_NAME_MAX + 1];
 } call_t;
 
@@ -84,13 +91,23 @@ typedef struct sync_wait {
 struct gr_topics_zk {
     call_t *calls;    /* unanswered; freed at fini */
     int creating;     /* creation multis unanswered */
+    int writes;       /* WRITING calls unanswered: syncs wait for them */
     sync_wait_t *waits, *waits_tail;
     gr_uuid_t *failed; /* creations refused, not yet told to a sync */
     int nfailed;
+    struct gone_wait *gone; /* DeleteTopics answers waiting */
+    int ndeleting;    /* DELETING calls (is_deleting's shortcut) */
+    char msg[160];    /* an error message of the last call */
 };
 
 static void get_state(struct gr_broker_meta *bm, const char *topic,
                       int32_t part);
+static bool is_deleting(const struct gr_topics_zk *tz, const char *name);
+static void topic_changed(void *arg, gr_meta_event_t ev, const char *path);
+static void drop_missing(struct gr_broker_meta *bm, const char *const *names,
+                         int n);
+static void watch_topic(struct gr_broker_meta *bm, const gr_topic_t *t);
+static void list_deletions(struct gr_broker_meta *bm);
 
 static call_t *
 call_new(struct gr_broker_meta *bm, const char *name, int32_t part)
@@ -115,6 +132,8 @@ static void
 call_end(call_t *k)
 {
     struct gr_topics_zk *tz = k->bm->topics;
+    if (k->part == DELETING)
+        tz->ndeleting--;
     if (k->prev)
         k->prev->next = k->next;
     else
@@ -369,7 +388,7 @@ make_state(struct gr_broker_meta *bm, const gr_partition_t *p)
     gr_meta_op_t op;
     call_t *k;
 
-    if (bm->controller_epoch < 0)
+    if (bm->controller_epoch < 0 || is_deleting(bm->topics, p->topic->name))
         return;
     for (int32_t r = 0; r < p->nreplicas && nlive < 256; r++)
         if (node_index(c, p->replicas[r]) >= 0)
@@ -417,6 +436,7 @@ gr_topics_zk_controller(struct gr_broker_meta *bm)
 {
     if (bm->topics == NULL)
         return;
+    list_deletions(bm);
     for (gr_topic_t *t = bm->b->cluster->topics; t; t = t->lnext) {
         if (is_creating(bm->topics, &t->id))
             continue; /* its znode first: its answer reads the states */
@@ -705,6 +725,7 @@ topics_listed(void *arg, int rc, const char *const *names, int n,
     (void)st;
     if (rc != GR_META_OK)
         return;
+    drop_missing(bm, names, n);
     for (int i = 0; i < n; i++) {
         call_t *k;
         if (strlen(names[i]) > GR_TOPIC_NAME_MAX ||
@@ -712,7 +733,7 @@ topics_listed(void *arg, int rc, const char *const *names, int n,
             (k = call_new(bm, names[i], -1)) == NULL)
             continue;
         snprintf(path, sizeof path, "/brokers/topics/%s", names[i]);
-        if (gr_meta_get(bm->m, path, NULL, NULL, topic_read, k) != 0)
+        if (gr_meta_get(bm->m, path, topic_changed, bm, topic_read, k) != 0)
             call_end(k);
     }
 }
@@ -822,13 +843,16 @@ topic_made(void *arg, int rc, const gr_meta_result_t *res, int n)
         GR_LOG_INFO("meta: node %d: topic %s written to ZooKeeper in %.1f ms",
                     bm->b->node_id, t->name,
                     (double)(gr_mono_us() - k->t0_us) / 1000.0);
+        watch_topic(bm, t);
         for (int32_t i = 0; i < t->nparts; i++)
             get_state(bm, t->name, i);
     }
     call_end(k);
-    if (bm->topics->creating == 0)
+    if (bm->topics->creating == 0 && bm->topics->writes == 0)
         flush_waits(bm);
 }
+
+static int config_json(const gr_topic_t *t, gr_buf_t *config);
 
 /* the two znodes' JSON; 0, or -1 when out of memory */
 static int
@@ -844,6 +868,13 @@ topic_json(const gr_topic_t *t, gr_buf_t *topic, gr_buf_t *config)
     gr_buf_printf(topic, "},\"adding_replicas\":{},\"removing_replicas\":{},"
                          "\"topic_id\":\"%s\"}",
                   id);
+    return config_json(t, config) != 0 || topic->oom ? -1 : 0;
+}
+
+/* Kafka's ConfigEntityZNode of t's overrides; 0, or -1 out of memory */
+static int
+config_json(const gr_topic_t *t, gr_buf_t *config)
+{
     gr_buf_puts(config, "{\"version\":1,\"config\":{");
     for (const gr_topic_config_t *cf = t->configs; cf; cf = cf->next) {
         gr_json_put_str(config, cf->key, strlen(cf->key));
@@ -853,7 +884,7 @@ topic_json(const gr_topic_t *t, gr_buf_t *topic, gr_buf_t *config)
             gr_buf_putc(config, ',');
     }
     gr_buf_puts(config, "}}");
-    return topic->oom || config->oom ? -1 : 0;
+    return config->oom ? -1 : 0;
 }
 
 static gr_kerr_t
@@ -948,14 +979,465 @@ oom:
     return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
 
+/* --- deletion (Kafka's AdminZkClient.deleteTopic, TopicDeletionManager)
+ *
+ * DeleteTopics on any broker marks the topic, /admin/delete_topics/<t>
+ * (a topic marked already is no error: Kafka swallows its
+ * TopicAlreadyMarkedForDeletionException). The controller, watching
+ * /admin/delete_topics, deletes the states, partition znodes and topic
+ * znode, then /config/topics/<t> and the mark, each fenced by its
+ * controller epoch. Kafka first has the replicas stopped (StopReplica);
+ * here every broker, watching /brokers/topics/<t>, drops the topic and
+ * its logs when that znode goes (topic_reread). The answer waits until
+ * this broker dropped it (Kafka's DelayedDeleteTopics waits for its
+ * metadata cache), at most the request's timeout. */
+
+static bool
+is_deleting(const struct gr_topics_zk *tz, const char *name)
+{
+    if (tz == NULL || tz->ndeleting == 0)
+        return false;
+    for (const call_t *k = tz->calls; k; k = k->next)
+        if (k->part == DELETING && strcmp(k->name, name) == 0)
+            return true;
+    return false;
+}
+
+/* a write a sync waits for is answered */
+static void
+write_over(struct gr_broker_meta *bm)
+{
+    if (--bm->topics->writes == 0 && bm->topics->creating == 0)
+        flush_waits(bm);
+}
+
+static void
+mark_made(void *arg, int rc, const char *path, const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    (void)path;
+    (void)st;
+    if (rc != GR_META_OK && rc != GR_META_NODEEXISTS) {
+        GR_LOG_WARN("meta: node %d: topic %s not marked for deletion: %s",
+                    bm->b->node_id, k->name, gr_meta_rc_name(rc));
+        note_failed(bm->topics, &k->id);
+    }
+    call_end(k);
+    write_over(bm);
+}
+
 static gr_kerr_t
 zk_delete_topic(void *arg, gr_topic_t *t)
 {
     struct gr_broker_meta *bm = arg;
-    GR_LOG_WARN("meta: node %d: DeleteTopics of %s refused: cluster mode "
-                "cannot delete topics yet (issue 22)",
-                bm->b->node_id, t->name);
-    return GR_KERR_INVALID_REQUEST;
+    char path[GR_TOPIC_NAME_MAX + 32];
+    call_t *k = call_new(bm, t->name, WRITING);
+    if (k == NULL)
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    k->id = t->id;
+    snprintf(path, sizeof path, "/admin/delete_topics/%s", t->name);
+    if (gr_meta_create(bm->m, path, NULL, 0, 0, mark_made, k) != 0) {
+        call_end(k);
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
+    bm->topics->writes++;
+    GR_LOG_INFO("meta: node %d: topic %s marked for deletion", bm->b->node_id,
+                t->name);
+    return GR_KERR_NONE;
+}
+
+static void
+fenced_done(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    (void)arg; /* NONODE is the rule (made by nobody); the topic's tells */
+    (void)rc;
+    (void)res;
+    (void)n;
+}
+
+/* The controller deletes one znode, fenced by its epoch. */
+static int
+fenced_delete(struct gr_broker_meta *bm, const char *path, gr_meta_multi_cb cb,
+              void *arg)
+{
+    gr_meta_op_t op = { GR_META_OP_DELETE, path, NULL, 0, 0, -1 };
+    return gr_meta_fenced_multi(bm->m, "/controller_epoch", bm->epoch_zkversion,
+                                &op, 1, cb ? cb : fenced_done, arg);
+}
+
+static void delete_start(call_t *k);
+
+static void
+mark_gone(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    (void)res;
+    (void)n;
+    if (rc == GR_META_OK || rc == GR_META_NONODE)
+        GR_LOG_INFO("meta: controller %d: topic %s deleted from ZooKeeper in "
+                    "%.1f ms",
+                    k->bm->b->node_id, k->name,
+                    (double)(gr_mono_us() - k->t0_us) / 1000.0);
+    call_end(k);
+}
+
+static void
+topic_znode_gone(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    char path[GR_TOPIC_NAME_MAX + 32];
+    (void)res;
+    (void)n;
+    if (rc == GR_META_OK || rc == GR_META_NONODE) {
+        snprintf(path, sizeof path, "/config/topics/%s", k->name);
+        (void)fenced_delete(bm, path, NULL, NULL);
+        snprintf(path, sizeof path, "/admin/delete_topics/%s", k->name);
+        if (fenced_delete(bm, path, mark_gone, k) != 0)
+            call_end(k);
+        return;
+    }
+    if (rc == GR_META_BADVERSION)
+        GR_LOG_WARN("meta: node %d: topic %s not deleted: /controller_epoch "
+                    "moved (this node was deposed)",
+                    bm->b->node_id, k->name);
+    else if (k->node < 3 && bm->controller_epoch >= 0) {
+        /* a znode made meanwhile under it (a state): again */
+        GR_LOG_INFO("meta: controller %d: topic %s: %s deleting its znode; "
+                    "again",
+                    bm->b->node_id, k->name, gr_meta_rc_name(rc));
+        delete_start(k);
+        return;
+    } else
+        GR_LOG_WARN("meta: controller %d: topic %s not deleted: %s (its mark "
+                    "stays for the next controller)",
+                    bm->b->node_id, k->name, gr_meta_rc_name(rc));
+    call_end(k);
+}
+
+static void
+parts_listed(void *arg, int rc, const char *const *names, int n,
+             const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    char path[GR_TOPIC_NAME_MAX + 64];
+    (void)st;
+    if (bm->controller_epoch < 0) {
+        call_end(k);
+        return;
+    }
+    /* children first: ZooKeeper answers one session's calls in order */
+    for (int i = 0; rc == GR_META_OK && i < n; i++) {
+        snprintf(path, sizeof path, "/brokers/topics/%s/partitions/%s/state",
+                 k->name, names[i]);
+        (void)fenced_delete(bm, path, NULL, NULL);
+        snprintf(path, sizeof path, "/brokers/topics/%s/partitions/%s",
+                 k->name, names[i]);
+        (void)fenced_delete(bm, path, NULL, NULL);
+    }
+    snprintf(path, sizeof path, "/brokers/topics/%s/partitions", k->name);
+    (void)fenced_delete(bm, path, NULL, NULL);
+    snprintf(path, sizeof path, "/brokers/topics/%s", k->name);
+    if (fenced_delete(bm, path, topic_znode_gone, k) != 0)
+        call_end(k);
+}
+
+static void
+delete_start(call_t *k)
+{
+    char path[GR_TOPIC_NAME_MAX + 32];
+    k->node++;
+    snprintf(path, sizeof path, "/brokers/topics/%s/partitions", k->name);
+    if (gr_meta_children(k->bm->m, path, NULL, NULL, parts_listed, k) != 0)
+        call_end(k);
+}
+
+static void
+deletions_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    (void)ev;
+    (void)path;
+    if (bm->controller_epoch >= 0)
+        list_deletions(bm); /* else the next controller's */
+}
+
+static void
+deletions_listed(void *arg, int rc, const char *const *names, int n,
+                 const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    (void)st;
+    if (rc != GR_META_OK || bm->controller_epoch < 0)
+        return;
+    for (int i = 0; i < n; i++) {
+        call_t *k;
+        if (strlen(names[i]) > GR_TOPIC_NAME_MAX ||
+            is_deleting(bm->topics, names[i]) ||
+            (k = call_new(bm, names[i], DELETING)) == NULL)
+            continue;
+        bm->topics->ndeleting++;
+        k->node = 0;
+        k->t0_us = gr_mono_us();
+        GR_LOG_INFO("meta: controller %d: deleting topic %s",
+                    bm->b->node_id, names[i]);
+        delete_start(k);
+    }
+}
+
+static void
+list_deletions(struct gr_broker_meta *bm)
+{
+    if (gr_meta_children(bm->m, "/admin/delete_topics", deletions_changed, bm,
+                         deletions_listed, bm) != 0)
+        GR_LOG_WARN("meta: out of memory listing /admin/delete_topics");
+}
+
+/* DeleteTopics answers waiting for their topics to leave the model */
+typedef struct gone_wait {
+    struct gone_wait *next;
+    struct gr_broker_meta *bm;
+    gr_req_t *req; /* NULL once its connection closed */
+    gr_uuid_t *ids;
+    int16_t **errs;
+    gr_str_t **msgs;
+    int n;
+    bool synced; /* its sync called back (the marks are written) */
+    bool done;   /* answered: freed once synced */
+    gr_timer_t timer;
+} gone_wait_t;
+
+static void
+gone_free(gone_wait_t *gw)
+{
+    free(gw->ids);
+    free(gw->errs);
+    free(gw->msgs);
+    free(gw);
+}
+
+/* answered: out of the list; freed now or when its sync calls back */
+static void
+gone_end(gone_wait_t *gw)
+{
+    struct gr_topics_zk *tz = gw->bm->topics;
+    gone_wait_t **pp = &tz->gone;
+    while (*pp != NULL && *pp != gw)
+        pp = &(*pp)->next;
+    if (*pp != NULL)
+        *pp = gw->next;
+    gr_timer_stop(gw->bm->b->loop, &gw->timer);
+    if (gw->req != NULL)
+        gr_req_reply(gw->req);
+    gw->req = NULL;
+    gw->done = true;
+    if (gw->synced)
+        gone_free(gw);
+}
+
+static void
+gone_check(gone_wait_t *gw)
+{
+    if (!gw->synced)
+        return;
+    for (int i = 0; i < gw->n; i++)
+        if (gr_cluster_topic_by_id(gw->bm->b->cluster, &gw->ids[i]) != NULL)
+            return;
+    gone_end(gw);
+}
+
+static void
+gone_timeout(gr_loop_t *loop, gr_timer_t *t)
+{
+    gone_wait_t *gw = t->data;
+    (void)loop;
+    for (int i = 0; gw->req != NULL && i < gw->n; i++)
+        if (gr_cluster_topic_by_id(gw->bm->b->cluster, &gw->ids[i]) != NULL)
+            *gw->errs[i] = GR_KERR_REQUEST_TIMED_OUT;
+    gone_end(gw);
+}
+
+static void
+gone_synced(void *arg, const gr_uuid_t *failed, int nfailed, bool cancelled)
+{
+    gone_wait_t *gw = arg;
+    gw->synced = true;
+    if (gw->done) { /* timed out, or the broker stopped: only freed */
+        gone_free(gw);
+        return;
+    }
+    for (int i = 0; i < gw->n; i++)
+        for (int f = 0; f < nfailed; f++)
+            if (gr_uuid_eq(&gw->ids[i], &failed[f])) {
+                if (gw->req != NULL) {
+                    *gw->errs[i] = GR_KERR_KAFKA_STORAGE_ERROR;
+                    *gw->msgs[i] = gr_str_c("The topic could not be marked "
+                                            "for deletion.");
+                }
+                memset(&gw->ids[i], 0, sizeof gw->ids[i]);
+            }
+    if (cancelled)
+        gone_end(gw);
+    else
+        gone_check(gw);
+}
+
+static void
+gone_abort(gr_req_t *req)
+{
+    gone_wait_t *gw = req->owner;
+    gw->req = NULL;
+}
+
+int
+gr_broker_reply_when_deleted(gr_broker_t *b, gr_req_t *req,
+                             const gr_topic_waits_t *w, int32_t timeout_ms)
+{
+    struct gr_broker_meta *bm = b->meta;
+    gone_wait_t *gw;
+    if (bm == NULL || bm->topics == NULL || w->n == 0 ||
+        (gw = calloc(1, sizeof *gw)) == NULL)
+        return gr_broker_reply_when_stored(b, req, w);
+    gw->ids = malloc((size_t)w->n * sizeof *gw->ids);
+    gw->errs = malloc((size_t)w->n * sizeof *gw->errs);
+    gw->msgs = malloc((size_t)w->n * sizeof *gw->msgs);
+    if (gw->ids == NULL || gw->errs == NULL || gw->msgs == NULL) {
+        free(gw->ids);
+        free(gw->errs);
+        free(gw->msgs);
+        free(gw);
+        return gr_broker_reply_when_stored(b, req, w);
+    }
+    memcpy(gw->ids, w->ids, (size_t)w->n * sizeof *gw->ids);
+    memcpy(gw->errs, w->errs, (size_t)w->n * sizeof *gw->errs);
+    memcpy(gw->msgs, w->msgs, (size_t)w->n * sizeof *gw->msgs);
+    gw->n = w->n;
+    gw->bm = bm;
+    gw->req = req;
+    gw->next = bm->topics->gone;
+    bm->topics->gone = gw;
+    gr_req_defer(req, gone_abort, gw);
+    gr_timer_init(&gw->timer, gone_timeout, gw);
+    /* 0: Kafka's REQUEST_TIMED_OUT at once, the deletions going on */
+    gr_timer_start(b->loop, &gw->timer, timeout_ms > 0 ? timeout_ms : 0);
+    gr_cluster_sync(b->cluster, gone_synced, gw);
+    return 0;
+}
+
+/* t left ZooKeeper: out of the model, its logs deleted (the broker's
+ * partition_deleted hook: renamed now, removed on a worker) */
+static void
+drop_topic(struct gr_broker_meta *bm, gr_topic_t *t, const char *why)
+{
+    gr_cluster_t *c = bm->b->cluster;
+    gone_wait_t *gw, *next;
+    GR_LOG_INFO("meta: node %d: topic %s deleted (%s)", bm->b->node_id,
+                t->name, why);
+    if (c->hooks.partition_deleted)
+        for (int32_t i = 0; i < t->nparts; i++)
+            c->hooks.partition_deleted(c->hooks.arg, t->parts[i]);
+    gr_cluster_topic_remove(c, t);
+    for (gw = bm->topics->gone; gw; gw = next) {
+        next = gw->next;
+        gone_check(gw);
+    }
+}
+
+/* /brokers/topics listed: the topics of the model not in it are gone
+ * (a watch lost with a session) */
+static void
+drop_missing(struct gr_broker_meta *bm, const char *const *names, int n)
+{
+    gr_topic_t *t, *next;
+    for (t = bm->b->cluster->topics; t; t = next) {
+        int lo = 0, hi = n;
+        next = t->lnext;
+        while (lo < hi) {
+            int mid = (lo + hi) / 2, d = strcmp(names[mid], t->name);
+            if (d == 0)
+                break;
+            if (d < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo >= hi && !is_creating(bm->topics, &t->id))
+            drop_topic(bm, t, "not in /brokers/topics");
+    }
+}
+
+/* --- a topic's znode changed: deleted, re-created */
+
+static void
+topic_reread(void *arg, int rc, const void *data, size_t len,
+             const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_topic_t *t = gr_cluster_topic_cstr(bm->b->cluster, k->name);
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *id, *parts;
+    gr_uuid_t uuid;
+    char err[64];
+    (void)st;
+
+    if (t == NULL || is_creating(bm->topics, &t->id)) {
+        call_end(k); /* a topic of ours whose znode is not made yet */
+        return;
+    }
+    if (rc == GR_META_NONODE) {
+        drop_topic(bm, t, "its znode went");
+        call_end(k);
+        return;
+    }
+    if (rc != GR_META_OK || (a = gr_arena_new(8192)) == NULL) {
+        call_end(k);
+        return;
+    }
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    parts = o != NULL ? gr_json_get(o, "partitions") : NULL;
+    id = o != NULL ? gr_json_get(o, "topic_id") : NULL;
+    if (parts == NULL || parts->type != GR_JSON_OBJ ||
+        parts->n > GR_MAX_PARTITIONS_NEW) {
+        GR_LOG_WARN("meta: /brokers/topics/%s is not a topic we read: "
+                    "\"%.*s\"",
+                    k->name, (int)(len < 200 ? len : 200),
+                    (const char *)data);
+    } else if (id != NULL && id->type == GR_JSON_STR &&
+               gr_uuid_from_base64(&uuid, id->s) == 0 &&
+               !gr_uuid_eq(&uuid, &t->id)) {
+        /* deleted and made again before we read it */
+        drop_topic(bm, t, "made again with another id");
+        list_topics(bm);
+    }
+    gr_arena_destroy(a);
+    call_end(k);
+}
+
+static void
+topic_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    const char *name = path + strlen("/brokers/topics/");
+    call_t *k;
+    (void)ev;
+    if (strncmp(path, "/brokers/topics/", 16) != 0 ||
+        strchr(name, '/') != NULL || strlen(name) > GR_TOPIC_NAME_MAX ||
+        (k = call_new(bm, name, -1)) == NULL)
+        return;
+    if (gr_meta_get(bm->m, path, topic_changed, bm, topic_reread, k) != 0)
+        call_end(k);
+}
+
+/* a topic of ours, made: its znode watched as those of the others */
+static void
+watch_topic(struct gr_broker_meta *bm, const gr_topic_t *t)
+{
+    char path[GR_TOPIC_NAME_MAX + 32];
+    snprintf(path, sizeof path, "/brokers/topics/%s", t->name);
+    topic_changed(bm, GR_META_EV_CHANGED, path);
 }
 
 static gr_kerr_t
@@ -1033,7 +1515,7 @@ zk_sync(void *arg, gr_cluster_sync_cb cb, void *cbarg)
     else
         tz->waits = w;
     tz->waits_tail = w;
-    if (tz->creating == 0)
+    if (tz->creating == 0 && tz->writes == 0)
         flush_waits(bm);
 }
 
@@ -1070,6 +1552,8 @@ gr_topics_zk_fini(struct gr_broker_meta *bm)
         w->cb(w->arg, NULL, 0, true);
         free(w);
     }
+    while (tz->gone != NULL)
+        gone_end(tz->gone); /* answered with what it has */
     while (tz->calls != NULL)
         call_end(tz->calls);
     free(tz->failed);

@@ -18,6 +18,7 @@ Prints '# figure:' lines; exit 0 or 1."""
 import base64
 import json
 import os
+import struct
 import subprocess
 import sys
 import time
@@ -52,6 +53,66 @@ def metadata(addr, topics):
     brokers, cluster, controller, topics = raw.metadata_v12_answer(r)
     return (sorted(b[0] for b in brokers), cluster, controller,
             {t["name"]: t for t in topics})
+
+
+def conn(addr):
+    raw.HOST, raw.PORT = addr.rsplit(":", 1)
+    return raw.Conn(client_id="zk-topics", software=None)
+
+
+def delete_on(addr, name, timeout_ms=10000):
+    """DeleteTopics v4 asked of broker addr itself: its error code"""
+    c = conn(addr)
+    r = c.call(20, 4, raw.carray([raw.cstr(name)]) +
+               struct.pack(">i", timeout_ms) + raw.T)
+    c.close()
+    r.i32()
+    return r.carray(lambda r: (r.cstr(), r.i16(), r.tags()))[0][1]
+
+
+def describe_cluster(addr):
+    """DescribeCluster v0 of broker addr: (cluster id, controller, ids)"""
+    c = conn(addr)
+    r = c.call(60, 0, b"\x00" + raw.T)
+    c.close()
+    r.i32()
+    if r.i16() != 0:
+        fail("DescribeCluster of %s: error" % addr)
+    r.cstr()
+    cluster, controller = r.cstr(), r.i32()
+    ids = r.carray(lambda r: (r.i32(), r.cstr(), r.i32(), r.cstr(),
+                              r.tags())[0])
+    return cluster, controller, sorted(ids)
+
+
+def log_dirs(addr):
+    """DescribeLogDirs v2 (every topic) of broker addr: {(topic, p)}"""
+    c = conn(addr)
+    r = c.call(35, 2, b"\x00" + raw.T)
+    c.close()
+    r.i32()
+
+    def part(r):
+        v = r.i32()
+        r.take(17)  # size, offset lag, is_future_key
+        r.tags()
+        return v
+
+    def topic(r):
+        v = (r.cstr(), r.carray(part))
+        r.tags()
+        return v
+
+    def result(r):
+        v = (r.i16(), r.cstr(), r.carray(topic))
+        r.tags()
+        return v
+    got = set()
+    for err, _, topics in r.carray(result):
+        if err != 0:
+            fail("DescribeLogDirs of %s: error %d" % (addr, err))
+        got |= {(t, p) for t, ps in topics for p in ps}
+    return got
 
 
 def led(ts, name, nparts):
@@ -132,6 +193,11 @@ def check_placement(t, rf):
 
 
 def check_logs(name, t):
+    for i, addr in zip(IDS, BROKERS):  # each broker its own logs
+        got = {tp for tp in log_dirs(addr) if tp[0] == name}
+        want = {(name, p["index"]) for p in t["parts"] if p["leader"] == i}
+        if got != want:
+            fail("DescribeLogDirs of broker %d: %s, not %s" % (i, got, want))
     for p in t["parts"]:
         for i in IDS:
             d = os.path.join(DATA.format(i), "%s-%d" % (name, p["index"]))
@@ -189,6 +255,91 @@ def produce_consume(name, nparts, acks=1):
         fail("%s: consumed %d of %d" % (name, len(got), 5 * nparts))
 
 
+def expect_err(f, name, what):
+    try:
+        f.result(20)
+    except Exception as e:  # KafkaException
+        if e.args[0].name() != name:
+            fail("%s: %s, not %s" % (what, e, name))
+        return
+    fail("%s: accepted, not %s" % (what, name))
+
+
+def wait_all(what, cond, limit=10):
+    end = time.time() + limit
+    while not cond():
+        if time.time() > end:
+            fail("after %d s: %s" % (limit, what))
+        time.sleep(0.01)
+
+
+def dirs_of(name):
+    """name's partition directories (kept or being deleted) on each broker"""
+    return [[d for d in os.listdir(DATA.format(i))
+             if d.startswith(name + "-") and d[len(name) + 1].isdigit()]
+            for i in IDS]
+
+
+def watermarks(name, nparts):
+    c = Consumer({"bootstrap.servers": ",".join(BROKERS), "group.id": "zkw"})
+    w = [c.get_watermark_offsets(TopicPartition(name, p), timeout=10)
+         for p in range(nparts)]
+    c.close()
+    return w
+
+
+def delete_recreate(a, b2, old):
+    """DeleteTopics through broker 2 (the controller deletes the znodes,
+    every broker its logs), then the name made again: a new id, new
+    logs."""
+    t0 = time.monotonic()
+    err = delete_on(BROKERS[1], RF1)
+    answered = time.monotonic()
+    if err != 0:
+        fail("DeleteTopics of %s through broker 2: error %d" % (RF1, err))
+    if RF1 in metadata(BROKERS[1], [])[3]:
+        fail("broker 2 answered DeleteTopics with %s still listed" % RF1)
+    wait_all("%s still listed somewhere" % RF1, lambda: all(
+        metadata(addr, [RF1])[3][RF1]["error"] == 3 for addr in BROKERS))
+    gone = time.monotonic()
+    print("# figure: DeleteTopics answered in %.1f ms; gone from every "
+          "broker's Metadata %.1f ms after the answer" %
+          ((answered - t0) * 1000, (gone - answered) * 1000))
+    if RF1 in zk("ls", "/brokers/topics").split() or \
+            zk("ls", "/admin/delete_topics") != "":
+        fail("%s: /brokers/topics %s, /admin/delete_topics %s" % (
+            RF1, zk("ls", "/brokers/topics"), zk("ls", "/admin/delete_topics")))
+    if RF1 in zk("ls", "/config/topics").split():
+        fail("%s: /config/topics/%s stays" % (RF1, RF1))
+    wait_all("%s's directories stay: %s" % (RF1, dirs_of(RF1)),
+             lambda: dirs_of(RF1) == [[]] * len(IDS))
+    expect_err(b2.delete_topics(["zkt-none"], operation_timeout=10)
+               ["zkt-none"], "UNKNOWN_TOPIC_OR_PART", "delete unknown")
+    expect_err(b2.delete_topics(["__consumer_offsets"], operation_timeout=10)
+               ["__consumer_offsets"], "INVALID_REQUEST", "delete internal")
+    # a timeout of 0 through broker 3: REQUEST_TIMED_OUT, as Kafka, and
+    # the deletion goes on
+    err = delete_on(BROKERS[2], "zkt-minisr", 0)
+    if err != 7:
+        fail("DeleteTopics timeout 0: error %d, not REQUEST_TIMED_OUT" % err)
+    wait_all("zkt-minisr still listed somewhere", lambda: all(
+        metadata(addr, ["zkt-minisr"])[3]["zkt-minisr"]["error"] == 3
+        for addr in BROKERS))
+    # the same name again: a new id and new logs everywhere
+    a.create_topics([NewTopic(RF1, 2, 1)],
+                    operation_timeout=10)[RF1].result(20)
+    wait_all("%s again: no leaders" % RF1, lambda: all(
+        led(metadata(addr, [RF1])[3], RF1, 2) for addr in BROKERS))
+    t = metadata(BROKERS[0], [RF1])[3][RF1]
+    if t["id"] == old["id"]:
+        fail("%s made again with its old id" % RF1)
+    produce_consume(RF1, 2)
+    if watermarks(RF1, 2) != [(0, 5), (0, 5)]:
+        fail("%s made again: watermarks %s, not fresh logs" %
+             (RF1, watermarks(RF1, 2)))
+    check_logs(RF1, t)
+
+
 def main():
     for addr in BROKERS:  # every broker lists the three
         end = time.time() + 15
@@ -232,6 +383,9 @@ def main():
     if controller not in IDS:
         fail("controller %d" % controller)
     cepoch = int(zk("get", "/controller_epoch"))
+    for addr in BROKERS:
+        if describe_cluster(addr) != (cluster, controller, IDS):
+            fail("DescribeCluster of %s: %s" % (addr, describe_cluster(addr)))
     check_placement(ts[RF3], 3)
     check_placement(ts[RF1], 1)
     check_znodes(RF3, ts[RF3], {"retention.ms": "3600000"}, cepoch)
@@ -262,14 +416,6 @@ def main():
         except Exception as e:  # KafkaException
             if e.args[0].name() != err:
                 fail("%s: %s, not %s" % (topic.topic, e, err))
-    # not yet in cluster mode: refused, and the topic stays
-    r = b2.delete_topics([RF1], operation_timeout=10)[RF1]
-    try:
-        r.result(20)
-        fail("DeleteTopics accepted")
-    except Exception as e:
-        if e.args[0].name() != "INVALID_REQUEST":
-            fail("DeleteTopics: %s" % e)
     # the same name through brokers 2 and 3 at once: one wins, and every
     # broker ends with the winner's topic (the loser's write is refused
     # by ZooKeeper, or it knew the topic already)
@@ -301,6 +447,7 @@ def main():
     produce_consume(RF1, 4)
     produce_consume(RF3, 3, acks=-1)  # min.insync.replicas 1: the leader
     not_enough(b2)
+    delete_recreate(a, b2, ts[RF1])
     print("ok")
 
 

@@ -101,7 +101,9 @@ reply_when_stored(gr_req_t *req, gr_delete_topics_response_t *rs)
             gr_topic_waits_add(&w, &res->topic_id, &res->error_code,
                                &res->error_message);
     }
-    return gr_broker_reply_when_stored(req->broker, req, &w);
+    return gr_broker_reply_when_deleted(
+        req->broker, req, &w,
+        ((const gr_delete_topics_request_t *)req->body)->timeout_ms);
 }
 
 /*
