@@ -38,13 +38,13 @@
  * acks=all means the leader's copy, refused (NOT_ENOUGH_REPLICAS) under a
  * min.insync.replicas above 1, rather than promising three copies.
  *
- * Every broker also watches each topic's znode (a topic deleted or made
- * again): the section on deletion below says how.
+ * Every broker also watches each topic's znode (a topic deleted, made
+ * again, given partitions): the sections on deletion and new partitions
+ * below say how.
  *
  * Not yet (issue 22): replication (a follower opens no log and fetches
- * nothing), leader failover when a broker goes, CreatePartitions (refused
- * with a message), configs changed after creation, rack-aware placement.
- * Loop thread only.
+ * nothing), leader failover when a broker goes, configs changed after
+ * creation, rack-aware placement. Loop thread only.
  */
 #include "broker_meta_int.h"
 
@@ -63,7 +63,7 @@
 
 #define CREATING (-2) /* call_t.part of a topic's creation multi */
 #define DELETING (-3) /* the controller deleting a topic's znodes */
-#define WRITING (-4)  /* a deletion mark */
+#define WRITING (-4)  /* a deletion mark, new partitions */
 #define GR_MAX_PARTITIONS_NEW 1000000 /* local.c's bound on a topic */
 
 /* A call waiting for its answer: what it was about. */
@@ -75,6 +75,8 @@ typedef struct call {
     int32_t part;      /* a partition, CREATING, or -1 */
     int32_t node;      /* a broker id (/brokers/ids/<id>); DELETING:
                         * the attempts made */
+    /* WRITING new partitions: nnew rows of rf replicas after old */
+    int32_t *rows, nnew, rf, old;
     char name[GR_TOPIC_NAME_MAX + 1];
 } call_t;
 
@@ -140,6 +142,7 @@ call_end(call_t *k)
         tz->calls = k->next;
     if (k->next)
         k->next->prev = k->prev;
+    free(k->rows);
     free(k);
 }
 
@@ -1368,7 +1371,37 @@ drop_missing(struct gr_broker_meta *bm, const char *const *names, int n)
     }
 }
 
-/* --- a topic's znode changed: deleted, re-created */
+/* --- a topic's znode changed: deleted, re-created, new partitions */
+
+/* Partitions [t->nparts, n) of the topic znode's (parts) into the model,
+ * leaderless until their states are read. -1 on a bad row. */
+static int
+add_parts(struct gr_broker_meta *bm, gr_topic_t *t, const gr_json_t *parts,
+          int32_t n)
+{
+    int32_t reps[256], old = t->nparts;
+    for (int32_t p = old; p < n; p++) {
+        char key[16];
+        int nr;
+        snprintf(key, sizeof key, "%d", (int)p);
+        if ((nr = int_list(gr_json_get(parts, key), reps, 256)) <= 0)
+            return -1;
+        if (gr_topic_add_partitions(t, p + 1, -1, reps, nr) != 0) {
+            GR_LOG_WARN("meta: out of memory adding partitions to %s",
+                        t->name);
+            return -1;
+        }
+        t->parts[p]->leader_epoch = -1;
+        t->parts[p]->nisr = 0;
+    }
+    if (n > old)
+        GR_LOG_INFO("meta: node %d: topic %s has %d partition(s) now (%d "
+                    "before)",
+                    bm->b->node_id, t->name, (int)n, (int)old);
+    for (int32_t p = old; p < n; p++)
+        get_state(bm, t->name, p);
+    return 0;
+}
 
 static void
 topic_reread(void *arg, int rc, const void *data, size_t len,
@@ -1411,7 +1444,11 @@ topic_reread(void *arg, int rc, const void *data, size_t len,
         /* deleted and made again before we read it */
         drop_topic(bm, t, "made again with another id");
         list_topics(bm);
-    }
+    } else if (parts->n > t->nparts && add_parts(bm, t, parts, parts->n) != 0)
+        GR_LOG_WARN("meta: /brokers/topics/%s: its new partitions are not "
+                    "ones we read: \"%.*s\"",
+                    k->name, (int)(len < 200 ? len : 200),
+                    (const char *)data);
     gr_arena_destroy(a);
     call_end(k);
 }
@@ -1440,15 +1477,209 @@ watch_topic(struct gr_broker_meta *bm, const gr_topic_t *t)
     topic_changed(bm, GR_META_EV_CHANGED, path);
 }
 
+/* --- new partitions (Kafka's AdminZkClient.createPartitions) */
+
+static void
+grow_written(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_topic_t *t = gr_cluster_topic_by_id(bm->b->cluster, &k->id);
+    (void)res;
+    (void)n;
+    if (rc != GR_META_OK) {
+        GR_LOG_WARN("meta: node %d: partitions not added to %s: %s%s",
+                    bm->b->node_id, k->name, gr_meta_rc_name(rc),
+                    rc == GR_META_BADVERSION ? " (the topic changed meanwhile)"
+                                             : "");
+        note_failed(bm->topics, &k->id);
+    } else if (t != NULL && t->nparts == k->old) {
+        /* into the model now: the watch's read comes after this answer */
+        int32_t total = k->old + k->nnew;
+        for (int32_t p = k->old; p < total; p++) {
+            if (gr_topic_add_partitions(t, p + 1, -1,
+                                        &k->rows[(size_t)(p - k->old) *
+                                                 (size_t)k->rf],
+                                        k->rf) != 0)
+                break; /* the watch's read tries again */
+            t->parts[p]->leader_epoch = -1;
+            t->parts[p]->nisr = 0;
+        }
+        GR_LOG_INFO("meta: node %d: topic %s has %d partition(s) now (%d "
+                    "before), written to ZooKeeper",
+                    bm->b->node_id, t->name, (int)t->nparts, (int)k->old);
+        for (int32_t p = k->old; p < t->nparts; p++)
+            get_state(bm, t->name, p);
+    }
+    call_end(k);
+    write_over(bm);
+}
+
+/* The topic znode read: the new rows added to its partitions, written
+ * back on the version read. */
+static void
+grow_read(void *arg, int rc, const void *data, size_t len,
+          const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *parts, *id, *add, *rem;
+    gr_buf_t js = { 0 };
+    gr_uuid_t uuid;
+    gr_meta_op_t op;
+    char err[64], path[GR_TOPIC_NAME_MAX + 32], b64[23];
+    const char *why = "not a topic we read";
+
+    if (rc != GR_META_OK) {
+        why = gr_meta_rc_name(rc);
+        goto fail;
+    }
+    if ((a = gr_arena_new(8192)) == NULL)
+        goto fail;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    parts = o != NULL ? gr_json_get(o, "partitions") : NULL;
+    id = o != NULL ? gr_json_get(o, "topic_id") : NULL;
+    add = o != NULL ? gr_json_get(o, "adding_replicas") : NULL;
+    rem = o != NULL ? gr_json_get(o, "removing_replicas") : NULL;
+    if (parts == NULL || parts->type != GR_JSON_OBJ)
+        goto fail;
+    if (parts->n != k->old || (id != NULL && id->type == GR_JSON_STR &&
+                               (gr_uuid_from_base64(&uuid, id->s) != 0 ||
+                                !gr_uuid_eq(&uuid, &k->id)))) {
+        why = "the topic changed meanwhile";
+        goto fail;
+    }
+    if ((add != NULL && add->n > 0) || (rem != NULL && rem->n > 0)) {
+        why = "a reassignment is in progress";
+        goto fail;
+    }
+    gr_uuid_to_base64(&k->id, b64);
+    gr_buf_puts(&js, "{\"version\":3,\"partitions\":{");
+    for (int32_t p = 0; p < k->old + k->nnew; p++) {
+        int32_t reps[256];
+        int nr;
+        char key[16];
+        gr_buf_printf(&js, "%s\"%d\":", p ? "," : "", (int)p);
+        if (p >= k->old) {
+            put_ints(&js, &k->rows[(size_t)(p - k->old) * (size_t)k->rf],
+                     k->rf);
+            continue;
+        }
+        snprintf(key, sizeof key, "%d", (int)p);
+        if ((nr = int_list(gr_json_get(parts, key), reps, 256)) <= 0)
+            goto fail;
+        put_ints(&js, reps, nr);
+    }
+    gr_buf_printf(&js, "},\"adding_replicas\":{},\"removing_replicas\":{},"
+                       "\"topic_id\":\"%s\"}",
+                  b64);
+    if (js.oom)
+        goto fail;
+    snprintf(path, sizeof path, "/brokers/topics/%s", k->name);
+    op = (gr_meta_op_t){ GR_META_OP_SET, path, js.ptr, js.len, 0,
+                         st->version };
+    if (gr_meta_multi(bm->m, &op, 1, grow_written, k) != 0)
+        goto fail;
+    gr_buf_fini(&js);
+    gr_arena_destroy(a);
+    return;
+fail:
+    GR_LOG_WARN("meta: node %d: partitions not added to %s: %s",
+                bm->b->node_id, k->name, why);
+    note_failed(bm->topics, &k->id);
+    gr_buf_fini(&js);
+    gr_arena_destroy(a);
+    call_end(k);
+    write_over(bm);
+}
+
+/* As AdminZkClient.createPartitions: the new partitions' replicas as
+ * given, else placed as AdminUtils places them, starting at the broker
+ * of partition 0's first replica (its index among the brokers, sorted)
+ * with the replication factor of partition 0. */
 static gr_kerr_t
-zk_create_partitions(void *arg, gr_topic_t *t, const char **msg)
+zk_create_partitions(void *arg, gr_topic_t *t, int32_t new_total,
+                     const int32_t *const *assignment, bool validate_only,
+                     const char **msg)
 {
     struct gr_broker_meta *bm = arg;
-    GR_LOG_WARN("meta: node %d: CreatePartitions of %s refused: cluster mode "
-                "cannot add partitions yet (issue 22)",
-                bm->b->node_id, t->name);
-    *msg = "Cluster mode cannot add partitions yet.";
-    return GR_KERR_INVALID_REQUEST;
+    struct gr_topics_zk *tz = bm->topics;
+    gr_cluster_t *c = bm->b->cluster;
+    int32_t old = t->nparts, nnew = new_total - old, *rows = NULL,
+            *brokers = NULL, *all = NULL;
+    int16_t rf = (int16_t)t->parts[0]->nreplicas;
+    char path[GR_TOPIC_NAME_MAX + 32];
+    int start = 0;
+    call_t *k;
+
+    if (new_total <= old) {
+        *msg = "The number of partitions can only be increased.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (new_total > GR_MAX_PARTITIONS_NEW) {
+        *msg = "The number of partitions is too large.";
+        return GR_KERR_INVALID_PARTITIONS;
+    }
+    if (assignment != NULL)
+        rf = t->replication_factor;
+    else if (rf > c->nnodes) {
+        snprintf(tz->msg, sizeof tz->msg,
+                 "Replication factor: %d larger than available brokers: %d.",
+                 (int)rf, c->nnodes);
+        *msg = tz->msg;
+        return GR_KERR_INVALID_REPLICATION_FACTOR;
+    }
+    if (validate_only)
+        return GR_KERR_NONE;
+    if ((rows = malloc((size_t)nnew * (size_t)rf * sizeof *rows)) == NULL)
+        goto oom;
+    if (assignment != NULL)
+        for (int32_t p = 0; p < nnew; p++)
+            memcpy(&rows[(size_t)p * (size_t)rf], assignment[p],
+                   (size_t)rf * sizeof *rows);
+    else {
+        if ((brokers = malloc((size_t)c->nnodes * sizeof *brokers)) == NULL ||
+            (all = malloc((size_t)new_total * (size_t)rf * sizeof *all)) ==
+                NULL)
+            goto oom;
+        for (int i = 0; i < c->nnodes; i++)
+            brokers[i] = c->nodes[i].id;
+        while (start < c->nnodes &&
+               brokers[start] < t->parts[0]->replicas[0])
+            start++;
+        if (start == c->nnodes)
+            start = 0; /* Kafka's indexWhere: -1, then max(0, -1) */
+        /* the new partitions as the tail of new_total placed: Kafka
+         * starts at partition old with the same start and shift */
+        gr_cluster_place_replicas(brokers, c->nnodes, new_total, rf, start,
+                                  start, all);
+        memcpy(rows, &all[(size_t)old * (size_t)rf],
+               (size_t)nnew * (size_t)rf * sizeof *rows);
+    }
+    if ((k = call_new(bm, t->name, WRITING)) == NULL)
+        goto oom;
+    k->id = t->id;
+    k->rows = rows;
+    k->nnew = nnew;
+    k->rf = rf;
+    k->old = old;
+    rows = NULL;
+    snprintf(path, sizeof path, "/brokers/topics/%s", t->name);
+    if (gr_meta_get(bm->m, path, NULL, NULL, grow_read, k) != 0) {
+        call_end(k);
+        goto oom;
+    }
+    tz->writes++;
+    free(brokers);
+    free(all);
+    return GR_KERR_NONE;
+oom:
+    free(rows);
+    free(brokers);
+    free(all);
+    *msg = "Out of memory.";
+    return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
 
 /* --- syncs: after the creations before them, then the local store's */

@@ -70,6 +70,20 @@ def delete_on(addr, name, timeout_ms=10000):
     return r.carray(lambda r: (r.cstr(), r.i16(), r.tags()))[0][1]
 
 
+def grow_on(addr, name, count, rows=None, validate=False):
+    """CreatePartitions v2 asked of broker addr itself: (code, message)"""
+    c = conn(addr)
+    asg = None if rows is None else [
+        raw.carray([struct.pack(">i", b) for b in row]) + raw.T
+        for row in rows]
+    r = c.call(37, 2, raw.carray([raw.cstr(name) + struct.pack(">i", count) +
+                                  raw.carray(asg) + raw.T]) +
+               struct.pack(">i?", 10000, validate) + raw.T)
+    c.close()
+    r.i32()
+    return r.carray(lambda r: (r.cstr(), r.i16(), r.cstr(), r.tags()))[0][1:3]
+
+
 def describe_cluster(addr):
     """DescribeCluster v0 of broker addr: (cluster id, controller, ids)"""
     c = conn(addr)
@@ -340,6 +354,48 @@ def delete_recreate(a, b2, old):
     check_logs(RF1, t)
 
 
+def grow(old):
+    """CreatePartitions through broker 3: placed as AdminZkClient does,
+    written to the topic znode, led, produced to."""
+    for args, want in (((3,), 37), ((5, [[1, 2, 9], [1, 2, 3]]), 39),
+                       ((5, [[1, 2]]), 39), ((7, None, True), 0),
+                       ((5,), 0)):
+        got = grow_on(BROKERS[2], RF3, *args)
+        if got[0] != want:
+            fail("CreatePartitions %s of %s through broker 3: %s, not %d" %
+                 (args, RF3, got, want))
+    if len(zk_json("/brokers/topics/" + RF3)["partitions"]) != 5:
+        fail("%s: the znode after CreatePartitions: %s" %
+             (RF3, zk_json("/brokers/topics/" + RF3)))
+    wait_all("%s: 5 partitions with leaders everywhere" % RF3, lambda: all(
+        led(metadata(addr, [RF3])[3], RF3, 5) for addr in BROKERS))
+    t = metadata(BROKERS[0], [RF3])[3][RF3]
+    # AdminUtils from partition 3, starting at partition 0's first replica
+    start = max(0, next((i for i, b in enumerate(IDS)
+                         if b >= old["parts"][0]["replicas"][0]), -1))
+    for p in t["parts"][:3]:
+        if p["replicas"] != old["parts"][p["index"]]["replicas"]:
+            fail("%s-%d replicas moved: %s" % (RF3, p["index"], p))
+    for p in t["parts"][3:]:
+        i, shift = p["index"], start + p["index"] // len(IDS)
+        first = (i + start) % len(IDS)
+        want = [IDS[first]] + [IDS[(first + 1 + (shift + j) % 2) % 3]
+                               for j in range(2)]
+        if p["replicas"] != want:
+            fail("%s-%d: replicas %s, AdminUtils %s" %
+                 (RF3, i, p["replicas"], want))
+    check_logs(RF3, t)
+    produce_consume(RF3, 5)
+    # an explicit assignment
+    if grow_on(BROKERS[2], RF1, 3, [[3]])[0] != 0:
+        fail("CreatePartitions of %s with [[3]]" % RF1)
+    wait_all("%s-2 led by broker 3" % RF1, lambda: all(
+        led(metadata(addr, [RF1])[3], RF1, 3) and
+        metadata(addr, [RF1])[3][RF1]["parts"][2]["replicas"] == [3]
+        for addr in BROKERS))
+    produce_consume(RF1, 3)
+
+
 def main():
     for addr in BROKERS:  # every broker lists the three
         end = time.time() + 15
@@ -448,6 +504,7 @@ def main():
     produce_consume(RF3, 3, acks=-1)  # min.insync.replicas 1: the leader
     not_enough(b2)
     delete_recreate(a, b2, ts[RF1])
+    grow(ts[RF3])
     print("ok")
 
 

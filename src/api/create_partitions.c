@@ -91,7 +91,7 @@ grow_one(gr_req_t *req, const ptopic_t *qt, gr_topic_waits_t *w,
     if (err == GR_KERR_NONE)
         gr_topics_mutation_record(req, 3, (int64_t)qt->count - before);
     if (err == GR_KERR_NONE && !rq->validate_only) {
-        GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name, t->nparts,
+        GR_LOG_INFO("topic %s now has %d partitions (%s)", t->name, qt->count,
                     gr_req_peer(req));
         gr_topic_waits_add(w, &t->id, &res->error_code, &res->error_message);
     }

@@ -460,7 +460,8 @@ gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
                              bool validate_only, const char **msg)
 {
     if (c->remote != NULL)
-        return c->remote->create_partitions(c->remote_arg, t, msg);
+        return c->remote->create_partitions(c->remote_arg, t, new_total,
+                                            assignment, validate_only, msg);
     return c->ops->create_partitions(c, t, new_total, assignment, validate_only,
                                      msg);
 }

@@ -207,7 +207,9 @@ typedef struct gr_cluster_remote {
                               gr_topic_t **out, const char **msg);
     gr_kerr_t (*delete_topic)(void *arg, gr_topic_t *t);
     gr_kerr_t (*create_partitions)(void *arg, gr_topic_t *t,
-                                   const char **msg);
+                                   int32_t new_total,
+                                   const int32_t *const *assignment,
+                                   bool validate_only, const char **msg);
     void (*sync)(void *arg, gr_cluster_sync_cb cb, void *cbarg);
 } gr_cluster_remote_t;
 
