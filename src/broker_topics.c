@@ -39,12 +39,12 @@
  * min.insync.replicas above 1, rather than promising three copies.
  *
  * Every broker also watches each topic's znode (a topic deleted, made
- * again, given partitions): the sections on deletion and new partitions
- * below say how.
+ * again, given partitions) and its config znode (overrides changed): the
+ * sections on deletion, new partitions and configs below say how.
  *
  * Not yet (issue 22): replication (a follower opens no log and fetches
- * nothing), leader failover when a broker goes, configs changed after
- * creation, rack-aware placement. Loop thread only.
+ * nothing), leader failover when a broker goes, rack-aware placement,
+ * dynamic broker configs in /config/brokers. Loop thread only.
  */
 #include "broker_meta_int.h"
 
@@ -63,7 +63,7 @@
 
 #define CREATING (-2) /* call_t.part of a topic's creation multi */
 #define DELETING (-3) /* the controller deleting a topic's znodes */
-#define WRITING (-4)  /* a deletion mark, new partitions */
+#define WRITING (-4)  /* a config write, a deletion mark, new partitions */
 #define GR_MAX_PARTITIONS_NEW 1000000 /* local.c's bound on a topic */
 
 /* A call waiting for its answer: what it was about. */
@@ -106,6 +106,7 @@ static void get_state(struct gr_broker_meta *bm, const char *topic,
                       int32_t part);
 static bool is_deleting(const struct gr_topics_zk *tz, const char *name);
 static void topic_changed(void *arg, gr_meta_event_t ev, const char *path);
+static void config_changed(void *arg, gr_meta_event_t ev, const char *path);
 static void drop_missing(struct gr_broker_meta *bm, const char *const *names,
                          int n);
 static void watch_topic(struct gr_broker_meta *bm, const gr_topic_t *t);
@@ -715,7 +716,7 @@ topic_read(void *arg, int rc, const void *data, size_t len,
                 (int)t->replication_factor);
     k->id = t->id;
     snprintf(path, sizeof path, "/config/topics/%s", k->name);
-    if (gr_meta_get(bm->m, path, NULL, NULL, config_read, k) != 0)
+    if (gr_meta_get(bm->m, path, config_changed, bm, config_read, k) != 0)
         call_end(k);
 }
 
@@ -1468,13 +1469,15 @@ topic_changed(void *arg, gr_meta_event_t ev, const char *path)
         call_end(k);
 }
 
-/* a topic of ours, made: its znode watched as those of the others */
+/* a topic of ours, made: its znodes watched as those of the others */
 static void
 watch_topic(struct gr_broker_meta *bm, const gr_topic_t *t)
 {
     char path[GR_TOPIC_NAME_MAX + 32];
     snprintf(path, sizeof path, "/brokers/topics/%s", t->name);
     topic_changed(bm, GR_META_EV_CHANGED, path);
+    snprintf(path, sizeof path, "/config/topics/%s", t->name);
+    config_changed(bm, GR_META_EV_CHANGED, path);
 }
 
 /* --- new partitions (Kafka's AdminZkClient.createPartitions) */
@@ -1682,6 +1685,151 @@ oom:
     return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
 
+/* --- topic configs (AdminZkClient.changeTopicConfig)
+ *
+ * An AlterConfigs or IncrementalAlterConfigs of a topic sets
+ * /config/topics/<t> and makes a /config/changes/config_change_
+ * notification ({"version":2,"entity_path":"topics/<t>"}) in one multi;
+ * the answer waits for it (a sync). Every broker holds a data watch on
+ * /config/topics/<t> (not Kafka's ConfigChangeListener on
+ * /config/changes: the same news, with no sequence to follow) and takes
+ * the configs it reads. */
+
+static void
+config_written(void *arg, int rc, const gr_meta_result_t *res, int n)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    (void)res;
+    (void)n;
+    if (rc != GR_META_OK) {
+        GR_LOG_WARN("meta: node %d: the configs of %s not written to "
+                    "ZooKeeper: %s",
+                    bm->b->node_id, k->name, gr_meta_rc_name(rc));
+        note_failed(bm->topics, &k->id);
+    }
+    call_end(k);
+    write_over(bm);
+}
+
+static gr_kerr_t
+zk_store_topic_config(void *arg, gr_topic_t *t)
+{
+    struct gr_broker_meta *bm = arg;
+    gr_buf_t cj = { 0 }, nj = { 0 };
+    char cpath[GR_TOPIC_NAME_MAX + 32];
+    gr_meta_op_t ops[2];
+    call_t *k = NULL;
+
+    gr_buf_puts(&nj, "{\"version\":2,\"entity_path\":");
+    gr_buf_printf(&cj, "topics/%s", t->name);
+    gr_json_put_str(&nj, (const char *)cj.ptr, cj.len);
+    gr_buf_putc(&nj, '}');
+    gr_buf_fini(&cj);
+    memset(&cj, 0, sizeof cj);
+    if (config_json(t, &cj) != 0 || nj.oom ||
+        (k = call_new(bm, t->name, WRITING)) == NULL)
+        goto oom;
+    k->id = t->id;
+    snprintf(cpath, sizeof cpath, "/config/topics/%s", t->name);
+    ops[0] = (gr_meta_op_t){ GR_META_OP_SET, cpath, cj.ptr, cj.len, 0, -1 };
+    ops[1] = (gr_meta_op_t){ GR_META_OP_CREATE,
+                             "/config/changes/config_change_",
+                             nj.ptr,
+                             nj.len,
+                             GR_META_SEQUENTIAL,
+                             -1 };
+    if (gr_meta_multi(bm->m, ops, 2, config_written, k) != 0)
+        goto oom;
+    bm->topics->writes++;
+    gr_buf_fini(&cj);
+    gr_buf_fini(&nj);
+    return GR_KERR_NONE;
+oom:
+    if (k != NULL)
+        call_end(k);
+    gr_buf_fini(&cj);
+    gr_buf_fini(&nj);
+    GR_LOG_ERROR("out of memory writing the configs of %s", t->name);
+    return GR_KERR_KAFKA_STORAGE_ERROR;
+}
+
+/* the same overrides, in any order */
+static bool
+same_configs(const gr_topic_config_t *a, const gr_topic_config_t *b)
+{
+    int na = 0, nb = 0;
+    for (const gr_topic_config_t *x = a; x; x = x->next) {
+        const char *v = gr_config_list_get(b, x->key);
+        if (v == NULL || strcmp(v, x->value) != 0)
+            return false;
+        na++;
+    }
+    for (; b; b = b->next)
+        nb++;
+    return na == nb;
+}
+
+static void
+config_reread(void *arg, int rc, const void *data, size_t len,
+              const gr_meta_stat_t *st)
+{
+    call_t *k = arg;
+    struct gr_broker_meta *bm = k->bm;
+    gr_topic_t *t = gr_cluster_topic_cstr(bm->b->cluster, k->name);
+    gr_topic_config_t *list = NULL;
+    gr_arena_t *a = NULL;
+    const gr_json_t *o, *cf;
+    char err[64];
+    (void)st;
+
+    if (rc != GR_META_OK || t == NULL || (a = gr_arena_new(4096)) == NULL)
+        goto out;
+    o = gr_json_parse(a, data, len, err, sizeof err);
+    cf = o != NULL ? gr_json_get(o, "config") : NULL;
+    if (cf == NULL || cf->type != GR_JSON_OBJ) {
+        GR_LOG_WARN("meta: /config/topics/%s is not a config we read: "
+                    "\"%.*s\"",
+                    k->name, (int)(len < 200 ? len : 200),
+                    (const char *)data);
+        goto out;
+    }
+    for (int i = 0; i < cf->n; i++)
+        if (cf->kids[i].type == GR_JSON_STR &&
+            gr_config_list_set(&list, cf->kids[i].key, cf->kids[i].s) != 0) {
+            GR_LOG_WARN("meta: out of memory setting %s's configs", t->name);
+            goto out;
+        }
+    if (same_configs(list, t->configs))
+        goto out;
+    gr_config_list_free(&t->configs);
+    t->configs = list;
+    list = NULL;
+    t->settings_gen = 0;
+    gr_broker_topic_config_changed(bm->b, t);
+    GR_LOG_INFO("meta: node %d: topic %s: configuration read from ZooKeeper",
+                bm->b->node_id, t->name);
+out:
+    gr_config_list_free(&list);
+    gr_arena_destroy(a);
+    call_end(k);
+}
+
+static void
+config_changed(void *arg, gr_meta_event_t ev, const char *path)
+{
+    struct gr_broker_meta *bm = arg;
+    const char *name = path + strlen("/config/topics/");
+    call_t *k;
+    (void)ev;
+    if (strncmp(path, "/config/topics/", 15) != 0 ||
+        strchr(name, '/') != NULL || strlen(name) > GR_TOPIC_NAME_MAX ||
+        (k = call_new(bm, name, -1)) == NULL)
+        return;
+    if (gr_meta_get(bm->m, path, config_changed, bm, config_reread, k) != 0)
+        call_end(k);
+}
+
 /* --- syncs: after the creations before them, then the local store's */
 
 static void
@@ -1754,6 +1902,7 @@ static const gr_cluster_remote_t zk_remote = {
     .create_topic = zk_create_topic,
     .delete_topic = zk_delete_topic,
     .create_partitions = zk_create_partitions,
+    .store_topic_config = zk_store_topic_config,
     .sync = zk_sync,
 };
 

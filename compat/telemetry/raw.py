@@ -191,9 +191,9 @@ def alter(c, name, kv, validate=False):
     return res[0][0], res[0][1]
 
 
-def describe(c, name, keys=None, synonyms=True, docs=True):
+def describe(c, name, keys=None, synonyms=True, docs=True, rtype=16):
     ks = None if keys is None else [cstr(k) for k in keys]
-    body = carray([struct.pack(">b", 16) + cstr(name) + carray(ks) + T])
+    body = carray([struct.pack(">b", rtype) + cstr(name) + carray(ks) + T])
     r = c.call(32, 4, body + struct.pack(">??", synonyms, docs) + T)
     r.i32()
 

@@ -396,6 +396,47 @@ def grow(old):
     produce_consume(RF1, 3)
 
 
+def alter_configs():
+    """IncrementalAlterConfigs through broker 1: /config/topics/<t> and a
+    config_change_ notification in ZooKeeper, DescribeConfigs on brokers 2
+    and 3, and every leader refusing a record over max.message.bytes."""
+    c = conn(BROKERS[0])
+    got = raw.incremental(c, RF3, [("max.message.bytes", 0, "2000")],
+                          rtype=2)
+    c.close()
+    if got[0] != 0:
+        fail("IncrementalAlterConfigs through broker 1: %s" % (got,))
+    cz = zk_json("/config/topics/" + RF3)
+    if cz != {"version": 1, "config": {"retention.ms": "3600000",
+                                       "max.message.bytes": "2000"}}:
+        fail("%s: ConfigEntityZNode after the change %s" % (RF3, cz))
+    ch = zk("ls", "/config/changes").split()
+    if not ch or not all(c.startswith("config_change_") for c in ch) or \
+            zk_json("/config/changes/" + ch[-1]) != \
+            {"version": 2, "entity_path": "topics/" + RF3}:
+        fail("/config/changes: %s" % ch)
+
+    def shown(addr):
+        c = conn(addr)
+        err, _, cfgs = raw.describe(c, RF3, ["max.message.bytes"],
+                                    rtype=2)
+        c.close()
+        return err == 0 and cfgs[0][1] == "2000"
+    wait_all("max.message.bytes not shown by brokers 2 and 3",
+             lambda: shown(BROKERS[1]) and shown(BROKERS[2]), 5)
+    pr = Producer({"bootstrap.servers": ",".join(BROKERS), "linger.ms": 0,
+                   "retries": 0, "message.timeout.ms": 10000})
+    errs = []
+    for p in range(5):
+        pr.produce(RF3, value=b"x" * 5000, partition=p,
+                   on_delivery=lambda e, m: errs.append(e))
+    pr.flush(20)
+    if len(errs) != 5 or not all(e is not None and
+                                 e.name() == "MSG_SIZE_TOO_LARGE"
+                                 for e in errs):
+        fail("%s: records over max.message.bytes: %s" % (RF3, errs))
+
+
 def main():
     for addr in BROKERS:  # every broker lists the three
         end = time.time() + 15
@@ -505,6 +546,7 @@ def main():
     not_enough(b2)
     delete_recreate(a, b2, ts[RF1])
     grow(ts[RF3])
+    alter_configs()
     print("ok")
 
 

@@ -469,6 +469,8 @@ gr_cluster_create_partitions(gr_cluster_t *c, gr_topic_t *t, int32_t new_total,
 gr_kerr_t
 gr_cluster_store_topic_config(gr_cluster_t *c, gr_topic_t *t)
 {
+    if (c->remote != NULL)
+        return c->remote->store_topic_config(c->remote_arg, t);
     return c->ops->store_topic_config(c, t);
 }
 

@@ -210,6 +210,9 @@ typedef struct gr_cluster_remote {
                                    int32_t new_total,
                                    const int32_t *const *assignment,
                                    bool validate_only, const char **msg);
+    /* t's overrides (already set on t) written to the store; a sync
+     * waits for the write, and lists t when it failed */
+    gr_kerr_t (*store_topic_config)(void *arg, gr_topic_t *t);
     void (*sync)(void *arg, gr_cluster_sync_cb cb, void *cbarg);
 } gr_cluster_remote_t;
 
