@@ -99,12 +99,18 @@ struct gr_topics_zk {
     int nfailed;
     struct gone_wait *gone; /* DeleteTopics answers waiting */
     int ndeleting;    /* DELETING calls (is_deleting's shortcut) */
+    bool rearm;       /* a session began: the next listing re-reads all */
+    /* the topics loaded from gregor-topics/ at start-up (a broker that
+     * ran alone before): not ZooKeeper's, never dropped for missing */
+    gr_uuid_t *local_ids;
+    int nlocal;
     char msg[160];    /* an error message of the last call */
 };
 
 static void get_state(struct gr_broker_meta *bm, const char *topic,
                       int32_t part);
 static bool is_deleting(const struct gr_topics_zk *tz, const char *name);
+static bool is_local(const struct gr_topics_zk *tz, const gr_uuid_t *id);
 static void topic_changed(void *arg, gr_meta_event_t ev, const char *path);
 static void config_changed(void *arg, gr_meta_event_t ev, const char *path);
 static void drop_missing(struct gr_broker_meta *bm, const char *const *names,
@@ -730,6 +736,12 @@ topics_listed(void *arg, int rc, const char *const *names, int n,
     if (rc != GR_META_OK)
         return;
     drop_missing(bm, names, n);
+    for (int i = 0; bm->topics->rearm && i < n; i++) {
+        const gr_topic_t *t = gr_cluster_topic_cstr(bm->b->cluster, names[i]);
+        if (t != NULL && !is_local(bm->topics, &t->id))
+            watch_topic(bm, t); /* changes missed meanwhile read too */
+    }
+    bm->topics->rearm = false;
     for (int i = 0; i < n; i++) {
         call_t *k;
         if (strlen(names[i]) > GR_TOPIC_NAME_MAX ||
@@ -801,6 +813,7 @@ gr_topics_zk_session(struct gr_broker_meta *bm)
         return;
     cluster_id(bm);
     list_ids(bm);
+    bm->topics->rearm = true; /* watches may have gone with a session */
     list_topics(bm);
 }
 
@@ -1367,9 +1380,19 @@ drop_missing(struct gr_broker_meta *bm, const char *const *names, int n)
             else
                 hi = mid;
         }
-        if (lo >= hi && !is_creating(bm->topics, &t->id))
+        if (lo >= hi && !is_creating(bm->topics, &t->id) &&
+            !is_local(bm->topics, &t->id))
             drop_topic(bm, t, "not in /brokers/topics");
     }
+}
+
+static bool
+is_local(const struct gr_topics_zk *tz, const gr_uuid_t *id)
+{
+    for (int i = 0; i < tz->nlocal; i++)
+        if (gr_uuid_eq(&tz->local_ids[i], id))
+            return true;
+    return false;
 }
 
 /* --- a topic's znode changed: deleted, re-created, new partitions */
@@ -1912,6 +1935,17 @@ gr_topics_zk_init(struct gr_broker_meta *bm)
     gr_cluster_t *c = bm->b->cluster;
     if ((bm->topics = calloc(1, sizeof *bm->topics)) == NULL)
         return -1;
+    if (c->ntopics > 0) {
+        bm->topics->local_ids =
+            malloc((size_t)c->ntopics * sizeof *bm->topics->local_ids);
+        if (bm->topics->local_ids == NULL) {
+            free(bm->topics);
+            bm->topics = NULL;
+            return -1;
+        }
+        for (gr_topic_t *t = c->topics; t; t = t->lnext)
+            bm->topics->local_ids[bm->topics->nlocal++] = t->id;
+    }
     c->remote = &zk_remote;
     c->remote_arg = bm;
     return 0;
@@ -1937,6 +1971,7 @@ gr_topics_zk_fini(struct gr_broker_meta *bm)
     while (tz->calls != NULL)
         call_end(tz->calls);
     free(tz->failed);
+    free(tz->local_ids);
     free(tz);
     bm->topics = NULL;
 }

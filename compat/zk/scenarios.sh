@@ -230,9 +230,21 @@ LIMIT_zk_cluster=240
 # confluent-kafka and checks every broker's Metadata, the znodes' JSON
 # against Kafka's layout, the leaders' logs, and records through them.
 zk_topics_body() {
-    local addrs
+    local addrs p a
     pyc_ready || return 1
     zk_setup topics 1 || return 1
+    # broker 1 ran alone before, with a topic of its own: cluster mode
+    # keeps it (its log is not deleted for being missing from ZooKeeper)
+    mkdir -p "$ZKB_DIR/1"
+    "$GREGOR" --override broker.id=1 --override listeners=PLAINTEXT://127.0.0.1:0 \
+        --override "log.dirs=$ZKB_DIR/1/data" --listeners-file "$ZKB_DIR/1/alone" \
+        >>"$ZKB_DIR/1/alone.log" 2>&1 &
+    p=$!
+    for _ in $(seq 1 300); do [ -s "$ZKB_DIR/1/alone" ] && break; sleep 0.05; done
+    a="127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/1/alone")"
+    echo alone | kcat -b "$a" -P -t zkt-alone || return 1
+    kill -TERM "$p"
+    wait "$p"
     for i in 1 2 3; do zkb_start "$i" || return 1; done
     for i in 1 2 3; do
         wait_log "$i" "node $i registered at /brokers/ids/$i" || return 1
@@ -243,6 +255,8 @@ zk_topics_body() {
         "$ZK_CONNECT" "$ZKB_CHROOT" "$ZKB_DIR/{}/data" || return 1
     ! grep -h 'ERROR\|not written\|not a topic we read\|is not Kafka' \
         "$ZKB_DIR"/[123]/broker.log || return 1
+    [ -d "$ZKB_DIR/1/data/zkt-alone-0" ] &&
+        ! grep 'topic zkt-alone deleted' "$ZKB_DIR/1/broker.log"
 }
 
 s_zk_topics() { zk_run zk_topics_body 40; }
