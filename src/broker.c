@@ -223,8 +223,8 @@ before_sleep(gr_loop_t *loop, void *arg)
 }
 
 /* The log settings of a partition of t (topic overrides, broker defaults). */
-static void
-log_config(gr_broker_t *b, gr_topic_t *t, gr_log_config_t *cfg)
+void
+gr_broker_log_config(gr_broker_t *b, gr_topic_t *t, gr_log_config_t *cfg)
 {
     const gr_topic_settings_t *s = gr_topic_settings(b->conf, t);
     gr_log_config_default(cfg);
@@ -256,7 +256,7 @@ void
 gr_broker_topic_config_changed(gr_broker_t *b, gr_topic_t *t)
 {
     gr_log_config_t cfg;
-    log_config(b, t, &cfg);
+    gr_broker_log_config(b, t, &cfg);
     for (int32_t i = 0; i < t->nparts; i++)
         if (t->parts[i]->log != NULL)
             gr_log_set_config(t->parts[i]->log, &cfg);
@@ -315,7 +315,7 @@ open_partition(gr_broker_t *b, gr_partition_t *p)
 {
     gr_log_config_t cfg;
     gr_err_t err = 0;
-    log_config(b, p->topic, &cfg);
+    gr_broker_log_config(b, p->topic, &cfg);
     p->log = gr_log_open(b->logs, p->topic->name, p->id, &p->topic->id, &cfg,
                          &err);
     if (p->log == NULL) {

@@ -127,6 +127,11 @@ struct gr_topic;
 /* After a change of t's config overrides: every partition log of t takes
  * the new settings at once. Loop thread only. */
 void gr_broker_topic_config_changed(gr_broker_t *broker, struct gr_topic *t);
+struct gr_log_config;
+/* The log settings of a partition of t: its overrides over the broker's
+ * defaults (for the replica fetcher's logs, broker_replica.c). */
+void gr_broker_log_config(gr_broker_t *broker, struct gr_topic *t,
+                          struct gr_log_config *cfg);
 struct gr_req;
 /*
  * Partitions the cluster creates between gr_broker_open_async_begin() and

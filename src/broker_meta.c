@@ -20,6 +20,7 @@
  */
 #include "broker.h"
 #include "broker_meta_int.h"
+#include "broker_replica.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -481,8 +482,9 @@ gr_broker_meta_start(gr_broker_t *b)
             GR_LOG_WARN("cluster mode (zookeeper.connect=%s): node %d "
                         "registers in ZooKeeper and takes part in the "
                         "controller election; topics are made there and every "
-                        "broker lists them, but nothing is replicated yet: a "
-                        "partition lives on its leader alone",
+                        "broker lists them; followers copy their partitions' "
+                        "logs, but the ISR (and acks=all) counts the leader "
+                        "alone and no leader moves when a broker goes",
                         zk, b->node_id);
     } else {
         if (asprintf(&dir, "%s/%s", b->log_dir, META_DIR) < 0) {
@@ -507,6 +509,10 @@ gr_broker_meta_start(gr_broker_t *b)
         gr_broker_meta_stop(b);
         return -1;
     }
+    if (bm->zk && (bm->replicas = gr_replicas_new(b)) == NULL) {
+        gr_broker_meta_stop(b);
+        return -1;
+    }
     return 0;
 }
 
@@ -515,6 +521,8 @@ gr_broker_meta_stop(gr_broker_t *b)
 {
     if (b->meta == NULL)
         return;
+    gr_replicas_destroy(b->meta->replicas);
+    b->meta->replicas = NULL;
     gr_meta_close(b->meta->m);
     gr_topics_zk_fini(b->meta);
     free(b->meta);

@@ -25,6 +25,8 @@ struct gr_broker_meta {
     int32_t controller_id;    /* the controller last read, -1 none */
     char reg_path[32];
     struct gr_topics_zk *topics; /* cluster mode only (broker_topics.c) */
+    struct gr_replicas *replicas; /* cluster mode: the replica fetchers
+                                   * (broker_replica.c) */
 };
 
 /* broker_topics.c, cluster mode: sets up the cluster's remote ops (topic

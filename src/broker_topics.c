@@ -30,11 +30,12 @@
  * brokers), /brokers/topics and each state it read, so its model follows
  * ZooKeeper. That departs from Kafka, whose brokers hear the controller's
  * decisions through UpdateMetadata and LeaderAndIsr; those RPCs come with
- * replication. A broker that leads a partition opens its log.
+ * replication. A broker that leads a partition opens its log; a follower
+ * opens its own and fetches it from the leader (broker_replica.c).
  *
  * The ISR is the leader alone: Kafka's is every live replica, and its
  * followers leave it when they do not fetch within replica.lag.time.max.ms;
- * ours never fetch (no replication yet), so the ISR says what is true and
+ * ours fetch but the leader does not count them yet, so the ISR says so and
  * acks=all means the leader's copy, refused (NOT_ENOUGH_REPLICAS) under a
  * min.insync.replicas above 1, rather than promising three copies.
  *
@@ -42,11 +43,12 @@
  * again, given partitions) and its config znode (overrides changed): the
  * sections on deletion, new partitions and configs below say how.
  *
- * Not yet (issue 22): replication (a follower opens no log and fetches
- * nothing), leader failover when a broker goes, rack-aware placement,
- * dynamic broker configs in /config/brokers. Loop thread only.
+ * Not yet (issue 22): the leader's side of replication (ISR, HW), leader
+ * failover when a broker goes, rack-aware placement, dynamic broker
+ * configs in /config/brokers. Loop thread only.
  */
 #include "broker_meta_int.h"
+#include "broker_replica.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -272,6 +274,8 @@ node_read(void *arg, int rc, const void *data, size_t len,
                            ? strdup(rack->s)
                            : NULL;
     v = NULL;
+    if (bm->replicas != NULL) /* a leader's endpoint may have moved */
+        gr_replicas_nodes_changed(bm->replicas);
 out:
     free(v);
     gr_arena_destroy(a);
@@ -531,6 +535,8 @@ apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
         GR_LOG_ERROR("%s-%d: this broker leads it but its log could not be "
                      "opened",
                      p->topic->name, (int)p->id);
+    if (bm->replicas != NULL) /* a follower fetches (broker_replica.c) */
+        gr_replicas_partition(bm->replicas, p);
 }
 
 static gr_partition_t *

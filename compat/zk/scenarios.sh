@@ -142,7 +142,7 @@ zk_cluster_body() {
     done
     grep -q '"version":5,"host":"127.0.0.1"' "$ZKB_DIR/reg1" || { cat "$ZKB_DIR/reg1"; return 1; }
     zk_is 1 get "$ZKB_CHROOT/controller_epoch" || return 1
-    grep -q 'nothing is replicated yet' "$ZKB_DIR/1/broker.log" || return 1
+    grep -q 'the ISR (and acks=all) counts the leader alone' "$ZKB_DIR/1/broker.log" || return 1
     # each lists both (zk_topics checks topics across brokers)
     wait_log 1 'node 1: broker 2 registered' || return 1
     kcat -b "127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/1/listeners")" -L -m 10 |
@@ -263,3 +263,78 @@ s_zk_topics() { zk_run zk_topics_body 40; }
 
 SCENARIOS+=(zk_topics)
 LIMIT_zk_topics=120
+
+# zk_replication: the follower side of replication (compat/zk/replication.py
+# has the phases). Three brokers, a topic of replication factor 3 with
+# two partitions (the broker restarted leads neither): after plain, idempotent (compressed) and transactional
+# records, every follower holds the leader's segment files byte for byte
+# and the same leader-epoch-checkpoint; a follower restarted on an empty
+# disk copies it all again; a follower stopped while records come catches
+# up; a follower with a batch of an old epoch the leader never had
+# (written into its segment by hand, the state's leader epoch raised in
+# ZooKeeper as a controller would) truncates it by OffsetForLeaderEpoch and
+# fetches the leader's; a follower answers as Kafka's does
+# (NOT_LEADER_OR_FOLLOWER) to Produce, ListOffsets and Fetch.
+zk_replication_body() {
+    local addrs out leader f
+    pyc_ready || return 1
+    zk_setup repl 1 || return 1
+    for i in 1 2 3; do
+        zkb_start "$i" --override replica.fetch.backoff.ms=200 || return 1
+    done
+    for i in 1 2 3; do
+        wait_log "$i" "node $i registered at /brokers/ids/$i" || return 1
+    done
+    repl() {
+        # the brokers' ports now (a restarted one has a new one)
+        addrs=$(for i in 1 2 3; do printf '127.0.0.1:%s,' \
+            "$(sed -n '1s/.*://p' "$ZKB_DIR/$i/listeners")"; done)
+        PYC_LIMIT=60 pyc ../zk/replication.py "$1" "${addrs%,}" \
+            "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$ZKB_CHROOT" \
+            "$ZKB_DIR/{}/data" "${@:2}"
+    }
+    out=$(repl produce) || { echo "$out"; return 1; }
+    echo "$out" | grep '^#'
+    read -r leader f <<<"$(echo "$out" | tail -n 1)"
+    echo "# partition 0: leader $leader, follower $f"
+    repl notleader "$f" || return 1
+
+    # an empty disk: everything again from the leader
+    zkb_stop "$f"
+    rm -rf "$ZKB_DIR/$f/data"
+    zkb_start "$f" --override replica.fetch.backoff.ms=200 || return 1
+    repl same || return 1
+
+    # stopped while records come: it catches up (truncation asks first)
+    zkb_stop "$f"
+    repl more || return 1
+    zkb_start "$f" --override replica.fetch.backoff.ms=200 || return 1
+    repl same || return 1
+    grep -q 'zkr-0: leader epoch: nothing to truncate' "$ZKB_DIR/$f/broker.log" ||
+        { echo "# no truncation check on restart"; return 1; }
+
+    # a batch of epoch 0 the leader never had, the leader now at epoch 1
+    zkb_stop "$f"
+    repl diverge "$f" || return 1
+    zkb_start "$f" --override replica.fetch.backoff.ms=200 || return 1
+    repl same || return 1
+    grep -h 'zkr-0: leader epoch: truncated' "$ZKB_DIR/$f/broker.log" |
+        sed 's/^/# figure: /'
+    grep -q 'zkr-0: leader epoch: truncated' "$ZKB_DIR/$f/broker.log" || return 1
+    ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
+}
+
+# zkb_stop I: SIGTERM broker I, wait for it
+zkb_stop() {
+    local p=${ZKB_PID[$1]}
+    kill -TERM "$p" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    ZKB_PID[$1]=
+}
+
+s_zk_replication() { zk_run zk_replication_body 60; }
+
+SCENARIOS+=(zk_replication)
+LIMIT_zk_replication=120

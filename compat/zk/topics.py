@@ -6,7 +6,7 @@ by hand, asked of each broker itself) must list both with the same
 leaders, leader epochs, replicas and ISR; the znodes, read with ZooKeeper's
 own C client (tests/zk/zkcli), must hold Kafka's JSON (TopicZNode v3 with
 the topic id, TopicPartitionStateZNode v1, ConfigEntityZNode v1); each
-leader holds its partition's log and no other broker does; records
+replica holds its partition's log and no other broker does; records
 produced go to the leaders and come back.
 
   topics.py BROKERS ZKCLI ZK_CONNECT CHROOT DATA_PATTERN
@@ -207,18 +207,27 @@ def check_placement(t, rf):
 
 
 def check_logs(name, t):
-    for i, addr in zip(IDS, BROKERS):  # each broker its own logs
-        got = {tp for tp in log_dirs(addr) if tp[0] == name}
-        want = {(name, p["index"]) for p in t["parts"] if p["leader"] == i}
-        if got != want:
-            fail("DescribeLogDirs of broker %d: %s, not %s" % (i, got, want))
+    """every replica holds the partition's log (the followers fetch it),
+    no other broker does: in its directory and its DescribeLogDirs"""
     for p in t["parts"]:
         for i in IDS:
             d = os.path.join(DATA.format(i), "%s-%d" % (name, p["index"]))
-            if os.path.isdir(d) != (i == p["leader"]):
-                fail("%s on broker %d: %s (leader %d)" %
+            end = time.time() + 10  # a follower's is made on a worker
+            while os.path.isdir(d) != (i in p["replicas"]) and \
+                    time.time() < end:
+                time.sleep(0.02)
+            if os.path.isdir(d) != (i in p["replicas"]):
+                fail("%s on broker %d: %s (replicas %s)" %
                      (d, i, "there" if os.path.isdir(d) else "missing",
-                      p["leader"]))
+                      p["replicas"]))
+    for i, addr in zip(IDS, BROKERS):  # each broker its own logs
+        want = {(name, p["index"]) for p in t["parts"] if i in p["replicas"]}
+        end = time.time() + 10
+        while (got := {tp for tp in log_dirs(addr) if tp[0] == name}) != want \
+                and time.time() < end:
+            time.sleep(0.02)
+        if got != want:
+            fail("DescribeLogDirs of broker %d: %s, not %s" % (i, got, want))
 
 
 def not_enough(admin):

@@ -305,6 +305,24 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
       "Listener names used by KRaft controllers (not bound by Gregor)."),
     B(INTER_BROKER_LISTENER_NAME, STRING, RO,
       "The listener brokers use to talk to each other."),
+    B(SECURITY_INTER_BROKER_PROTOCOL, STRING, RO,
+      "The security protocol brokers use to talk to each other, naming the "
+      "listener when inter.broker.listener.name is not set (PLAINTEXT only "
+      "for the replica fetcher now)."),
+    B(NUM_REPLICA_FETCHERS, INT, RO,
+      "Fetcher connections per leader broker (read, not used: one fetcher "
+      "per leader)."),
+    B(REPLICA_FETCH_WAIT_MAX_MS, INT, RO,
+      "How long a follower's fetch waits at the leader for records."),
+    B(REPLICA_FETCH_MIN_BYTES, INT, RO,
+      "The bytes a follower's fetch waits for at the leader."),
+    B(REPLICA_FETCH_MAX_BYTES, INT, RO,
+      "The bytes a follower fetches of a partition at most (one batch "
+      "always)."),
+    B(REPLICA_FETCH_RESPONSE_MAX_BYTES, INT, RO,
+      "The bytes of a follower's whole fetch answer at most."),
+    B(REPLICA_FETCH_BACKOFF_MS, INT, RO,
+      "How long a follower waits after a fetch error before it asks again."),
     B(LOG_DIRS, LIST, RO,
       "The directory holding the partition logs and Gregor's metadata (the "
       "first of the list is used)."),

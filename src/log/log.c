@@ -713,9 +713,12 @@ seg_write(gr_log_t *l, gr_segment_t *seg, const uint8_t *buf, size_t n)
     return gr_log_errno_err(e);
 }
 
-gr_err_t
-gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
-              gr_log_append_info_t *info)
+/* gr_log_append (keep false: offsets and leader_epoch given here) and
+ * gr_log_append_follower (keep true: buf is not written, its offsets and
+ * epochs stay; each batch based at or past the one before's end). */
+static gr_err_t
+log_append(gr_log_t *l, uint8_t *buf, size_t n, bool keep,
+           int32_t leader_epoch, gr_log_append_info_t *info)
 {
     int64_t next = l->leo, max_ts = -1, max_ts_off = -1, pos0;
     gr_segment_t *seg;
@@ -737,8 +740,15 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
         if (len < GR_BATCH_MIN_LENGTH ||
             (size_t)(end - p) - GR_LOG_OVERHEAD < len)
             return GR_ERR_INVALID;
-        gr_batch_set_base_offset(p, next);
-        gr_batch_set_leader_epoch(p, leader_epoch);
+        if (keep) {
+            int64_t base = (int64_t)gr_get_u64(p + GR_BATCH_OFF_BASE_OFFSET);
+            if (base < next || base > INT64_MAX - INT32_MAX)
+                return GR_ERR_INVALID; /* behind the log end, or absurd */
+            next = base;
+        } else {
+            gr_batch_set_base_offset(p, next);
+            gr_batch_set_leader_epoch(p, leader_epoch);
+        }
         last = next + (int32_t)gr_get_u32(p + GR_BATCH_OFF_LAST_DELTA);
         ts = (int64_t)gr_get_u64(p + GR_BATCH_OFF_MAX_TS);
         if (ts > max_ts) {
@@ -784,7 +794,8 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
                     pos0 + (p - buf), (int32_t)(len + GR_LOG_OVERHEAD));
         p += GR_LOG_OVERHEAD + len;
     }
-    info->first_offset = l->leo;
+    info->first_offset = keep ? (int64_t)gr_get_u64(buf + GR_BATCH_OFF_BASE_OFFSET)
+                              : l->leo;
     seg->size += (int64_t)n;
     l->size_bytes += (int64_t)n;
     l->leo = next;
@@ -792,8 +803,35 @@ gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
     info->max_timestamp = max_ts;
     info->log_start_offset = l->start_offset;
     info->flush_due = l->leo - l->recovery_point >= l->cfg.flush_messages;
-    gr_log_epochs_appended(l, leader_epoch, info->first_offset);
+    if (!keep) {
+        gr_log_epochs_appended(l, leader_epoch, info->first_offset);
+        return 0;
+    }
+    /* the leader's epochs, batch by batch (Kafka's appendAsFollower:
+     * maybeAssignEpochStartOffset for each batch) */
+    for (p = buf; p < end;) {
+        uint32_t len = gr_get_u32(p + GR_BATCH_OFF_LENGTH);
+        gr_log_epochs_appended(
+            l, (int32_t)gr_get_u32(p + GR_BATCH_OFF_LEADER_EPOCH),
+            (int64_t)gr_get_u64(p + GR_BATCH_OFF_BASE_OFFSET));
+        p += GR_LOG_OVERHEAD + len;
+    }
     return 0;
+}
+
+gr_err_t
+gr_log_append(gr_log_t *l, uint8_t *buf, size_t n, int32_t leader_epoch,
+              gr_log_append_info_t *info)
+{
+    return log_append(l, buf, n, false, leader_epoch, info);
+}
+
+gr_err_t
+gr_log_append_follower(gr_log_t *l, const uint8_t *buf, size_t n,
+                       gr_log_append_info_t *info)
+{
+    /* keep: buf is only read */
+    return log_append(l, (uint8_t *)(uintptr_t)buf, n, true, -1, info);
 }
 
 /* --- reading */
@@ -851,6 +889,68 @@ seg_locate(gr_log_t *l, int i, int64_t offset, batch_loc_t *loc)
         return rc == GR_ERR_IO ? GR_ERR_IO : GR_ERR_CORRUPT;
     }
     return 0;
+}
+
+gr_err_t
+gr_log_truncate_to(gr_log_t *l, int64_t offset)
+{
+    batch_loc_t loc;
+    gr_segment_t *seg;
+    int64_t pos, leo;
+    gr_err_t err = 0;
+    int i, rc;
+
+    GR_ASSERT(!l->dead);
+    if (l->offline)
+        return GR_ERR_IO;
+    if (offset >= l->leo)
+        return 0;
+    if (offset < l->start_offset)
+        return GR_ERR_INVALID;
+    if (l->cleaning != NULL)
+        return GR_ERR_UNSUPPORTED; /* the cleaner's swap would bring it back */
+    i = seg_find(l, offset);
+    if (i < 0)
+        i = 0;
+    rc = seg_locate(l, i, offset, &loc);
+    if (rc < 0)
+        return rc;
+    seg = l->segs[i];
+    if (rc == 1) { /* the batch holding offset goes, and all after it */
+        pos = loc.pos;
+        leo = loc.base;
+    } else { /* segs[i] ends below offset */
+        pos = seg->size;
+        leo = offset;
+    }
+    gr_log_seg_remove(l, i + 1, l->nsegs - i - 1, true);
+    if (pos < seg->size) {
+        gr_file_t *f = gr_logs_seg_file(l->m, l, seg);
+        if (f == NULL)
+            return GR_ERR_IO;
+        if (ftruncate(f->fd, (off_t)pos) != 0) {
+            GR_LOG_ERROR("%s/%020" PRId64 ".log: cannot truncate to %" PRId64
+                         ": %s; the partition is offline until restart",
+                         l->dir, seg->base, pos, strerror(errno));
+            l->offline = true;
+            return GR_ERR_IO;
+        }
+        l->size_bytes -= seg->size - pos;
+        seg->size = pos;
+        seg->prealloc_end = pos;
+        err = seg_rebuild(l, i); /* its indexes, from what is left */
+    }
+    l->recent_n = 0;
+    l->recent_head = 0;
+    l->leo = leo;
+    if (l->recovery_point > leo)
+        l->recovery_point = leo;
+    if (l->hw_ckpt > leo)
+        l->hw_ckpt = leo;
+    if (l->clean_offset > leo)
+        l->clean_offset = leo;
+    gr_log_epochs_end_moved(l); /* truncateFromEnd */
+    return err;
 }
 
 /* The end of the last whole batch of segs[i] that ends by limit, reading

@@ -239,6 +239,25 @@ typedef struct gr_log_append_info {
 gr_err_t gr_log_append(gr_log_t *l, uint8_t *buf, size_t n,
                        int32_t leader_epoch, gr_log_append_info_t *info);
 
+/* Kafka's appendAsFollower: n bytes of whole v2 batches of the leader
+ * (validated by the caller: sizes, magic, CRC) appended as they are, their
+ * offsets and leader epochs kept; each batch's epoch enters the leader
+ * epoch cache where it starts (the cache file follows). GR_ERR_INVALID,
+ * nothing appended, when a batch is based below the log end or below the
+ * end of the batch before it (gaps, as a compacted leader's, are kept).
+ * Otherwise as gr_log_append. */
+gr_err_t gr_log_append_follower(gr_log_t *l, const uint8_t *buf, size_t n,
+                                gr_log_append_info_t *info);
+/* Kafka's truncateTo (a follower's truncation by leader epoch): the batch
+ * holding offset and everything after it go (segments past it deleted,
+ * its segment cut and its indexes rebuilt), the log end becomes that
+ * batch's base, the recovery point, high watermark and leader epoch cache
+ * follow (the cache's file rewritten). The caller rebuilds the producer
+ * state (gr_pstate_load). Nothing when offset >= the log end;
+ * GR_ERR_INVALID below the log start, GR_ERR_UNSUPPORTED while a cleaning runs
+ * (again later), GR_ERR_IO (logged; the log offline when the file could
+ * not be cut). Blocking: one ftruncate and the read of one segment. */
+gr_err_t gr_log_truncate_to(gr_log_t *l, int64_t offset);
 /* A read: len bytes at pos of file, starting at the batch that holds the
  * requested offset. As Kafka's, the slice may end inside a batch when
  * max_bytes cuts it; it is never empty when a batch is visible and

@@ -458,3 +458,10 @@ gr_log_epochs_start_moved(gr_log_t *l)
     if (gr_epochs_truncate_start(&l->epochs, l->start_offset))
         changed(l);
 }
+
+void
+gr_log_epochs_end_moved(gr_log_t *l)
+{
+    if (gr_epochs_truncate_end(&l->epochs, l->leo))
+        changed(l);
+}

@@ -241,6 +241,8 @@ gr_err_t gr_log_epochs_load(gr_log_t *l, int64_t recovery_point);
 void gr_log_epochs_appended(gr_log_t *l, int32_t epoch, int64_t base_offset);
 /* l->start_offset moved up (DeleteRecords, retention). */
 void gr_log_epochs_start_moved(gr_log_t *l);
+/* The log end moved back (a truncation): the entries from it go. */
+void gr_log_epochs_end_moved(gr_log_t *l);
 /* Waits for a write of l's file in flight (close, deletion). */
 void gr_log_epochs_wait(gr_log_t *l);
 /* Close: writes the cache if changed (fsynced unless the manager's syncfs

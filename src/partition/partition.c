@@ -121,3 +121,89 @@ gr_partition_set_leader_epoch(gr_partition_t *p, int32_t epoch,
         GR_LOG_WARN("%s-%d: leader epoch %d not recorded (out of memory)",
                     p->topic->name, p->id, (int)epoch);
 }
+
+gr_kerr_t
+gr_partition_follower_batches(const uint8_t *buf, size_t n, int64_t next,
+                              size_t *used, const char **why)
+{
+    size_t pos = 0, size = 0;
+
+    *used = 0;
+    *why = NULL;
+    /* whole batches only: the leader's max bytes may cut the last one */
+    while (pos < n) {
+        gr_batch_hdr_t h;
+        int rc = gr_batch_check(buf + pos, n - pos, &size, why);
+        if (rc == GR_ERR_TRUNCATED)
+            break;
+        if (rc != 0)
+            return GR_KERR_CORRUPT_MESSAGE;
+        gr_batch_hdr_parse(buf + pos, &h);
+        if (h.base_offset < next) {
+            *why = "a batch below the log end or the batch before";
+            return GR_KERR_CORRUPT_MESSAGE;
+        }
+        next = gr_batch_last_offset(&h) + 1;
+        pos += size;
+    }
+    *why = NULL;
+    *used = pos;
+    return GR_KERR_NONE;
+}
+
+gr_kerr_t
+gr_partition_append_follower(gr_partition_t *p, const uint8_t *buf, size_t n,
+                             int64_t leader_hw, size_t *used,
+                             const char **why)
+{
+    gr_log_append_info_t info;
+    size_t pos = 0, size = 0;
+    gr_kerr_t kerr;
+    gr_err_t err;
+
+    *used = 0;
+    *why = NULL;
+    if (p->log == NULL || gr_log_offline(p->log))
+        return GR_KERR_KAFKA_STORAGE_ERROR;
+    kerr = gr_partition_follower_batches(buf, n, gr_log_end_offset(p->log),
+                                         &pos, why);
+    if (kerr != GR_KERR_NONE)
+        return kerr;
+    if (pos > 0) {
+        err = gr_log_append_follower(p->log, buf, pos, &info);
+        if (err != 0) {
+            GR_LOG_ERROR("follower append to %s-%d failed: %s",
+                         p->topic->name, p->id, gr_err_str(err));
+            return err == GR_ERR_INVALID ? GR_KERR_CORRUPT_MESSAGE
+                                         : GR_KERR_KAFKA_STORAGE_ERROR;
+        }
+        /* the producer state as the leader's append made it (Kafka's
+         * appendAsFollower: the same ProducerAppendInfo, unchecked) */
+        for (size_t q = 0; p->pstate != NULL && q < pos; q += size) {
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(buf + q, &h);
+            size = gr_batch_size(&h);
+            gr_pstate_replay(p->pstate, buf + q, size);
+        }
+        *why = NULL;
+        if (info.flush_due)
+            gr_log_flush(p->log, NULL, NULL);
+    }
+    *used = pos;
+    gr_partition_follower_hw(p, leader_hw);
+    return GR_KERR_NONE;
+}
+
+void
+gr_partition_follower_hw(gr_partition_t *p, int64_t leader_hw)
+{
+    int64_t leo;
+    if (p->log == NULL)
+        return;
+    leo = gr_log_end_offset(p->log);
+    /* ReplicaFetcherThread.processPartitionData */
+    p->high_watermark = leader_hw < leo ? leader_hw : leo;
+    if (p->high_watermark < 0)
+        p->high_watermark = 0;
+    gr_log_set_high_watermark(p->log, p->high_watermark);
+}

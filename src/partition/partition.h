@@ -104,4 +104,28 @@ gr_kerr_t gr_partition_append(gr_partition_t *p, uint8_t *buf, size_t n,
                               const gr_partition_append_args_t *args,
                               gr_partition_append_result_t *res);
 
+/* The follower's append (Kafka's Partition.appendRecordsToFollowerOrFutureReplica,
+ * Log.appendAsFollower): the n bytes of records a leader's Fetch answer
+ * gave, whole batches kept as they are (offsets, leader epochs), a last
+ * batch the leader's bound cut left out (*used: the bytes appended). Each
+ * batch is checked first (size, magic 2, CRC-32C, based at or past the
+ * log end): CORRUPT_MESSAGE with *why, nothing appended, else NONE or
+ * KAFKA_STORAGE_ERROR. The producer state follows the batches (data,
+ * transaction markers, aborted-transaction index); the high watermark
+ * becomes min(log end, leader_hw). No decompression: the batches are
+ * read by their headers only. */
+gr_kerr_t gr_partition_append_follower(gr_partition_t *p, const uint8_t *buf,
+                                       size_t n, int64_t leader_hw,
+                                       size_t *used, const char **why);
+/* The check of gr_partition_append_follower, alone (and fuzzed): the
+ * whole batches at the start of buf[0..n), each valid and based at or
+ * past next (the log end), then past the one before; *used their bytes
+ * (a cut last batch left out). NONE or CORRUPT_MESSAGE with *why. */
+gr_kerr_t gr_partition_follower_batches(const uint8_t *buf, size_t n,
+                                        int64_t next, size_t *used,
+                                        const char **why);
+/* A follower's high watermark: min(its log end, the leader's), and into
+ * replication-offset-checkpoint. */
+void gr_partition_follower_hw(gr_partition_t *p, int64_t leader_hw);
+
 #endif

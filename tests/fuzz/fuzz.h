@@ -22,7 +22,9 @@
  * (SASL/OAUTHBEARER first messages, unsecured JWTs, JWKS and signed JWS),
  * sasl (PLAIN and SCRAM client messages, JAAS text, a SCRAM exchange),
  * meta (meta_local's snapshot and journal files, as recovery reads them),
- * epochs (a partition's leader-epoch-checkpoint, parsed and loaded).
+ * epochs (a partition's leader-epoch-checkpoint, parsed and loaded),
+ * replica (a leader's Fetch and OffsetForLeaderEpoch answers to the
+ * replica fetcher, decoded, and the fetched records' follower check).
  */
 #ifndef GR_TESTS_FUZZ_H
 #define GR_TESTS_FUZZ_H
@@ -53,6 +55,7 @@ int gr_fuzz_oauth(const uint8_t *data, size_t n);
 int gr_fuzz_sasl(const uint8_t *data, size_t n);
 int gr_fuzz_meta(const uint8_t *data, size_t n);
 int gr_fuzz_epochs(const uint8_t *data, size_t n);
+int gr_fuzz_replica(const uint8_t *data, size_t n);
 
 /* One-time set-up shared by the targets (quiet logs). */
 void gr_fuzz_init(void);

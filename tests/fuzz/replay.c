@@ -41,6 +41,7 @@ static const struct {
     { "sasl", gr_fuzz_sasl, NULL },
     { "meta", gr_fuzz_meta, NULL },
     { "epochs", gr_fuzz_epochs, NULL },
+    { "replica", gr_fuzz_replica, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

@@ -1180,6 +1180,109 @@ START_TEST(test_prepare_dirs)
 }
 END_TEST
 
+/* A leader's log (epochs 3, then 5) copied to a follower batch by batch:
+ * the same bytes, offsets and epoch cache; a batch behind the log end is
+ * refused; truncation cuts at a batch, across segments, and the epochs
+ * follow; reopened, the follower's log is what it was. */
+START_TEST(test_follower_append_truncate)
+{
+    gr_logtest_t t;
+    gr_log_config_t cfg = gr_logtest_config();
+    gr_buf_t all = GR_BUF_INIT, back = GR_BUF_INIT, b = GR_BUF_INIT;
+    gr_log_append_info_t info;
+    gr_log_t *lead, *fol;
+    int64_t cut = -1;
+    int32_t e;
+    int64_t end;
+    gr_uuid_t id;
+    gr_err_t err;
+    size_t pos = 0;
+
+    cfg.segment_bytes = 600; /* a few batches a segment */
+    gr_logtest_init(&t, 10);
+    lead = open_log(&t, "lead", &cfg);
+    memset(&id, 0x22, sizeof id);
+    fol = gr_log_open(t.m, "fol", 0, &id, &cfg, &err);
+    ck_assert_ptr_nonnull(fol);
+    for (int i = 0; i < 30; i++) {
+        gr_buf_reset(&b);
+        gr_test_batch(&b, 1 + i % 3, 1000 + i, 40);
+        ck_assert_int_eq(gr_log_append(lead, b.ptr, b.len, i < 20 ? 3 : 5,
+                                       &info),
+                         0);
+        gr_buf_append(&all, b.ptr, b.len); /* as the leader wrote it */
+        if (i == 12)
+            cut = info.first_offset; /* a batch start, epoch 3 */
+    }
+    ck_assert_int_gt(gr_log_segment_count(lead), 3);
+    /* the follower takes the leader's batches, two at a time */
+    while (pos < all.len) {
+        size_t n = 0;
+        for (int k = 0; k < 2 && pos + n < all.len; k++) {
+            gr_batch_hdr_t h;
+            gr_batch_hdr_parse(all.ptr + pos + n, &h);
+            n += gr_batch_size(&h);
+        }
+        ck_assert_int_eq(gr_log_append_follower(fol, all.ptr + pos, n, &info),
+                         0);
+        pos += n;
+    }
+    ck_assert_int_eq(gr_log_end_offset(fol), gr_log_end_offset(lead));
+    read_all(fol, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 5);
+    {
+        int32_t fe, le;
+        int64_t fend, lend;
+        gr_log_epoch_end_offset(fol, 3, &fe, &fend);
+        gr_log_epoch_end_offset(lead, 3, &le, &lend);
+        ck_assert_int_eq(fe, le);
+        ck_assert_int_eq(fend, lend);
+    }
+    /* behind the log end: refused, nothing appended */
+    ck_assert_int_eq(gr_log_append_follower(fol, all.ptr, all.len, &info),
+                     GR_ERR_INVALID);
+    ck_assert_int_eq(gr_log_end_offset(fol), gr_log_end_offset(lead));
+    /* truncation inside epoch 3: epoch 5 goes, the segments after go */
+    ck_assert_int_eq(gr_log_truncate_to(fol, cut + 1), 0); /* mid-batch? */
+    ck_assert_int_le(gr_log_end_offset(fol), cut + 1);
+    ck_assert_int_eq(gr_log_truncate_to(fol, cut), 0);
+    ck_assert_int_eq(gr_log_end_offset(fol), cut);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 3);
+    gr_log_epoch_end_offset(fol, 3, &e, &end); /* the latest: the end */
+    ck_assert_int_eq(e, 3);
+    ck_assert_int_eq(end, cut);
+    gr_log_epoch_end_offset(fol, 5, &e, &end); /* above it: unknown */
+    ck_assert_int_eq(e, -1);
+    read_all(fol, 0, &back);
+    ck_assert_int_gt(back.len, 0);
+    ck_assert_mem_eq(back.ptr, all.ptr, back.len);
+    /* and the leader's batches from there again */
+    ck_assert_int_eq(gr_log_append_follower(fol, all.ptr + back.len,
+                                            all.len - back.len, &info),
+                     0);
+    read_all(fol, 0, &back);
+    ck_assert_uint_eq(back.len, all.len);
+    ck_assert_mem_eq(back.ptr, all.ptr, all.len);
+    /* truncated again, closed and reopened: the same log */
+    ck_assert_int_eq(gr_log_truncate_to(fol, cut), 0);
+    gr_log_close(fol);
+    fol = gr_log_open(t.m, "fol", 0, &id, &cfg, &err);
+    ck_assert_ptr_nonnull(fol);
+    ck_assert_int_eq(gr_log_end_offset(fol), cut);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 3);
+    read_all(fol, 0, &back);
+    ck_assert_mem_eq(back.ptr, all.ptr, back.len);
+    /* below the log start: refused */
+    ck_assert_int_eq(gr_log_truncate_to(fol, -1), GR_ERR_INVALID);
+    gr_buf_fini(&all);
+    gr_buf_fini(&back);
+    gr_buf_fini(&b);
+    gr_logtest_fini(&t);
+}
+END_TEST
+
 Suite *
 suite_log_log(void)
 {
@@ -1197,6 +1300,7 @@ suite_log_log(void)
     tcase_add_test(tc, test_index_files_kafka_format);
     tcase_add_test(tc, test_timestamps);
     tcase_add_test(tc, test_delete_records);
+    tcase_add_test(tc, test_follower_append_truncate);
     tcase_add_test(tc, test_flush);
     tcase_add_test(tc, test_delete_while_flushing);
     tcase_add_test(tc, test_delete_many_then_reopen);
