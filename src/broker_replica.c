@@ -25,9 +25,10 @@
  *     epoch (OffsetForLeaderEpoch v4) and cuts its log to min(log end,
  *     that end); a Fetch answer's DivergingEpoch (KAFKA-10554) cuts the
  *     same way, to min(its end offset, the end this log has for that
- *     epoch); OFFSET_OUT_OF_RANGE below the leader's log start starts
- *     the log afresh there (Kafka's truncateFullyAndStartAt), above its
- *     end asks the leader again through OffsetForLeaderEpoch.
+ *     epoch); OFFSET_OUT_OF_RANGE asks the leader's log start
+ *     (ListOffsets EARLIEST): below it the log starts afresh there
+ *     (Kafka's truncateFullyAndStartAt), and at the batch holding it
+ *     when the leader's first batch begins before; else the epochs cut.
  *
  * A peer's bad answer (undecodable, a corrupt batch, an offset behind the
  * log end) is a logged error and a backoff for the partition or the
@@ -52,15 +53,18 @@
 #include "partition/partition.h"
 #include "proto/gen/api_keys.h"
 #include "proto/gen/fetch.h"
+#include "proto/gen/list_offsets.h"
 #include "proto/gen/offset_for_leader_epoch.h"
 #include "proto/proto.h"
 
 #define OFLE_VERSION 4 /* OffsetForLeaderEpoch: ReplicaId v3+, flexible v4 */
+#define LIST_VERSION 7 /* ListOffsets: flexible v6+ */
 
 enum part_state {
     P_OPENING,    /* its log is being made (a worker) */
     P_TRUNCATING, /* OffsetForLeaderEpoch first */
     P_FETCHING,
+    P_LISTING,    /* out of the leader's range: its log start (ListOffsets) */
     P_FAILED,     /* its log could not be opened: nothing more */
 };
 
@@ -82,7 +86,7 @@ typedef struct rpart {
     bool prep_abandoned;  /* gone while its directory was being made */
 } rpart_t;
 
-enum { REQ_NONE, REQ_FETCH, REQ_OFLE };
+enum { REQ_NONE, REQ_FETCH, REQ_OFLE, REQ_LIST };
 
 struct fetcher {
     fetcher_t *next;
@@ -110,6 +114,8 @@ struct gr_replicas {
 };
 
 static void fetcher_kick(fetcher_t *f);
+static int restart_at(struct rpart *rp, gr_partition_t *p, int64_t offset,
+                      const char *why);
 static void part_attach(gr_replicas_t *r, rpart_t *rp, gr_partition_t *p);
 
 /* --- helpers */
@@ -179,6 +185,8 @@ gr_replica_decode_response(int16_t key, int16_t ver, const uint8_t *frame,
         return -1;
     if (key == GR_API_FETCH)
         rc = gr_fetch_response_decode(&rd, ver, a, out);
+    else if (key == GR_API_LIST_OFFSETS)
+        rc = gr_list_offsets_response_decode(&rd, ver, a, out);
     else if (key == GR_API_OFFSET_FOR_LEADER_EPOCH)
         rc = gr_offset_for_leader_epoch_response_decode(&rd, ver, a, out);
     else
@@ -418,7 +426,9 @@ send_frame(fetcher_t *f, int16_t key, int16_t ver, const void *body,
              : gr_client_send(f->cl, buf, total);
     free(buf);
     if (rc == 0) {
-        f->req = key == GR_API_FETCH ? REQ_FETCH : REQ_OFLE;
+        f->req = key == GR_API_FETCH   ? REQ_FETCH
+                 : key == GR_API_LIST_OFFSETS ? REQ_LIST
+                                              : REQ_OFLE;
         f->req_ver = ver;
     }
     return rc;
@@ -443,6 +453,17 @@ static void
 ofle_enc(gr_writer_t *w, const void *m, int16_t v)
 {
     gr_offset_for_leader_epoch_request_encode(w, m, v);
+}
+
+static size_t
+list_size(const void *m, int16_t v)
+{
+    return gr_list_offsets_request_size(m, v);
+}
+static void
+list_enc(gr_writer_t *w, const void *m, int16_t v)
+{
+    gr_list_offsets_request_encode(w, m, v);
 }
 
 /* Ready to be asked about now: 0, else when (mono us; INT64_MAX never). */
@@ -507,6 +528,66 @@ send_ofle(fetcher_t *f, int64_t now, int64_t *next)
     rc = k == 0 ? 0
                 : send_frame(f, GR_API_OFFSET_FOR_LEADER_EPOCH, OFLE_VERSION,
                              &rq, ofle_size, ofle_enc) == 0
+                      ? 1
+                      : -1;
+    free(tv);
+    free(pv);
+    return rc;
+}
+
+/* ListOffsets (EARLIEST) for the partitions out of range (Kafka's
+ * fetchEarliestOffsetFromLeader): 1 sent, 0 none, -1 failed. */
+static int
+send_list(fetcher_t *f, int64_t now, int64_t *next)
+{
+    gr_replicas_t *r = f->r;
+    gr_list_offsets_request_t rq;
+    gr_list_offsets_request_list_offsets_topic_t *tv;
+    gr_list_offsets_request_list_offsets_partition_t *pv;
+    int n = 0, k = 0, rc;
+
+    for (rpart_t *rp = r->parts; rp; rp = rp->next)
+        if (rp->f == f && part_ready(rp, P_LISTING, now) == 0)
+            n++;
+    if (n == 0)
+        return 0;
+    tv = calloc((size_t)n, sizeof *tv);
+    pv = calloc((size_t)n, sizeof *pv);
+    if (tv == NULL || pv == NULL) {
+        free(tv);
+        free(pv);
+        return -1;
+    }
+    for (rpart_t *rp = r->parts; rp && k < n; rp = rp->next) {
+        gr_partition_t *p;
+        int64_t t;
+        if (rp->f != f || (t = part_ready(rp, P_LISTING, now)) != 0) {
+            if (rp->f == f && t < *next)
+                *next = t;
+            continue;
+        }
+        p = part_model(r, rp);
+        if (p == NULL || p->log == NULL)
+            continue;
+        gr_list_offsets_request_list_offsets_topic_init(&tv[k]);
+        gr_list_offsets_request_list_offsets_partition_init(&pv[k]);
+        tv[k].name = gr_str_c(p->topic->name);
+        tv[k].partitions = &pv[k];
+        tv[k].partitions_cnt = 1;
+        pv[k].partition_index = p->id;
+        pv[k].current_leader_epoch = rp->leader_epoch;
+        pv[k].timestamp = -2; /* EARLIEST */
+        rp->in_request = true;
+        k++;
+    }
+    gr_list_offsets_request_init(&rq);
+    rq.replica_id = r->b->node_id;
+    rq.isolation_level = 0;
+    rq.topics = tv;
+    rq.topics_cnt = k;
+    rc = k == 0 ? 0
+                : send_frame(f, GR_API_LIST_OFFSETS, LIST_VERSION, &rq,
+                             list_size, list_enc) == 0
                       ? 1
                       : -1;
     free(tv);
@@ -643,6 +724,8 @@ fetcher_round(fetcher_t *f)
         return;
     rc = send_ofle(f, now, &next);
     if (rc == 0)
+        rc = send_list(f, now, &next);
+    if (rc == 0)
         rc = send_fetch(f, now, &next);
     if (rc < 0) {
         GR_LOG_WARN("replica fetcher for broker %d: cannot send a request; "
@@ -766,24 +849,14 @@ fetch_partition(fetcher_t *f, rpart_t *rp,
     case GR_KERR_NONE:
         break;
     case GR_KERR_OFFSET_OUT_OF_RANGE:
-        /* above the leader's end: its epochs say where we diverged
-         * (Kafka's handleOutOfRangeError asks ListOffsets; with epochs
-         * the OffsetForLeaderEpoch answer is the same cut). Below its log
-         * start (Kafka: truncateFullyAndStartAt) is not done yet: the
-         * partition waits with an error line */
-        GR_LOG_WARN("%s-%d: fetch offset %" PRId64 " out of leader %d's "
-                    "range: asking for its epoch's end",
+        /* Kafka's handleOutOfRangeError: the leader's log start first;
+         * below it the log restarts there, else the epochs say where we
+         * diverged */
+        GR_LOG_INFO("%s-%d: fetch offset %" PRId64 " out of leader %d's "
+                    "range: asking for its log start",
                     p->topic->name, (int)p->id, rp->sent_offset,
                     (int)f->leader);
-        rp->state = gr_log_leader_epoch(p->log) >= 0 ? P_TRUNCATING
-                                                     : P_FETCHING;
-        if (rp->state == P_FETCHING)
-            GR_LOG_ERROR("%s-%d: offset %" PRId64 " is below leader %d's log "
-                         "start, and starting the log afresh there is not "
-                         "done yet",
-                         p->topic->name, (int)p->id, rp->sent_offset,
-                         (int)f->leader);
-        backoff(rp);
+        rp->state = P_LISTING;
         return;
     default:
         /* NOT_LEADER_OR_FOLLOWER, FENCED/UNKNOWN_LEADER_EPOCH, unknown
@@ -803,6 +876,20 @@ fetch_partition(fetcher_t *f, rpart_t *rp,
             end = d->diverging_epoch.end_offset;
         (void)truncate_to(rp, p, end, "diverging epoch");
         return;
+    }
+    if (d->records.len >= GR_BATCH_HEADER_SIZE && d->records.ptr != NULL &&
+        gr_log_end_offset(p->log) == gr_log_start_offset(p->log)) {
+        /* an empty log started inside the leader's first batch (its log
+         * start): it restarts at that batch (Kafka's
+         * appendRecordsToFollowerOrFutureReplica on
+         * UnexpectedAppendOffsetException) */
+        gr_batch_hdr_t h;
+        int64_t leo = gr_log_end_offset(p->log);
+        gr_batch_hdr_parse(d->records.ptr, &h);
+        if (h.base_offset < leo && gr_batch_last_offset(&h) >= leo &&
+            restart_at(rp, p, h.base_offset,
+                       "inside the leader's first batch") != 0)
+            return;
     }
     if (d->records.len > 0 && d->records.ptr != NULL) {
         k = gr_partition_append_follower(p, d->records.ptr,
@@ -897,6 +984,68 @@ ofle_answer(fetcher_t *f, const gr_offset_for_leader_epoch_response_t *rs)
     }
 }
 
+/* Restarts p's log empty at offset (truncateFullyAndStartAt). */
+static int
+restart_at(rpart_t *rp, gr_partition_t *p, int64_t offset, const char *why)
+{
+    int64_t leo = gr_log_end_offset(p->log);
+    gr_err_t err = gr_log_truncate_fully(p->log, offset);
+    if (err != 0) {
+        GR_LOG_ERROR("%s-%d: restarting the log at %" PRId64 " failed: %s",
+                     p->topic->name, (int)p->id, offset, gr_err_str(err));
+        backoff(rp);
+        return -1;
+    }
+    GR_LOG_INFO("%s-%d: log end %" PRId64 " %s: the log restarts empty at "
+                "%" PRId64,
+                p->topic->name, (int)p->id, leo, why, offset);
+    gr_pstate_destroy(p->pstate);
+    p->pstate = gr_pstate_new(p->topic->name, p->id);
+    if (p->pstate == NULL || gr_pstate_load(p->pstate, p->log) != 0)
+        GR_LOG_WARN("%s-%d: producer state could not be rebuilt",
+                    p->topic->name, (int)p->id);
+    p->high_watermark = offset;
+    gr_partition_follower_hw(p, offset);
+    return 0;
+}
+
+static void
+list_answer(fetcher_t *f, const gr_list_offsets_response_t *rs)
+{
+    for (int32_t i = 0; i < rs->topics_cnt; i++) {
+        const gr_list_offsets_response_list_offsets_topic_response_t *t =
+            &rs->topics[i];
+        for (int32_t j = 0; j < t->partitions_cnt; j++) {
+            const gr_list_offsets_response_list_offsets_partition_response_t
+                *d = &t->partitions[j];
+            rpart_t *rp = part_in_request(f, NULL, &t->name,
+                                          d->partition_index);
+            gr_partition_t *p;
+            if (rp == NULL)
+                continue;
+            rp->in_request = false;
+            p = part_model(f->r, rp);
+            if (p == NULL || p->log == NULL || rp->state != P_LISTING)
+                continue;
+            if (d->error_code != GR_KERR_NONE || d->offset < 0) {
+                backoff(rp);
+                continue;
+            }
+            if (d->offset > gr_log_end_offset(p->log)) {
+                if (restart_at(rp, p, d->offset,
+                               "below the leader's log start") == 0)
+                    rp->state = P_FETCHING;
+                continue;
+            }
+            /* in the leader's range at its start: its end is below ours
+             * (Kafka asks its latest offset); the epochs cut to it */
+            rp->state = gr_log_leader_epoch(p->log) >= 0 ? P_TRUNCATING
+                                                         : P_FETCHING;
+            backoff(rp);
+        }
+    }
+}
+
 static void
 on_frame(void *arg, const uint8_t *frame, size_t n)
 {
@@ -906,9 +1055,11 @@ on_frame(void *arg, const uint8_t *frame, size_t n)
     union {
         gr_fetch_response_t fetch;
         gr_offset_for_leader_epoch_response_t ofle;
+        gr_list_offsets_response_t list;
     } u;
-    int16_t key = f->req == REQ_FETCH ? GR_API_FETCH
-                                      : GR_API_OFFSET_FOR_LEADER_EPOCH;
+    int16_t key = f->req == REQ_FETCH  ? GR_API_FETCH
+                  : f->req == REQ_LIST ? GR_API_LIST_OFFSETS
+                                       : GR_API_OFFSET_FOR_LEADER_EPOCH;
 
     if (f->req == REQ_NONE) {
         GR_LOG_WARN("replica fetcher: an answer nobody asked for from leader "
@@ -929,7 +1080,9 @@ on_frame(void *arg, const uint8_t *frame, size_t n)
                      "decode (%s v%d, %zu bytes, correlation %d of %d); "
                      "reconnecting",
                      (int)f->leader,
-                     key == GR_API_FETCH ? "Fetch" : "OffsetForLeaderEpoch",
+                     key == GR_API_FETCH          ? "Fetch"
+                     : key == GR_API_LIST_OFFSETS ? "ListOffsets"
+                                                  : "OffsetForLeaderEpoch",
                      (int)f->req_ver, n, (int)corr, (int)f->corr);
         gr_arena_destroy(a);
         on_closed(f, EPROTO);
@@ -938,6 +1091,8 @@ on_frame(void *arg, const uint8_t *frame, size_t n)
     f->req = REQ_NONE;
     if (key == GR_API_FETCH)
         fetch_answer(f, &u.fetch);
+    else if (key == GR_API_LIST_OFFSETS)
+        list_answer(f, &u.list);
     else
         ofle_answer(f, &u.ofle);
     gr_arena_destroy(a);

@@ -32,8 +32,9 @@ void gr_replicas_nodes_changed(gr_replicas_t *r);
 
 /* For the fuzz target and tests: the response to a request of api key
  * and version in frame (after its size): its correlation id in *corr and
- * its body decoded into out (a gr_fetch_response_t or a
- * gr_offset_for_leader_epoch_response_t) in a. 0, or -1 when it is not a
+ * its body decoded into out (a gr_fetch_response_t, a
+ * gr_offset_for_leader_epoch_response_t or a gr_list_offsets_response_t)
+ * in a. 0, or -1 when it is not a
  * well-formed answer. */
 int gr_replica_decode_response(int16_t key, int16_t ver, const uint8_t *frame,
                                size_t n, gr_arena_t *a, int32_t *corr,

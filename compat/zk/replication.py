@@ -22,6 +22,11 @@ runs the phases between broker restarts:
               controller's bump), and the leader gets records of epoch 1
     notleader F  a follower answers Produce, ListOffsets and Fetch as
               Kafka's does: NOT_LEADER_OR_FOLLOWER
+    behind    (F stopped) records to partition 0, then DeleteRecords on
+              its leader to inside its last batch; prints the log start
+    samefrom F:START  F's partition 0 holds the leader's batches from
+              the one holding START (restarted there, Kafka's
+              truncateFullyAndStartAt)
 
 Prints '# figure:' lines; exit 0 or 1."""
 
@@ -296,6 +301,67 @@ def phase_diverge():
     produce({"acks": 1}, 4, [0])
 
 
+def batch_bytes(data):
+    """[(last offset, bytes)] of the batches of a segment"""
+    out, pos = [], 0
+    while pos + 61 <= len(data):
+        base, length = struct.unpack(">qi", data[pos:pos + 12])
+        delta = struct.unpack(">i", data[pos + 23:pos + 27])[0]
+        out.append((base + delta, data[pos:pos + 12 + length]))
+        pos += 12 + length
+    return out
+
+
+def phase_behind():
+    """(the follower F of partition 0 stopped) records to partition 0,
+    then DeleteRecords on its leader to 3 below its end: inside its last
+    batch, past F's log end"""
+    produce({"acks": 1, "linger.ms": 50}, 7, [0])
+    ps = parts()
+    leader = ps[0][1]
+    segs, _ = files(leader, 0)
+    end = batches(list(segs.values())[-1])[-1][1] + 1
+    c = conn(leader)
+    body = (raw.carray([raw.cstr(TOPIC) + raw.carray(
+        [struct.pack(">iq", 0, end - 3) + raw.T]) + raw.T]) +
+        struct.pack(">i", 10000) + raw.T)
+    r = c.call(21, 2, body)
+    r.i32()
+    res = r.carray(lambda r: (r.cstr(), r.carray(
+        lambda r: (r.i32(), struct.unpack(">q", r.take(8))[0], r.i16(),
+                   r.tags())), r.tags()))
+    c.close()
+    _, low, err, _ = res[0][1][0]
+    if err != 0 or low != end - 3:
+        fail("DeleteRecords to %d: error %d, low watermark %d" %
+             (end - 3, err, low))
+    print("%d" % low)
+
+
+def phase_samefrom():
+    """partition 0 of follower F holds the leader's batches from the one
+    holding its log start (ARG), byte for byte"""
+    start = int(ARG.split(":")[1])
+    f = int(ARG.split(":")[0])
+    ps = parts()
+    leader = ps[0][1]
+    t0 = time.monotonic()
+    while True:
+        want = [b for s in files(leader, 0)[0].values()
+                for b in batch_bytes(s) if b[0] >= start]
+        got = [b for s in files(f, 0)[0].values() for b in batch_bytes(s)]
+        if want and got == want:
+            break
+        if time.monotonic() - t0 > 20:
+            fail("follower %d's partition 0 holds batches ending %s, the "
+                 "leader's from %d end %s" % (f, [b[0] for b in got], start,
+                                              [b[0] for b in want]))
+        time.sleep(0.05)
+    print("# figure: follower %d restarted at the leader's log start %d: "
+          "%d batches equal %.0f ms after the check began" %
+          (f, start, len(got), (time.monotonic() - t0) * 1000))
+
+
 def phase_notleader():
     """Produce v9, ListOffsets v7 and Fetch v12 to follower F of
     partition 0: NOT_LEADER_OR_FOLLOWER (6) for each"""
@@ -349,4 +415,5 @@ def phase_notleader():
 
 
 {"produce": phase_produce, "same": same, "more": phase_more,
- "diverge": phase_diverge, "notleader": phase_notleader}[PHASE]()
+ "diverge": phase_diverge, "notleader": phase_notleader,
+ "behind": phase_behind, "samefrom": phase_samefrom}[PHASE]()

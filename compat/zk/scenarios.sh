@@ -273,10 +273,12 @@ LIMIT_zk_topics=120
 # up; a follower with a batch of an old epoch the leader never had
 # (written into its segment by hand, the state's leader epoch raised in
 # ZooKeeper as a controller would) truncates it by OffsetForLeaderEpoch and
-# fetches the leader's; a follower answers as Kafka's does
-# (NOT_LEADER_OR_FOLLOWER) to Produce, ListOffsets and Fetch.
+# fetches the leader's; a follower behind the leader's log start
+# (DeleteRecords on the leader while it was down) restarts its log there;
+# a follower answers as Kafka's does (NOT_LEADER_OR_FOLLOWER) to Produce,
+# ListOffsets and Fetch.
 zk_replication_body() {
-    local addrs out leader f
+    local addrs out leader f start
     pyc_ready || return 1
     zk_setup repl 1 || return 1
     for i in 1 2 3; do
@@ -321,6 +323,19 @@ zk_replication_body() {
     grep -h 'zkr-0: leader epoch: truncated' "$ZKB_DIR/$f/broker.log" |
         sed 's/^/# figure: /'
     grep -q 'zkr-0: leader epoch: truncated' "$ZKB_DIR/$f/broker.log" || return 1
+
+    # behind the leader's log start (DeleteRecords past its end): the log
+    # restarts at the leader's first batch
+    zkb_stop "$f"
+    start=$(repl behind) || { echo "$start"; return 1; }
+    zkb_start "$f" --override replica.fetch.backoff.ms=200 || return 1
+    repl samefrom "$f:$start" || return 1
+    grep -h 'zkr-0: log end .* the log restarts empty' "$ZKB_DIR/$f/broker.log" |
+        sed 's/^/# figure: /'
+    grep -q "zkr-0: log end .* below the leader's log start: the log restarts empty at $start" \
+        "$ZKB_DIR/$f/broker.log" || return 1
+    grep -q "zkr-0: log end $start inside the leader's first batch: the log restarts" \
+        "$ZKB_DIR/$f/broker.log" || return 1
     ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
 }
 

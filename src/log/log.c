@@ -953,6 +953,63 @@ gr_log_truncate_to(gr_log_t *l, int64_t offset)
     return err;
 }
 
+gr_err_t
+gr_log_truncate_fully(gr_log_t *l, int64_t offset)
+{
+    gr_dir_names_t names;
+    gr_segment_t *seg;
+    gr_err_t err = 0;
+
+    GR_ASSERT(!l->dead);
+    if (l->offline)
+        return GR_ERR_IO;
+    if (offset < 0)
+        return GR_ERR_INVALID;
+    if (l->cleaning != NULL)
+        return GR_ERR_UNSUPPORTED;
+    /* the new first segment first: a failure leaves the log as it was */
+    seg = gr_log_seg_create(l, offset, &err);
+    if (seg == NULL && l->segs[0]->base != offset)
+        return err;
+    if (seg == NULL) { /* the only name taken is segs[0]'s: cut it */
+        gr_log_seg_remove(l, 1, l->nsegs - 1, true);
+        return gr_log_truncate_to(l, offset) == 0 && l->leo == offset
+                   ? 0
+                   : GR_ERR_IO;
+    }
+    gr_log_seg_remove(l, 0, l->nsegs, true);
+    if ((err = gr_log_seg_push(l, seg)) != 0) { /* room was there */
+        gr_logs_seg_release(l->m, seg);
+        gr_segment_free(seg);
+        l->offline = true;
+        return err;
+    }
+    /* producer snapshots of the old log (Kafka's
+     * ProducerStateManager.truncateFullyAndStartAt) */
+    if (gr_dir_names_read(l->dir, &names) == 0) {
+        for (int i = 0; i < names.n; i++) {
+            int64_t base;
+            const char *suffix;
+            char path[GR_SEG_PATH_MAX];
+            if (!gr_seg_name_parse(names.v[i], &base, &suffix) ||
+                strcmp(suffix, ".snapshot") != 0)
+                continue;
+            gr_segment_path(path, l->dir, base, ".snapshot");
+            if (unlink(path) != 0 && errno != ENOENT)
+                GR_LOG_WARN("cannot delete %s: %s", path, strerror(errno));
+        }
+        gr_dir_names_free(&names);
+    }
+    l->recent_n = 0;
+    l->recent_head = 0;
+    l->size_bytes = 0;
+    l->leo = l->start_offset = l->recovery_point = offset;
+    l->hw_ckpt = offset;
+    l->clean_offset = -1;
+    gr_log_epochs_cleared(l); /* clearAndFlush */
+    return 0;
+}
+
 /* The end of the last whole batch of segs[i] that ends by limit, reading
  * from the batch that starts at from; from when none does, < 0 on error.
  * The active segment's last batches are remembered; elsewhere the offset

@@ -258,6 +258,13 @@ gr_err_t gr_log_append_follower(gr_log_t *l, const uint8_t *buf, size_t n,
  * (again later), GR_ERR_IO (logged; the log offline when the file could
  * not be cut). Blocking: one ftruncate and the read of one segment. */
 gr_err_t gr_log_truncate_to(gr_log_t *l, int64_t offset);
+/* Kafka's truncateFullyAndStartAt (a follower behind the leader's log
+ * start): every segment and producer snapshot goes, the log restarts
+ * empty at offset (log start, end, recovery point), the leader epoch
+ * cache emptied. The caller rebuilds the producer state. GR_ERR_* as
+ * gr_log_truncate_to; on a failure to make the new segment the log is
+ * as it was. */
+gr_err_t gr_log_truncate_fully(gr_log_t *l, int64_t offset);
 /* A read: len bytes at pos of file, starting at the batch that holds the
  * requested offset. As Kafka's, the slice may end inside a batch when
  * max_bytes cuts it; it is never empty when a batch is visible and

@@ -465,3 +465,10 @@ gr_log_epochs_end_moved(gr_log_t *l)
     if (gr_epochs_truncate_end(&l->epochs, l->leo))
         changed(l);
 }
+
+void
+gr_log_epochs_cleared(gr_log_t *l)
+{
+    gr_epochs_clear(&l->epochs);
+    changed(l);
+}

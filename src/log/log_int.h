@@ -243,6 +243,8 @@ void gr_log_epochs_appended(gr_log_t *l, int32_t epoch, int64_t base_offset);
 void gr_log_epochs_start_moved(gr_log_t *l);
 /* The log end moved back (a truncation): the entries from it go. */
 void gr_log_epochs_end_moved(gr_log_t *l);
+/* The cache emptied (the log restarted elsewhere): written empty. */
+void gr_log_epochs_cleared(gr_log_t *l);
 /* Waits for a write of l's file in flight (close, deletion). */
 void gr_log_epochs_wait(gr_log_t *l);
 /* Close: writes the cache if changed (fsynced unless the manager's syncfs

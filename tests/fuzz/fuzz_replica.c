@@ -18,6 +18,7 @@
 #include "partition/partition.h"
 #include "proto/gen/api_keys.h"
 #include "proto/gen/fetch.h"
+#include "proto/gen/list_offsets.h"
 #include "proto/gen/offset_for_leader_epoch.h"
 #include "proto/records.h"
 
@@ -55,16 +56,20 @@ gr_fuzz_replica(const uint8_t *data, size_t n)
     union {
         gr_fetch_response_t fetch;
         gr_offset_for_leader_epoch_response_t ofle;
+        gr_list_offsets_response_t list;
     } u;
 
     if (n < 1)
         return 0;
-    if (data[0] % 20 < 15) {
+    if (data[0] % 32 < 15) {
         key = GR_API_FETCH;
-        ver = (int16_t)(4 + data[0] % 20);
-    } else {
+        ver = (int16_t)(4 + data[0] % 32);
+    } else if (data[0] % 32 < 20) {
         key = GR_API_OFFSET_FOR_LEADER_EPOCH;
-        ver = (int16_t)(data[0] % 20 - 15);
+        ver = (int16_t)(data[0] % 32 - 15);
+    } else {
+        key = GR_API_LIST_OFFSETS;
+        ver = (int16_t)(data[0] % 32 - 20);
     }
     a = gr_arena_new(4096);
     GR_FUZZ_CHECK(a != NULL);

@@ -1276,6 +1276,29 @@ START_TEST(test_follower_append_truncate)
     ck_assert_mem_eq(back.ptr, all.ptr, back.len);
     /* below the log start: refused */
     ck_assert_int_eq(gr_log_truncate_to(fol, -1), GR_ERR_INVALID);
+    /* restarted empty far ahead (truncateFullyAndStartAt), then the
+     * leader's batches from there; reopened, it starts there */
+    ck_assert_int_eq(gr_log_truncate_fully(fol, 1000), 0);
+    ck_assert_int_eq(gr_log_start_offset(fol), 1000);
+    ck_assert_int_eq(gr_log_end_offset(fol), 1000);
+    ck_assert_int_eq(gr_log_segment_count(fol), 1);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), -1);
+    gr_buf_reset(&b);
+    gr_test_batch(&b, 3, 5000, 40);
+    gr_batch_set_base_offset(b.ptr, 1000);
+    gr_batch_set_leader_epoch(b.ptr, 7);
+    ck_assert_int_eq(gr_log_append_follower(fol, b.ptr, b.len, &info), 0);
+    ck_assert_int_eq(gr_log_end_offset(fol), 1003);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 7);
+    gr_log_close(fol);
+    fol = gr_log_open(t.m, "fol", 0, &id, &cfg, &err);
+    ck_assert_ptr_nonnull(fol);
+    ck_assert_int_eq(gr_log_start_offset(fol), 1000);
+    ck_assert_int_eq(gr_log_end_offset(fol), 1003);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 7);
+    read_all(fol, 1000, &back);
+    ck_assert_uint_eq(back.len, b.len);
+    ck_assert_mem_eq(back.ptr, b.ptr, b.len);
     gr_buf_fini(&all);
     gr_buf_fini(&back);
     gr_buf_fini(&b);
