@@ -11,6 +11,7 @@
 #include "meta/meta.h"
 
 struct gr_topics_zk;
+struct gr_failover;
 
 struct gr_broker_meta {
     gr_broker_t *b;
@@ -27,6 +28,7 @@ struct gr_broker_meta {
     struct gr_topics_zk *topics; /* cluster mode only (broker_topics.c) */
     struct gr_replicas *replicas; /* cluster mode: the replica fetchers
                                    * (broker_replica.c) */
+    struct gr_failover *failover; /* cluster mode only (broker_failover.c) */
 };
 
 /* broker_topics.c, cluster mode: sets up the cluster's remote ops (topic
@@ -39,5 +41,22 @@ void gr_topics_zk_session(struct gr_broker_meta *bm);
 void gr_topics_zk_controller(struct gr_broker_meta *bm);
 /* Before gr_meta_close: no more callbacks; waiting syncs are cancelled. */
 void gr_topics_zk_fini(struct gr_broker_meta *bm);
+
+/* broker_failover.c, cluster mode: the controller's leader elections
+ * when brokers come and go. init: -1 when out of memory. */
+int gr_failover_init(struct gr_broker_meta *bm);
+void gr_failover_fini(struct gr_broker_meta *bm);
+/* /brokers/ids listed: the live set; the controller decides on it. */
+void gr_failover_live(struct gr_broker_meta *bm, const char *const *names,
+                      int n);
+/* /brokers/ids/<id> read: its czxid (broker epoch); a changed one is a
+ * broker that bounced. */
+void gr_failover_broker_epoch(struct gr_broker_meta *bm, int32_t id,
+                              int64_t czxid);
+/* This node became controller (after gr_topics_zk_controller's new
+ * partitions): every partition decided on. */
+void gr_failover_controller(struct gr_broker_meta *bm);
+/* A state read into p: decided on when this node is controller. */
+void gr_failover_partition(struct gr_broker_meta *bm, gr_partition_t *p);
 
 #endif

@@ -43,9 +43,11 @@
  * again, given partitions) and its config znode (overrides changed): the
  * sections on deletion, new partitions and configs below say how.
  *
- * Not yet (issue 22): the leader's side of replication (ISR, HW), leader
- * failover when a broker goes, rack-aware placement, dynamic broker
- * configs in /config/brokers. Loop thread only.
+ * Leaders move when brokers come and go: broker_failover.c.
+ *
+ * Not yet (issue 22): the leader's side of replication (ISR, HW),
+ * rack-aware placement, dynamic broker configs in /config/brokers. Loop
+ * thread only.
  */
 #include "broker_meta_int.h"
 #include "broker_replica.h"
@@ -232,11 +234,11 @@ node_read(void *arg, int rc, const void *data, size_t len,
     gr_node_t *nodes;
     char err[64];
     int n = 0, i;
-    (void)st;
 
     call_end(k);
     if (rc != GR_META_OK || (a = gr_arena_new(4096)) == NULL)
         return;
+    gr_failover_broker_epoch(bm, id, st->czxid);
     o = gr_json_parse(a, data, len, err, sizeof err);
     eps = o != NULL ? gr_json_get(o, "endpoints") : NULL;
     if (eps == NULL || eps->type != GR_JSON_ARR || eps->n == 0 ||
@@ -341,6 +343,7 @@ ids_listed(void *arg, int rc, const char *const *names, int n,
         if (gr_meta_get(bm->m, path, NULL, NULL, node_read, k) != 0)
             call_end(k);
     }
+    gr_failover_live(bm, names, n);
 }
 
 static void
@@ -458,6 +461,7 @@ gr_topics_zk_controller(struct gr_broker_meta *bm)
             if (t->parts[i]->leader_epoch < 0)
                 make_state(bm, t->parts[i]);
     }
+    gr_failover_controller(bm);
 }
 
 /* --- partition states */
@@ -591,8 +595,10 @@ state_read(void *arg, int rc, const void *data, size_t len,
         make_state(bm, p);
         return;
     }
-    if (rc == GR_META_OK && p != NULL)
+    if (rc == GR_META_OK && p != NULL) {
         apply_state(bm, p, data, len);
+        gr_failover_partition(bm, p);
+    }
     call_end(k);
 }
 
@@ -1939,12 +1945,17 @@ int
 gr_topics_zk_init(struct gr_broker_meta *bm)
 {
     gr_cluster_t *c = bm->b->cluster;
-    if ((bm->topics = calloc(1, sizeof *bm->topics)) == NULL)
+    if ((bm->topics = calloc(1, sizeof *bm->topics)) == NULL ||
+        gr_failover_init(bm) != 0) {
+        free(bm->topics);
+        bm->topics = NULL;
         return -1;
+    }
     if (c->ntopics > 0) {
         bm->topics->local_ids =
             malloc((size_t)c->ntopics * sizeof *bm->topics->local_ids);
         if (bm->topics->local_ids == NULL) {
+            gr_failover_fini(bm);
             free(bm->topics);
             bm->topics = NULL;
             return -1;
@@ -1962,6 +1973,7 @@ gr_topics_zk_fini(struct gr_broker_meta *bm)
 {
     struct gr_topics_zk *tz = bm->topics;
     gr_cluster_t *c = bm->b->cluster;
+    gr_failover_fini(bm);
     if (tz == NULL)
         return;
     c->remote = NULL;

@@ -33,6 +33,7 @@ static const suite_entry_t suites[] = {
     { "cluster/client_quotas", suite_cluster_client_quotas },
     { "cluster/store", suite_cluster_store },
     { "cluster/placement", suite_cluster_placement },
+    { "cluster/election", suite_cluster_election },
     { "api/admin", suite_api_admin },
     { "api/answers", suite_api_answers },
     { "core/crc32c", suite_core_crc32c },

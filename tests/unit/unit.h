@@ -26,6 +26,7 @@ Suite *suite_cluster_topic_config(void);
 Suite *suite_cluster_client_quotas(void);
 Suite *suite_cluster_store(void);
 Suite *suite_cluster_placement(void);
+Suite *suite_cluster_election(void);
 Suite *suite_api_admin(void);
 Suite *suite_api_answers(void);
 Suite *suite_core_crc32c(void);
