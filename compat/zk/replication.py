@@ -27,6 +27,8 @@ runs the phases between broker restarts:
     samefrom F:START  F's partition 0 holds the leader's batches from
               the one holding START (restarted there, Kafka's
               truncateFullyAndStartAt)
+    move F:START  partition 0's leader becomes F (a new state written in
+              ZooKeeper); the old leader follows it
 
 Prints '# figure:' lines; exit 0 or 1."""
 
@@ -362,6 +364,59 @@ def phase_samefrom():
           (f, start, len(got), (time.monotonic() - t0) * 1000))
 
 
+def ep_entries(text):
+    """[(epoch, start offset)] of a leader-epoch-checkpoint's text"""
+    return [tuple(int(x) for x in ln.split())
+            for ln in (text or "").split("\n")[2:] if ln.strip()] or [(-1, -1)]
+
+
+def phase_move():
+    """partition 0's leadership to F (its state in ZooKeeper: leader F,
+    epoch + 1, as a controller's election writes it); records produced
+    then go to F, and the old leader, now a follower, fetches them: its
+    batches from START (ARG F:START) are F's"""
+    f, start = (int(x) for x in ARG.split(":"))
+    old = parts()[0][1]
+    path = "/brokers/topics/%s/partitions/0/state" % TOPIC
+    st = json.loads(subprocess.run([ZKCLI, ZK, "get", CHROOT + path],
+                                   capture_output=True, text=True,
+                                   timeout=20).stdout)
+    st["leader"], st["leader_epoch"], st["isr"] = f, st["leader_epoch"] + 1, [f]
+    r = subprocess.run([ZKCLI, ZK, "set", CHROOT + path,
+                        json.dumps(st, separators=(",", ":"))],
+                       capture_output=True, text=True, timeout=20)
+    if r.returncode != 0:
+        fail("zkcli set: %s" % r.stderr)
+    end = time.time() + 15
+    while parts()[0][1:3] != (f, st["leader_epoch"]):
+        if time.time() > end:
+            fail("partition 0 stays %s" % (parts()[0],))
+        time.sleep(0.05)
+    produce({"acks": 1}, 5, [0])
+    t0 = time.monotonic()
+    while True:
+        want = [b for s in files(f, 0)[0].values()
+                for b in batch_bytes(s) if b[0] >= start]
+        got = [b for s in files(old, 0)[0].values()
+               for b in batch_bytes(s) if b[0] >= start]
+        # the epochs the same but for where the first starts (the old
+        # leader's log start is the DeleteRecords offset, the new one's
+        # the batch holding it)
+        eo, ef = (ep_entries(files(i, 0)[1]) for i in (old, f))
+        if got == want and eo[1:] == ef[1:] and eo[0][0] == ef[0][0]:
+            break
+        if time.monotonic() - t0 > 20:
+            fail("old leader %d holds batches ending %s, the new leader %d "
+                 "%s; epochs %r, %r" % (old, [b[0] for b in got], f,
+                                       [b[0] for b in want],
+                                       files(old, 0)[1], files(f, 0)[1]))
+        time.sleep(0.05)
+    print("# figure: partition 0 moved from %d to %d (leader epoch %d): the "
+          "old leader fetches the new one's records, %d batches equal %.0f "
+          "ms after the records" % (old, f, st["leader_epoch"], len(got),
+                                    (time.monotonic() - t0) * 1000))
+
+
 def phase_notleader():
     """Produce v9, ListOffsets v7 and Fetch v12 to follower F of
     partition 0: NOT_LEADER_OR_FOLLOWER (6) for each"""
@@ -416,4 +471,5 @@ def phase_notleader():
 
 {"produce": phase_produce, "same": same, "more": phase_more,
  "diverge": phase_diverge, "notleader": phase_notleader,
- "behind": phase_behind, "samefrom": phase_samefrom}[PHASE]()
+ "behind": phase_behind, "samefrom": phase_samefrom,
+ "move": phase_move}[PHASE]()

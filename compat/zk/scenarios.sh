@@ -275,6 +275,8 @@ LIMIT_zk_topics=120
 # ZooKeeper as a controller would) truncates it by OffsetForLeaderEpoch and
 # fetches the leader's; a follower behind the leader's log start
 # (DeleteRecords on the leader while it was down) restarts its log there;
+# the leadership moved to it (a new state in ZooKeeper), the old leader
+# follows it;
 # a follower answers as Kafka's does (NOT_LEADER_OR_FOLLOWER) to Produce,
 # ListOffsets and Fetch.
 zk_replication_body() {
@@ -336,6 +338,11 @@ zk_replication_body() {
         "$ZKB_DIR/$f/broker.log" || return 1
     grep -q "zkr-0: log end $start inside the leader's first batch: the log restarts" \
         "$ZKB_DIR/$f/broker.log" || return 1
+
+    # the leadership moves to the follower: the old leader follows it
+    repl move "$f:$start" || return 1
+    grep -q 'zkr-0: no longer fetched' "$ZKB_DIR/$f/broker.log" || return 1
+    ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
     ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
 }
 
