@@ -27,6 +27,8 @@ runs the phases between broker restarts:
     samefrom F:START  F's partition 0 holds the leader's batches from
               the one holding START (restarted there, Kafka's
               truncateFullyAndStartAt)
+    hwckpt F  (F stopped) its replication-offset-checkpoint holds the
+              leaders' high watermarks
     move F:START  partition 0's leader becomes F (a new state written in
               ZooKeeper); the old leader follows it
 
@@ -417,6 +419,26 @@ def phase_move():
                                     (time.monotonic() - t0) * 1000))
 
 
+def phase_hwckpt():
+    """(follower F stopped cleanly) F's replication-offset-checkpoint holds
+    for each partition the leader's high watermark it was last told (the
+    leader's end: every record was acknowledged before F stopped)"""
+    f = int(ARG)
+    with open(os.path.join(DATA.format(f), "replication-offset-checkpoint")) as fh:
+        lines = fh.read().split("\n")
+    got = {(ln.split()[0], int(ln.split()[1])): int(ln.split()[2])
+           for ln in lines[2:] if ln.strip()}
+    for p, leader, _, _ in parts():
+        segs, _ = files(leader, p)
+        bs = [b for s in segs.values() for b in batches(s)]
+        want = bs[-1][1] + 1
+        if got.get((TOPIC, p)) != want:
+            fail("broker %d's replication-offset-checkpoint: %s-%d at %s, "
+                 "not %d" % (f, TOPIC, p, got.get((TOPIC, p)), want))
+    print("# follower %d checkpointed its high watermarks %s" %
+          (f, {k: v for k, v in got.items() if k[0] == TOPIC}))
+
+
 def phase_notleader():
     """Produce v9, ListOffsets v7 and Fetch v12 to follower F of
     partition 0: NOT_LEADER_OR_FOLLOWER (6) for each"""
@@ -472,4 +494,4 @@ def phase_notleader():
 {"produce": phase_produce, "same": same, "more": phase_more,
  "diverge": phase_diverge, "notleader": phase_notleader,
  "behind": phase_behind, "samefrom": phase_samefrom,
- "move": phase_move}[PHASE]()
+ "move": phase_move, "hwckpt": phase_hwckpt}[PHASE]()

@@ -311,6 +311,7 @@ zk_replication_body() {
 
     # stopped while records come: it catches up (truncation asks first)
     zkb_stop "$f"
+    repl hwckpt "$f" || return 1
     repl more || return 1
     zkb_start "$f" --override replica.fetch.backoff.ms=200 || return 1
     repl same || return 1
