@@ -41,12 +41,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api_int.h"
 #include "cluster/election.h"
 #include "core/arena.h"
 #include "core/buf.h"
 #include "core/conf.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "group/group.h"
+#include "log/log.h"
+#include "partition/partition.h"
 
 #define MAX_REPLICAS 256
 #define MAX_RETRIES 8 /* BADVERSIONs in a row before giving up (logged) */
@@ -481,4 +485,42 @@ void
 gr_failover_partition(struct gr_broker_meta *bm, gr_partition_t *p)
 {
     check(bm, p, -1);
+}
+
+/* --- leadership applied on this broker */
+
+void
+gr_failover_applied(struct gr_broker_meta *bm, gr_partition_t *p,
+                    int32_t old_leader, int32_t old_epoch, bool had_log)
+{
+    gr_broker_t *b = bm->b;
+    int32_t self = b->node_id;
+    bool was = old_leader == self, is = p->leader == self;
+
+    if (is && had_log && p->log != NULL &&
+        (!was || p->leader_epoch != old_epoch)) {
+        /* (a log opened just now has its epoch from open_partition) */
+        /* Kafka's makeLeader: the new epoch begins at the log end */
+        gr_partition_set_leader_epoch(p, p->leader_epoch, self);
+        if (!was) {
+            GR_LOG_INFO("%s-%d: this broker leads it again (leader epoch "
+                        "%d, from offset %" PRId64 ")",
+                        p->topic->name, (int)p->id, (int)p->leader_epoch,
+                        gr_log_end_offset(p->log));
+            if (b->groups != NULL) /* __consumer_offsets: load it */
+                gr_groups_partition_added(b->groups, p);
+        }
+    }
+    if (was && !is) {
+        GR_LOG_INFO("%s-%d: this broker no longer leads it (leader %d, "
+                    "leader epoch %d); its log stays open",
+                    p->topic->name, (int)p->id, (int)p->leader,
+                    (int)p->leader_epoch);
+        /* long polls on it answer (NOT_LEADER_OR_FOLLOWER), and the
+         * groups of a __consumer_offsets partition go: NOT_COORDINATOR
+         * until it leads again (Kafka's onResignation) */
+        gr_partition_gone(b, p);
+        if (b->groups != NULL)
+            gr_groups_partition_removed(b->groups, p);
+    }
 }

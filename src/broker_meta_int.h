@@ -58,5 +58,12 @@ void gr_failover_broker_epoch(struct gr_broker_meta *bm, int32_t id,
 void gr_failover_controller(struct gr_broker_meta *bm);
 /* A state read into p: decided on when this node is controller. */
 void gr_failover_partition(struct gr_broker_meta *bm, gr_partition_t *p);
+/* A state applied to p on this broker (leader and epoch were old_*,
+ * had_log: its log was open before): leading at a new epoch records its start in the leader-epoch cache;
+ * leading again loads a __consumer_offsets partition's groups; no longer
+ * leading answers its long polls and drops its groups. */
+void gr_failover_applied(struct gr_broker_meta *bm, gr_partition_t *p,
+                         int32_t old_leader, int32_t old_epoch,
+                         bool had_log);
 
 #endif

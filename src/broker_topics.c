@@ -502,6 +502,8 @@ apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
     gr_arena_t *a = gr_arena_new(2048);
     const gr_json_t *o;
     int32_t leader, epoch, isr[256], *v;
+    int32_t old_leader = p->leader, old_epoch = p->leader_epoch;
+    bool had_log = p->log != NULL;
     int nisr;
     char err[64];
 
@@ -539,6 +541,7 @@ apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
         GR_LOG_ERROR("%s-%d: this broker leads it but its log could not be "
                      "opened",
                      p->topic->name, (int)p->id);
+    gr_failover_applied(bm, p, old_leader, old_epoch, had_log);
     if (bm->replicas != NULL) /* a follower fetches (broker_replica.c) */
         gr_replicas_partition(bm->replicas, p);
 }

@@ -373,7 +373,10 @@ LIMIT_zk_replication=120
 # controller elects it again at a higher leader epoch. Then the checker
 # reads every partition back: no acknowledged record lost or moved, none
 # twice, the order per partition kept, no gap; and prints the time from
-# each kill to the first acknowledged produce after it.
+# each kill to the first acknowledged produce after it. Last,
+# compat/zk/moves.py moves partition 2 away from its leader and back by
+# hand in ZooKeeper: its long poll answers at once, it leads again at the
+# new epoch, begun in its leader-epoch cache at its log end.
 ZK_KILL_PAUSE=${ZK_KILL_PAUSE:-1}
 
 # zk_state P FIELD: partition P of zkh's state field (leader,
@@ -390,7 +393,7 @@ zk_acks() {
 
 zk_kill_history_body() {
     local addrs cycles=${ZK_KILL_CYCLES:-5} c i p leader parts epochs t
-    local ppid n0 ok port l e r0
+    local ppid n0 ok port l e r0 out
     pyc_ready || return 1
     zk_setup history 3 || return 1
     # no auto-creation: a broker that has not read the topic yet would
@@ -477,6 +480,15 @@ zk_kill_history_body() {
     grep -h 'controller [0-9]: zkh-' "$ZKB_DIR"/[123]/broker.log | sed 's/^/# /' | tail -n 12
     PYC_LIMIT=120 pyc ../zk/history.py check "$addrs" zkh "$ZKB_DIR/acks" \
         "$ZKB_DIR/kills" || return 1
+    # leadership applied on a broker: partition 2 moved away and back by
+    # hand in ZooKeeper (compat/zk/moves.py)
+    out=$(PYC_LIMIT=60 pyc ../zk/moves.py "$addrs" "$top_builddir/tests/zk/zkcli" \
+        "$ZK_CONNECT" "$ZKB_CHROOT" zkh) || { echo "$out"; return 1; }
+    echo "$out" | grep '^#'
+    leader=$(echo "$out" | tail -n 1)
+    grep -q "zkh-2: this broker no longer leads it" "$ZKB_DIR/$leader/broker.log" &&
+        grep -q "zkh-2: this broker leads it again" "$ZKB_DIR/$leader/broker.log" ||
+        { echo "# broker $leader did not log its moves"; return 1; }
     ! grep -h 'ERROR\|is not Kafka' "$ZKB_DIR"/[123]/broker.log || return 1
 }
 
