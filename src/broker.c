@@ -912,6 +912,13 @@ gr_broker_run(gr_broker_t *b)
         b->cluster = gr_cluster_local_new(b->log_dir, b->node_id, eps,
                                           b->nlisteners, &hooks);
     }
+    /* this broker's rack in Metadata (cluster mode reads every broker's
+     * back from its registration) */
+    if (b->cluster != NULL &&
+        gr_conf_str(b->conf, GR_CONF_BROKER_RACK) != NULL &&
+        (b->cluster->nodes[0].rack =
+             strdup(gr_conf_str(b->conf, GR_CONF_BROKER_RACK))) == NULL)
+        return -1;
     if (b->cluster == NULL || gr_cluster_load(b->cluster) != 0 ||
         authorizer_load(b) != 0)
         return -1;

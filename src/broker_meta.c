@@ -351,6 +351,7 @@ broker_json(const gr_broker_t *b, char *out, size_t cap)
 {
     size_t n = 0;
     const char *sep = "";
+    const char *rack = gr_conf_str(b->conf, GR_CONF_BROKER_RACK);
 #define PUT(...)                                                    \
     do {                                                            \
         int w_ = snprintf(out + n, n < cap ? cap - n : 0, __VA_ARGS__); \
@@ -368,7 +369,14 @@ broker_json(const gr_broker_t *b, char *out, size_t cap)
     for (int i = 0; i < b->nlisteners; i++, sep = ",")
         PUT("%s\"%s\":\"%s\"", sep, b->listeners[i].name,
             b->listeners[i].protocol);
-    PUT("},\"timestamp\":\"%" PRId64 "\"}", gr_wall_ms());
+    PUT("},");
+    if (rack != NULL) { /* BrokerIdZNode: only when broker.rack is set */
+        gr_buf_t q = { 0 };
+        gr_json_put_str(&q, rack, strlen(rack));
+        PUT("\"rack\":%s,", q.len ? gr_buf_cstr(&q) : "\"\"");
+        gr_buf_fini(&q);
+    }
+    PUT("\"timestamp\":\"%" PRId64 "\"}", gr_wall_ms());
 #undef PUT
     return n;
 }

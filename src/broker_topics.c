@@ -927,7 +927,7 @@ zk_create_topic(void *arg, const gr_topic_spec_t *spec, gr_topic_t **out,
     gr_cluster_t *c = bm->b->cluster;
     gr_buf_t tj = { 0 }, cj = { 0 };
     char tpath[GR_TOPIC_NAME_MAX + 32], cpath[GR_TOPIC_NAME_MAX + 32];
-    int32_t *rows = NULL, *brokers = NULL, nparts = spec->nparts;
+    int32_t *rows = NULL, nparts = spec->nparts;
     int16_t rf;
     gr_topic_t *t = NULL;
     gr_meta_op_t ops[2];
@@ -942,11 +942,8 @@ zk_create_topic(void *arg, const gr_topic_spec_t *spec, gr_topic_t **out,
     if (spec->validate_only)
         return GR_KERR_NONE;
     rows = malloc((size_t)nparts * (size_t)rf * sizeof *rows);
-    brokers = malloc((size_t)c->nnodes * sizeof *brokers);
-    if (rows == NULL || brokers == NULL)
+    if (rows == NULL)
         goto oom;
-    for (int i = 0; i < c->nnodes; i++)
-        brokers[i] = c->nodes[i].id;
     if (spec->assignment != NULL)
         for (int32_t p = 0; p < nparts; p++)
             memcpy(&rows[(size_t)p * (size_t)rf], spec->assignment[p],
@@ -956,9 +953,9 @@ zk_create_topic(void *arg, const gr_topic_spec_t *spec, gr_topic_t **out,
         gr_uuid_t u;
         gr_uuid_random(&u); /* Kafka's rand.nextInt, twice */
         memcpy(r, u.b, sizeof r);
-        gr_cluster_place_replicas(brokers, c->nnodes, nparts, rf,
-                                  (r[0] << 8 | r[1]) % c->nnodes,
-                                  (r[2] << 8 | r[3]) % c->nnodes, rows);
+        if (gr_cluster_place(c, nparts, rf, (r[0] << 8 | r[1]) % c->nnodes,
+                             (r[2] << 8 | r[3]) % c->nnodes, rows) != 0)
+            goto oom;
     }
     do
         gr_uuid_random(&id);
@@ -992,7 +989,6 @@ zk_create_topic(void *arg, const gr_topic_spec_t *spec, gr_topic_t **out,
     gr_buf_fini(&tj);
     gr_buf_fini(&cj);
     free(rows);
-    free(brokers);
     GR_LOG_INFO("created topic %s with %d partition(s), replication factor "
                 "%d, in ZooKeeper",
                 t->name, (int)nparts, (int)rf);
@@ -1006,7 +1002,6 @@ oom:
     gr_buf_fini(&tj);
     gr_buf_fini(&cj);
     free(rows);
-    free(brokers);
     *msg = "Out of memory.";
     return GR_KERR_UNKNOWN_SERVER_ERROR;
 }
@@ -1670,6 +1665,12 @@ zk_create_partitions(void *arg, gr_topic_t *t, int32_t new_total,
                  (int)rf, c->nnodes);
         *msg = tz->msg;
         return GR_KERR_INVALID_REPLICATION_FACTOR;
+    } else if (gr_cluster_racks_mixed(c)) {
+        GR_LOG_WARN("topic %s: not all brokers have rack information for "
+                    "replica rack aware assignment",
+                    t->name);
+        *msg = NULL; /* Kafka's AdminOperationException */
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
     }
     if (validate_only)
         return GR_KERR_NONE;
@@ -1693,8 +1694,8 @@ zk_create_partitions(void *arg, gr_topic_t *t, int32_t new_total,
             start = 0; /* Kafka's indexWhere: -1, then max(0, -1) */
         /* the new partitions as the tail of new_total placed: Kafka
          * starts at partition old with the same start and shift */
-        gr_cluster_place_replicas(brokers, c->nnodes, new_total, rf, start,
-                                  start, all);
+        if (gr_cluster_place(c, new_total, rf, start, start, all) != 0)
+            goto oom;
         memcpy(rows, &all[(size_t)old * (size_t)rf],
                (size_t)nnew * (size_t)rf * sizeof *rows);
     }

@@ -496,3 +496,36 @@ s_zk_kill_history() { zk_run zk_kill_history_body 40; }
 
 SCENARIOS+=(zk_kill_history)
 LIMIT_zk_kill_history=240
+
+# zk_racks: broker.rack in cluster mode. One standalone ZooKeeper, brokers
+# 1-3 with racks r1, r2, r2: compat/zk/racks.py checks the registrations,
+# Metadata and DescribeCluster of each, and that a topic created (and
+# grown) with confluent-kafka is placed as Kafka's rack-aware AdminUtils
+# places it; then broker 4 without a rack: placement refused as Kafka
+# refuses it, an explicit assignment taken.
+zk_racks_body() {
+    local addrs i
+    pyc_ready || return 1
+    zk_setup racks 1 || return 1
+    for i in 1 2 3; do
+        zkb_start "$i" --override broker.rack=r$(( i == 1 ? 1 : 2 )) || return 1
+    done
+    for i in 1 2 3; do
+        wait_log "$i" "node $i registered at /brokers/ids/$i" || return 1
+    done
+    addrs=$(for i in 1 2 3; do printf '127.0.0.1:%s,' \
+        "$(sed -n '1s/.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    pyc ../zk/racks.py racked "${addrs%,}" "$top_builddir/tests/zk/zkcli" \
+        "$ZK_CONNECT" "$ZKB_CHROOT" || return 1
+    zkb_start 4 || return 1
+    wait_log 4 "node 4 registered at /brokers/ids/4" || return 1
+    addrs="$addrs"127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/4/listeners")
+    pyc ../zk/racks.py mixed "$addrs" "$top_builddir/tests/zk/zkcli" \
+        "$ZK_CONNECT" "$ZKB_CHROOT" || return 1
+    grep -q 'not all brokers have rack information' "$ZKB_DIR"/*/broker.log
+}
+
+s_zk_racks() { zk_run zk_racks_body 40; }
+
+SCENARIOS+=(zk_racks)
+LIMIT_zk_racks=90

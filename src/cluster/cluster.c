@@ -397,6 +397,13 @@ gr_cluster_topic_spec_check(gr_cluster_t *c, const gr_topic_spec_t *spec,
             return GR_KERR_INVALID_REPLICATION_FACTOR;
         }
     }
+    if (spec->assignment == NULL && gr_cluster_racks_mixed(c)) {
+        GR_LOG_WARN("topic %s: not all brokers have rack information for "
+                    "replica rack aware assignment",
+                    spec->name);
+        *msg = NULL; /* Kafka's AdminOperationException */
+        return GR_KERR_UNKNOWN_SERVER_ERROR;
+    }
     if (spec->assignment) {
         for (int32_t p = 0; p < nparts; p++)
             for (int16_t r = 0; r < rf; r++)
@@ -423,6 +430,126 @@ gr_cluster_place_replicas(const int32_t *brokers, int nb, int32_t nparts,
         for (int j = 0; j < rf - 1; j++)
             row[1 + j] = brokers[(first + 1 + (shift + j) % (nb - 1)) % nb];
     }
+}
+
+static int
+rack_cmp(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int
+gr_cluster_place_replicas_rack(const int32_t *brokers,
+                               const char *const *racks, int nb,
+                               int32_t nparts, int16_t rf, int start,
+                               int shift, int32_t *rows)
+{
+    const char **names = malloc((size_t)nb * sizeof *names);
+    int *rack_of = malloc((size_t)nb * sizeof *rack_of); /* by broker */
+    int32_t *list = malloc((size_t)nb * sizeof *list);
+    int *list_rack = malloc((size_t)nb * sizeof *list_rack);
+    bool *rack_used = malloc((size_t)nb * sizeof *rack_used);
+    bool *broker_used = malloc((size_t)nb * sizeof *broker_used);
+    bool *taken = calloc((size_t)nb, sizeof *taken);
+    int nracks = 0, rc = -1;
+
+    if (names == NULL || rack_of == NULL || list == NULL ||
+        list_rack == NULL || rack_used == NULL || broker_used == NULL ||
+        taken == NULL)
+        goto out;
+    /* the distinct racks, sorted */
+    for (int i = 0; i < nb; i++)
+        names[i] = racks[i];
+    qsort(names, (size_t)nb, sizeof *names, rack_cmp);
+    for (int i = 0; i < nb; i++)
+        if (nracks == 0 || strcmp(names[nracks - 1], names[i]) != 0)
+            names[nracks++] = names[i];
+    for (int i = 0; i < nb; i++)
+        for (int r = 0; r < nracks; r++)
+            if (strcmp(racks[i], names[r]) == 0)
+                rack_of[i] = r;
+    /* getRackAlternatedBrokerList: each rack's next broker (by id) in
+     * turn, a rack with none left skipped */
+    for (int n = 0, r = 0; n < nb; r = (r + 1) % nracks)
+        for (int i = 0; i < nb; i++)
+            if (!taken[i] && rack_of[i] == r) {
+                taken[i] = true;
+                list_rack[n] = r;
+                list[n++] = brokers[i];
+                break;
+            }
+    for (int32_t p = 0; p < nparts; p++) {
+        int first = (int)((p + start) % nb), nrack = 1, nbroker = 1, k = 0;
+        int32_t *row = &rows[(size_t)p * (size_t)rf];
+        if (p > 0 && p % nb == 0)
+            shift++;
+        memset(rack_used, 0, (size_t)nb * sizeof *rack_used);
+        memset(broker_used, 0, (size_t)nb * sizeof *broker_used);
+        row[0] = list[first];
+        rack_used[list_rack[first]] = true;
+        broker_used[first] = true;
+        for (int j = 1; j < rf; j++)
+            for (;; k++) {
+                int at = (first + 1 + (shift * nracks + k) % (nb - 1)) % nb;
+                if ((!rack_used[list_rack[at]] || nrack == nracks) &&
+                    (!broker_used[at] || nbroker == nb)) {
+                    row[j] = list[at];
+                    nrack += !rack_used[list_rack[at]];
+                    nbroker += !broker_used[at];
+                    rack_used[list_rack[at]] = true;
+                    broker_used[at] = true;
+                    k++;
+                    break;
+                }
+            }
+    }
+    rc = 0;
+out:
+    free(names);
+    free(rack_of);
+    free(list);
+    free(list_rack);
+    free(rack_used);
+    free(broker_used);
+    free(taken);
+    return rc;
+}
+
+bool
+gr_cluster_racks_mixed(const gr_cluster_t *c)
+{
+    for (int i = 1; i < c->nnodes; i++)
+        if ((c->nodes[i].rack == NULL) != (c->nodes[0].rack == NULL))
+            return true;
+    return false;
+}
+
+int
+gr_cluster_place(const gr_cluster_t *c, int32_t nparts, int16_t rf,
+                 int start, int shift, int32_t *rows)
+{
+    int32_t *ids = malloc((size_t)c->nnodes * sizeof *ids);
+    const char **racks = malloc((size_t)c->nnodes * sizeof *racks);
+    bool aware = c->nnodes > 0;
+    int rc = -1;
+
+    if (ids != NULL && racks != NULL) {
+        for (int i = 0; i < c->nnodes; i++) {
+            ids[i] = c->nodes[i].id;
+            racks[i] = c->nodes[i].rack;
+            aware = aware && racks[i] != NULL;
+        }
+        rc = 0;
+        if (aware)
+            rc = gr_cluster_place_replicas_rack(ids, racks, c->nnodes, nparts,
+                                                rf, start, shift, rows);
+        else
+            gr_cluster_place_replicas(ids, c->nnodes, nparts, rf, start,
+                                      shift, rows);
+    }
+    free(ids);
+    free(racks);
+    return rc;
 }
 
 gr_kerr_t

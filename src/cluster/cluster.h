@@ -309,6 +309,27 @@ gr_kerr_t gr_cluster_topic_spec_check(gr_cluster_t *c,
 void gr_cluster_place_replicas(const int32_t *brokers, int nb, int32_t nparts,
                                int16_t rf, int start, int shift,
                                int32_t *rows);
+/* Kafka's AdminUtils.assignReplicasToBrokersRackAware: as above over
+ * the rack-alternated list of the brokers (racks sorted, each rack's
+ * brokers by id, taken one per rack in turn); a follower is skipped
+ * while its rack already has a replica and another rack has none, or
+ * while it has one and another broker has none; the shift is multiplied
+ * by the number of racks. racks[i] is brokers[i]'s (none NULL). 0, or -1
+ * out of memory. */
+int gr_cluster_place_replicas_rack(const int32_t *brokers,
+                                   const char *const *racks, int nb,
+                                   int32_t nparts, int16_t rf, int start,
+                                   int shift, int32_t *rows);
+/* Whether some of the cluster's brokers have a rack and some do not:
+ * Kafka's assignReplicasToBrokers refuses to place then
+ * (AdminOperationException, which CreateTopics and CreatePartitions
+ * answer as UNKNOWN_SERVER_ERROR without a message). */
+bool gr_cluster_racks_mixed(const gr_cluster_t *c);
+/* Places nparts x rf over the cluster's brokers as AdminUtils does:
+ * rack-aware when they all have a rack, else rack-unaware. 0, or -1 out
+ * of memory. */
+int gr_cluster_place(const gr_cluster_t *c, int32_t nparts, int16_t rf,
+                     int start, int shift, int32_t *rows);
 gr_kerr_t gr_cluster_create_topic(gr_cluster_t *c, const gr_topic_spec_t *spec,
                                   gr_topic_t **out, const char **msg);
 gr_kerr_t gr_cluster_delete_topic(gr_cluster_t *c, gr_topic_t *t);

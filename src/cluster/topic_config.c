@@ -293,6 +293,8 @@ gr_topic_config_kafka_synonym(const gr_topic_config_def_t *d)
 static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     B(NODE_ID, INT, RO, "This broker's id (KRaft name; -1: broker.id)."),
     B(BROKER_ID, INT, RO, "This broker's id (ZooKeeper-era name)."),
+    B(BROKER_RACK, STRING, RO,
+      "The rack of the broker (placement of replicas across racks)."),
     B(LISTENERS, LIST, RO,
       "Where the broker accepts connections: NAME://host:port, comma "
       "separated; port 0 picks a free port."),
