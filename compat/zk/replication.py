@@ -27,6 +27,9 @@ runs the phases between broker restarts:
     samefrom F:START  F's partition 0 holds the leader's batches from
               the one holding START (restarted there, Kafka's
               truncateFullyAndStartAt)
+    groupmove  offsets committed, their __consumer_offsets partition's
+              leadership moved to a follower: the new coordinator answers
+              them from the copy it fetched
     hwckpt F  (F stopped) its replication-offset-checkpoint holds the
               leaders' high watermarks
     move F:START  partition 0's leader becomes F (a new state written in
@@ -439,6 +442,83 @@ def phase_hwckpt():
           (f, {k: v for k, v in got.items() if k[0] == TOPIC}))
 
 
+def java_hash(s):
+    h = 0
+    for ch in s.encode():
+        h = (31 * h + ch) & 0xffffffff
+    return h
+
+
+def group_coordinator(group):
+    c = live_conn()
+    r = c.call(10, 4, struct.pack(">b", 0) + raw.carray([raw.cstr(group)]) +
+               raw.T)
+    r.i32()
+    co = r.carray(lambda r: (r.cstr(), r.i32(), r.cstr(), r.i32(), r.i16(),
+                             r.cstr(), r.tags()))
+    c.close()
+    return co[0][1] if co[0][4] == 0 else None
+
+
+def phase_groupmove():
+    """offsets committed by a group, the leadership of its
+    __consumer_offsets partition moved to a follower (a new state in
+    ZooKeeper): the new coordinator loads the copy it fetched and answers
+    the same committed offsets"""
+    from confluent_kafka import Consumer, TopicPartition
+    group = "zkr-g"
+    boot = ",".join(BROKERS)
+    c = Consumer({"bootstrap.servers": boot, "group.id": group,
+                  "enable.auto.commit": False})
+    c.commit(offsets=[TopicPartition(TOPIC, 0, 5), TopicPartition(TOPIC, 1, 6)],
+             asynchronous=False)
+    c.close()
+    part = (java_hash(group) & 0x7fffffff) % 50
+    old = group_coordinator(group)
+    path = "/brokers/topics/__consumer_offsets/partitions/%d/state" % part
+    st = json.loads(subprocess.run([ZKCLI, ZK, "get", CHROOT + path],
+                                   capture_output=True, text=True,
+                                   timeout=20).stdout)
+    if st["leader"] != old:
+        fail("group %s: coordinator %s, __consumer_offsets-%d led by %s" %
+             (group, old, part, st["leader"]))
+    new = [i for i in IDS if i != old][0]
+    d = lambda i: os.path.join(DATA.format(i), "__consumer_offsets-%d" % part)
+    end = time.time() + 15
+    while True:  # the follower has the commit
+        segs = [sorted(glob.glob(os.path.join(d(i), "*.log"))) for i in (old, new)]
+        data = [b"".join(open(x, "rb").read() for x in ss) for ss in segs]
+        if data[0] and data[0] == data[1]:
+            break
+        if time.time() > end:
+            fail("__consumer_offsets-%d: broker %d holds %d bytes, the "
+                 "leader %d" % (part, new, len(data[1]), len(data[0])))
+        time.sleep(0.05)
+    st["leader"], st["leader_epoch"], st["isr"] = new, st["leader_epoch"] + 1, [new]
+    r = subprocess.run([ZKCLI, ZK, "set", CHROOT + path,
+                        json.dumps(st, separators=(",", ":"))],
+                       capture_output=True, text=True, timeout=20)
+    if r.returncode != 0:
+        fail("zkcli set: %s" % r.stderr)
+    end = time.time() + 15
+    while group_coordinator(group) != new:
+        if time.time() > end:
+            fail("group %s: coordinator stays %s" %
+                 (group, group_coordinator(group)))
+        time.sleep(0.05)
+    c = Consumer({"bootstrap.servers": boot, "group.id": group,
+                  "enable.auto.commit": False})
+    got = c.committed([TopicPartition(TOPIC, 0), TopicPartition(TOPIC, 1)],
+                      timeout=20)
+    c.close()
+    if [(t.partition, t.offset) for t in got] != [(0, 5), (1, 6)]:
+        fail("group %s at its new coordinator %d: %s" %
+             (group, new, [(t.partition, t.offset) for t in got]))
+    print("# group %s: __consumer_offsets-%d moved from %d to %d, the "
+          "committed offsets read back from the new coordinator" %
+          (group, part, old, new))
+
+
 def phase_notleader():
     """Produce v9, ListOffsets v7 and Fetch v12 to follower F of
     partition 0: NOT_LEADER_OR_FOLLOWER (6) for each"""
@@ -494,4 +574,5 @@ def phase_notleader():
 {"produce": phase_produce, "same": same, "more": phase_more,
  "diverge": phase_diverge, "notleader": phase_notleader,
  "behind": phase_behind, "samefrom": phase_samefrom,
- "move": phase_move, "hwckpt": phase_hwckpt}[PHASE]()
+ "move": phase_move, "hwckpt": phase_hwckpt,
+ "groupmove": phase_groupmove}[PHASE]()

@@ -276,7 +276,8 @@ LIMIT_zk_topics=120
 # fetches the leader's; a follower behind the leader's log start
 # (DeleteRecords on the leader while it was down) restarts its log there;
 # the leadership moved to it (a new state in ZooKeeper), the old leader
-# follows it;
+# follows it; a group's __consumer_offsets partition moved to a follower,
+# whose coordinator answers the offsets committed before;
 # a follower answers as Kafka's does (NOT_LEADER_OR_FOLLOWER) to Produce,
 # ListOffsets and Fetch.
 zk_replication_body() {
@@ -343,6 +344,7 @@ zk_replication_body() {
     # the leadership moves to the follower: the old leader follows it
     repl move "$f:$start" || return 1
     grep -q 'zkr-0: no longer fetched' "$ZKB_DIR/$f/broker.log" || return 1
+    repl groupmove || return 1
     ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
     ! grep -h 'ERROR' "$ZKB_DIR"/[123]/broker.log || return 1
 }
