@@ -47,7 +47,6 @@
 #include "core/conf.h"
 #include "core/log.h"
 #include "core/time.h"
-#include "group/group.h"
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "net/client.h"
@@ -1117,15 +1116,9 @@ gr_replicas_partition(gr_replicas_t *r, gr_partition_t *p)
         if (rp != NULL) {
             GR_LOG_INFO("%s-%d: no longer fetched (leader %d)", p->topic->name,
                         (int)p->id, (int)p->leader);
+            /* makeLeader's epoch and the groups' load are
+             * gr_failover_applied's (broker_failover.c), before this */
             part_drop(r, rp);
-            if (p->leader == b->node_id && p->log != NULL) {
-                /* Kafka's makeLeader: the new epoch starts at the end;
-                 * a __consumer_offsets partition's groups are loaded
-                 * from the copy fetched (onElection) */
-                gr_partition_set_leader_epoch(p, p->leader_epoch, b->node_id);
-                if (b->groups != NULL)
-                    gr_groups_partition_added(b->groups, p);
-            }
         }
         return;
     }
@@ -1148,11 +1141,8 @@ gr_replicas_partition(gr_replicas_t *r, gr_partition_t *p)
     rp->leader_epoch = p->leader_epoch;
     rp->next = r->parts;
     r->parts = rp;
-    if (p->log != NULL) { /* a leader before, or opened by someone */
-        /* a __consumer_offsets partition led here: its groups go
-         * (Kafka's onResignation) */
-        if (b->groups != NULL)
-            gr_groups_partition_removed(b->groups, p);
+    if (p->log != NULL) { /* a leader before (its groups dropped by
+                           * gr_failover_applied), or opened by someone */
         part_attach(r, rp, p);
         return;
     }
