@@ -120,6 +120,11 @@ authorizer_load(gr_broker_t *b)
     int rc = 0;
     if (b->acls == NULL)
         return 0;
+    if (gr_conf_str(b->conf, GR_CONF_ZOOKEEPER_CONNECT) != NULL) {
+        GR_LOG_INFO("authorizer: cluster mode: the ACLs are read from "
+                    "ZooKeeper (the ACL file is not used)");
+        return 0;
+    }
     if (gr_cluster_load_acls(b->cluster, &data, &len) != 0)
         return -1;
     if (data != NULL && gr_acls_parse(b->acls, data, len, why, sizeof why) !=

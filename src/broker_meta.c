@@ -19,6 +19,7 @@
  * with our own session as owner was ours (Kafka's CheckedEphemeral).
  */
 #include "broker.h"
+#include "broker_acls.h"
 #include "broker_meta_int.h"
 #include "broker_replica.h"
 
@@ -431,6 +432,7 @@ session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
         else
             elect(bm);
         gr_topics_zk_session(bm);
+        gr_acls_zk_session(bm);
         return;
     }
     GR_LOG_DEBUG("meta: session %" PRId64 " connected", session_id);
@@ -446,6 +448,7 @@ session_changed(void *arg, gr_meta_session_t state, int64_t session_id)
         }
     do_register(bm);
     gr_topics_zk_session(bm);
+    gr_acls_zk_session(bm);
 }
 
 int
@@ -517,6 +520,10 @@ gr_broker_meta_start(gr_broker_t *b)
         gr_broker_meta_stop(b);
         return -1;
     }
+    if (bm->zk && gr_acls_zk_init(bm) != 0) {
+        gr_broker_meta_stop(b);
+        return -1;
+    }
     if (bm->zk && (bm->replicas = gr_replicas_new(b)) == NULL) {
         gr_broker_meta_stop(b);
         return -1;
@@ -533,6 +540,7 @@ gr_broker_meta_stop(gr_broker_t *b)
     b->meta->replicas = NULL;
     gr_meta_close(b->meta->m);
     gr_topics_zk_fini(b->meta);
+    gr_acls_zk_fini(b->meta);
     free(b->meta);
     b->meta = NULL;
 }

@@ -29,6 +29,8 @@ struct gr_broker_meta {
     struct gr_replicas *replicas; /* cluster mode: the replica fetchers
                                    * (broker_replica.c) */
     struct gr_failover *failover; /* cluster mode only (broker_failover.c) */
+    struct gr_acls_zk *acls; /* cluster mode with an authorizer
+                              * (broker_acls.c) */
 };
 
 /* broker_topics.c, cluster mode: sets up the cluster's remote ops (topic

@@ -531,3 +531,41 @@ s_zk_racks() { zk_run zk_racks_body 40; }
 
 SCENARIOS+=(zk_racks)
 LIMIT_zk_racks=90
+
+# zk_acls: the authorizer's ACLs in ZooKeeper. One standalone ZooKeeper,
+# two brokers with Kafka's authorizer (super users User:admin over SASL
+# PLAIN, User:ANONYMOUS on the PLAINTEXT listener the brokers and the
+# hand-framed admin requests use): compat/zk/acls.py makes and deletes
+# ACLs through one broker and checks ZooKeeper's znodes and a produce on
+# the other.
+zk_acls_body() {
+    local plain sasl i jaas
+    pyc_ready || return 1
+    zk_setup acls 1 || return 1
+    jaas='org.apache.kafka.common.security.plain.PlainLoginModule required user_admin="admin-pw" user_producer="producer-pw";'
+    for i in 1 2; do
+        zkb_start "$i" \
+            --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
+            --override sasl.enabled.mechanisms=PLAIN \
+            --override "listener.name.sasl_plaintext.plain.sasl.jaas.config=$jaas" \
+            --override "super.users=User:admin;User:ANONYMOUS" \
+            --override authorizer.class.name=kafka.security.authorizer.AclAuthorizer ||
+            return 1
+    done
+    for i in 1 2; do
+        wait_log "$i" "node $i registered at /brokers/ids/$i" || return 1
+        wait_log "$i" "ACLs read from ZooKeeper" || return 1
+    done
+    plain=$(for i in 1 2; do printf '127.0.0.1:%s,' \
+        "$(sed -n 's/^PLAINTEXT:.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    sasl=$(for i in 1 2; do printf '127.0.0.1:%s,' \
+        "$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    PYC_LIMIT=60 pyc ../zk/acls.py "${plain%,}" "${sasl%,}" \
+        "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$ZKB_CHROOT" || return 1
+    ! grep -h 'ERROR\|not written' "$ZKB_DIR"/[12]/broker.log
+}
+
+s_zk_acls() { zk_run zk_acls_body 40; }
+
+SCENARIOS+=(zk_acls)
+LIMIT_zk_acls=90

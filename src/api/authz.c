@@ -10,6 +10,7 @@
 
 #include "api/configs.h"
 #include "broker.h"
+#include "broker_acls.h"
 #include "cluster/cluster.h"
 #include "core/log.h"
 #include "core/worker.h"
@@ -148,6 +149,9 @@ acl_write_done(gr_loop_t *loop, void *arg)
     if (w->err != 0) {
         GR_LOG_ERROR("cannot persist the ACLs: out of memory");
         w->cb(w->arg, w->err);
+    } else if (gr_acls_zk_store(w->b, w->b->acls, w->next, w->cb,
+                                w->arg)) {
+        free(w->data); /* cluster mode: ZooKeeper, not the ACL file */
     } else {
         gr_cluster_store_acls(w->b->cluster, w->data, w->len, w->cb, w->arg);
     }

@@ -24,7 +24,8 @@
  * meta (meta_local's snapshot and journal files, as recovery reads them),
  * epochs (a partition's leader-epoch-checkpoint, parsed and loaded),
  * replica (a leader's Fetch and OffsetForLeaderEpoch answers to the
- * replica fetcher, decoded, and the fetched records' follower check).
+ * replica fetcher, decoded, and the fetched records' follower check),
+ * acl_zk (an ACL resource znode's JSON, Kafka's AclAuthorizer layout).
  */
 #ifndef GR_TESTS_FUZZ_H
 #define GR_TESTS_FUZZ_H
@@ -56,6 +57,7 @@ int gr_fuzz_sasl(const uint8_t *data, size_t n);
 int gr_fuzz_meta(const uint8_t *data, size_t n);
 int gr_fuzz_epochs(const uint8_t *data, size_t n);
 int gr_fuzz_replica(const uint8_t *data, size_t n);
+int gr_fuzz_acl_zk(const uint8_t *data, size_t n);
 
 /* One-time set-up shared by the targets (quiet logs). */
 void gr_fuzz_init(void);

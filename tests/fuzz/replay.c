@@ -42,6 +42,7 @@ static const struct {
     { "meta", gr_fuzz_meta, NULL },
     { "epochs", gr_fuzz_epochs, NULL },
     { "replica", gr_fuzz_replica, NULL },
+    { "acl_zk", gr_fuzz_acl_zk, NULL },
 };
 #define NTARGETS (int)(sizeof targets / sizeof targets[0])
 

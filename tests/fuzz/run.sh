@@ -23,7 +23,7 @@ src=${FUZZ_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 secs=${1:-60}
 shift 2>/dev/null
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(request records compress segment broker otlp fsess http oauth sasl meta epochs replica)
+[ ${#targets[@]} -gt 0 ] || targets=(request records compress segment broker otlp fsess http oauth sasl meta epochs replica acl_zk)
 targets_run=("${targets[@]}")
 B=${FUZZ_BUILD:-$(pwd)/fuzz-build}
 CC=${FUZZ_CC:-clang}

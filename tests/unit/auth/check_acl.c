@@ -8,6 +8,8 @@
  * stored (off the loop, in order; a failed write changes nothing) and
  * DeleteAcls bounded as Kafka's controller bounds it.
  */
+#include "auth/acl_zk.h"
+#include "core/buf.h"
 #include "../api/brokertest.h"
 #include "../unit.h"
 #include "auth/acl.h"
@@ -842,6 +844,90 @@ START_TEST(test_api_delete_acls_bound)
 }
 END_TEST
 
+typedef struct grab {
+    const gr_acl_t **v;
+    int *n;
+} grab_t;
+
+static int
+grab_acl(void *arg, const gr_acl_t *acl)
+{
+    grab_t *g = arg;
+    g->v[(*g->n)++] = acl;
+    return 0;
+}
+
+/* ZooKeeper's layout (auth/acl_zk.h): Kafka's AclAuthorizer JSON both
+ * ways, the paths and the change notifications of both stores */
+START_TEST(test_zk_layout)
+{
+    const char *json = "{\"version\":1,\"acls\":[{\"principal\":"
+                       "\"User:alice\",\"permissionType\":\"Allow\","
+                       "\"operation\":\"IdempotentWrite\",\"host\":\"*\"},"
+                       "{\"principal\":\"User:bob\",\"permissionType\":"
+                       "\"Deny\",\"operation\":\"Read\",\"host\":"
+                       "\"10.0.0.1\"}]}";
+    gr_acls_t *s = gr_acls_new(NULL, false);
+    const gr_acl_t *v[2];
+    gr_buf_t b = { 0 };
+    char why[256], path[128];
+    int n = 0;
+
+    ck_assert_int_eq(gr_acl_zk_parse(s, GR_RES_TRANSACTIONAL_ID,
+                                     GR_PAT_LITERAL, "tx", json,
+                                     strlen(json), why, sizeof why),
+                     0);
+    ck_assert_int_eq(gr_acls_commit(s), 0);
+    ck_assert_uint_eq(gr_acls_count(s), 2);
+    ck_assert(gr_acls_authorize(s, "User:alice", "1.2.3.4",
+                                GR_RES_TRANSACTIONAL_ID, "tx", 2,
+                                GR_OP_IDEMPOTENT_WRITE));
+    gr_acls_each(s, grab_acl, &(grab_t){ v, &n });
+    ck_assert_int_eq(n, 2);
+    gr_acl_zk_encode(v, 2, &b);
+    ck_assert_int_eq((int)b.len, (int)strlen(json));
+    ck_assert(memcmp(b.ptr, json, b.len) == 0);
+    gr_buf_fini(&b);
+    /* Kafka's upper-case forms are read too; bad ones refused */
+    ck_assert_int_eq(gr_acl_zk_type("TRANSACTIONALID"),
+                     GR_RES_TRANSACTIONAL_ID);
+    ck_assert_int_eq(gr_acl_zk_type("Cluster"), GR_RES_CLUSTER);
+    ck_assert_int_eq(gr_acl_zk_type("Nope"), GR_RES_UNKNOWN);
+    ck_assert_int_ne(gr_acl_zk_parse(s, GR_RES_TOPIC, GR_PAT_LITERAL, "t",
+                                     "{\"version\":2,\"acls\":[]}", 23, why,
+                                     sizeof why),
+                     0);
+    ck_assert_int_ne(gr_acl_zk_parse(s, GR_RES_TOPIC, GR_PAT_LITERAL, "t",
+                                     "{\"version\":1,\"acls\":[{}]}", 25, why,
+                                     sizeof why),
+                     0);
+    ck_assert_int_eq(gr_acl_zk_parse(s, GR_RES_TOPIC, GR_PAT_LITERAL, "t", "",
+                                     0, why, sizeof why),
+                     0);
+    /* paths and notifications */
+    ck_assert_int_eq(gr_acl_zk_path(GR_RES_TOPIC, GR_PAT_LITERAL, "a", path,
+                                    sizeof path),
+                     0);
+    ck_assert_str_eq(path, "/kafka-acl/Topic/a");
+    ck_assert_int_eq(gr_acl_zk_path(GR_RES_GROUP, GR_PAT_PREFIXED, "g", path,
+                                    sizeof path),
+                     0);
+    ck_assert_str_eq(path, "/kafka-acl-extended/prefixed/Group/g");
+    ck_assert_int_ne(gr_acl_zk_path(GR_RES_TOPIC, GR_PAT_MATCH, "a", path,
+                                    sizeof path),
+                     0);
+    gr_acl_zk_change(GR_RES_TOPIC, GR_PAT_LITERAL, "a", &b);
+    ck_assert_str_eq(gr_buf_cstr(&b), "Topic:a");
+    gr_buf_reset(&b);
+    gr_acl_zk_change(GR_RES_TOPIC, GR_PAT_PREFIXED, "a", &b);
+    ck_assert_str_eq(gr_buf_cstr(&b),
+                     "{\"version\":1,\"resourceType\":\"Topic\",\"name\":"
+                     "\"a\",\"patternType\":\"PREFIXED\"}");
+    gr_buf_fini(&b);
+    gr_acls_destroy(s);
+}
+END_TEST
+
 Suite *
 suite_auth_acl(void)
 {
@@ -863,6 +949,7 @@ suite_auth_acl(void)
     tcase_add_test(tc, test_api_acls_stored_first);
     tcase_add_test(tc, test_api_acls_store_fails);
     tcase_add_test(tc, test_api_delete_acls_bound);
+    tcase_add_test(tc, test_zk_layout);
     suite_add_tcase(s, tc);
     return s;
 }
