@@ -338,11 +338,25 @@ gr_acls_zk_session(struct gr_broker_meta *bm)
 int
 gr_acls_zk_init(struct gr_broker_meta *bm)
 {
+    gr_acls_t *next;
     if (bm->b->acls == NULL)
         return 0; /* no authorizer */
     if ((bm->acls = calloc(1, sizeof *bm->acls)) == NULL)
         return -1;
     bm->acls->bm = bm;
+    /* until the first read from ZooKeeper is installed, super users
+     * alone pass, whatever allow.everyone.if.no.acl.found says: a
+     * resource's deny ACLs may be there, not read yet (fail closed) */
+    if ((next = gr_acls_new(gr_conf_str(bm->b->conf, GR_CONF_SUPER_USERS),
+                            false)) == NULL ||
+        gr_acls_commit(next) != 0) {
+        gr_acls_destroy(next);
+        free(bm->acls);
+        bm->acls = NULL;
+        return -1;
+    }
+    gr_acls_destroy(bm->b->acls);
+    bm->b->acls = next;
     return 0;
 }
 

@@ -122,7 +122,7 @@ def zk(what, path, ok_missing=False):
     fail("zkcli %s %s: %s" % (what, path, r.stderr))
 
 
-def produce(addr):
+def produce(addr, topic=TOPIC):
     """one record as User:producer through addr: None or the error name"""
     p = Producer({"bootstrap.servers": addr, "security.protocol":
                   "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
@@ -130,7 +130,7 @@ def produce(addr):
                   "message.timeout.ms": 3000, "retries": 0,
                   "topic.metadata.refresh.interval.ms": 200})
     got = []
-    p.produce(TOPIC, b"v", on_delivery=lambda e, m: got.append(e))
+    p.produce(topic, b"v", on_delivery=lambda e, m: got.append(e))
     p.flush(5)
     if not got:
         return "no delivery report"
@@ -214,4 +214,31 @@ def main():
     print("ok")
 
 
-main()
+def closed():
+    """Broker 3 (SASL[2]) started with allow.everyone.if.no.acl.found=true
+    over a store whose prefixed zka ACL znode is not JSON: its read is not
+    taken, and until one is, super users alone pass: the producer's write to
+    a zka topic broker 3 leads is refused (with the ACL read, or with no
+    ACLs and allow.everyone, it would pass)."""
+    admin = AdminClient({"bootstrap.servers": SASL[0],
+                         "security.protocol": "SASL_PLAINTEXT",
+                         "sasl.mechanism": "PLAIN", "sasl.username": "admin",
+                         "sasl.password": "admin-pw"})
+    admin.create_topics([NewTopic("zka-closed", 1, -1,
+                                  replica_assignment=[[3]])],
+                        operation_timeout=10)["zka-closed"].result(20)
+    end = time.monotonic() + 10
+    while True:
+        got = produce(SASL[2], "zka-closed")
+        if got is None:
+            fail("broker 3 took a write with no ACL read: not fail-closed")
+        if got == "TOPIC_AUTHORIZATION_FAILED":
+            break
+        if time.monotonic() > end:
+            fail("broker 3: produce answers %s" % got)
+        time.sleep(0.1)
+    print("# broker 3, its ACL read refused: the producer's write refused")
+    print("ok")
+
+
+closed() if sys.argv[6:] == ["closed"] else main()

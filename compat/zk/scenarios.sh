@@ -562,7 +562,24 @@ zk_acls_body() {
         "$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$ZKB_DIR/$i/listeners")"; done)
     PYC_LIMIT=60 pyc ../zk/acls.py "${plain%,}" "${sasl%,}" \
         "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$ZKB_CHROOT" || return 1
-    ! grep -h 'ERROR\|not written' "$ZKB_DIR"/[12]/broker.log
+    ! grep -h 'ERROR\|not written' "$ZKB_DIR"/[12]/broker.log || return 1
+    # fail closed: a broker whose first ACL read is not taken (a znode
+    # that is not JSON) lets super users alone through, even with
+    # allow.everyone.if.no.acl.found
+    zkcli set "$ZKB_CHROOT/kafka-acl-extended/prefixed/Topic/zka" 'not json' ||
+        return 1
+    zkb_start 3 \
+        --override listeners=PLAINTEXT://127.0.0.1:0,SASL_PLAINTEXT://127.0.0.1:0 \
+        --override sasl.enabled.mechanisms=PLAIN \
+        --override "listener.name.sasl_plaintext.plain.sasl.jaas.config=$jaas" \
+        --override "super.users=User:admin;User:ANONYMOUS" \
+        --override allow.everyone.if.no.acl.found=true \
+        --override authorizer.class.name=kafka.security.authorizer.AclAuthorizer ||
+        return 1
+    wait_log 3 "ACLs read from ZooKeeper are not taken" || return 1
+    sasl="$sasl"127.0.0.1:$(sed -n 's/^SASL_PLAINTEXT:.*://p' "$ZKB_DIR/3/listeners")
+    PYC_LIMIT=60 pyc ../zk/acls.py "${plain%,}" "${sasl%,}" \
+        "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$ZKB_CHROOT" closed
 }
 
 s_zk_acls() { zk_run zk_acls_body 40; }
