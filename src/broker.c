@@ -998,6 +998,7 @@ gr_broker_run(gr_broker_t *b)
     GR_LOG_INFO("serving as node %d of cluster %s", b->node_id,
                 b->cluster->cluster_id);
     gr_loop_run(b->loop);
+    gr_broker_meta_leave(b); /* cluster mode: controlled shutdown */
     GR_LOG_INFO("shutting down");
     gr_listeners_close(b);
     gr_conn_close_all(b);

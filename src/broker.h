@@ -201,6 +201,10 @@ void gr_broker_destroy(gr_broker_t *broker);
  * before the workers stop (its last write then finishes). */
 int gr_broker_meta_start(gr_broker_t *broker);
 void gr_broker_meta_stop(gr_broker_t *broker);
+/* After the loop stopped (SIGTERM), cluster mode: Kafka's controlled
+ * shutdown, the loop running until this broker's partitions have moved
+ * (broker_failover.c) or its bound passed. */
+void gr_broker_meta_leave(gr_broker_t *broker);
 /* Kafka's /controller_epoch (decimal) and /controller ({"brokerid":N,...})
  * as read from the store (peer data in cluster mode): 0, or -1 if bad. */
 int gr_broker_meta_parse_epoch(const void *data, size_t len, int32_t *epoch);

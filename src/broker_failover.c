@@ -67,7 +67,8 @@ typedef struct fo_call {
     int32_t part;
     int32_t bounced; /* a broker to count as gone then back, or -1 */
     int tries;
-    bool again; /* asked for again meanwhile */
+    bool again;   /* asked for again meanwhile */
+    bool leaving; /* this broker's controlled shutdown (not the controller) */
     char topic[GR_TOPIC_NAME_MAX + 1];
 } fo_call_t;
 
@@ -76,6 +77,11 @@ struct gr_failover {
     int nlive;
     bool known; /* /brokers/ids listed at least once */
     fo_call_t *calls;
+    /* controlled shutdown: the controller epoch read, its version (the
+     * fence), the calls under way, the partitions moved, those left */
+    bool leaving;
+    int32_t sd_epoch, sd_version;
+    int sd_pending, sd_moved, sd_failed, sd_kept, sd_tries;
 };
 
 static bool
@@ -161,13 +167,38 @@ decide(const struct gr_broker_meta *bm, const gr_partition_t *p,
     return true; /* its leadership or membership began again */
 }
 
+/* Controlled shutdown: p's state with this broker counted gone. A
+ * partition it leads moves only to a live member of its ISR (Kafka's
+ * ControlledShutdownLeaderElectionStrategy): one it leads alone stays
+ * with it, until its session goes. */
+static bool
+decide_leaving(const struct gr_broker_meta *bm, const gr_partition_t *p,
+               int32_t leader, const int32_t *isr, int nisr,
+               int32_t *new_leader, int32_t *new_isr, int *new_nisr)
+{
+    int32_t *live = malloc(((size_t)bm->failover->nlive + 1) * sizeof *live);
+    gr_election_t in = { p->replicas, p->nreplicas, isr, nisr, leader,
+                         live, 0, false };
+    bool ch;
+    if (live == NULL)
+        return false;
+    in.nlive = live_ids(bm, bm->b->node_id, live);
+    ch = gr_election_decide(&in, new_leader, new_isr, new_nisr);
+    free(live);
+    if (ch && leader == bm->b->node_id && *new_leader < 0) {
+        bm->failover->sd_kept++;
+        return false;
+    }
+    return ch;
+}
+
 /* --- calls */
 
 static fo_call_t *
 call_find(struct gr_failover *fo, const char *topic, int32_t part)
 {
     for (fo_call_t *k = fo->calls; k; k = k->next)
-        if (k->part == part && strcmp(k->topic, topic) == 0)
+        if (!k->leaving && k->part == part && strcmp(k->topic, topic) == 0)
             return k;
     return NULL;
 }
@@ -197,10 +228,18 @@ static void check(struct gr_broker_meta *bm, gr_partition_t *p,
                   int32_t bounced);
 
 /* the call's done: again if asked meanwhile */
+static void leaving_done(struct gr_broker_meta *bm);
+
 static void
 call_done(fo_call_t *k)
 {
     struct gr_broker_meta *bm = k->bm;
+    if (k->leaving) {
+        call_end(k);
+        if (--bm->failover->sd_pending == 0)
+            leaving_done(bm);
+        return;
+    }
     gr_partition_t *p = k->again ? model_partition(bm, k->topic, k->part)
                                  : NULL;
     int32_t bounced = k->bounced;
@@ -226,9 +265,13 @@ written(void *arg, int rc, const gr_meta_result_t *res, int n)
 
     if (rc == GR_META_OK) {
         k->bounced = -1;
+        if (k->leaving)
+            bm->failover->sd_moved++;
         call_done(k);
         return;
     }
+    if (k->leaving)
+        bm->failover->sd_failed++;
     if (rc == GR_META_BADVERSION && n > 0 &&
         res[0].rc == GR_META_BADVERSION && ++k->tries < MAX_RETRIES) {
         /* the leader's ISR write (or another's) came first: again */
@@ -288,7 +331,8 @@ state_read(void *arg, int rc, const void *data, size_t len,
     gr_buf_t js = { 0 };
     gr_meta_op_t op;
 
-    if (rc != GR_META_OK || p == NULL || !is_controller(bm) ||
+    if (rc != GR_META_OK || p == NULL ||
+        (!k->leaving && !is_controller(bm)) ||
         (a = gr_arena_new(2048)) == NULL) {
         call_done(k); /* no state yet: make_state's (broker_topics.c) */
         return;
@@ -306,13 +350,18 @@ state_read(void *arg, int rc, const void *data, size_t len,
         return;
     }
     gr_arena_destroy(a);
-    if (!decide(bm, p, leader, isr, nisr, k->bounced, &nl, nisr_new, &nn)) {
+    if (k->leaving ? !decide_leaving(bm, p, leader, isr, nisr, &nl, nisr_new,
+                                     &nn)
+                   : !decide(bm, p, leader, isr, nisr, k->bounced, &nl,
+                             nisr_new, &nn)) {
         call_done(k);
         return;
     }
     gr_buf_printf(&js, "{\"controller_epoch\":%d,\"leader\":%d,"
                        "\"version\":1,\"leader_epoch\":%d,\"isr\":",
-                  (int)bm->controller_epoch, (int)nl, (int)epoch + 1);
+                  (int)(k->leaving ? bm->failover->sd_epoch
+                                   : bm->controller_epoch),
+                  (int)nl, (int)epoch + 1);
     put_ints(&js, nisr_new, nn);
     gr_buf_putc(&js, '}');
     if (js.oom) {
@@ -320,8 +369,9 @@ state_read(void *arg, int rc, const void *data, size_t len,
         call_done(k);
         return;
     }
-    GR_LOG_INFO("meta: controller %d: %s-%d: leader %d -> %d (leader epoch "
-                "%d), %d in the ISR%s",
+    GR_LOG_INFO("meta: %s %d: %s-%d: leader %d -> %d (leader epoch %d), %d "
+                "in the ISR%s",
+                k->leaving ? "controlled shutdown of" : "controller",
                 bm->b->node_id, k->topic, (int)k->part, (int)leader, (int)nl,
                 (int)epoch + 1, nn,
                 nl < 0 ? ": no live replica of its ISR (offline)" : "");
@@ -329,7 +379,9 @@ state_read(void *arg, int rc, const void *data, size_t len,
              k->topic, (int)k->part);
     op = (gr_meta_op_t){ GR_META_OP_SET, path, js.ptr, js.len, 0,
                          st->version };
-    if (gr_meta_fenced_multi(bm->m, "/controller_epoch", bm->epoch_zkversion,
+    if (gr_meta_fenced_multi(bm->m, "/controller_epoch",
+                             k->leaving ? bm->failover->sd_version
+                                        : bm->epoch_zkversion,
                              &op, 1, written, k) != 0)
         call_done(k);
     gr_buf_fini(&js);
@@ -523,4 +575,123 @@ gr_failover_applied(struct gr_broker_meta *bm, gr_partition_t *p,
         if (b->groups != NULL)
             gr_groups_partition_removed(b->groups, p);
     }
+}
+
+/* --- controlled shutdown (Kafka's ControlledShutdown, done here) */
+
+static void leaving_pass(struct gr_broker_meta *bm);
+
+static void
+leaving_done(struct gr_broker_meta *bm)
+{
+    struct gr_failover *fo = bm->failover;
+    if (fo->sd_failed > 0 &&
+        fo->sd_tries <
+            atoi(gr_conf_extra_get(bm->b->conf,
+                                   "controlled.shutdown.max.retries")
+                     ?: "3")) {
+        GR_LOG_WARN("meta: controlled shutdown of %d: %d partition(s) not "
+                    "moved; again (try %d)",
+                    bm->b->node_id, fo->sd_failed, fo->sd_tries + 1);
+        leaving_pass(bm);
+        return;
+    }
+    GR_LOG_INFO("meta: controlled shutdown of %d: %d partition state(s) "
+                "moved to other brokers, %d led alone (they go with the "
+                "session), %d not moved",
+                bm->b->node_id, fo->sd_moved, fo->sd_kept, fo->sd_failed);
+    fo->leaving = false;
+    gr_loop_stop(bm->b->loop);
+}
+
+static void
+leaving_epoch_read(void *arg, int rc, const void *data, size_t len,
+                   const gr_meta_stat_t *st)
+{
+    struct gr_broker_meta *bm = arg;
+    struct gr_failover *fo = bm->failover;
+    int32_t self = bm->b->node_id;
+
+    if (rc != GR_META_OK ||
+        gr_broker_meta_parse_epoch(data, len, &fo->sd_epoch) != 0) {
+        GR_LOG_WARN("meta: controlled shutdown of %d: /controller_epoch "
+                    "not read (%s); stopping without it",
+                    self, gr_meta_rc_name(rc));
+        fo->leaving = false;
+        gr_loop_stop(bm->b->loop);
+        return;
+    }
+    fo->sd_version = st->version;
+    fo->sd_failed = 0;
+    fo->sd_pending = 1; /* this pass, until every call is out */
+    for (gr_topic_t *t = bm->b->cluster->topics; t; t = t->lnext)
+        for (int32_t i = 0; i < t->nparts; i++) {
+            gr_partition_t *p = t->parts[i];
+            bool in_isr = false;
+            fo_call_t *k;
+            for (int j = 0; j < p->nisr; j++)
+                in_isr = in_isr || p->isr[j] == self;
+            if ((p->leader != self && !in_isr) ||
+                (k = calloc(1, sizeof *k)) == NULL)
+                continue;
+            k->bm = bm;
+            k->part = p->id;
+            k->bounced = -1;
+            k->leaving = true;
+            snprintf(k->topic, sizeof k->topic, "%s", t->name);
+            k->next = fo->calls;
+            if (k->next)
+                k->next->prev = k;
+            fo->calls = k;
+            fo->sd_pending++;
+            read_state(k);
+        }
+    if (--fo->sd_pending == 0)
+        leaving_done(bm);
+}
+
+static void
+leaving_pass(struct gr_broker_meta *bm)
+{
+    bm->failover->sd_tries++;
+    if (gr_meta_get(bm->m, "/controller_epoch", NULL, NULL,
+                    leaving_epoch_read, bm) != 0) {
+        bm->failover->leaving = false;
+        gr_loop_stop(bm->b->loop);
+    }
+}
+
+int64_t
+gr_failover_controlled_shutdown(struct gr_broker_meta *bm)
+{
+    struct gr_failover *fo = bm->failover;
+    const char *en =
+        gr_conf_extra_get(bm->b->conf, "controlled.shutdown.enable");
+    const char *bo =
+        gr_conf_extra_get(bm->b->conf, "controlled.shutdown.retry.backoff.ms");
+    const char *mr =
+        gr_conf_extra_get(bm->b->conf, "controlled.shutdown.max.retries");
+    int32_t self = bm->b->node_id;
+    bool any = false;
+
+    if (fo == NULL || bm->broker_epoch < 0 ||
+        (en != NULL && strcmp(en, "false") == 0))
+        return 0;
+    for (gr_topic_t *t = bm->b->cluster->topics; t && !any; t = t->lnext)
+        for (int32_t i = 0; i < t->nparts && !any; i++) {
+            const gr_partition_t *p = t->parts[i];
+            any = p->leader == self && p->nisr > 1;
+            for (int j = 0; j < p->nisr && !any; j++)
+                any = p->isr[j] == self && p->leader != self;
+        }
+    if (!any)
+        return 0; /* nothing another broker could take */
+    GR_LOG_INFO("meta: controlled shutdown of %d: moving its partitions "
+                "before it stops",
+                self);
+    fo->leaving = true;
+    fo->sd_tries = 0;
+    leaving_pass(bm);
+    /* Kafka's bound: its retries, each a backoff apart */
+    return ((mr ? atoll(mr) : 3) + 1) * (bo ? atoll(bo) : 5000);
 }

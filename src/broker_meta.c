@@ -32,6 +32,7 @@
 #include "core/conf.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/loop.h"
 #include "core/time.h"
 #include "meta/meta.h"
 
@@ -529,6 +530,17 @@ gr_broker_meta_start(gr_broker_t *b)
         return -1;
     }
     return 0;
+}
+
+void
+gr_broker_meta_leave(gr_broker_t *b)
+{
+    int64_t ms;
+    if (b->meta == NULL || !b->meta->zk)
+        return;
+    ms = gr_failover_controlled_shutdown(b->meta);
+    if (ms > 0) /* the loop serves on until the states are written */
+        gr_loop_run_for(b->loop, ms);
 }
 
 void

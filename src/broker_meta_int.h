@@ -67,5 +67,12 @@ void gr_failover_partition(struct gr_broker_meta *bm, gr_partition_t *p);
 void gr_failover_applied(struct gr_broker_meta *bm, gr_partition_t *p,
                          int32_t old_leader, int32_t old_epoch,
                          bool had_log);
+/* SIGTERM in cluster mode (Kafka's controlled shutdown, written by this
+ * broker itself): the states of the partitions it leads with another
+ * live ISR member move to that member, those whose ISR it is in drop it,
+ * each as the controller writes them (the version read, fenced by
+ * /controller_epoch's). Returns how long the loop may run for it (ms),
+ * stopping it when done; 0: nothing to move. */
+int64_t gr_failover_controlled_shutdown(struct gr_broker_meta *bm);
 
 #endif

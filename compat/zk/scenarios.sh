@@ -378,7 +378,9 @@ LIMIT_zk_replication=120
 # each kill to the first acknowledged produce after it. Last,
 # compat/zk/moves.py moves partition 2 away from its leader and back by
 # hand in ZooKeeper: its long poll answers at once, it leads again at the
-# new epoch, begun in its leader-epoch cache at its log end.
+# new epoch, begun in its leader-epoch cache at its log end. Then its
+# ISR gets a second member by hand and SIGTERM of the leader moves the
+# leadership there before it exits (controlled shutdown).
 ZK_KILL_PAUSE=${ZK_KILL_PAUSE:-1}
 
 # zk_state P FIELD: partition P of zkh's state field (leader,
@@ -395,7 +397,7 @@ zk_acks() {
 
 zk_kill_history_body() {
     local addrs cycles=${ZK_KILL_CYCLES:-5} c i p leader parts epochs t
-    local ppid n0 ok port l e r0 out
+    local ppid n0 ok port l e r0 out st other ms
     pyc_ready || return 1
     zk_setup history 3 || return 1
     # no auto-creation: a broker that has not read the topic yet would
@@ -491,6 +493,28 @@ zk_kill_history_body() {
     grep -q "zkh-2: this broker no longer leads it" "$ZKB_DIR/$leader/broker.log" &&
         grep -q "zkh-2: this broker leads it again" "$ZKB_DIR/$leader/broker.log" ||
         { echo "# broker $leader did not log its moves"; return 1; }
+
+    # controlled shutdown: with a second ISR member (written by hand, as
+    # the leader's ISR expansion will), SIGTERM moves the leadership to it
+    # before the broker exits, not a session timeout later
+    st=$(zkcli get "$ZKB_CHROOT/brokers/topics/zkh/partitions/2/state")
+    e=$(zk_state 2 leader_epoch)
+    other=$(( leader % 3 + 1 ))
+    zkcli set "$ZKB_CHROOT/brokers/topics/zkh/partitions/2/state" \
+        "$(echo "$st" | sed "s/\"isr\":\[[0-9,]*\]/\"isr\":[$leader,$other]/")" || return 1
+    sleep 1 # its watch brings the ISR to the leader
+    t=$(now_ms)
+    kill -TERM "${ZKB_PID[$leader]}"
+    wait "${ZKB_PID[$leader]}" 2>/dev/null
+    ZKB_PID[$leader]=
+    ms=$(( $(now_ms) - t ))
+    l=$(zk_state 2 leader)
+    [ "$l" = "$other" ] && [ "$(zk_state 2 leader_epoch)" = $((e + 1)) ] ||
+        { echo "# after SIGTERM of $leader: $(zkcli get "$ZKB_CHROOT/brokers/topics/zkh/partitions/2/state")"; return 1; }
+    grep -q "controlled shutdown of $leader: 1 partition state(s) moved" \
+        "$ZKB_DIR/$leader/broker.log" || return 1
+    echo "# figure: SIGTERM of broker $leader: zkh-2 led by $other at epoch $((e + 1)) when it exited, $ms ms after the signal"
+    [ "$ms" -lt "$ZK_SESSION_MS" ] || return 1
     ! grep -h 'ERROR\|is not Kafka' "$ZKB_DIR"/[123]/broker.log || return 1
 }
 
