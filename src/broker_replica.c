@@ -319,7 +319,7 @@ fetcher_new(gr_replicas_t *r, int32_t leader)
 }
 
 static void
-fetcher_free(fetcher_t *f)
+fetcher_free(fetcher_t *f, bool now)
 {
     gr_replicas_t *r = f->r;
     for (fetcher_t **pp = &r->fetchers; *pp; pp = &(*pp)->next)
@@ -328,7 +328,10 @@ fetcher_free(fetcher_t *f)
             break;
         }
     gr_timer_stop(r->b->loop, &f->timer);
-    gr_client_free(f->cl);
+    if (now)
+        gr_client_free_now(f->cl);
+    else
+        gr_client_free(f->cl); /* its socket's event may be pending */
     free(f);
 }
 
@@ -372,7 +375,7 @@ part_attach(gr_replicas_t *r, rpart_t *rp, gr_partition_t *p)
     /* Kafka's makeFollower: truncate first when the log knows an epoch */
     rp->state = gr_log_leader_epoch(p->log) >= 0 ? P_TRUNCATING : P_FETCHING;
     if (old != NULL && old != f && !fetcher_used(old))
-        fetcher_free(old);
+        fetcher_free(old, false);
     fetcher_kick(f);
 }
 
@@ -389,7 +392,7 @@ part_drop(gr_replicas_t *r, rpart_t *rp)
         fetcher_disconnect(f); /* its answer would be about nobody */
     part_free(rp);
     if (f != NULL && !fetcher_used(f))
-        fetcher_free(f);
+        fetcher_free(f, false);
     else if (f != NULL)
         fetcher_kick(f);
 }
@@ -1250,6 +1253,6 @@ gr_replicas_destroy(gr_replicas_t *r)
         part_free(rp);
     }
     while (r->fetchers != NULL)
-        fetcher_free(r->fetchers);
+        fetcher_free(r->fetchers, true);
     free(r);
 }

@@ -130,6 +130,8 @@ io_cb(gr_loop_t *loop, gr_io_t *io, uint32_t events)
 {
     gr_client_t *c = io->data;
     (void)loop;
+    if (c->io.fd < 0)
+        return; /* closed by an earlier event of the same round */
     if (c->state == C_CONNECTING) {
         int e = 0;
         socklen_t el = sizeof e;
@@ -333,7 +335,7 @@ gr_client_close(gr_client_t *c)
 }
 
 void
-gr_client_free(gr_client_t *c)
+gr_client_free_now(gr_client_t *c)
 {
     if (c == NULL)
         return;
@@ -341,4 +343,24 @@ gr_client_free(gr_client_t *c)
     gr_buf_fini(&c->out);
     gr_buf_fini(&c->in);
     free(c);
+}
+
+static void
+free_cb(gr_loop_t *loop, gr_timer_t *t)
+{
+    (void)loop;
+    gr_client_free_now(t->data);
+}
+
+void
+gr_client_free(gr_client_t *c)
+{
+    if (c == NULL)
+        return;
+    client_reset(c);
+    /* an event of its socket may wait later in the round the loop is
+     * dispatching: c goes after it, with the timers */
+    memset(&c->hooks, 0, sizeof c->hooks);
+    gr_timer_init(&c->later, free_cb, c);
+    gr_timer_start(c->loop, &c->later, 0);
 }

@@ -45,7 +45,11 @@ int gr_client_send(gr_client_t *c, const void *p, size_t n);
 bool gr_client_up(const gr_client_t *c);
 /* Closes the connection at once (no closed callback); reusable. */
 void gr_client_close(gr_client_t *c);
-/* Closes and frees (a resolution in flight is abandoned safely). */
+/* Closes at once and frees after the loop's current round of events (one
+ * of its socket may be pending in it), with no callback meanwhile; a
+ * resolution in flight is abandoned safely. The loop must run again. */
 void gr_client_free(gr_client_t *c);
+/* Closes and frees at once: the loop runs no more (shutdown). */
+void gr_client_free_now(gr_client_t *c);
 
 #endif
