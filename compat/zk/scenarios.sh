@@ -491,7 +491,8 @@ zk_kill_history_body() {
     echo "$out" | grep '^#'
     leader=$(echo "$out" | tail -n 1)
     grep -q "zkh-2: this broker no longer leads it" "$ZKB_DIR/$leader/broker.log" &&
-        grep -q "zkh-2: this broker leads it again" "$ZKB_DIR/$leader/broker.log" ||
+        grep -qE "zkh-2: (this broker leads it again|no longer fetched \\(leader $leader\\))" \
+            "$ZKB_DIR/$leader/broker.log" ||
         { echo "# broker $leader did not log its moves"; return 1; }
 
     # controlled shutdown: with a second ISR member (written by hand, as
