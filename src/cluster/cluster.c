@@ -40,6 +40,7 @@ topic_free(gr_topic_t *t)
     for (int32_t i = 0; i < t->nparts; i++) {
         free(t->parts[i]->replicas);
         free(t->parts[i]->isr);
+        free(t->parts[i]->repl); /* one block (partition/partition.h) */
         free(t->parts[i]);
     }
     free(t->parts);
@@ -168,6 +169,8 @@ gr_topic_add_partitions(gr_topic_t *t, int32_t new_total, int32_t leader,
         p->id = i;
         p->leader = leader;
         p->leader_epoch = 0;
+        p->state_version = -1;
+        p->state_controller_epoch = -1;
         p->replicas = malloc((size_t)nreplicas * sizeof(int32_t));
         p->isr = malloc((size_t)nreplicas * sizeof(int32_t));
         if (p->replicas == NULL || p->isr == NULL) {

@@ -95,6 +95,13 @@ struct gr_partition {
     struct gr_partition_waiter *waiters;
     bool opening; /* its directory is being made: no leader yet (broker.c) */
     gr_partition_stats_t stats;
+    /* cluster mode: the state znode's version (Kafka's zkVersion, the
+     * partition epoch) and controller epoch as last read, -1 before */
+    int32_t state_version;
+    int32_t state_controller_epoch;
+    /* the leader's view of its followers (partition/partition.h); NULL
+     * unless this broker leads p and p has other replicas */
+    struct gr_partition_repl *repl;
 };
 
 struct gr_topic {

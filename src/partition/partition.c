@@ -2,9 +2,14 @@
 #include "partition/partition.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "core/time.h"
+#include "log/epoch.h"
 #include "log/log.h"
 #include "log/producer_state.h"
 #include "proto/records.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 void
 gr_partition_wait(gr_partition_t *p, gr_partition_waiter_t *w)
@@ -83,12 +88,26 @@ gr_partition_append(gr_partition_t *p, uint8_t *buf, size_t n,
         }
     }
 
-    /* a single broker: the high watermark is the log end offset */
-    p->high_watermark = gr_log_end_offset(p->log);
-    gr_log_set_high_watermark(p->log, p->high_watermark);
     p->stats.bytes_in += (int64_t)n; /* BytesInPerSec (metrics) */
-    for (gr_partition_waiter_t *w = p->waiters; w; w = w->next)
-        w->wake(w, n);
+    if (p->repl == NULL) {
+        /* no followers: the high watermark is the log end offset */
+        p->high_watermark = gr_log_end_offset(p->log);
+        gr_log_set_high_watermark(p->log, p->high_watermark);
+        for (gr_partition_waiter_t *w = p->waiters, *next; w; w = next) {
+            next = w->next;
+            w->wake(w, n);
+        }
+    } else {
+        /* the followers see it now, consumers once the high watermark
+         * passes it (a follower at the log end holds it back) */
+        p->repl->bytes_above_hw += (int64_t)n;
+        for (gr_partition_waiter_t *w = p->waiters, *next; w; w = next) {
+            next = w->next;
+            if (!w->on_hw)
+                w->wake(w, n);
+        }
+        gr_partition_update_hw(p, gr_mono_ms());
+    }
 
     if (info.flush_due && !args->caller_flushes)
         gr_log_flush(p->log, NULL, NULL);
@@ -206,4 +225,256 @@ gr_partition_follower_hw(gr_partition_t *p, int64_t leader_hw)
     if (p->high_watermark < 0)
         p->high_watermark = 0;
     gr_log_set_high_watermark(p->log, p->high_watermark);
+}
+
+/* --- replication, the leader's side */
+
+void
+gr_follower_fetched(gr_follower_t *f, int64_t fetch_offset, int64_t now_ms,
+                    int64_t leader_leo)
+{
+    if (fetch_offset >= leader_leo) {
+        if (now_ms > f->last_caught_up_ms)
+            f->last_caught_up_ms = now_ms;
+    } else if (fetch_offset >= f->last_fetch_leader_leo) {
+        if (f->last_fetch_ms > f->last_caught_up_ms)
+            f->last_caught_up_ms = f->last_fetch_ms;
+    }
+    f->leo = fetch_offset;
+    f->last_fetch_leader_leo = leader_leo;
+    f->last_fetch_ms = now_ms;
+}
+
+bool
+gr_follower_caught_up(const gr_follower_t *f, int64_t leader_leo,
+                      int64_t now_ms, int64_t lag_ms)
+{
+    return f->leo == leader_leo || now_ms - f->last_caught_up_ms <= lag_ms;
+}
+
+bool
+gr_follower_in_sync(const gr_follower_t *f, int64_t hw, int64_t epoch_start)
+{
+    return f->leo >= 0 && f->leo >= hw && f->leo >= epoch_start;
+}
+
+bool
+gr_isr_has(const int32_t *v, int n, int32_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == id)
+            return true;
+    return false;
+}
+
+int64_t
+gr_repl_hw_candidate(int64_t leader_leo, const gr_follower_t *f, int nf,
+                     const int32_t *isr, int nisr, const int32_t *maximal,
+                     int nmaximal, int32_t min_isr, int64_t now_ms,
+                     int64_t lag_ms)
+{
+    int64_t hw = leader_leo;
+    (void)isr;
+    if (nisr < min_isr)
+        return -1; /* strict min ISR (KAFKA-15583) */
+    for (int i = 0; i < nf; i++)
+        if (f[i].leo < hw &&
+            (gr_isr_has(maximal, nmaximal, f[i].id) ||
+             gr_follower_caught_up(&f[i], leader_leo, now_ms, lag_ms)))
+            hw = f[i].leo;
+    return hw;
+}
+
+void
+gr_partition_maximal_isr(const gr_partition_t *p, const int32_t **v, int *n)
+{
+    const gr_partition_repl_t *r = p->repl;
+    if (r != NULL && r->altering && r->nalter > p->nisr) {
+        *v = r->alter_isr;
+        *n = r->nalter;
+    } else {
+        *v = p->isr;
+        *n = p->nisr;
+    }
+}
+
+int64_t
+gr_partition_epoch_start(const gr_partition_t *p)
+{
+    const gr_epochs_t *c = gr_log_epochs(p->log);
+    if (c != NULL && c->n > 0 && c->v[c->n - 1].epoch == p->leader_epoch)
+        return c->v[c->n - 1].start_offset;
+    return gr_log_end_offset(p->log);
+}
+
+void
+gr_partition_wake_acks(gr_partition_t *p)
+{
+    if (p->repl == NULL)
+        return;
+    for (gr_partition_waiter_t *w = p->repl->ack_waiters, *next; w;
+         w = next) {
+        next = w->next;
+        w->wake(w, 0);
+    }
+}
+
+bool
+gr_partition_update_hw(gr_partition_t *p, int64_t now_ms)
+{
+    gr_partition_repl_t *r = p->repl;
+    const int32_t *max;
+    int64_t leo, hw, old = p->high_watermark, bytes;
+    int nmax;
+
+    if (r == NULL || p->log == NULL)
+        return false;
+    leo = gr_log_end_offset(p->log);
+    gr_partition_maximal_isr(p, &max, &nmax);
+    hw = gr_repl_hw_candidate(leo, r->f, r->nf, p->isr, p->nisr, max, nmax,
+                              r->min_isr, now_ms, r->lag_ms);
+    if (hw <= old)
+        return false;
+    p->high_watermark = hw;
+    gr_log_set_high_watermark(p->log, hw);
+    /* the bytes it uncovered, pro rata of the offsets (an estimate for
+     * min_bytes: the answer reads what is there) */
+    bytes = leo > old ? (int64_t)((double)r->bytes_above_hw *
+                                  (double)(hw - old) / (double)(leo - old))
+                      : r->bytes_above_hw;
+    if (hw >= leo || bytes > r->bytes_above_hw)
+        bytes = r->bytes_above_hw;
+    r->bytes_above_hw -= bytes;
+    for (gr_partition_waiter_t *w = p->waiters, *next; w; w = next) {
+        next = w->next;
+        if (w->on_hw)
+            w->wake(w, (size_t)bytes);
+    }
+    gr_partition_wake_acks(p);
+    return true;
+}
+
+gr_follower_t *
+gr_partition_follower_fetch(gr_partition_t *p, int32_t replica,
+                            int64_t fetch_offset, int64_t broker_epoch,
+                            int64_t now_ms)
+{
+    gr_partition_repl_t *r = p->repl;
+    gr_follower_t *f = NULL;
+    if (r == NULL || p->log == NULL)
+        return NULL;
+    for (int i = 0; i < r->nf && f == NULL; i++)
+        if (r->f[i].id == replica)
+            f = &r->f[i];
+    if (f == NULL)
+        return NULL;
+    gr_follower_fetched(f, fetch_offset, now_ms, gr_log_end_offset(p->log));
+    f->broker_epoch = broker_epoch;
+    gr_partition_update_hw(p, now_ms);
+    return f;
+}
+
+void
+gr_partition_repl_drop(gr_partition_t *p)
+{
+    gr_partition_repl_t *old = p->repl;
+    if (old == NULL)
+        return;
+    /* the waiting produces hear it (w->p NULL), then the state goes */
+    p->repl = NULL;
+    for (gr_partition_waiter_t *w = old->ack_waiters, *next; w; w = next) {
+        next = w->next;
+        w->prev = w->next = NULL;
+        w->p = NULL;
+        w->wake(w, 0);
+    }
+    free(old);
+}
+
+int
+gr_partition_repl_sync(gr_partition_t *p, int32_t self_id, int64_t lag_ms)
+{
+    gr_partition_repl_t *old = p->repl, *r;
+    int nf = 0;
+    int64_t now = gr_mono_ms();
+    size_t sz;
+
+    if (p->leader == self_id && p->log != NULL)
+        for (int32_t i = 0; i < p->nreplicas; i++)
+            nf += p->replicas[i] != self_id;
+    if (nf == 0) {
+        gr_partition_repl_drop(p);
+        return 0;
+    }
+    if (old != NULL && old->nf == nf) {
+        int same = 0;
+        for (int i = 0; i < nf; i++)
+            same += gr_isr_has(p->replicas, p->nreplicas, old->f[i].id);
+        if (same == nf)
+            return 0;
+    }
+    sz = sizeof(*r) + (size_t)nf * sizeof(gr_follower_t) +
+         (size_t)p->nreplicas * sizeof(int32_t);
+    if ((r = calloc(1, sz)) == NULL)
+        return -1;
+    r->alter_isr = (int32_t *)((char *)r + sizeof(*r) +
+                               (size_t)nf * sizeof(gr_follower_t));
+    r->min_isr = old ? old->min_isr : 1;
+    r->lag_ms = lag_ms;
+    for (int32_t i = 0; i < p->nreplicas; i++) {
+        gr_follower_t *f;
+        if (p->replicas[i] == self_id)
+            continue;
+        f = &r->f[r->nf++];
+        /* Replica.resetReplicaState: caught up now when in the ISR */
+        *f = (gr_follower_t){ .id = p->replicas[i], .leo = -1,
+                              .last_fetch_ms = 0,
+                              .last_fetch_leader_leo = -1,
+                              .last_caught_up_ms =
+                                  gr_isr_has(p->isr, p->nisr, p->replicas[i])
+                                      ? now
+                                      : 0,
+                              .broker_epoch = -1 };
+        for (int k = 0; old != NULL && k < old->nf; k++)
+            if (old->f[k].id == f->id)
+                *f = old->f[k];
+    }
+    if (old != NULL) {
+        r->altering = old->altering;
+        r->nalter = old->nalter < p->nreplicas ? old->nalter : p->nreplicas;
+        memcpy(r->alter_isr, old->alter_isr,
+               (size_t)r->nalter * sizeof(int32_t));
+        r->ack_waiters = old->ack_waiters;
+        r->bytes_above_hw = old->bytes_above_hw;
+        free(old);
+    }
+    p->repl = r;
+    return 0;
+}
+
+void
+gr_partition_ack_wait(gr_partition_t *p, gr_partition_waiter_t *w)
+{
+    GR_ASSERT(w->wake != NULL && p->repl != NULL);
+    w->p = p;
+    w->prev = NULL;
+    w->next = p->repl->ack_waiters;
+    if (w->next)
+        w->next->prev = w;
+    p->repl->ack_waiters = w;
+}
+
+void
+gr_partition_ack_unwait(gr_partition_waiter_t *w)
+{
+    if (w->p == NULL)
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        w->p->repl->ack_waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->p = NULL;
+    w->prev = w->next = NULL;
 }

@@ -7,6 +7,7 @@
  */
 #include "../unit.h"
 #include "../log/logtest.h"
+#include "core/time.h"
 #include "log/producer_state.h"
 #include "partition/partition.h"
 #include "proto/records.h"
@@ -239,6 +240,186 @@ START_TEST(test_flush)
 }
 END_TEST
 
+/* Kafka's Replica.updateFetchStateOrThrow and isCaughtUp. */
+START_TEST(test_follower_rules)
+{
+    gr_follower_t f = { .id = 2, .leo = -1, .last_fetch_ms = 0,
+                        .last_fetch_leader_leo = -1,
+                        .last_caught_up_ms = 0 };
+
+    /* behind the log end: caught up as of the previous fetch (time 0) */
+    gr_follower_fetched(&f, 0, 1000, 10);
+    ck_assert_int_eq(f.leo, 0);
+    ck_assert_int_eq(f.last_caught_up_ms, 0);
+    ck_assert(!gr_follower_caught_up(&f, 10, 1000, 500));
+    ck_assert(gr_follower_caught_up(&f, 10, 1000, 1000));
+    /* at least the log end of its previous fetch: caught up then */
+    gr_follower_fetched(&f, 10, 2000, 15);
+    ck_assert_int_eq(f.last_caught_up_ms, 1000);
+    /* at the log end: caught up now */
+    gr_follower_fetched(&f, 15, 3000, 15);
+    ck_assert_int_eq(f.last_caught_up_ms, 3000);
+    /* at the log end it stays caught up however long it waits */
+    ck_assert(gr_follower_caught_up(&f, 15, 999999, 10));
+    /* below its previous fetch's log end: no change */
+    gr_follower_fetched(&f, 12, 4000, 20);
+    ck_assert_int_eq(f.last_caught_up_ms, 3000);
+    ck_assert(!gr_follower_caught_up(&f, 20, 3501, 500));
+    ck_assert(gr_follower_caught_up(&f, 20, 3500, 500));
+
+    /* joining the ISR: past the watermark and the epoch's start */
+    f.leo = 7;
+    ck_assert(gr_follower_in_sync(&f, 7, 5));
+    ck_assert(!gr_follower_in_sync(&f, 8, 5));
+    ck_assert(!gr_follower_in_sync(&f, 7, 9));
+    f.leo = -1;
+    ck_assert(!gr_follower_in_sync(&f, 0, 0));
+}
+END_TEST
+
+/* Partition.maybeIncrementLeaderHW with the strict min ISR. */
+START_TEST(test_hw_rules)
+{
+    gr_follower_t f[2] = {
+        { .id = 2, .leo = 4, .last_caught_up_ms = 0 },
+        { .id = 3, .leo = 6, .last_caught_up_ms = 0 },
+    };
+    int32_t isr1[] = { 1 }, isr12[] = { 1, 2 }, isr123[] = { 1, 2, 3 };
+
+    /* the least LEO of the ISR */
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr123, 3, isr123, 3, 1,
+                                          100000, 30000),
+                     4);
+    /* a follower out of the ISR and not caught up holds nothing */
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr1, 1, 1,
+                                          100000, 30000),
+                     10);
+    /* caught up (within the lag) but out of the ISR: it is waited for */
+    f[0].last_caught_up_ms = 90000;
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr1, 1, 1,
+                                          100000, 30000),
+                     4);
+    f[0].last_caught_up_ms = 0;
+    /* a pending expansion (maximal ISR) counts */
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr12, 2, 1,
+                                          100000, 30000),
+                     4);
+    /* under min.insync.replicas: the watermark stays (-1) */
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr12, 2, 2,
+                                          100000, 30000),
+                     -1);
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr12, 2, isr12, 2, 2,
+                                          100000, 30000),
+                     4);
+    ck_assert(gr_isr_has(isr12, 2, 2));
+    ck_assert(!gr_isr_has(isr12, 2, 3));
+}
+END_TEST
+
+typedef struct ackw {
+    gr_partition_waiter_t w; /* first */
+    int calls;
+    bool gone;
+} ackw_t;
+
+static void
+ack_wake(gr_partition_waiter_t *w, size_t bytes)
+{
+    ackw_t *x = (ackw_t *)w;
+    (void)bytes;
+    x->calls++;
+    x->gone = w->p == NULL;
+}
+
+/* A leader with one follower: the watermark waits for it, consumers are
+ * woken by the watermark, followers by appends, produces by both. */
+START_TEST(test_leader_with_follower)
+{
+    fx_t f;
+    gr_buf_t b = GR_BUF_INIT;
+    gr_partition_append_args_t args = { .self_id = 1, .now_ms = 5 };
+    gr_partition_append_result_t res;
+    int32_t replicas[] = { 1, 2 }, isr[] = { 1, 2 };
+    wt_t cons, fol;
+    ackw_t ack;
+    int64_t now = gr_mono_ms();
+
+    fx_init(&f, INT64_MAX);
+    f.p.replicas = replicas;
+    f.p.nreplicas = 2;
+    f.p.isr = isr;
+    f.p.nisr = 2;
+    ck_assert_int_eq(gr_partition_repl_sync(&f.p, 1, 30000), 0);
+    ck_assert_ptr_nonnull(f.p.repl);
+    ck_assert_int_eq(f.p.repl->nf, 1);
+    ck_assert_int_eq(f.p.repl->f[0].id, 2);
+    memset(&cons, 0, sizeof cons);
+    memset(&fol, 0, sizeof fol);
+    memset(&ack, 0, sizeof ack);
+    cons.w.wake = fol.w.wake = wake;
+    cons.w.on_hw = true;
+    ack.w.wake = ack_wake;
+    gr_partition_wait(&f.p, &cons.w);
+    gr_partition_wait(&f.p, &fol.w);
+    gr_partition_ack_wait(&f.p, &ack.w);
+
+    batch(&b, 3, -1);
+    ck_assert_int_eq(gr_partition_append(&f.p, b.ptr, b.len, &args, &res),
+                     GR_KERR_NONE);
+    /* the follower in the ISR has nothing yet: the watermark stays */
+    ck_assert_int_eq(f.p.high_watermark, 0);
+    ck_assert_int_eq(fol.calls, 1);
+    ck_assert_int_eq(cons.calls, 0);
+    ck_assert_int_eq(ack.calls, 0);
+    /* it fetches at 2, then at the log end */
+    ck_assert_ptr_nonnull(gr_partition_follower_fetch(&f.p, 2, 2, 7, now));
+    ck_assert_int_eq(f.p.high_watermark, 2);
+    ck_assert_int_eq(cons.calls, 1);
+    ck_assert_uint_gt(cons.bytes, 0);
+    ck_assert_int_eq(ack.calls, 1);
+    ck_assert_ptr_nonnull(gr_partition_follower_fetch(&f.p, 2, 3, 7, now));
+    ck_assert_int_eq(f.p.high_watermark, 3);
+    ck_assert_int_eq(cons.calls, 2);
+    ck_assert_uint_eq(cons.bytes, b.len); /* all of it, in two wakes */
+    ck_assert_int_eq(f.p.repl->f[0].broker_epoch, 7);
+    /* not a follower */
+    ck_assert_ptr_null(gr_partition_follower_fetch(&f.p, 3, 3, -1, now));
+    /* the watermark never goes back */
+    ck_assert_ptr_nonnull(gr_partition_follower_fetch(&f.p, 2, 1, 7, now));
+    ck_assert_int_eq(f.p.high_watermark, 3);
+
+    /* the ISR shrinks to the leader alone: the next append is below the
+     * watermark at once (min.insync.replicas 1) */
+    f.p.nisr = 1;
+    gr_partition_repl_sync(&f.p, 1, 0); /* same followers: kept */
+    ck_assert_int_eq(f.p.repl->lag_ms, 30000);
+    f.p.repl->f[0].last_caught_up_ms = now - 60000; /* long behind */
+    b.len = 0;
+    batch(&b, 1, -1);
+    ck_assert_int_eq(gr_partition_append(&f.p, b.ptr, b.len, &args, &res),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(f.p.high_watermark, 4);
+    /* under min.insync.replicas 2 it stays */
+    f.p.repl->min_isr = 2;
+    b.len = 0;
+    batch(&b, 1, -1);
+    ck_assert_int_eq(gr_partition_append(&f.p, b.ptr, b.len, &args, &res),
+                     GR_KERR_NONE);
+    ck_assert_int_eq(f.p.high_watermark, 4);
+
+    /* no longer led here: the produce hears it, unlinked */
+    gr_partition_unwait(&cons.w);
+    gr_partition_unwait(&fol.w);
+    f.p.leader = 2;
+    ck_assert_int_eq(gr_partition_repl_sync(&f.p, 1, 0), 0);
+    ck_assert_ptr_null(f.p.repl);
+    ck_assert(ack.gone);
+    ck_assert_ptr_null(ack.w.p);
+    gr_buf_fini(&b);
+    fx_fini(&f);
+}
+END_TEST
+
 Suite *
 suite_partition_partition(void)
 {
@@ -249,6 +430,9 @@ suite_partition_partition(void)
     tcase_add_test(tc, test_append_moves_hw_and_wakes);
     tcase_add_test(tc, test_producer_state);
     tcase_add_test(tc, test_flush);
+    tcase_add_test(tc, test_follower_rules);
+    tcase_add_test(tc, test_hw_rules);
+    tcase_add_test(tc, test_leader_with_follower);
     suite_add_tcase(s, tc);
     return s;
 }
