@@ -3,6 +3,8 @@
  * metadata -> serve -> orderly shutdown. See broker.h.
  */
 #include "broker.h"
+#include "broker_meta_int.h"
+#include "broker_repl.h"
 #include "auth/acl.h"
 #include "control/control.h"
 #include "api/api_int.h"
@@ -337,6 +339,8 @@ open_partition(gr_broker_t *b, gr_partition_t *p)
                     p->topic->name, p->id);
     if (b->groups != NULL)
         gr_groups_partition_added(b->groups, p);
+    if (b->meta != NULL && b->meta->zk)
+        gr_repl_partition_changed(b, p); /* its followers, if it leads */
     return GR_KERR_NONE;
 }
 
@@ -653,6 +657,7 @@ partition_deleted(void *arg, gr_partition_t *p)
         gr_groups_partition_removed(b->groups, p);
     gr_control_partition_gone(b, p); /* its counters into the totals */
     gr_partition_gone(b, p);
+    gr_partition_repl_drop(p); /* waiting produces hear it */
     gr_pstate_destroy(p->pstate);
     p->pstate = NULL;
     if (p->log != NULL) {

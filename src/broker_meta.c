@@ -22,6 +22,7 @@
 #include "broker_acls.h"
 #include "broker_meta_int.h"
 #include "broker_replica.h"
+#include "broker_repl.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -495,8 +496,8 @@ gr_broker_meta_start(gr_broker_t *b)
                         "registers in ZooKeeper and takes part in the "
                         "controller election; topics are made there and every "
                         "broker lists them; followers copy their partitions' "
-                        "logs, but the ISR (and acks=all) counts the leader "
-                        "alone and no leader moves when a broker goes",
+                        "logs and join the ISR, but no leader moves when a "
+                        "broker goes",
                         zk, b->node_id);
     } else {
         if (asprintf(&dir, "%s/%s", b->log_dir, META_DIR) < 0) {
@@ -517,7 +518,7 @@ gr_broker_meta_start(gr_broker_t *b)
         return 0;
     }
     b->meta = bm;
-    if (bm->zk && gr_topics_zk_init(bm) != 0) {
+    if (bm->zk && (gr_topics_zk_init(bm) != 0 || gr_repl_init(bm) != 0)) {
         gr_broker_meta_stop(b);
         return -1;
     }
@@ -551,6 +552,7 @@ gr_broker_meta_stop(gr_broker_t *b)
     gr_replicas_destroy(b->meta->replicas);
     b->meta->replicas = NULL;
     gr_meta_close(b->meta->m);
+    gr_repl_fini(b->meta);
     gr_topics_zk_fini(b->meta);
     gr_acls_zk_fini(b->meta);
     free(b->meta);

@@ -31,6 +31,7 @@ struct gr_broker_meta {
     struct gr_failover *failover; /* cluster mode only (broker_failover.c) */
     struct gr_acls_zk *acls; /* cluster mode with an authorizer
                               * (broker_acls.c) */
+    struct gr_repl *repl;        /* cluster mode only (broker_repl.c) */
 };
 
 /* broker_topics.c, cluster mode: sets up the cluster's remote ops (topic
@@ -41,6 +42,9 @@ int gr_topics_zk_init(struct gr_broker_meta *bm);
 void gr_topics_zk_session(struct gr_broker_meta *bm);
 /* This node became controller: the partitions with no state get one. */
 void gr_topics_zk_controller(struct gr_broker_meta *bm);
+/* Reads p's state again (an ISR change refused on its version). */
+void gr_topics_zk_reread(struct gr_broker_meta *bm, const char *topic,
+                         int32_t part);
 /* Before gr_meta_close: no more callbacks; waiting syncs are cancelled. */
 void gr_topics_zk_fini(struct gr_broker_meta *bm);
 

@@ -33,11 +33,12 @@
  * replication. A broker that leads a partition opens its log; a follower
  * opens its own and fetches it from the leader (broker_replica.c).
  *
- * The ISR is the leader alone: Kafka's is every live replica, and its
- * followers leave it when they do not fetch within replica.lag.time.max.ms;
- * ours fetch but the leader does not count them yet, so the ISR says so and
- * acks=all means the leader's copy, refused (NOT_ENOUGH_REPLICAS) under a
- * min.insync.replicas above 1, rather than promising three copies.
+ * The ISR written is the leader alone: Kafka's is every live replica, and
+ * its followers leave it when they do not fetch within
+ * replica.lag.time.max.ms; here the leader adds a follower once it has
+ * caught up (broker_repl.c writes the state), so the ISR says what is
+ * true and acks=all means the copies there are, refused
+ * (NOT_ENOUGH_REPLICAS) under a min.insync.replicas above them.
  *
  * Every broker also watches each topic's znode (a topic deleted, made
  * again, given partitions) and its config znode (overrides changed): the
@@ -51,6 +52,7 @@
  */
 #include "broker_meta_int.h"
 #include "broker_replica.h"
+#include "broker_repl.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -495,13 +497,13 @@ json_int(const gr_json_t *o, const char *key, int32_t *out)
  * log opened here when it is this broker. */
 static void
 apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
-            size_t len)
+            size_t len, const gr_meta_stat_t *st)
 {
     gr_broker_t *b = bm->b;
     gr_cluster_t *c = b->cluster;
     gr_arena_t *a = gr_arena_new(2048);
     const gr_json_t *o;
-    int32_t leader, epoch, isr[256], *v;
+    int32_t leader, epoch, cepoch = -1, isr[256], *v;
     int32_t old_leader = p->leader, old_epoch = p->leader_epoch;
     bool had_log = p->log != NULL;
     int nisr;
@@ -519,9 +521,14 @@ apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
         gr_arena_destroy(a);
         return;
     }
+    (void)json_int(o, "controller_epoch", &cepoch);
     gr_arena_destroy(a);
     if (epoch < p->leader_epoch)
         return; /* older than what we have */
+    if (epoch == p->leader_epoch && st->version < p->state_version)
+        return; /* an ISR change of ours was answered after this read */
+    p->state_version = st->version;
+    p->state_controller_epoch = cepoch;
     if ((v = malloc((size_t)(nisr ? nisr : 1) * sizeof *v)) == NULL)
         return;
     memcpy(v, isr, (size_t)nisr * sizeof *v);
@@ -544,6 +551,7 @@ apply_state(struct gr_broker_meta *bm, gr_partition_t *p, const void *data,
     gr_failover_applied(bm, p, old_leader, old_epoch, had_log);
     if (bm->replicas != NULL) /* a follower fetches (broker_replica.c) */
         gr_replicas_partition(bm->replicas, p);
+    gr_repl_partition_changed(b, p); /* broker_repl.c: ISR, watermark */
 }
 
 static gr_partition_t *
@@ -587,7 +595,6 @@ state_read(void *arg, int rc, const void *data, size_t len,
     struct gr_broker_meta *bm = k->bm;
     gr_partition_t *p = model_partition(bm, k->name, k->part);
     char path[GR_TOPIC_NAME_MAX + 64];
-    (void)st;
 
     if (rc == GR_META_NONODE && p != NULL) {
         /* not elected yet: hear of its creation, or make it */
@@ -599,7 +606,7 @@ state_read(void *arg, int rc, const void *data, size_t len,
         return;
     }
     if (rc == GR_META_OK && p != NULL) {
-        apply_state(bm, p, data, len);
+        apply_state(bm, p, data, len, st);
         gr_failover_partition(bm, p);
     }
     call_end(k);
@@ -615,6 +622,14 @@ get_state(struct gr_broker_meta *bm, const char *topic, int32_t part)
     state_path(path, sizeof path, topic, part);
     if (gr_meta_get(bm->m, path, state_changed, bm, state_read, k) != 0)
         call_end(k);
+}
+
+void
+gr_topics_zk_reread(struct gr_broker_meta *bm, const char *topic,
+                    int32_t part)
+{
+    if (bm->topics != NULL)
+        get_state(bm, topic, part);
 }
 
 /* --- topics: /brokers/topics/<t> and /config/topics/<t> */

@@ -138,6 +138,18 @@ def batches(data):
     return out
 
 
+def batched_epochs(segs, ep):
+    """the checkpoint's entries that begin below the log end: an epoch with
+    no batch yet (makeLeader assigns it at the log end; the controller
+    raises it when the ISR shrinks) is the leader's alone, a follower
+    learns epochs from batches"""
+    bs = [b for s in segs.values() for b in batches(s)]
+    end = bs[-1][1] + 1 if bs else 0
+    if ep is None:
+        return None
+    return [e for e in ep.split("\n")[2:-1] if int(e.split()[1]) < end]
+
+
 def same(timeout=20):
     t0 = time.monotonic()
     ps = parts()
@@ -151,7 +163,9 @@ def same(timeout=20):
                 # an epoch with no batch yet is the leader's alone (Kafka's
                 # makeLeader assigns it at the log end; a follower learns
                 # epochs from batches)
-                if got[0] != want[0] or (got != want and any(want[0].values())):
+                if got[0] != want[0] or (
+                        batched_epochs(*got) != batched_epochs(*want) and
+                        any(want[0].values())):
                     ok = False
                     last = (p, leader, i, {k: len(v) for k, v in want[0].items()},
                             {k: len(v) for k, v in got[0].items()}, want[1],
@@ -328,17 +342,24 @@ def phase_behind():
     leader = ps[0][1]
     segs, _ = files(leader, 0)
     end = batches(list(segs.values())[-1])[-1][1] + 1
-    c = conn(leader)
     body = (raw.carray([raw.cstr(TOPIC) + raw.carray(
         [struct.pack(">iq", 0, end - 3) + raw.T]) + raw.T]) +
         struct.pack(">i", 10000) + raw.T)
-    r = c.call(21, 2, body)
-    r.i32()
-    res = r.carray(lambda r: (r.cstr(), r.carray(
-        lambda r: (r.i32(), struct.unpack(">q", r.take(8))[0], r.i16(),
-                   r.tags())), r.tags()))
-    c.close()
-    _, low, err, _ = res[0][1][0]
+    # past the high watermark until the other follower has the records
+    # (OFFSET_OUT_OF_RANGE, as Kafka): asked again for 10 s at most
+    t0 = time.monotonic()
+    while True:
+        c = conn(leader)
+        r = c.call(21, 2, body)
+        r.i32()
+        res = r.carray(lambda r: (r.cstr(), r.carray(
+            lambda r: (r.i32(), struct.unpack(">q", r.take(8))[0], r.i16(),
+                       r.tags())), r.tags()))
+        c.close()
+        _, low, err, _ = res[0][1][0]
+        if err != 1 or time.monotonic() - t0 > 10:
+            break
+        time.sleep(0.05)
     if err != 0 or low != end - 3:
         fail("DeleteRecords to %d: error %d, low watermark %d" %
              (end - 3, err, low))

@@ -20,6 +20,7 @@
 #include "api/api_int.h"
 #include "api/authz.h"
 #include "api/fetch_session.h"
+#include "broker_repl.h"
 #include "cluster/client_quotas.h"
 #include "core/time.h"
 #include "log/log.h"
@@ -47,6 +48,7 @@ typedef struct fetch_part {
     int64_t fetch_offset;
     int32_t max_bytes;
     int32_t current_leader_epoch;
+    int32_t last_fetched_epoch; /* v12+, -1 none */
     int32_t sess_idx; /* index in the session's parts, -1 none */
     fetch_waiter_t waiter;
 } fetch_part_t;
@@ -73,6 +75,7 @@ typedef struct fetch_ctx {
     gr_timer_t timer;
     bool waiting;
     bool dirty;
+    bool diverged; /* a follower's log diverges: no waiting */
     struct fetch_ctx *dirty_next;
 } fetch_ctx_t;
 
@@ -98,11 +101,22 @@ waiter_wake(gr_partition_waiter_t *pw, size_t bytes)
         mark_dirty(ctx->req->broker, ctx);
 }
 
+/* The replica id of the request: v15+ in ReplicaState (KIP-903); -1 for
+ * a consumer. */
+static int32_t
+fetch_replica(const gr_req_t *req)
+{
+    const gr_fetch_request_t *rq = req->body;
+    return req->version >= 15 ? rq->replica_state.replica_id : rq->replica_id;
+}
+
 static void
 waiter_link(fetch_part_t *fp, gr_partition_t *p, fetch_ctx_t *ctx)
 {
     fp->waiter.ctx = ctx;
     fp->waiter.w.wake = waiter_wake;
+    /* a follower reads to the log end, a consumer to the high watermark */
+    fp->waiter.w.on_hw = fetch_replica(ctx->req) < 0;
     gr_partition_wait(p, &fp->waiter.w);
 }
 
@@ -819,7 +833,8 @@ read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
     gr_kerr_t kerr;
     gr_partition_t *p = resolve(b, fp, req->version, &kerr);
     gr_log_slice_t sl;
-    int64_t max_offset;
+    int64_t max_offset, leo;
+    int32_t replica = fetch_replica(req);
     gr_err_t rc;
 
     memset(mem, 0, sizeof(*mem));
@@ -830,8 +845,6 @@ read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
      * consumer READ on the topic (after an unknown topic id, before an
      * unknown topic or partition) */
     if (kerr != GR_KERR_UNKNOWN_TOPIC_ID) {
-        int32_t replica = req->version >= 15 ? rq->replica_state.replica_id
-                                             : rq->replica_id;
         gr_str_t name = p != NULL ? gr_str_c(p->topic->name) : fp->topic;
         if (replica >= 0 ? !gr_authz_cluster(req, GR_OP_CLUSTER_ACTION)
                          : !gr_authz(req, GR_RES_TOPIC, &name, GR_OP_READ)) {
@@ -866,19 +879,57 @@ read_partition(fetch_ctx_t *ctx, const fetch_part_t *fp,
                    true);
         return 0;
     }
-    /* the replica id: v15+ in ReplicaState (KIP-903) */
-    if (!replica_may_fetch(b, p,
-                           req->version >= 15 ? rq->replica_state.replica_id
-                                              : rq->replica_id)) {
+    if (!replica_may_fetch(b, p, replica)) {
         part_error(rp, GR_KERR_NOT_LEADER_OR_FOLLOWER, true);
         return 0;
     }
-    max_offset = rq->isolation_level == 1 ? rp->last_stable_offset
-                                          : rp->high_watermark;
-    if (fp->fetch_offset > rp->high_watermark ||
-        fp->fetch_offset < rp->log_start_offset) {
-        part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
-        return 0;
+    leo = gr_log_end_offset(p->log);
+    if (replica >= 0) {
+        /* a follower (Partition.fetchRecords): its last fetched epoch
+         * first (v12+), then a read up to the log end; its position
+         * counts unless its log diverges */
+        if (req->version >= 12 && fp->last_fetched_epoch >= 0) {
+            int32_t e;
+            int64_t end;
+            gr_log_epoch_end_offset(p->log, fp->last_fetched_epoch, &e, &end);
+            if (e < 0 || end < 0 || fp->fetch_offset < rp->log_start_offset) {
+                GR_LOG_DEBUG("fetch from replica %d: %s-%d: no end offset "
+                             "for its last fetched epoch %d (offset %lld)",
+                             (int)replica, p->topic->name, p->id,
+                             (int)fp->last_fetched_epoch,
+                             (long long)fp->fetch_offset);
+                part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
+                return 0;
+            }
+            if (e < fp->last_fetched_epoch || end < fp->fetch_offset) {
+                rp->diverging_epoch.epoch = e;
+                rp->diverging_epoch.end_offset = end;
+                ctx->diverged = true; /* answered at once, as Kafka */
+                return 0;
+            }
+        }
+        if (fp->fetch_offset > leo || fp->fetch_offset < rp->log_start_offset) {
+            part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
+            return 0;
+        }
+        gr_repl_follower_fetched(b, p, replica,
+                                 req->version >= 15
+                                     ? rq->replica_state.replica_epoch
+                                     : -1,
+                                 fp->fetch_offset);
+        max_offset = leo;
+    } else {
+        max_offset = rq->isolation_level == 1 ? rp->last_stable_offset
+                                              : rp->high_watermark;
+        /* past the high watermark but within the log: nothing yet, as
+         * Kafka's LocalLog.read bounded by it */
+        if (fp->fetch_offset > leo ||
+            fp->fetch_offset < rp->log_start_offset) {
+            part_error(rp, GR_KERR_OFFSET_OUT_OF_RANGE, true);
+            return 0;
+        }
+        if (fp->fetch_offset >= max_offset)
+            return 0;
     }
     if (limit < 0 && fp->fetch_offset < max_offset) {
         /* a negative bound (the request's max_bytes or the partition's):
@@ -962,7 +1013,8 @@ static bool
 changed(const gr_fsess_part_t *sp, const gr_fetch_response_partition_data_t *rp)
 {
     return !sp->sent || rp->error_code != GR_KERR_NONE ||
-           rp->records.len > 0 || rp->high_watermark != sp->sent_hw ||
+           rp->records.len > 0 || rp->diverging_epoch.epoch >= 0 ||
+           rp->high_watermark != sp->sent_hw ||
            rp->last_stable_offset != sp->sent_lso ||
            rp->log_start_offset != sp->sent_log_start;
 }
@@ -1293,6 +1345,8 @@ setup(fetch_ctx_t *ctx)
                 sp->fetch_offset = fq->fetch_offset;
                 sp->max_bytes = fq->partition_max_bytes;
                 sp->current_leader_epoch = fq->current_leader_epoch;
+                sp->last_fetched_epoch =
+                    req->version >= 12 ? fq->last_fetched_epoch : -1;
                 if (sess->nparts > most) {
                     GR_LOG_DEBUG("fetch from %s: more partitions than the "
                                  "%lld sessions may hold, answering without "
@@ -1365,6 +1419,7 @@ setup(fetch_ctx_t *ctx)
             fp->fetch_offset = sp->fetch_offset;
             fp->max_bytes = sp->max_bytes;
             fp->current_leader_epoch = sp->current_leader_epoch;
+            fp->last_fetched_epoch = sp->last_fetched_epoch;
             fp->sess_idx = i;
         }
         ctx->nparts = n;
@@ -1404,6 +1459,9 @@ setup(fetch_ctx_t *ctx)
             fp->fetch_offset = ft->partitions[k].fetch_offset;
             fp->max_bytes = ft->partitions[k].partition_max_bytes;
             fp->current_leader_epoch = ft->partitions[k].current_leader_epoch;
+            fp->last_fetched_epoch = req->version >= 12
+                                         ? ft->partitions[k].last_fetched_epoch
+                                         : -1;
             fp->sess_idx = -1;
         }
     }
@@ -1451,7 +1509,8 @@ gr_api_fetch(gr_req_t *req)
         ctx_release(ctx);
         return gr_req_close(req, "out of memory");
     }
-    if (got >= ctx->min_bytes || rq->max_wait_ms <= 0 || ctx->nparts == 0) {
+    if (got >= ctx->min_bytes || rq->max_wait_ms <= 0 || ctx->nparts == 0 ||
+        ctx->diverged) {
         /* answer now: the session records what it saw, what the plan
          * left is read */
         if (ctx->session_id != 0 || ctx->planned) {

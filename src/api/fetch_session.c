@@ -472,6 +472,7 @@ gr_fsess_part_upsert(gr_fsess_t *s, const gr_str_t *topic,
         p->topic_id = *topic_id;
     p->partition = partition;
     p->current_leader_epoch = -1;
+    p->last_fetched_epoch = -1;
     index_put(s, s->nparts);
     s->nparts++;
     return p;

@@ -49,6 +49,7 @@ typedef struct gr_fsess_part {
     int64_t fetch_offset;
     int32_t max_bytes;
     int32_t current_leader_epoch;
+    int32_t last_fetched_epoch; /* v12+, -1 none */
     /* what the last response said, to send only changes */
     int64_t sent_hw;
     int64_t sent_lso;

@@ -55,6 +55,7 @@
 #include "api/api_int.h"
 #include "api/authz.h"
 #include "api/topics.h"
+#include "broker_repl.h"
 #include "cluster/topic_config.h"
 #include "core/fault.h"
 #include "core/time.h"
@@ -100,23 +101,39 @@ typedef struct part {
     size_t batch_n;
 } part_t;
 
-/* The flushes a response waits for; heap-allocated because the request may
- * be aborted (connection gone) while fsyncs are in flight. */
+/* What a response waits for: the flushes log.flush.* asks for, and with
+ * acks=all on a partition with followers the high watermark passing the
+ * batch (Kafka's DelayedProduce, bounded by the request's timeout_ms).
+ * Heap-allocated because the request may be aborted (connection gone)
+ * while fsyncs are in flight. */
+struct flush_wait;
+
+typedef struct ack_part {
+    gr_partition_waiter_t w; /* first: ack_wake casts back */
+    struct flush_wait *fw;
+    part_resp_t *prs;
+    int64_t required; /* the high watermark that acknowledges it */
+    bool waiting;
+} ack_part_t;
+
 typedef struct flush_wait {
     gr_req_t *req; /* NULL once aborted */
-    int pending;
+    int pending;   /* flushes and acks outstanding, 1 while set up */
     bool failed;
+    gr_broker_t *b;
+    gr_timer_t timer; /* the request's timeout_ms, once acks wait */
+    bool timing;
+    int nacks, acks_cap;
+    ack_part_t acks[];
 } flush_wait_t;
 
 static void
-flush_done(gr_log_t *l, gr_err_t err, void *arg)
+fw_release(flush_wait_t *fw)
 {
-    flush_wait_t *fw = arg;
-    (void)l;
-    if (err != 0)
-        fw->failed = true;
     if (--fw->pending > 0)
         return;
+    if (fw->timing)
+        gr_timer_stop(fw->b->loop, &fw->timer);
     if (fw->req != NULL) {
         if (fw->failed) {
             /* appended but not made durable as configured: fail the
@@ -137,10 +154,88 @@ flush_done(gr_log_t *l, gr_err_t err, void *arg)
 }
 
 static void
+flush_done(gr_log_t *l, gr_err_t err, void *arg)
+{
+    flush_wait_t *fw = arg;
+    (void)l;
+    if (err != 0)
+        fw->failed = true;
+    fw_release(fw);
+}
+
+/* One ack answered (err), no longer waiting. */
+static void
+ack_end(ack_part_t *ap, gr_kerr_t err)
+{
+    gr_partition_ack_unwait(&ap->w);
+    ap->waiting = false;
+    if (err != GR_KERR_NONE)
+        ap->prs->error_code = err;
+    fw_release(ap->fw);
+}
+
+/* partition layer: the high watermark moved, the ISR changed, or p is no
+ * longer led here (w->p NULL). Kafka's checkEnoughReplicasReachOffset. */
+static void
+ack_wake(gr_partition_waiter_t *w, size_t bytes)
+{
+    ack_part_t *ap = (ack_part_t *)w;
+    gr_partition_t *p = w->p;
+    const int32_t *max;
+    int nmax;
+    (void)bytes;
+
+    if (p == NULL || p->repl == NULL) {
+        ack_end(ap, GR_KERR_NOT_LEADER_OR_FOLLOWER);
+        return;
+    }
+    if (p->high_watermark < ap->required)
+        return;
+    gr_partition_maximal_isr(p, &max, &nmax);
+    ack_end(ap, nmax >= p->repl->min_isr
+                    ? GR_KERR_NONE
+                    : GR_KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+}
+
+static void
+ack_timeout(gr_loop_t *loop, gr_timer_t *t)
+{
+    flush_wait_t *fw = t->data;
+    int n = fw->nacks;
+    (void)loop;
+    fw->timing = false;
+    fw->pending++; /* held while the acks go */
+    for (int i = 0; i < n; i++)
+        if (fw->acks[i].waiting) {
+            GR_LOG_DEBUG("produce to %s-%d: acks=all timed out below the "
+                         "high watermark %lld (needs %lld)",
+                         fw->acks[i].w.p->topic->name, fw->acks[i].w.p->id,
+                         (long long)fw->acks[i].w.p->high_watermark,
+                         (long long)fw->acks[i].required);
+            ack_end(&fw->acks[i], GR_KERR_REQUEST_TIMED_OUT);
+        }
+    fw_release(fw);
+}
+
+/* The request is gone (or needs no answer): the acks stop waiting. */
+static void
+fw_abandon(flush_wait_t *fw)
+{
+    fw->req = NULL;
+    if (fw->timing)
+        gr_timer_stop(fw->b->loop, &fw->timer);
+    fw->timing = false;
+    fw->pending++;
+    for (int i = 0; i < fw->nacks; i++)
+        if (fw->acks[i].waiting)
+            ack_end(&fw->acks[i], GR_KERR_NONE);
+    fw_release(fw);
+}
+
+static void
 flush_abort(gr_req_t *req)
 {
-    flush_wait_t *fw = req->owner;
-    fw->req = NULL; /* flush_done frees it */
+    fw_abandon(req->owner); /* flush_done frees it if a flush is out */
 }
 
 static int
@@ -867,9 +962,22 @@ prepare_all(gr_req_t *req, part_t *parts, int32_t np)
 
 /* Stage 6: appends one partition's batch. Returns 1 when the response
  * must wait for a flush of the partition's log. */
+static flush_wait_t *
+fw_new(gr_req_t *req, int32_t np)
+{
+    flush_wait_t *fw = calloc(1, sizeof(*fw) +
+                                     (size_t)np * sizeof(fw->acks[0]));
+    if (fw == NULL)
+        return NULL;
+    fw->pending = 1; /* released after the loop over partitions */
+    fw->b = req->broker;
+    fw->acks_cap = np;
+    return fw;
+}
+
 static int
 append_partition(gr_req_t *req, const gr_produce_request_t *rq,
-                 const part_t *pt, flush_wait_t **fw)
+                 const part_t *pt, int32_t np, flush_wait_t **fw)
 {
     gr_broker_t *b = req->broker;
     gr_topic_t *t = pt->t;
@@ -900,6 +1008,8 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
         return 0;
     }
     ts = gr_topic_settings(b->conf, t);
+    if (p->repl != NULL)
+        gr_repl_min_isr(b, p); /* the ack rules' copy */
     /* Kafka's effectiveMinIsr: never more than the partition's replicas
      * (min.insync.replicas 2 on one replica takes acks=all) */
     if (rq->acks == -1 &&
@@ -941,14 +1051,27 @@ append_partition(gr_req_t *req, const gr_produce_request_t *rq,
     prs->base_offset = res.first_offset;
     prs->log_append_time_ms = pt->log_append_time ? pt->now_ms : -1;
     prs->log_start_offset = res.log_start_offset;
+    if (rq->acks == -1 && p->repl != NULL &&
+        p->high_watermark < gr_log_end_offset(p->log)) {
+        /* acks=all with followers: answered once the high watermark
+         * passes the batch (a delayed produce) */
+        ack_part_t *ap;
+        if (*fw == NULL && (*fw = fw_new(req, np)) == NULL)
+            return 0;
+        GR_ASSERT((*fw)->nacks < (*fw)->acks_cap);
+        ap = &(*fw)->acks[(*fw)->nacks++];
+        ap->fw = *fw;
+        ap->prs = prs;
+        ap->required = gr_log_end_offset(p->log);
+        ap->waiting = true;
+        ap->w.wake = ack_wake;
+        gr_partition_ack_wait(p, &ap->w);
+        (*fw)->pending++;
+    }
     if (res.flush_due && rq->acks != 0) {
         /* acks=1 and all are answered once the flush is done */
-        if (*fw == NULL) {
-            *fw = calloc(1, sizeof(**fw));
-            if (*fw == NULL)
-                return 0;
-            (*fw)->pending = 1; /* released after the loop over partitions */
-        }
+        if (*fw == NULL && (*fw = fw_new(req, np)) == NULL)
+            return 0;
         if (gr_log_flush(p->log, flush_done, *fw) == 0)
             (*fw)->pending++;
         return 1;
@@ -1090,15 +1213,15 @@ finish(gr_req_t *req, part_t *parts, int32_t np, bool deferred)
         if (rq->acks != 0 && rq->acks != 1 && rq->acks != -1)
             set_error(req, parts[i].prs, GR_KERR_INVALID_REQUIRED_ACKS, NULL);
         else
-            append_partition(req, rq, &parts[i], &fw);
+            append_partition(req, rq, &parts[i], np, &fw);
     }
     if (rq->acks == 0 || req->conn == NULL) {
         /* no response (none asked, or nobody left to read it: detached);
          * any flush just runs */
-        if (fw != NULL && --fw->pending == 0)
-            free(fw);
-        else if (fw != NULL)
-            fw->req = NULL;
+        if (fw != NULL) {
+            fw_abandon(fw);
+            fw_release(fw);
+        }
         return req->conn != NULL ? gr_req_noreply(req) : 0;
     }
     if (GR_FAULT("produce.response", NULL)) {
@@ -1107,19 +1230,22 @@ finish(gr_req_t *req, part_t *parts, int32_t np, bool deferred)
         GR_LOG_WARN("fault produce.response: dropping the Produce response "
                     "to %s",
                     gr_req_peer(req));
-        if (fw != NULL && --fw->pending == 0)
-            free(fw);
-        else if (fw != NULL)
-            fw->req = NULL;
+        if (fw != NULL) {
+            fw_abandon(fw);
+            fw_release(fw);
+        }
         return gr_req_close(req, "fault: produce response dropped");
     }
     if (fw != NULL) {
         fw->req = req;
         gr_req_defer(req, flush_abort, fw);
-        if (--fw->pending == 0) {
-            gr_req_reply(req);
-            free(fw);
+        if (fw->nacks > 0 && fw->pending > 1) {
+            gr_timer_init(&fw->timer, ack_timeout, fw);
+            gr_timer_start(req->broker->loop, &fw->timer,
+                           rq->timeout_ms > 0 ? rq->timeout_ms : 0);
+            fw->timing = true;
         }
+        fw_release(fw);
         return 0;
     }
     return gr_req_reply(req);

@@ -370,6 +370,9 @@ static const gr_broker_config_def_t bdefs[GR_CONF__COUNT] = {
     BC(COMPRESSION_TYPE, STRING, DY, compression_choices,
        "Default compression.type of topics."),
     B(MIN_INSYNC_REPLICAS, INT, DY, "Default min.insync.replicas of topics."),
+    B(REPLICA_LAG_TIME_MAX_MS, LONG, RO,
+      "Cluster mode: a follower not caught up with its leader for this "
+      "long leaves the ISR (the leader checks every half of it)."),
     B(SOCKET_REQUEST_MAX_BYTES, INT, RO,
       "The largest request frame accepted; larger closes the connection."),
     B(SOCKET_SEND_BUFFER_BYTES, INT, RO,

@@ -280,7 +280,8 @@ gr_repl_hw_candidate(int64_t leader_leo, const gr_follower_t *f, int nf,
     for (int i = 0; i < nf; i++)
         if (f[i].leo < hw &&
             (gr_isr_has(maximal, nmaximal, f[i].id) ||
-             gr_follower_caught_up(&f[i], leader_leo, now_ms, lag_ms)))
+             (f[i].eligible &&
+              gr_follower_caught_up(&f[i], leader_leo, now_ms, lag_ms))))
             hw = f[i].leo;
     return hw;
 }
@@ -370,6 +371,7 @@ gr_partition_follower_fetch(gr_partition_t *p, int32_t replica,
         return NULL;
     gr_follower_fetched(f, fetch_offset, now_ms, gr_log_end_offset(p->log));
     f->broker_epoch = broker_epoch;
+    f->eligible = true;
     gr_partition_update_hw(p, now_ms);
     return f;
 }

@@ -152,6 +152,9 @@ typedef struct gr_follower {
     int64_t last_fetch_leader_leo; /* the leader's LEO at that fetch */
     int64_t last_caught_up_ms;     /* -1 never */
     int64_t broker_epoch;          /* ReplicaEpoch (Fetch v15+), or -1 */
+    /* Kafka's isReplicaIsrEligible: its broker is registered (alive);
+     * kept by the caller, true after a fetch */
+    bool eligible;
 } gr_follower_t;
 
 /* What the leader keeps of p's followers: one block, freed with free(). */
@@ -190,7 +193,7 @@ bool gr_follower_in_sync(const gr_follower_t *f, int64_t hw,
 bool gr_isr_has(const int32_t *v, int n, int32_t id);
 /* Partition.maybeIncrementLeaderHW's candidate: the leader's LEO, lowered
  * to the LEO of each follower that is in the ISR (maximal: the ISR with a
- * pending expansion) or caught up; -1 when the (committed) ISR has fewer
+ * pending expansion) or caught up and eligible; -1 when the (committed) ISR has fewer
  * than min_isr members (the high watermark stays). The caller keeps the
  * higher of this and the current one. */
 int64_t gr_repl_hw_candidate(int64_t leader_leo, const gr_follower_t *f,

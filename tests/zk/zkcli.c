@@ -6,8 +6,10 @@
  *   zkcli HOSTS get PATH     the data, then a newline
  *   zkcli HOSTS ls PATH      the children, one a line, sorted
  *   zkcli HOSTS stat PATH    "czxid=N version=N ephemeralOwner=0xN"
- *   zkcli HOSTS set PATH DATA  writes DATA (any version): a test's stand-in
- *                            for a controller's write (a new leader epoch)
+ *   zkcli HOSTS create PATH DATA   a persistent node (a test's fake
+ *                                  broker registration)
+ *   zkcli HOSTS set PATH DATA      its data, any version (a test playing
+ *                                  the controller)
  *
  * Exit 0, 3 when PATH does not exist, 1 on any other failure (10 s to
  * connect at most).
@@ -50,8 +52,10 @@ main(int argc, char **argv)
     struct Stat st;
     int rc, ok;
 
-    if (argc != 4 && !(argc == 5 && strcmp(argv[2], "set") == 0)) {
-        fprintf(stderr, "usage: zkcli HOSTS get|ls|stat PATH | set PATH DATA\n");
+    if (argc != 4 && !(argc == 5 && (strcmp(argv[2], "create") == 0 ||
+                                     strcmp(argv[2], "set") == 0))) {
+        fprintf(stderr, "usage: zkcli HOSTS get|ls|stat PATH | "
+                        "create|set PATH DATA\n");
         return 1;
     }
     zoo_set_debug_level(ZOO_LOG_LEVEL_ERROR);
@@ -91,10 +95,14 @@ main(int argc, char **argv)
             printf("czxid=%lld version=%d ephemeralOwner=0x%llx\n",
                    (long long)st.czxid, st.version,
                    (unsigned long long)st.ephemeralOwner);
+    } else if (strcmp(argv[2], "create") == 0) {
+        rc = zoo_create(zh, argv[3], argv[4], (int)strlen(argv[4]),
+                        &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
     } else if (strcmp(argv[2], "set") == 0) {
         rc = zoo_set(zh, argv[3], argv[4], (int)strlen(argv[4]), -1);
     } else {
-        fprintf(stderr, "zkcli: %s: not get, ls, stat or set\n", argv[2]);
+        fprintf(stderr, "zkcli: %s: not get, ls, stat, create or set\n",
+                argv[2]);
         rc = ZBADARGUMENTS;
     }
     if (rc != ZOK && rc != ZNONODE)

@@ -294,8 +294,13 @@ START_TEST(test_hw_rules)
     ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr1, 1, 1,
                                           100000, 30000),
                      10);
-    /* caught up (within the lag) but out of the ISR: it is waited for */
+    /* caught up (within the lag) but out of the ISR: it is waited for,
+     * while its broker is alive (eligible) */
     f[0].last_caught_up_ms = 90000;
+    ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr1, 1, 1,
+                                          100000, 30000),
+                     10);
+    f[0].eligible = true;
     ck_assert_int_eq(gr_repl_hw_candidate(10, f, 2, isr1, 1, isr1, 1, 1,
                                           100000, 30000),
                      4);
