@@ -36,6 +36,7 @@
 #include "core/loop.h"
 #include "core/time.h"
 #include "meta/meta.h"
+#include "txn/pid.h"
 
 #define META_DIR "__cluster_metadata_local"
 
@@ -530,6 +531,9 @@ gr_broker_meta_start(gr_broker_t *b)
         gr_broker_meta_stop(b);
         return -1;
     }
+    /* producer ids in blocks from /latest_producer_id_block (txn/pid.h) */
+    if (bm->zk && b->pids != NULL)
+        gr_pids_use_meta(b->pids, bm->m, b->node_id);
     return 0;
 }
 
@@ -551,6 +555,8 @@ gr_broker_meta_stop(gr_broker_t *b)
         return;
     gr_replicas_destroy(b->meta->replicas);
     b->meta->replicas = NULL;
+    if (b->meta->zk && b->pids != NULL)
+        gr_pids_drop_meta(b->pids);
     gr_meta_close(b->meta->m);
     gr_repl_fini(b->meta);
     gr_topics_zk_fini(b->meta);

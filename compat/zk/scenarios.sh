@@ -229,8 +229,11 @@ LIMIT_zk_cluster=240
 # of replication factor 3 and one of 1 through broker 1 with
 # confluent-kafka and checks every broker's Metadata, the znodes' JSON
 # against Kafka's layout, the leaders' logs, and records through them.
+# compat/zk/pids.py first: InitProducerId through each broker gives ids
+# of distinct blocks, recorded in /latest_producer_id_block as Kafka
+# does; broker 2 restarted at the end takes a fresh block.
 zk_topics_body() {
-    local addrs p a
+    local addrs p a ids next
     pyc_ready || return 1
     zk_setup topics 1 || return 1
     # broker 1 ran alone before, with a topic of its own: cluster mode
@@ -251,12 +254,29 @@ zk_topics_body() {
     done
     addrs=$(for i in 1 2 3; do printf '127.0.0.1:%s,' \
         "$(sed -n '1s/.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    # producer ids in blocks from ZooKeeper (compat/zk/pids.py), before
+    # any client of topics.py took one
+    ids=$(for i in 1 2 3; do printf '%s@127.0.0.1:%s,' "$i" \
+        "$(sed -n '1s/.*://p' "$ZKB_DIR/$i/listeners")"; done)
+    next=$(PYC_LIMIT=30 pyc ../zk/pids.py "${ids%,}" "$top_builddir/tests/zk/zkcli" \
+        "$ZK_CONNECT" "$ZKB_CHROOT" 0) || { echo "$next"; return 1; }
+    echo "$next" | grep '^#'
+    next=$(echo "$next" | tail -n 1)
     PYC_LIMIT=90 pyc ../zk/topics.py "${addrs%,}" "$top_builddir/tests/zk/zkcli" \
         "$ZK_CONNECT" "$ZKB_CHROOT" "$ZKB_DIR/{}/data" || return 1
     ! grep -h 'ERROR\|not written\|not a topic we read\|is not Kafka' \
         "$ZKB_DIR"/[123]/broker.log || return 1
     [ -d "$ZKB_DIR/1/data/zkt-alone-0" ] &&
-        ! grep 'topic zkt-alone deleted' "$ZKB_DIR/1/broker.log"
+        ! grep 'topic zkt-alone deleted' "$ZKB_DIR/1/broker.log" || return 1
+    # broker 2 restarted takes a fresh block: no id given twice
+    kill -TERM "${ZKB_PID[2]}"
+    wait "${ZKB_PID[2]}"
+    zkb_start 2 || return 1
+    next=$(PYC_LIMIT=30 pyc ../zk/pids.py \
+        "2@127.0.0.1:$(sed -n '1s/.*://p' "$ZKB_DIR/2/listeners")" \
+        "$top_builddir/tests/zk/zkcli" "$ZK_CONNECT" "$ZKB_CHROOT" "$next") ||
+        { echo "$next"; return 1; }
+    echo "$next" | grep '^#'
 }
 
 s_zk_topics() { zk_run zk_topics_body 40; }

@@ -76,8 +76,10 @@ gr_api_init_producer_id(gr_req_t *req)
          * current one */
         pid.id = gr_pids_next(req->broker->pids);
         pid.epoch = 0;
-        rs->error_code =
-            pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE : GR_KERR_NONE;
+        rs->error_code = pid.id == GR_PID_PENDING
+                             ? GR_KERR_COORDINATOR_LOAD_IN_PROGRESS
+                         : pid.id < 0 ? GR_KERR_COORDINATOR_NOT_AVAILABLE
+                                      : GR_KERR_NONE;
         rs->producer_id = pid.id;
         rs->producer_epoch = pid.id < 0 ? -1 : 0;
         return gr_req_reply(req);

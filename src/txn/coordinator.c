@@ -609,6 +609,16 @@ load_start(gr_txn_coord_t *tc)
     }
 }
 
+/* gr_pids_next's failure as InitProducerId answers it: a block still
+ * being taken from ZooKeeper is retriable, as Kafka's
+ * COORDINATOR_LOAD_IN_PROGRESS from its RPCProducerIdManager. */
+static gr_kerr_t
+pid_error(int64_t rc)
+{
+    return rc == GR_PID_PENDING ? GR_KERR_COORDINATOR_LOAD_IN_PROGRESS
+                                : GR_KERR_COORDINATOR_NOT_AVAILABLE;
+}
+
 /* gr_txn_prepare_end, with a new producer id for a transaction version 2
  * end whose epoch is exhausted. */
 static gr_kerr_t
@@ -623,7 +633,7 @@ end_prepare(gr_txn_coord_t *tc, gr_txn_t *txn, gr_pid_t pid, bool commit,
          txn->state == GR_TXN_COMPLETE_ABORT)) {
         next = gr_pids_next(tc->pids);
         if (next < 0)
-            return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+            return pid_error(next);
         GR_LOG_INFO("transactional id %s: epochs of producer %" PRId64
                     " exhausted; producer %" PRId64 " follows it",
                     txn->id, txn->producer_id, next);
@@ -885,7 +895,7 @@ gr_txn_init_pid(gr_txn_coord_t *tc, const gr_str_t *txn_id, int32_t timeout_ms,
     if (txn == NULL) {
         int64_t pid = gr_pids_next(tc->pids);
         if (pid < 0)
-            return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+            return pid_error(pid);
         txn = gr_txn_new(txn_id, pid, timeout_ms, now);
         if (txn == NULL || insert(tc, txn) != 0) {
             gr_txn_free(txn);
@@ -899,7 +909,7 @@ gr_txn_init_pid(gr_txn_coord_t *tc, const gr_str_t *txn_id, int32_t timeout_ms,
     case GR_TXN_INIT_ROTATE: {
         int64_t pid = gr_pids_next(tc->pids);
         if (pid < 0)
-            return GR_KERR_COORDINATOR_NOT_AVAILABLE;
+            return pid_error(pid);
         GR_LOG_INFO("transactional id %s: epochs of producer %" PRId64
                     " exhausted; new producer id %" PRId64,
                     txn->id, txn->producer_id, pid);

@@ -16,15 +16,19 @@
  * there, so the next start must read it whole). The bytes from offset 1
  * also go, whole, to the readers of Kafka's /controller_epoch and
  * /controller (src/broker_meta.c): in cluster mode they are what
- * ZooKeeper holds, peer data; an accepted value is never negative.
+ * ZooKeeper holds, peer data; an accepted value is never negative. And
+ * to the reader of /latest_producer_id_block (src/txn/pid.c): an
+ * accepted block, written back as Kafka's JSON, reads as the next one.
  */
 #include "fuzz.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "broker.h"
 #include "core/crc32c.h"
 #include "meta/meta.h"
+#include "txn/pid.h"
 
 static void
 put32(uint8_t *p, uint32_t v)
@@ -82,6 +86,19 @@ gr_fuzz_meta(const uint8_t *data, size_t n)
         v = -1;
         if (gr_broker_meta_parse_controller(buf + 1, n - 1, &v) == 0)
             GR_FUZZ_CHECK(v >= 0);
+        {
+            int64_t next = gr_pids_parse_block(buf + 1, n - 1);
+            char json[160];
+            int jl;
+            GR_FUZZ_CHECK(next >= -1);
+            /* what it accepts, written back, reads as the block after */
+            if (next >= 0 && next <= INT64_MAX - 2 * GR_PID_BLOCK) {
+                jl = gr_pids_block_json(1, next, json, sizeof json);
+                GR_FUZZ_CHECK(jl > 0);
+                GR_FUZZ_CHECK(gr_pids_parse_block(json, (size_t)jl) ==
+                              next + GR_PID_BLOCK);
+            }
+        }
     }
     rc = gr_meta_local_parse(buf + 5, s, buf + 5 + s, jn, &ok);
     GR_FUZZ_CHECK(ok <= jn);

@@ -8,6 +8,7 @@
 #include "core/loop.h"
 #include "core/worker.h"
 #include "meta/meta.h"
+#include "txn/pid.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -193,6 +194,75 @@ START_TEST(test_close_pending)
 }
 END_TEST
 
+/* gr_pids_next until an id (the loop run while GR_PID_PENDING) */
+static int64_t
+pid_wait(gr_pids_t *p)
+{
+    int64_t id = GR_PID_PENDING;
+    for (int i = 0; i < 500 && (id = gr_pids_next(p)) == GR_PID_PENDING; i++)
+        gr_loop_run_for(T.loop, 10);
+    return id;
+}
+
+/* txn/pid.c's cluster mode over the store: two brokers take blocks of
+ * /latest_producer_id_block at once (one loses the version race and
+ * reads again), ids are never shared, the next block is taken at 90%
+ * so the 1001st id needs no wait, a restarted broker takes a fresh
+ * block. */
+START_TEST(test_pid_blocks)
+{
+    gr_pids_t *a, *b;
+    int64_t ida, idb, id;
+    meta_setup();
+    /* Kafka makes the node at start-up, empty */
+    ck_assert_int_eq(create(GR_PID_ZNODE, "", 0), GR_META_OK);
+    a = gr_pids_open(T.dir);
+    b = gr_pids_open(T.dir);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    gr_pids_use_meta(a, T.m, 1);
+    gr_pids_use_meta(b, T.m, 2);
+    ck_assert_int_eq(gr_pids_next(a), GR_PID_PENDING); /* never waits */
+    ida = pid_wait(a);
+    idb = pid_wait(b);
+    ck_assert_int_eq(ida, 0);
+    ck_assert_int_eq(idb, 1000); /* read again after BADVERSION */
+    for (int i = 1; i < 900; i++)
+        ck_assert_int_eq(gr_pids_next(a), i);
+    /* the 900th id asked for the next block */
+    for (int i = 0; i < 20; i++)
+        gr_loop_run_for(T.loop, 10);
+    ck_assert_int_eq(get(GR_PID_ZNODE, false), GR_META_OK);
+    ck_assert_str_eq(T.data, "{\"version\":1,\"broker\":1,"
+                             "\"block_start\":\"2000\","
+                             "\"block_end\":\"2999\"}");
+    for (int i = 900; i < 1000; i++)
+        ck_assert_int_eq(gr_pids_next(a), i);
+    ck_assert_int_eq(gr_pids_next(a), 2000);
+    ck_assert_int_eq(gr_pids_next(b), 1001);
+    /* b restarted: a fresh block, 1002-1999 never given */
+    gr_pids_close(b);
+    b = gr_pids_open(T.dir);
+    ck_assert_ptr_nonnull(b);
+    gr_pids_use_meta(b, T.m, 2);
+    id = pid_wait(b);
+    ck_assert_int_eq(id, 3000);
+    ck_assert_int_eq(get(GR_PID_ZNODE, false), GR_META_OK);
+    ck_assert_str_eq(T.data, "{\"version\":1,\"broker\":2,"
+                             "\"block_start\":\"3000\","
+                             "\"block_end\":\"3999\"}");
+    {
+        /* nothing of the local file in cluster mode */
+        char path[600];
+        snprintf(path, sizeof path, "%s/gregor-producer-ids", T.dir);
+        ck_assert_int_ne(access(path, F_OK), 0);
+    }
+    gr_pids_close(a);
+    gr_pids_close(b);
+    meta_teardown();
+}
+END_TEST
+
 /* the parser the fuzz target drives: a snapshot is all or nothing */
 START_TEST(test_parse)
 {
@@ -218,6 +288,7 @@ suite_meta_local(void)
     tcase_add_test(tc, test_garbage_tail);
     tcase_add_test(tc, test_close_pending);
     tcase_add_test(tc, test_parse);
+    tcase_add_test(tc, test_pid_blocks);
     suite_add_tcase(s, tc);
     return s;
 }

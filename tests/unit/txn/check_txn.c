@@ -5,6 +5,7 @@
  */
 #include "../unit.h"
 
+#include "txn/pid.h"
 #include "txn/txn_int.h"
 
 #include <string.h>
@@ -451,6 +452,49 @@ START_TEST(test_state_names)
 }
 END_TEST
 
+/* /latest_producer_id_block: Kafka's JSON written, the next block read */
+START_TEST(test_pid_blocks)
+{
+    char json[160];
+    static const char *const bad[] = {
+        "{}",
+        "{\"version\":2,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"999\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":0,\"block_end\":999}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"-1\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"5\",\"block_end\":\"4\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\"9x\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"0\",\"block_end\":\" 9\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"0\","
+        "\"block_end\":\"9223372036854775807\"}",
+        "{\"version\":1,\"broker\":1,\"block_start\":\"0\","
+        "\"block_end\":\"99999999999999999999\"}",
+        "not json",
+    };
+    int n = gr_pids_block_json(3, 2000, json, sizeof json);
+    ck_assert_int_eq(n, (int)strlen(json));
+    ck_assert_str_eq(json, "{\"version\":1,\"broker\":3,"
+                           "\"block_start\":\"2000\",\"block_end\":\"2999\"}");
+    {
+        char small[10];
+        ck_assert_int_eq(gr_pids_block_json(3, 2000, small, sizeof small),
+                         -1);
+    }
+    /* the next block follows the one held; empty data: the first */
+    ck_assert_int_eq(gr_pids_parse_block(json, (size_t)n), 3000);
+    ck_assert_int_eq(gr_pids_parse_block("", 0), 0);
+    /* a block of another size (Kafka reads its end, not its size) */
+    ck_assert_int_eq(
+        gr_pids_parse_block("{\"version\":1,\"broker\":7,\"block_start\":"
+                            "\"10\",\"block_end\":\"19\"}",
+                            strlen("{\"version\":1,\"broker\":7,\"block_"
+                                   "start\":\"10\",\"block_end\":\"19\"}")),
+        20);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(gr_pids_parse_block(bad[i], strlen(bad[i])) == -1,
+                      "%s", bad[i]);
+}
+END_TEST
+
 Suite *
 suite_txn_txn(void)
 {
@@ -471,6 +515,7 @@ suite_txn_txn(void)
     tcase_add_test(tc, test_fence_abort);
     tcase_add_test(tc, test_timeout_and_expiry);
     tcase_add_test(tc, test_state_names);
+    tcase_add_test(tc, test_pid_blocks);
     suite_add_tcase(s, tc);
     return s;
 }
