@@ -87,7 +87,9 @@ auto_create_count(gr_broker_t *b, const gr_metadata_request_t *rq)
 
 /* The answer of a request that auto-created topics, once they are stored
  * and their partitions led: the entries that said LEADER_NOT_AVAILABLE
- * while the topics were being made say what is now. */
+ * while the topics were being made (and those of the topics it named
+ * that were there: nothing of the model is held across the wait) say
+ * what is now. */
 static void
 refill_created(gr_req_t *req)
 {
@@ -111,7 +113,7 @@ refill_created(gr_req_t *req)
  * memory). */
 static int
 named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
-             gr_metadata_response_t *rs, bool allow_create)
+             gr_metadata_response_t *rs, bool allow_create, bool deferred)
 {
     gr_broker_t *b = req->broker;
     gr_cluster_t *c = b->cluster;
@@ -162,6 +164,13 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
             continue;
         }
         t = gr_cluster_topic(c, &qt->name);
+        if (t != NULL && deferred) {
+            /* filled when the answer goes (refill_created): until then
+             * the topic may go, or its ISR change, and the entry would
+             * point into what was freed */
+            topic_error(rt, &qt->name, NULL, GR_KERR_LEADER_NOT_AVAILABLE);
+            continue;
+        }
         if (t != NULL) {
             if (fill_topic(req, rt, t) != 0)
                 return -1;
@@ -213,14 +222,10 @@ named_topics(gr_req_t *req, const gr_metadata_request_t *rq,
                             : GR_KERR_LEADER_NOT_AVAILABLE);
             continue;
         }
-        if (t->nparts > 0 && t->parts[0]->opening) {
-            /* as Kafka answers an auto-creation: its partitions have no
-             * leader yet (their logs are made on a worker) */
-            topic_error(rt, &qt->name, NULL, GR_KERR_LEADER_NOT_AVAILABLE);
-            continue;
-        }
-        if (fill_topic(req, rt, t) != 0)
-            return -1;
+        /* the answer waits for the creation (deferred is true): its
+         * entry is filled then, from what the creation left (a topic
+         * that lost a race with another broker's is freed meanwhile) */
+        topic_error(rt, &qt->name, NULL, GR_KERR_LEADER_NOT_AVAILABLE);
     }
     return 0;
 }
@@ -380,7 +385,7 @@ gr_api_metadata(gr_req_t *req)
     async = allow_create && auto_create_count(b, rq) > 0;
     if (async)
         gr_broker_open_async_begin(b);
-    rc = named_topics(req, rq, rs, allow_create);
+    rc = named_topics(req, rq, rs, allow_create, async);
     if (async) {
         if (rc != 0) {
             gr_broker_open_async_end(b, NULL, NULL);
