@@ -489,9 +489,18 @@ send_ofle(fetcher_t *f, int64_t now, int64_t *next)
     gr_offset_for_leader_epoch_request_offset_for_leader_partition_t *pv;
     int n = 0, k = 0, rc;
 
-    for (rpart_t *rp = r->parts; rp; rp = rp->next)
-        if (rp->f == f && part_ready(rp, P_TRUNCATING, now) == 0)
+    /* the ready ones; the others' backoff ends bound the next round
+     * (none ready: no request, and the round's timer is all that comes
+     * back to them) */
+    for (rpart_t *rp = r->parts; rp; rp = rp->next) {
+        int64_t t;
+        if (rp->f != f)
+            continue;
+        if ((t = part_ready(rp, P_TRUNCATING, now)) == 0)
             n++;
+        else if (t < *next)
+            *next = t;
+    }
     if (n == 0)
         return 0;
     tv = calloc((size_t)n, sizeof *tv);
@@ -549,9 +558,18 @@ send_list(fetcher_t *f, int64_t now, int64_t *next)
     gr_list_offsets_request_list_offsets_partition_t *pv;
     int n = 0, k = 0, rc;
 
-    for (rpart_t *rp = r->parts; rp; rp = rp->next)
-        if (rp->f == f && part_ready(rp, P_LISTING, now) == 0)
+    /* the ready ones; the others' backoff ends bound the next round
+     * (none ready: no request, and the round's timer is all that comes
+     * back to them) */
+    for (rpart_t *rp = r->parts; rp; rp = rp->next) {
+        int64_t t;
+        if (rp->f != f)
+            continue;
+        if ((t = part_ready(rp, P_LISTING, now)) == 0)
             n++;
+        else if (t < *next)
+            *next = t;
+    }
     if (n == 0)
         return 0;
     tv = calloc((size_t)n, sizeof *tv);
@@ -609,9 +627,18 @@ send_fetch(fetcher_t *f, int64_t now, int64_t *next)
     int n = 0, k = 0, rc;
     int16_t ver = r->fetch_ver;
 
-    for (rpart_t *rp = r->parts; rp; rp = rp->next)
-        if (rp->f == f && part_ready(rp, P_FETCHING, now) == 0)
+    /* the ready ones; the others' backoff ends bound the next round
+     * (none ready: no request, and the round's timer is all that comes
+     * back to them) */
+    for (rpart_t *rp = r->parts; rp; rp = rp->next) {
+        int64_t t;
+        if (rp->f != f)
+            continue;
+        if ((t = part_ready(rp, P_FETCHING, now)) == 0)
             n++;
+        else if (t < *next)
+            *next = t;
+    }
     if (n == 0)
         return 0;
     tv = calloc((size_t)n, sizeof *tv);
@@ -810,9 +837,15 @@ truncate_to(rpart_t *rp, gr_partition_t *p, int64_t offset, const char *why)
     gr_err_t err;
 
     if (offset >= leo) {
+        int32_t e0 = gr_log_leader_epoch(p->log);
+        /* the epoch cache still loses what starts at the log end */
+        (void)gr_log_truncate_to(p->log, offset);
         GR_LOG_INFO("%s-%d: %s: nothing to truncate (log end %" PRId64
-                    ", leader's end %" PRId64 ")",
-                    p->topic->name, (int)p->id, why, leo, offset);
+                    ", leader's end %" PRId64 ")%s",
+                    p->topic->name, (int)p->id, why, leo, offset,
+                    gr_log_leader_epoch(p->log) != e0
+                        ? "; epochs starting at the log end dropped"
+                        : "");
         return 0;
     }
     err = gr_log_truncate_to(p->log, offset);
