@@ -903,8 +903,14 @@ gr_log_truncate_to(gr_log_t *l, int64_t offset)
     GR_ASSERT(!l->dead);
     if (l->offline)
         return GR_ERR_IO;
-    if (offset >= l->leo)
+    if (offset >= l->leo) {
+        /* Kafka's truncateTo: the epoch cache is cut all the same, since
+         * it may end in an epoch this broker started as leader without
+         * appending to it, one the new leader never had: kept, the
+         * follower's LastFetchedEpoch would diverge on every fetch */
+        gr_log_epochs_end_moved(l);
         return 0;
+    }
     if (offset < l->start_offset)
         return GR_ERR_INVALID;
     if (l->cleaning != NULL)

@@ -253,7 +253,9 @@ gr_err_t gr_log_append_follower(gr_log_t *l, const uint8_t *buf, size_t n,
  * its segment cut and its indexes rebuilt), the log end becomes that
  * batch's base, the recovery point, high watermark and leader epoch cache
  * follow (the cache's file rewritten). The caller rebuilds the producer
- * state (gr_pstate_load). Nothing when offset >= the log end;
+ * state (gr_pstate_load). When offset >= the log end, only the epoch
+ * cache's entries starting at or past the log end go (Kafka's
+ * truncateFromEnd(logEndOffset) there);
  * GR_ERR_INVALID below the log start, GR_ERR_UNSUPPORTED while a cleaning runs
  * (again later), GR_ERR_IO (logged; the log offline when the file could
  * not be cut). Blocking: one ftruncate and the read of one segment. */

@@ -1274,6 +1274,14 @@ START_TEST(test_follower_append_truncate)
     ck_assert_int_eq(gr_log_leader_epoch(fol), 3);
     read_all(fol, 0, &back);
     ck_assert_mem_eq(back.ptr, all.ptr, back.len);
+    /* an epoch it started as leader at its log end, with nothing
+     * appended: truncating to the log end drops that entry (Kafka's
+     * truncateTo: truncateFromEnd(logEndOffset)), the log unchanged */
+    ck_assert_int_eq(gr_log_assign_epoch(fol, 7), 0);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 7);
+    ck_assert_int_eq(gr_log_truncate_to(fol, cut + 10), 0);
+    ck_assert_int_eq(gr_log_leader_epoch(fol), 3);
+    ck_assert_int_eq(gr_log_end_offset(fol), cut);
     /* below the log start: refused */
     ck_assert_int_eq(gr_log_truncate_to(fol, -1), GR_ERR_INVALID);
     /* restarted empty far ahead (truncateFullyAndStartAt), then the
