@@ -150,7 +150,11 @@ run_scenario() {
         fi
         sed 's/^/#   /' "$out" | tail -n 80
     fi
-    rm -f "$out"
+    if [ "${KEEP_TMP:-0}" = 1 ]; then
+        mv "$out" "$COMPAT_TMP/$name.out" && echo "# the whole output: $COMPAT_TMP/$name.out"
+    else
+        rm -f "$out"
+    fi
 }
 
 need() {
