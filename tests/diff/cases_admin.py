@@ -139,7 +139,16 @@ def describe_configs(b):
         b.note("broker %r config names Gregor has" % name, sorted(c["name"] for c in cs))
         b.note("broker %r configs: source, read-only, sensitive" % name,
                sorted("%s %s %s %s" % (c["name"], c["config_source"], c["read_only"], c["is_sensitive"])
-                      for c in cs if not static_security(c["name"])))
+                      for c in cs if not static_security(c["name"])
+                      and c["name"] != "num.replica.fetchers"))
+        # one fetcher per leader broker, whatever the count says
+        # (deliberate "static-fetchers")
+        nrf = [c for c in cs if c["name"] == "num.replica.fetchers"]
+        if name == "1":
+            b.note("broker %r configs: num.replica.fetchers read-only" % name,
+                   [c["read_only"] for c in nrf], deliberate="static-fetchers", expect={
+                       "kafka": lambda s: s.resp["value"] == [False],
+                       "gregor": lambda s: s.resp["value"] == [True]})
         # TLS and SASL settings are read at start-up (deliberate "static-tls")
         tls = [c for c in cs if static_security(c["name"])]
         b.note("broker %r configs: ssl.* source, sensitive" % name,

@@ -39,6 +39,11 @@ DELIBERATE = {
         "sasl.jaas.config are read at start-up: Gregor describes them "
         "as read-only, where Kafka reloads keystores and truststores "
         "and the SASL settings of a listener altered at run time."),
+    "static-fetchers": (
+        "num.replica.fetchers is read at start-up and a follower runs one "
+        "fetcher per leader broker whatever it says: Gregor describes it "
+        "as read-only, where Kafka resizes its fetcher pool when it is "
+        "altered at run time."),
     "gregor-defaults": (
         "Broker defaults Gregor chose: socket buffers left to the kernel's "
         "autotuning (-1; Kafka 102400) and queued.max.request.bytes bounded "
